@@ -1,10 +1,55 @@
 package org.cudaipc4j.app;
 
-/** Entry point of the {@code cudaipc4j} tool. */
+import picocli.CommandLine;
+
+/**
+ * Entry point of the {@code cudaipc4j} tool. Without a sub-command it runs the simpleIPC parent; sub-commands
+ * are registered in {@link #commandLine()}.
+ *
+ * <p>Errors: a bad command line prints one line naming what was wrong and exits {@link ExitCodes#USAGE}; any
+ * other failure prints one line and exits {@link ExitCodes#FAILURE}. Stack traces only with
+ * {@code CUDAIPC4J_DEBUG=1}.
+ */
 public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
-        System.out.println("cudaipc4j");
+        System.exit(run(args));
+    }
+
+    /** Runs the tool and returns its exit code (tests call this in-process). */
+    public static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new RootCommand());
+        cl.addSubcommand(new DevicesCommand());
+        cl.setParameterExceptionHandler((ex, a) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println("cudaipc4j: " + ex.getMessage() + " (try --help)");
+            return ExitCodes.USAGE;
+        });
+        cl.setExecutionExceptionHandler((ex, c, parseResult) -> {
+            c.getErr().println("cudaipc4j: " + oneLine(ex));
+            if (debug()) {
+                ex.printStackTrace(c.getErr());
+            }
+            return ExitCodes.FAILURE;
+        });
+        return cl;
+    }
+
+    /** One line for a failure: the message, or the exception type where there is none. */
+    public static String oneLine(Throwable ex) {
+        String msg = ex.getMessage();
+        if (msg == null || msg.isBlank()) {
+            msg = ex.getClass().getSimpleName();
+        }
+        return msg.replace('\n', ' ');
+    }
+
+    public static boolean debug() {
+        return "1".equals(System.getenv("CUDAIPC4J_DEBUG"));
     }
 }
