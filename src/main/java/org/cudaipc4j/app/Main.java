@@ -32,6 +32,9 @@ public final class Main {
         });
         cl.setExecutionExceptionHandler((ex, c, parseResult) -> {
             c.getErr().println("cudaipc4j: " + oneLine(ex));
+            if (ex instanceof UsageException) {
+                return ExitCodes.USAGE;
+            }
             if (debug()) {
                 ex.printStackTrace(c.getErr());
             }

@@ -1,15 +1,127 @@
 package org.cudaipc4j.app;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.cudaipc4j.app.simpleipc.SimpleIpcOptions;
+import org.cudaipc4j.app.simpleipc.SimpleIpcOptions.BackendKind;
+import org.cudaipc4j.app.simpleipc.SimpleIpcParent;
+import org.cudaipc4j.app.simpleipc.Sizes;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** The tool's default command: the simpleIPC parent. */
 @Command(name = "cudaipc4j", mixinStandardHelpOptions = true, version = "cudaipc4j 0.1.0",
-        description = "Share GPU memory and CUDA events between processes (CUDA IPC); runs NVIDIA's simpleIPC by default.")
+        sortOptions = false,
+        description = {
+            "Share GPU memory and CUDA events between processes (CUDA IPC).",
+            "Without a command, runs NVIDIA's simpleIPC sample: one process per GPU (or several with",
+            "--procs-per-device), each writing into every other process's buffer through IPC handles in turn,",
+            "then verifying its own buffer."},
+        footer = {"", "Exit codes: 0 success, 1 failure, 2 waived (no IPC-capable device), 64 usage error."})
 final class RootCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64M",
+            description = "Bytes per buffer; suffixes K, M, G (powers of 1024). Default: ${DEFAULT-VALUE}.")
+    String size;
+
+    @Option(names = "--procs-per-device", paramLabel = "N", defaultValue = "1",
+            description = "Processes sharing each device; the rotation covers all of them. Default: ${DEFAULT-VALUE}.")
+    int procsPerDevice;
+
+    @Option(names = "--devices", paramLabel = "LIST", split = ",",
+            description = "Device ordinals to consider, e.g. 0,2 (default: all).")
+    List<String> devices = new ArrayList<>();
+
+    @Option(names = "--steps", paramLabel = "R", defaultValue = "1",
+            description = "Rounds of the rotation (each round is one step per process). Default: ${DEFAULT-VALUE}.")
+    int rounds;
+
+    @Option(names = "--backend", paramLabel = "cuda|host|auto", defaultValue = "auto",
+            description = "cuda: real GPUs; host: devices simulated in host shared memory; auto: cuda when an"
+                    + " IPC-capable GPU exists, else host. Default: ${DEFAULT-VALUE}.")
+    String backend;
+
+    @Option(names = "--sim-devices", paramLabel = "N", defaultValue = "2",
+            description = "Devices the host backend simulates. Default: ${DEFAULT-VALUE}.")
+    int simulatedDevices;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "120s",
+            description = "Bound on the run and on every wait in it (e.g. 500ms, 30s, 2m). Default: ${DEFAULT-VALUE}.")
+    String timeout;
+
+    @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")
+    boolean json;
+
+    @Option(names = "--inject-corruption", paramLabel = "PROCESS", hidden = true, defaultValue = "-1",
+            description = "Testing: this process writes a wrong value in its last step.")
+    int corruptProcess;
+
     @Override
     public Integer call() {
-        System.err.println("cudaipc4j: simpleIPC is not wired in yet");
-        return ExitCodes.FAILURE;
+        return new SimpleIpcParent(options()).run();
+    }
+
+    SimpleIpcOptions options() {
+        long bytes = parse("--size", () -> Sizes.parseBytes(size));
+        if (bytes < 1) {
+            throw usage("--size must be at least 1 byte, got '" + size + "'");
+        }
+        if (procsPerDevice < 1 || procsPerDevice > 1024) {
+            throw usage("--procs-per-device must be between 1 and 1024, got " + procsPerDevice);
+        }
+        if (rounds < 1) {
+            throw usage("--steps must be at least 1, got " + rounds);
+        }
+        if (simulatedDevices < 1 || simulatedDevices > SimpleIpcOptions.MAX_DEVICES) {
+            throw usage("--sim-devices must be between 1 and " + SimpleIpcOptions.MAX_DEVICES + ", got " + simulatedDevices);
+        }
+        Duration limit = parse("--timeout", () -> Sizes.parseDuration(timeout));
+        if (limit.isZero()) {
+            throw usage("--timeout must be positive, got '" + timeout + "'");
+        }
+        BackendKind kind = switch (backend.toLowerCase(Locale.ROOT)) {
+            case "cuda" -> BackendKind.CUDA;
+            case "host" -> BackendKind.HOST;
+            case "auto" -> BackendKind.AUTO;
+            default -> throw usage("--backend must be cuda, host or auto, got '" + backend + "'");
+        };
+        LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
+        for (String d : devices) {
+            int ordinal;
+            try {
+                ordinal = Integer.parseInt(d.trim());
+            } catch (NumberFormatException e) {
+                throw usage("--devices takes device ordinals like 0,1; '" + d + "' is not one");
+            }
+            if (ordinal < 0) {
+                throw usage("--devices: ordinal " + ordinal + " is negative");
+            }
+            if (!ordinals.add(ordinal)) {
+                throw usage("--devices: device " + ordinal + " is listed twice");
+            }
+        }
+        return new SimpleIpcOptions(bytes, procsPerDevice, List.copyOf(ordinals), rounds, kind, simulatedDevices,
+                limit, json, corruptProcess);
+    }
+
+    private <T> T parse(String option, java.util.function.Supplier<T> parser) {
+        try {
+            return parser.get();
+        } catch (IllegalArgumentException e) {
+            throw usage(option + ": " + e.getMessage());
+        }
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
     }
 }

@@ -1,0 +1,140 @@
+package org.cudaipc4j.app.simpleipc;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.cudaipc4j.backend.Backend;
+import org.cudaipc4j.backend.Backend.Attachment;
+import org.cudaipc4j.backend.Backend.PeerBuffer;
+import org.cudaipc4j.backend.Backend.PeerEvent;
+import org.cudaipc4j.coord.Barrier;
+import org.cudaipc4j.coord.ChildRuntime;
+import org.cudaipc4j.coord.ControlBlock;
+
+/**
+ * Child process {@code id} of a simpleIPC run (the sample run with one integer argument). Started by the parent
+ * through the supervisor as a fresh JVM; kept free of the CLI and JSON libraries so it starts fast.
+ *
+ * <p>Arguments: {@code id segmentName bytes rounds backend simulatedDevices timeoutMillis corruptProcess
+ * [phaseLogFile]}.
+ *
+ * <p>It attaches to its device (driver, context, stream, kernel) before the parent has published the handles, so
+ * the two start-ups overlap; then it waits for the ready flag, opens every process's buffer and event, runs the
+ * rotation with a barrier after each step, and verifies its own buffer: every byte must be {@code (id + 1) % n},
+ * written by the next sibling in the last step. Exit 0 only when that holds.
+ */
+public final class SimpleIpcChild {
+    private SimpleIpcChild() {}
+
+    public static void main(String[] args) {
+        PhaseLog phases = new PhaseLog();
+        phases.mark("jvmStart", Clock.processStartMicros());
+        phases.mark("main");
+        if (args.length < 8) {
+            System.err.println("usage: SimpleIpcChild id segment bytes rounds backend simDevices timeoutMillis corrupt [phaseLog]");
+            System.exit(64);
+        }
+        int id = Integer.parseInt(args[0]);
+        String segment = args[1];
+        long bytes = Long.parseLong(args[2]);
+        int rounds = Integer.parseInt(args[3]);
+        String backendName = args[4];
+        int simulatedDevices = Integer.parseInt(args[5]);
+        Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
+        int corrupt = Integer.parseInt(args[7]);
+        Path phaseFile = args.length > 8 ? Path.of(args[8]) : null;
+
+        int exit;
+        try (ChildRuntime runtime = ChildRuntime.join(segment, id)) {
+            try {
+                exit = run(runtime, bytes, rounds, backendName, simulatedDevices, timeout, corrupt, phases);
+            } catch (RuntimeException | Error e) {
+                String reason = oneLine(e);
+                runtime.fail(reason);
+                System.out.printf("Process %d: %s%n", id, reason);
+                if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
+                    e.printStackTrace();
+                }
+                exit = 1;
+            }
+            if (exit != 0) {
+                runtime.fail("verification failed");
+            }
+        } catch (RuntimeException e) {
+            // Could not join the group at all (bad segment, parent gone).
+            System.out.printf("Process %d: %s%n", id, oneLine(e));
+            exit = 1;
+        }
+        phases.mark("exit");
+        if (phaseFile != null) {
+            phases.writeTo(phaseFile);
+        }
+        System.out.flush();
+        System.exit(exit);
+    }
+
+    private static int run(ChildRuntime runtime, long bytes, int rounds, String backendName, int simulatedDevices,
+            Duration timeout, int corrupt, PhaseLog phases) {
+        ControlBlock block = runtime.block();
+        int id = runtime.index();
+        int n = block.processCount();
+        System.out.println("CP: lshmName = " + block.name());
+        int device = block.deviceOrdinal(id);
+        System.out.printf("Process %d: Starting on device %d...%n", id, device);
+        phases.mark("joined");
+
+        try (Backend backend = Backends.create(backendName, simulatedDevices);
+             Attachment attachment = backend.attach(device)) {
+            phases.mark("attached");
+            block.awaitReady(timeout);
+            phases.mark("ready");
+            // Declared after the attachment so that they close before it.
+            try (Resources<PeerBuffer> buffers = new Resources<>(); Resources<PeerEvent> events = new Resources<>()) {
+                for (int p = 0; p < n; p++) {
+                    buffers.add(attachment.openBuffer(block.memoryHandle(p), bytes));
+                    events.add(attachment.openEvent(block.eventHandle(p)));
+                }
+                phases.mark("opened");
+
+                Barrier barrier = block.barrier(id, timeout);
+                long steps = (long) n * rounds;
+                for (long step = 0; step < steps; step++) {
+                    int b = (int) ((step + id) % n);
+                    boolean last = step == steps - 1;
+                    byte value = (byte) (last && corrupt == id ? id + 1 : id);
+                    attachment.streamWait(events.get(b));
+                    attachment.fill(buffers.get(b), value);
+                    attachment.record(events.get(b));
+                    // No sibling may re-record an event before every waiter has enqueued its wait on it.
+                    barrier.await();
+                    if (id == 0) {
+                        System.out.printf("Step %d done%n", step);
+                    }
+                }
+                phases.mark("steps");
+
+                attachment.streamWait(events.get(id));
+                MemorySegment host = attachment.copyToHost(buffers.get(id));
+                phases.mark("copied");
+                System.out.printf("Process %d: verifying...%n", id);
+                byte expected = (byte) ((id + 1) % n);
+                Verification v = Verification.check(host, expected);
+                phases.mark("verified");
+                if (!v.ok()) {
+                    System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
+                                    + " (%d of %d bytes wrong)%n",
+                            id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
+                    return 1;
+                }
+            }
+        }
+        phases.mark("closed");
+        System.out.printf("Process %d complete!%n", id);
+        return 0;
+    }
+
+    static String oneLine(Throwable e) {
+        String msg = e.getMessage();
+        return (msg == null || msg.isBlank() ? e.getClass().getSimpleName() : msg).replace('\n', ' ');
+    }
+}

@@ -1,0 +1,236 @@
+package org.cudaipc4j.app.simpleipc;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.cudaipc4j.app.ExitCodes;
+import org.cudaipc4j.app.UsageException;
+import org.cudaipc4j.app.simpleipc.SimpleIpcOptions.BackendKind;
+import org.cudaipc4j.backend.Backend;
+import org.cudaipc4j.backend.NoIpcDeviceException;
+import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.coord.SharedSegment;
+import org.cudaipc4j.coord.Supervisor;
+
+/**
+ * The parent of a simpleIPC run (the sample run with no argument).
+ *
+ * <p>Unlike the sample, the parent starts its children as soon as it knows how many there are, and only then
+ * makes its contexts and allocates: each child's JVM start and CUDA start-up overlap the parent's. The parent
+ * publishes the handles and then the ready flag, which the children wait for.
+ */
+public final class SimpleIpcParent {
+    private final SimpleIpcOptions options;
+    /** Human-readable output: stdout, or stderr when stdout carries JSON. */
+    private final PrintStream out;
+    private final PhaseLog phases = new PhaseLog();
+
+    public SimpleIpcParent(SimpleIpcOptions options) {
+        this.options = options;
+        this.out = options.json() ? System.err : System.out;
+    }
+
+    /** Runs the whole program and returns the exit code. */
+    public int run() {
+        phases.mark("jvmStart", Clock.processStartMicros());
+        phases.mark("main");
+        RunReport report = new RunReport(options);
+        int exit;
+        try {
+            exit = runGroup(report);
+        } catch (NoIpcDeviceException e) {
+            out.println(e.getMessage());
+            report.result = "waived";
+            exit = ExitCodes.WAIVED;
+        }
+        phases.mark("exit");
+        report.exitCode = exit;
+        report.parentPhases = phases.marks();
+        if (options.json()) {
+            System.out.println(report.toJson());
+        }
+        return exit;
+    }
+
+    private int runGroup(RunReport report) {
+        int reaped = SharedSegment.reapStale();
+        if (reaped > 0) {
+            out.printf("Removed %d shared-memory segment(s) left by runs that died%n", reaped);
+        }
+        try (Backend backend = chooseBackend()) {
+            report.backend = backend.name();
+            report.simulated = backend.simulated();
+            List<Integer> selected;
+            try {
+                selected = backend.selectDevices(options.devices(), SimpleIpcOptions.MAX_DEVICES, out::println);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+            phases.mark("selected");
+            int n = selected.size() * options.procsPerDevice();
+            if (n > ControlBlock.MAX_PROCESSES) {
+                throw new IllegalArgumentException(selected.size() + " devices x " + options.procsPerDevice()
+                        + " processes per device exceeds the limit of " + ControlBlock.MAX_PROCESSES + " processes");
+            }
+            report.devices = selected;
+            report.processes = n;
+            out.printf("Running %d process%s on %d %sdevice%s: %s per buffer, %d round%s%n", n, n == 1 ? "" : "es",
+                    selected.size(), backend.simulated() ? "simulated " : "", selected.size() == 1 ? "" : "s",
+                    Sizes.format(options.bytes()), options.rounds(), options.rounds() == 1 ? "" : "s");
+
+            try (ControlBlock block = ControlBlock.create(n);
+                 PhaseFiles phaseFiles = new PhaseFiles(options.json(), n)) {
+                out.println("PP: lshmName = " + block.name());
+                for (int p = 0; p < n; p++) {
+                    block.setDeviceOrdinal(p, selected.get(p / options.procsPerDevice()));
+                }
+                phases.mark("blockCreated");
+                int exit;
+                try (Supervisor supervisor = new Supervisor(block, supervisorOptions());
+                     Resources<Backend.Export> exports = new Resources<>()) {
+                    supervisor.start(SimpleIpcChild.class.getName(), childArgs(block, backend.name(), phaseFiles));
+                    phases.mark("childrenStarted");
+                    try {
+                        backend.prepareDevices(selected);
+                        phases.mark("prepared");
+                        for (int p = 0; p < n; p++) {
+                            Backend.Export export = exports.add(backend.export(block.deviceOrdinal(p), options.bytes()));
+                            block.setMemoryHandle(p, export.memoryHandle());
+                            block.setEventHandle(p, export.eventHandle());
+                        }
+                        phases.mark("exported");
+                        block.publishReady();
+                    } catch (RuntimeException e) {
+                        // Tell the children before tearing down, so they stop waiting for the ready flag.
+                        block.abort(-1, "parent failed: " + SimpleIpcChild.oneLine(e));
+                        throw e;
+                    }
+                    Supervisor.Outcome outcome = supervisor.awaitAll(options.timeout());
+                    phases.mark("childrenDone");
+                    for (Supervisor.Failure f : outcome.failures()) {
+                        out.printf("Process %d failed (%s)%n", f.index(), f.reason());
+                        report.failures.add(new RunReport.FailureEntry(f.index(), f.reason()));
+                    }
+                    exit = outcome.ok() ? ExitCodes.OK : ExitCodes.FAILURE;
+                }
+                phases.mark("teardown");
+                report.childPhases = phaseFiles.read();
+                report.result = exit == ExitCodes.OK ? "passed" : "failed";
+                return exit;
+            }
+        }
+    }
+
+    private Backend chooseBackend() {
+        BackendKind kind = options.backend();
+        if (kind == BackendKind.HOST) {
+            out.printf("Backend: host (%d devices simulated in host shared memory)%n", options.simulatedDevices());
+            return Backends.create("host", options.simulatedDevices());
+        }
+        Backend cuda = null;
+        try {
+            cuda = Backends.create("cuda", 0);
+            if (kind == BackendKind.CUDA) {
+                out.println("Backend: cuda");
+                return cuda;
+            }
+            // auto: probe quietly; the real selection below prints the sample's messages.
+            cuda.selectDevices(options.devices(), SimpleIpcOptions.MAX_DEVICES, line -> {});
+            out.println("Backend: cuda (auto: an IPC-capable GPU was found)");
+            return cuda;
+        } catch (NoIpcDeviceException e) {
+            if (cuda != null) {
+                cuda.close();
+            }
+            if (kind == BackendKind.CUDA) {
+                throw e;
+            }
+            out.printf("Backend: host (auto: %s; %d devices simulated in host shared memory)%n",
+                    SimpleIpcChild.oneLine(e), options.simulatedDevices());
+            return Backends.create("host", options.simulatedDevices());
+        } catch (RuntimeException e) {
+            if (cuda != null) {
+                cuda.close();
+            }
+            throw e;
+        }
+    }
+
+    private Supervisor.Options supervisorOptions() {
+        Supervisor.Options d = Supervisor.Options.defaults();
+        return new Supervisor.Options(d.gracePeriod(), d.heartbeatTimeout(), false, out, options.json() ? System.err : d.err());
+    }
+
+    private List<List<String>> childArgs(ControlBlock block, String backendName, PhaseFiles phaseFiles) {
+        List<List<String>> all = new ArrayList<>();
+        for (int p = 0; p < block.processCount(); p++) {
+            List<String> args = new ArrayList<>(List.of(
+                    Integer.toString(p), block.name(), Long.toString(options.bytes()), Integer.toString(options.rounds()),
+                    backendName, Integer.toString(options.simulatedDevices()),
+                    Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess())));
+            if (phaseFiles.enabled()) {
+                args.add(phaseFiles.file(p).toString());
+            }
+            all.add(args);
+        }
+        return all;
+    }
+
+    /** The children's phase logs: a private temporary folder, removed when closed. */
+    private static final class PhaseFiles implements AutoCloseable {
+        private final Path dir;
+        private final int count;
+
+        PhaseFiles(boolean enabled, int count) {
+            this.count = count;
+            try {
+                this.dir = enabled ? Files.createTempDirectory("cudaipc4j-phases") : null;
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create a temporary folder for phase logs", e);
+            }
+        }
+
+        boolean enabled() {
+            return dir != null;
+        }
+
+        Path file(int p) {
+            return dir.resolve("child-" + p + ".txt");
+        }
+
+        List<java.util.Map<String, Long>> read() {
+            List<java.util.Map<String, Long>> all = new ArrayList<>();
+            if (dir == null) {
+                return all;
+            }
+            for (int p = 0; p < count; p++) {
+                try {
+                    all.add(Files.exists(file(p)) ? PhaseLog.readFrom(file(p)).marks() : java.util.Map.of());
+                } catch (IOException e) {
+                    all.add(java.util.Map.of());
+                }
+            }
+            return all;
+        }
+
+        @Override
+        public void close() {
+            if (dir == null) {
+                return;
+            }
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(f);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot remove " + dir, e);
+            }
+        }
+    }
+}
