@@ -25,6 +25,7 @@ public final class Main {
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new RootCommand());
         cl.addSubcommand(new DevicesCommand());
+        cl.addSubcommand(new org.cudaipc4j.app.bench.BenchCommand());
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
             c.getErr().println("cudaipc4j: " + ex.getMessage() + " (try --help)");

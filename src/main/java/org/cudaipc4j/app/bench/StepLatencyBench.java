@@ -1,0 +1,46 @@
+package org.cudaipc4j.app.bench;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Per-step overhead of the rotation (stream wait + kernel launch + event record + barrier) with P processes on
+ * one device: a simpleIPC run with tiny buffers and many rounds, its steps phase divided by the number of steps.
+ */
+final class StepLatencyBench {
+    record Result(int processes, long steps, double microsPerStep) {}
+
+    private StepLatencyBench() {}
+
+    static List<Result> run(String backend, List<Integer> processCounts, int rounds, PrintStream out) {
+        List<Result> results = new ArrayList<>();
+        for (int p : processCounts) {
+            List<String> args = List.of("--backend", backend, "--devices", "0", "--procs-per-device",
+                    Integer.toString(p), "--size", "4K", "--steps", Integer.toString(rounds), "--json");
+            JsonObject json = launchJson(args);
+            long steps = (long) p * rounds;
+            double worst = 0;
+            // The slowest process bounds the step rate; each child's steps phase covers all steps.
+            for (var c : json.getAsJsonArray("childrenMs")) {
+                JsonObject child = c.getAsJsonObject();
+                double ms = child.get("steps").getAsDouble() - child.get("opened").getAsDouble();
+                worst = Math.max(worst, ms);
+            }
+            Result r = new Result(p, steps, worst * 1000 / steps);
+            out.printf("Per-step latency, %2d processes on device 0: %.1f us/step (%d steps)%n", p, r.microsPerStep(), steps);
+            results.add(r);
+        }
+        return results;
+    }
+
+    static JsonObject launchJson(List<String> args) {
+        ToolLauncher.Outcome o = ToolLauncher.run(args);
+        if (o.exitCode() != 0) {
+            throw new IllegalStateException(String.join(" ", args) + " exited " + o.exitCode() + ": " + o.lastErrorLine());
+        }
+        return JsonParser.parseString(o.stdout()).getAsJsonObject();
+    }
+}

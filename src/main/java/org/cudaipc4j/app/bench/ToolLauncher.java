@@ -1,0 +1,91 @@
+package org.cudaipc4j.app.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.cudaipc4j.app.Main;
+
+/**
+ * Starts the tool as a fresh process the way the {@code cudaipc4j} script does: the same java binary, class path
+ * and JVM options as this process (so an AOT cache or GC choice applies to what is measured).
+ */
+final class ToolLauncher {
+    private ToolLauncher() {}
+
+    static List<String> command(List<String> toolArgs) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(jvmOptions());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(Main.class.getName());
+        cmd.addAll(toolArgs);
+        return cmd;
+    }
+
+    /** This JVM's own options (-D, -X, -XX, --enable-native-access), without a debugger agent. */
+    static List<String> jvmOptions() {
+        List<String> out = new ArrayList<>();
+        String[] args = ProcessHandle.current().info().arguments().orElse(new String[0]);
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("-cp") || a.equals("-classpath") || a.equals("--class-path") || a.equals("-jar")) {
+                break;
+            }
+            if (a.startsWith("-agentlib") || a.startsWith("-javaagent") || a.startsWith("-Xrunjdwp")) {
+                continue;
+            }
+            if (a.startsWith("-D") || a.startsWith("-X") || a.startsWith("--enable-native-access")) {
+                out.add(a);
+            } else if (!a.startsWith("-")) {
+                break; // the main class
+            }
+        }
+        if (out.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
+            out.add("--enable-native-access=ALL-UNNAMED");
+        }
+        return out;
+    }
+
+    /** What a finished run of the tool printed, and its exit code. */
+    record Outcome(int exitCode, String stdout, String stderr) {
+        String lastErrorLine() {
+            String[] lines = stderr.strip().split("\n");
+            return lines[lines.length - 1];
+        }
+    }
+
+    /** Runs the tool to completion (at most 10 minutes) and returns what it printed. */
+    static Outcome run(List<String> toolArgs) {
+        try {
+            Process p = new ProcessBuilder(command(toolArgs)).start();
+            p.getOutputStream().close();
+            CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
+            String out = drain(p.getInputStream());
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                throw new IllegalStateException("run did not finish in 10 minutes: " + String.join(" ", toolArgs));
+            }
+            return new Outcome(p.exitValue(), out, err.join());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the tool", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
+    }
+
+    private static String drain(InputStream in) {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
