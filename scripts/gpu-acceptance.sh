@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# End-to-end acceptance of simpleIPC on a GPU machine: each run is checked for its exit code, its output, and
+# that it leaves no /dev/shm segment and no process behind. Prints one PASS/FAIL line per case and a total.
+# Usage: scripts/gpu-acceptance.sh [JAVA]   (JAVA defaults to .jre/bin/java, else $JAVA_HOME/bin/java)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+java=${1:-}
+[ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }
+tool=("$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -jar target/cudaipc4j.jar)
+pass=0; fail=0
+
+check() {  # name expected-exit args...
+  local name=$1 want=$2; shift 2
+  local log; log=$(mktemp)
+  local t0 t1 rc
+  t0=$(date +%s%N)
+  "${tool[@]}" "$@" >"$log" 2>&1; rc=$?
+  t1=$(date +%s%N)
+  local seg; seg=$(sed -n 's/^PP: lshmName = //p' "$log" | head -1)
+  local problems=""
+  [ "$rc" = "$want" ] || problems+=" exit=$rc(want $want)"
+  if [ "$want" = 0 ]; then
+    local n; n=$(grep -c '^Process [0-9]* complete!$' "$log")
+    local started; started=$(grep -c '^Process [0-9]*: Starting on device' "$log")
+    [ "$n" -gt 0 ] && [ "$n" = "$started" ] || problems+=" complete=$n/started=$started"
+    grep -q -i 'mismatch\|failed' "$log" && problems+=" mismatch-or-failure-in-output"
+  fi
+  sleep 0.2
+  [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left:$seg"
+  [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"
+  local ms=$(( (t1 - t0) / 1000000 ))
+  if [ -z "$problems" ]; then pass=$((pass+1)); echo "PASS $name (${ms} ms)"; else fail=$((fail+1)); echo "FAIL $name:$problems (${ms} ms)"; fi
+  sed 's/^/    | /' "$log" | head -${LOG_LINES:-12}
+  rm -f "$log"
+}
+
+check "default run" 0
+check "--procs-per-device 2" 0 --procs-per-device 2
+check "--procs-per-device 4" 0 --procs-per-device 4
+check "--procs-per-device 8" 0 --procs-per-device 8
+check "--size 1G" 0 --size 1G
+check "--steps 10" 0 --steps 10
+check "--procs-per-device 3 --size 1048583 --steps 3 (odd size)" 0 --procs-per-device 3 --size 1048583 --steps 3
+check "--backend cuda --inject-corruption 0 (must fail)" 1 --backend cuda --procs-per-device 2 --inject-corruption 1
+check "--devices 7 (no such device)" 64 --devices 7
+echo "acceptance: $pass passed, $fail failed"
+left=$(ls /dev/shm | grep '^cudaipc4j-' || true)
+[ -z "$left" ] || echo "WARNING: /dev/shm holds: $left"
+[ "$fail" = 0 ]
