@@ -43,6 +43,29 @@ check "--steps 10" 0 --steps 10
 check "--procs-per-device 3 --size 1048583 --steps 3 (odd size)" 0 --procs-per-device 3 --size 1048583 --steps 3
 check "--backend cuda --inject-corruption 0 (must fail)" 1 --backend cuda --procs-per-device 2 --inject-corruption 1
 check "--devices 7 (no such device)" 64 --devices 7
+# A child SIGKILLed mid-run: the run must end with exit 1 and leave nothing behind.
+kill_case() {
+  local log; log=$(mktemp)
+  "${tool[@]}" --procs-per-device 4 --size 4K --steps 1000000 >"$log" 2>&1 &
+  local parent=$!
+  for _ in $(seq 1 200); do grep -q '^Step 50 done$' "$log" && break; sleep 0.05; done
+  local seg; seg=$(sed -n 's/^PP: lshmName = //p' "$log" | head -1)
+  pkill -9 -f "SimpleIpcChild 2 $seg"
+  local t0; t0=$(date +%s%N)
+  wait $parent; local rc=$?
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  sleep 0.2
+  local problems=""
+  [ "$rc" = 1 ] || problems+=" exit=$rc(want 1)"
+  grep -q '^Process 2 failed (' "$log" || problems+=" no-failure-report"
+  [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left"
+  [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"
+  if [ -z "$problems" ]; then pass=$((pass+1)); echo "PASS child SIGKILLed mid-run (group ended ${ms} ms after the kill)"; else fail=$((fail+1)); echo "FAIL child SIGKILLed mid-run:$problems"; fi
+  grep -v '^Step' "$log" | sed 's/^/    | /' | tail -8
+  rm -f "$log"
+}
+kill_case
+
 echo "acceptance: $pass passed, $fail failed"
 left=$(ls /dev/shm | grep '^cudaipc4j-' || true)
 [ -z "$left" ] || echo "WARNING: /dev/shm holds: $left"
