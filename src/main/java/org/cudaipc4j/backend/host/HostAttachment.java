@@ -3,11 +3,10 @@ package org.cudaipc4j.backend.host;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.backend.BackendException;
 import org.cudaipc4j.coord.SharedSegment;
@@ -19,9 +18,9 @@ final class HostAttachment implements Backend.Attachment {
     private final long timeoutNanos;
     private final HostStream stream;
     private final Arena stagingArena = Arena.ofShared();
-    // Guarded by this.
-    private final Map<AutoCloseable, SharedSegment> opened = new LinkedHashMap<>();
-    private final Set<String> openBufferNames = new HashSet<>();
+    // Guarded by this. One mapping per segment, shared by every view opened from it (CUDA counts references).
+    private final Map<String, Mapping> mappings = new HashMap<>();
+    private final Map<AutoCloseable, Mapping> opened = new LinkedHashMap<>();
     private MemorySegment staging = MemorySegment.NULL;
     private boolean closed;
 
@@ -32,10 +31,10 @@ final class HostAttachment implements Backend.Attachment {
         this.stream = new HostStream("cudaipc4j-host-stream-d" + device);
     }
 
+    /** As in CUDA, the handle's device need not be one this process can see. */
     @Override
     public Backend.PeerBuffer openBuffer(byte[] memoryHandle, long bytes) {
         HostHandle h = HostHandle.decode(memoryHandle, HostHandle.Kind.MEMORY);
-        backend.checkHandleDevice(h);
         long self = ProcessHandle.current().pid();
         if (h.exporterPid() == self) {
             throw new BackendException("cannot open memory handle of " + h.segmentName()
@@ -48,20 +47,10 @@ final class HostAttachment implements Backend.Attachment {
         }
         synchronized (this) {
             checkOpen("openBuffer");
-            if (!openBufferNames.add(h.segmentName())) {
-                throw new BackendException("memory handle of " + h.segmentName()
-                        + " is already open in this attachment (a handle maps once per device); close it first");
-            }
-            SharedSegment segment;
-            try {
-                segment = open(h);
-            } catch (RuntimeException e) {
-                openBufferNames.remove(h.segmentName());
-                throw e;
-            }
-            HostPeerBuffer buffer = new HostPeerBuffer(h.segmentName(), segment.memory().asSlice(0, bytes),
+            Mapping mapping = map(h);
+            HostPeerBuffer buffer = new HostPeerBuffer(h.segmentName(), mapping.segment.memory().asSlice(0, bytes),
                     this::release);
-            opened.put(buffer, segment);
+            opened.put(buffer, mapping);
             return buffer;
         }
     }
@@ -69,20 +58,18 @@ final class HostAttachment implements Backend.Attachment {
     @Override
     public Backend.PeerEvent openEvent(byte[] eventHandle) {
         HostHandle h = HostHandle.decode(eventHandle, HostHandle.Kind.EVENT);
-        backend.checkHandleDevice(h);
         synchronized (this) {
             checkOpen("openEvent");
-            SharedSegment segment = open(h);
-            EventSegment event;
+            Mapping mapping = map(h);
+            HostPeerEvent event;
             try {
-                event = EventSegment.attach(segment.memory(), segment.name());
+                event = new HostPeerEvent(EventSegment.attach(mapping.segment.memory(), h.segmentName()), this::release);
             } catch (RuntimeException e) {
-                closeQuietly(segment, e);
+                unmap(mapping, e);
                 throw e;
             }
-            HostPeerEvent peer = new HostPeerEvent(event, this::release);
-            opened.put(peer, segment);
-            return peer;
+            opened.put(event, mapping);
+            return event;
         }
     }
 
@@ -132,6 +119,10 @@ final class HostAttachment implements Backend.Attachment {
         return target.asReadOnly();
     }
 
+    /**
+     * Stops the stream first (queued work finishes, a pending wait ends), then unmaps what was opened: unmapping
+     * first could pull memory from under a queued fill or copy.
+     */
     @Override
     public void close() {
         List<AutoCloseable> toClose;
@@ -168,20 +159,54 @@ final class HostAttachment implements Backend.Attachment {
         }
     }
 
-    /** Unmaps an opened buffer or event once no queued work can use it any more. */
+    /** Unmaps an opened buffer or event, once no queued work can use it any more and no other view shares it. */
     private void release(AutoCloseable view) {
         boolean drained = stream.drain("close " + view, timeoutNanos);
-        SharedSegment segment;
+        BackendException error = drained ? null : new BackendException("closed " + view
+                + " while work using it was still queued after " + HostBackend.seconds(timeoutNanos));
         synchronized (this) {
-            segment = opened.remove(view);
-            if (view instanceof HostPeerBuffer b) {
-                openBufferNames.remove(b.name());
+            Mapping mapping = opened.remove(view);
+            if (--mapping.references == 0) {
+                mappings.remove(mapping.segment.name());
+                try {
+                    mapping.segment.close();
+                } catch (RuntimeException e) {
+                    error = HostBackend.chain(error, "unmapping " + mapping.segment.name(), e);
+                }
             }
         }
-        segment.close();
-        if (!drained) {
-            throw new BackendException("closed " + view + " while work using it was still queued after "
-                    + HostBackend.seconds(timeoutNanos));
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    private static final class Mapping {
+        final SharedSegment segment;
+        int references;
+
+        Mapping(SharedSegment segment) {
+            this.segment = segment;
+        }
+    }
+
+    /** The segment a handle names, mapped once and shared by every view opened from it. */
+    private Mapping map(HostHandle h) {
+        Mapping mapping = mappings.get(h.segmentName());
+        if (mapping == null) {
+            mapping = new Mapping(open(h));
+            mappings.put(h.segmentName(), mapping);
+        } else if (mapping.segment.size() != h.size()) {
+            throw sizeMismatch(h, mapping.segment);
+        }
+        mapping.references++;
+        return mapping;
+    }
+
+    /** Undoes {@link #map} after a failure, attaching any cleanup error to it. */
+    private void unmap(Mapping mapping, Throwable primary) {
+        if (--mapping.references == 0) {
+            mappings.remove(mapping.segment.name());
+            closeQuietly(mapping.segment, primary);
         }
     }
 
@@ -195,12 +220,16 @@ final class HostAttachment implements Backend.Attachment {
                     + " exported by pid " + h.exporterPid() + ": " + e.getMessage(), e);
         }
         if (segment.size() != h.size()) {
-            BackendException e = new BackendException("segment " + h.segmentName() + " is " + segment.size()
-                    + " bytes but its handle says " + h.size());
+            BackendException e = sizeMismatch(h, segment);
             closeQuietly(segment, e);
             throw e;
         }
         return segment;
+    }
+
+    private static BackendException sizeMismatch(HostHandle h, SharedSegment segment) {
+        return new BackendException("segment " + h.segmentName() + " is " + segment.size()
+                + " bytes but its handle says " + h.size());
     }
 
     private static void closeQuietly(SharedSegment segment, Throwable primary) {

@@ -175,13 +175,6 @@ public final class HostBackend implements Backend {
         resources.remove(resource);
     }
 
-    void checkHandleDevice(HostHandle h) {
-        if (h.device() >= devices) {
-            throw new BackendException("handle names simulated device " + h.device() + ", but there are only "
-                    + devices + " simulated devices");
-        }
-    }
-
     private void checkDevice(int device) {
         if (device < 0 || device >= devices) {
             throw new IllegalArgumentException("device " + device + " does not exist (" + devices
