@@ -54,13 +54,12 @@ final class Cu {
 
     /** {@code hex} (128 hex digits) as handle bytes. */
     static byte[] handleHex(String hex, String what) {
+        byte[] bytes;
         try {
-            return handleBytes(HexFormat.of().parseHex(hex), what);
+            bytes = HexFormat.of().parseHex(hex);
         } catch (IllegalArgumentException e) {
-            if (e.getMessage() != null && e.getMessage().startsWith("an IPC")) {
-                throw e;
-            }
             throw new IllegalArgumentException("an IPC " + what + " handle must be 128 hex digits: " + e.getMessage());
         }
+        return handleBytes(bytes, what);
     }
 }
