@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.cudaipc4j.driver.CuDriver;
 
 /**
@@ -132,6 +133,21 @@ public final class Device {
 
     public ComputeMode computeMode() {
         return ComputeMode.of(attribute(ATTRIBUTE_COMPUTE_MODE));
+    }
+
+    /**
+     * Why this device cannot take part in CUDA IPC on its own (simpleIPC's per-device rules: unified addressing,
+     * compute mode Default), or empty when it can. Peer access between devices is a separate, pairwise check.
+     */
+    public Optional<String> ipcUnsupportedReason() {
+        if (!unifiedAddressing()) {
+            return Optional.of("no unified addressing");
+        }
+        ComputeMode mode = computeMode();
+        if (mode != ComputeMode.DEFAULT) {
+            return Optional.of("compute mode " + mode.displayName() + ", not Default");
+        }
+        return Optional.empty();
     }
 
     /** True when this device can access {@code peer}'s memory directly; false for itself. */
