@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
+import org.cudaipc4j.driver.CuDriver;
 import org.cudaipc4j.driver.CuSymbols;
 
 /** Helpers shared by the typed layer: result checks and out-parameters. */
@@ -30,6 +31,11 @@ final class Cu {
         if (result != CUDA_SUCCESS) {
             throw CudaException.of(call, result);
         }
+    }
+
+    /** Waits for the legacy default stream, where the synchronous memset and copy calls run. */
+    static void waitForLegacyStream() {
+        check("cuStreamSynchronize", CuDriver.cuStreamSynchronize(MemorySegment.NULL));
     }
 
     /** Reads the handle a call stored into the pointer-sized out-parameter {@code out}. */

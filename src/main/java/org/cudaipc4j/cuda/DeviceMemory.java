@@ -9,9 +9,12 @@ import org.cudaipc4j.driver.CuDriver;
  * A range of device memory: a {@link DeviceBuffer} this process allocated, or an {@link IpcMappedMemory} another
  * process exported. Offsets and lengths are in bytes and checked against {@link #bytes()}.
  *
- * <p>Synchronous copies accept any segment (heap segments go through a native staging buffer); asynchronous ones
- * need a native segment, ideally a {@link PinnedHostBuffer}'s, which must stay valid until the stream reaches the
- * copy. Every operation makes {@link #context()} current on the calling thread.
+ * <p>Synchronous operations return once the device memory holds the result (CUDA's own memset, pageable
+ * host-to-device and device-to-device copies may return earlier; these wait for the legacy default stream they
+ * ran on), so work on any stream, non-blocking ones included, sees it. Synchronous copies accept any segment
+ * (heap segments go through a native staging buffer); asynchronous ones need a native segment, ideally a
+ * {@link PinnedHostBuffer}'s, which must stay valid until the stream reaches the copy. Every operation makes
+ * {@link #context()} current on the calling thread.
  */
 public interface DeviceMemory {
     /** The device address of byte 0. @throws IllegalStateException when closed */
@@ -33,6 +36,7 @@ public interface DeviceMemory {
         long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
         context().makeCurrent();
         Cu.check("cuMemsetD8_v2", CuDriver.cuMemsetD8_v2(dst, value & 0xff, count));
+        Cu.waitForLegacyStream();
     }
 
     /** Enqueues setting every byte to {@code value} on {@code stream} ({@code cuMemsetD8Async}). */
@@ -53,16 +57,17 @@ public interface DeviceMemory {
         context().makeCurrent();
         if (src.isNative()) {
             Cu.check("cuMemcpyHtoD_v2", CuDriver.cuMemcpyHtoD_v2(dst, src, src.byteSize()));
-            return;
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment staging = arena.allocate(Math.min(src.byteSize(), Cu.STAGING_CHUNK));
-            for (long done = 0; done < src.byteSize(); done += staging.byteSize()) {
-                long n = Math.min(staging.byteSize(), src.byteSize() - done);
-                MemorySegment.copy(src, done, staging, 0, n);
-                Cu.check("cuMemcpyHtoD_v2", CuDriver.cuMemcpyHtoD_v2(dst + done, staging, n));
+        } else {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment staging = arena.allocate(Math.min(src.byteSize(), Cu.STAGING_CHUNK));
+                for (long done = 0; done < src.byteSize(); done += staging.byteSize()) {
+                    long n = Math.min(staging.byteSize(), src.byteSize() - done);
+                    MemorySegment.copy(src, done, staging, 0, n);
+                    Cu.check("cuMemcpyHtoD_v2", CuDriver.cuMemcpyHtoD_v2(dst + done, staging, n));
+                }
             }
         }
+        Cu.waitForLegacyStream();
     }
 
     /** Copies {@code length} bytes of {@code src} from {@code srcOffset} to this memory at {@code dstOffset}. */
@@ -124,6 +129,7 @@ public interface DeviceMemory {
         long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
         context().makeCurrent();
         Cu.check("cuMemcpyDtoD_v2", CuDriver.cuMemcpyDtoD_v2(dst, from, count));
+        Cu.waitForLegacyStream();
     }
 
     /** Enqueues a device-to-device copy on {@code stream}. */

@@ -132,6 +132,26 @@ class KernelsGpuTest {
         }
     }
 
+    /** Synchronous memset and copies are complete on return, so a non-blocking stream sees their result. */
+    @Test
+    void synchronousOperationsAreVisibleToANonBlockingStream() {
+        long n = 256L << 20;
+        try (DeviceBuffer big = DeviceBuffer.allocate(ctx, n); DeviceBuffer copy = DeviceBuffer.allocate(ctx, n)) {
+            for (int round = 0; round < 4; round++) {
+                byte value = (byte) (0x3c + round);
+                big.memset(value);
+                assertEquals(new MismatchCount(0, -1), kernels.countMismatches(big, value, stream), "memset " + round);
+                copy.copyFrom(0, big, 0, n);
+                assertEquals(new MismatchCount(0, -1), kernels.countMismatches(copy, value, stream), "copy " + round);
+            }
+            byte[] host = new byte[16 << 20];
+            java.util.Arrays.fill(host, (byte) 0x6e);
+            big.copyFrom(0, host, 0, host.length);
+            assertEquals(new MismatchCount(0, -1),
+                    kernels.countMismatches(big.address(), host.length, (byte) 0x6e, stream), "host copy");
+        }
+    }
+
     @Test
     void kernelsReportOccupancyAndAttributes() {
         Kernel k = kernels.kernel(Fill.SIMPLE);
