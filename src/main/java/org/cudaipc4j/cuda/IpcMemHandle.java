@@ -78,12 +78,32 @@ public final class IpcMemHandle {
     /**
      * Maps the allocation into {@code context} ({@code cuIpcOpenMemHandle_v2}). {@code lazyPeerAccess} sets
      * {@code CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS}, so a handle from another device needs no explicit peer
-     * enabling. The mapping's size is the whole allocation's ({@code cuMemGetAddressRange_v2}).
+     * enabling. The mapping's size is the whole allocation's, as the driver reports it
+     * ({@code cuMemGetAddressRange_v2}).
      *
      * @throws IllegalArgumentException when this process exported the handle
      * @throws IllegalStateException when the handle is already open in {@code context}
      */
     public IpcMappedMemory open(Context context, boolean lazyPeerAccess) {
+        return map(context, -1, lazyPeerAccess);
+    }
+
+    /**
+     * Like {@link #open(Context, boolean)} with the size the exporter declared, as it travels with the handle:
+     * the mapping spans {@code declaredBytes}. When the driver reports a smaller allocation the open fails; when
+     * it cannot report the size at all, the declared size is used.
+     *
+     * @throws IllegalArgumentException when this process exported the handle, or the allocation is smaller
+     */
+    public IpcMappedMemory open(Context context, long declaredBytes, boolean lazyPeerAccess) {
+        if (declaredBytes < 1) {
+            throw new IllegalArgumentException("a mapping needs at least 1 byte, got " + declaredBytes);
+        }
+        return map(context, declaredBytes, lazyPeerAccess);
+    }
+
+    /** Opens the handle; {@code declaredBytes} is -1 when the size must come from the driver. */
+    private IpcMappedMemory map(Context context, long declaredBytes, boolean lazyPeerAccess) {
         if (EXPORTED_HERE.contains(this)) {
             throw new IllegalArgumentException(
                     "IPC memory handle was exported by this process; open it in another process");
@@ -104,25 +124,38 @@ public final class IpcMemHandle {
                         out, value, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0));
                 address = out.get(JAVA_LONG, 0);
             }
-            long size;
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment base = arena.allocate(JAVA_LONG);
-                MemorySegment length = arena.allocate(JAVA_LONG);
-                int r = CuDriver.cuMemGetAddressRange_v2(base, length, address);
+            try {
+                return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
+            } catch (RuntimeException e) {
+                int r = CuDriver.cuIpcCloseMemHandle(address);
                 if (r != Cu.CUDA_SUCCESS) {
-                    RuntimeException failure = CudaException.of("cuMemGetAddressRange_v2", r);
-                    int closeResult = CuDriver.cuIpcCloseMemHandle(address);
-                    if (closeResult != Cu.CUDA_SUCCESS) {
-                        failure.addSuppressed(CudaException.of("cuIpcCloseMemHandle", closeResult));
-                    }
-                    throw failure;
+                    e.addSuppressed(CudaException.of("cuIpcCloseMemHandle", r));
                 }
-                size = length.get(JAVA_LONG, 0);
+                throw e;
             }
-            return new IpcMappedMemory(context, key, address, size);
         } catch (RuntimeException e) {
             OPEN.remove(key);
             throw e;
+        }
+    }
+
+    /** The allocation's size from the driver, checked against {@code declared} (-1: none declared). */
+    private static long mappedSize(long address, long declared) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment length = arena.allocate(JAVA_LONG);
+            int r = CuDriver.cuMemGetAddressRange_v2(MemorySegment.NULL, length, address);
+            if (r != Cu.CUDA_SUCCESS) {
+                if (declared < 0) {
+                    throw CudaException.of("cuMemGetAddressRange_v2", r);
+                }
+                return declared;
+            }
+            long size = length.get(JAVA_LONG, 0);
+            if (declared > size) {
+                throw new IllegalArgumentException("the IPC allocation has " + size + " bytes, " + declared
+                        + " expected");
+            }
+            return declared < 0 ? size : declared;
         }
     }
 

@@ -81,8 +81,15 @@ class IpcGpuTest {
                         twice.getMessage());
                 buf.close();
                 buf.close();
-                try (IpcMappedMemory again = mem.open(ctx, true)) {
-                    assertEquals(85, again.read(0, 1)[0]);
+                try (IpcMappedMemory again = mem.open(ctx, 4096, true)) {
+                    assertEquals(4096, again.bytes(), "the declared size");
+                    assertEquals(85, again.read(4095, 1)[0]);
+                }
+                IllegalArgumentException larger = assertThrows(IllegalArgumentException.class,
+                        () -> mem.open(ctx, BYTES + (4L << 20), true));
+                assertTrue(larger.getMessage().startsWith("the IPC allocation has "), larger.getMessage());
+                try (IpcMappedMemory third = mem.open(ctx, true)) {
+                    assertEquals(85, third.read(0, 1)[0], "a failed open leaves the handle openable");
                 }
             }
             child.writeLine("done");

@@ -94,21 +94,11 @@ public final class CudaAttachment implements Backend.Attachment {
         check();
         IpcMappedMemory mapping;
         try {
-            mapping = IpcMemHandle.fromBytes(memoryHandle).open(context, true);
+            mapping = IpcMemHandle.fromBytes(memoryHandle).open(context, bytes, true);
         } catch (CudaException e) {
             throw failed("opening an IPC memory handle on " + context.device(), e);
         }
-        if (mapping.bytes() < bytes) {
-            BackendException e = new BackendException("the IPC buffer has " + mapping.bytes() + " bytes, "
-                    + bytes + " expected");
-            try {
-                mapping.close();
-            } catch (RuntimeException cleanup) {
-                e.addSuppressed(cleanup);
-            }
-            throw e;
-        }
-        CudaPeerBuffer buffer = new CudaPeerBuffer(this, mapping, bytes);
+        CudaPeerBuffer buffer = new CudaPeerBuffer(this, mapping);
         opened.add(buffer);
         return buffer;
     }

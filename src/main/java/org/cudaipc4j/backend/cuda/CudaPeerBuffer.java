@@ -3,30 +3,28 @@ package org.cudaipc4j.backend.cuda;
 import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.cuda.IpcMappedMemory;
 
-/** A sibling's buffer opened by a {@link CudaAttachment}: the IPC mapping and the byte count in use. */
+/** A sibling's buffer opened by a {@link CudaAttachment}: an IPC mapping of the declared size. */
 public final class CudaPeerBuffer implements Backend.PeerBuffer {
     private final CudaAttachment attachment;
     private final IpcMappedMemory mapping;
-    private final long bytes;
 
-    CudaPeerBuffer(CudaAttachment attachment, IpcMappedMemory mapping, long bytes) {
+    CudaPeerBuffer(CudaAttachment attachment, IpcMappedMemory mapping) {
         this.attachment = attachment;
         this.mapping = mapping;
-        this.bytes = bytes;
     }
 
     CudaAttachment attachment() {
         return attachment;
     }
 
-    /** The mapping ({@link IpcMappedMemory#bytes()} may exceed {@link #bytes()}). */
+    /** The mapping. */
     public IpcMappedMemory mapping() {
         return mapping;
     }
 
     @Override
     public long bytes() {
-        return bytes;
+        return mapping.bytes();
     }
 
     /** Unmaps the buffer. Idempotent. */
@@ -37,6 +35,6 @@ public final class CudaPeerBuffer implements Backend.PeerBuffer {
 
     @Override
     public String toString() {
-        return "peer buffer of " + bytes + " bytes";
+        return "peer buffer of " + mapping.bytes() + " bytes";
     }
 }
