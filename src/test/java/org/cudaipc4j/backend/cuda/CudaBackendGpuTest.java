@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
-import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.cuda.BuiltinKernels;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.MismatchCount;
@@ -102,12 +101,11 @@ class CudaBackendGpuTest {
             v.join();
             assertTrue(fromOtherThread.get().getMessage().startsWith("attach from a platform thread"),
                     fromOtherThread.get().getMessage());
-            Backend.PeerEvent ownEvent = att.openEvent(export.eventHandle());
-            att.record(ownEvent);
-            att.streamWait(ownEvent);
             att.close();
             att.close();
-            assertThrows(IllegalStateException.class, () -> att.record(ownEvent));
+            IllegalStateException closed = assertThrows(IllegalStateException.class,
+                    () -> att.openEvent(export.eventHandle()));
+            assertEquals("this CUDA attachment is closed", closed.getMessage());
         }
     }
 }
