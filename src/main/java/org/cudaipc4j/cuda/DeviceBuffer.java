@@ -1,0 +1,99 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.cudaipc4j.driver.CuDriver;
+
+/** Device memory from {@code cuMemAlloc_v2}: the only kind {@code cuIpcGetMemHandle} can export. */
+public final class DeviceBuffer implements DeviceMemory, AutoCloseable {
+    private final Context context;
+    private final long address;
+    private final long bytes;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile IpcMemHandle exported;
+
+    private DeviceBuffer(Context context, long address, long bytes) {
+        this.context = context;
+        this.address = address;
+        this.bytes = bytes;
+    }
+
+    /** Allocates {@code bytes} (at least 1) of device memory in {@code context}. */
+    public static DeviceBuffer allocate(Context context, long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("a device buffer needs at least 1 byte, got " + bytes);
+        }
+        context.makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            Cu.check("cuMemAlloc_v2", CuDriver.cuMemAlloc_v2(out, bytes));
+            return new DeviceBuffer(context, out.get(JAVA_LONG, 0), bytes);
+        }
+    }
+
+    @Override
+    public long address() {
+        if (closed.get()) {
+            throw new IllegalStateException("device buffer of " + bytes + " bytes is closed");
+        }
+        return address;
+    }
+
+    @Override
+    public long bytes() {
+        return bytes;
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    /**
+     * The IPC handle of this allocation ({@code cuIpcGetMemHandle}), for another process to open. The same
+     * value on every call; this process refuses to open it ({@link IpcMemHandle#open}).
+     */
+    public IpcMemHandle exportIpcHandle() {
+        IpcMemHandle handle = exported;
+        if (handle == null) {
+            synchronized (this) {
+                handle = exported;
+                if (handle == null) {
+                    long ptr = address();
+                    context.makeCurrent();
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment out = arena.allocate(IpcMemHandle.LAYOUT);
+                        Cu.check("cuIpcGetMemHandle", CuDriver.cuIpcGetMemHandle(out, ptr));
+                        handle = IpcMemHandle.fromBytes(out.toArray(JAVA_BYTE));
+                    }
+                    IpcMemHandle.exportedHere(handle);
+                    exported = handle;
+                }
+            }
+        }
+        return handle;
+    }
+
+    /** Frees the memory ({@code cuMemFree_v2}). Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        IpcMemHandle handle = exported;
+        if (handle != null) {
+            IpcMemHandle.noLongerExported(handle);
+        }
+        context.makeCurrent();
+        Cu.check("cuMemFree_v2", CuDriver.cuMemFree_v2(address));
+    }
+
+    @Override
+    public String toString() {
+        return "device buffer of " + bytes + " bytes on " + context.device();
+    }
+}

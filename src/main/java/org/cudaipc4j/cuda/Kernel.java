@@ -1,0 +1,116 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.driver.CuDriver;
+
+/**
+ * A kernel ({@code CUfunction}) of a {@link CudaModule}, valid while the module is open.
+ *
+ * <p>Launch arguments are packed into a per-thread scratch block that is reused: {@code cuLaunchKernel} copies
+ * the argument values before it returns (as the runtime's {@code <<<>>>} relies on with stack arguments), so a
+ * launch allocates nothing.
+ */
+public final class Kernel {
+    /** The most arguments one launch can take. */
+    public static final int MAX_ARGS = 32;
+
+    private static final long SLOT = 8;
+    private static final long VALUES = MAX_ARGS * SLOT;
+    private static final ThreadLocal<MemorySegment> SCRATCH = ThreadLocal.withInitial(Kernel::newScratch);
+
+    private final CudaModule module;
+    private final String name;
+    private final MemorySegment handle;
+    private final String launchCall;
+
+    Kernel(CudaModule module, String name, MemorySegment handle) {
+        this.module = module;
+        this.name = name;
+        this.handle = handle;
+        this.launchCall = "cuLaunchKernel(" + name + ")";
+    }
+
+    /** {@code void* params[MAX_ARGS]} pointing at {@code MAX_ARGS} 8-byte value slots right after it. */
+    private static MemorySegment newScratch() {
+        MemorySegment scratch = Arena.ofAuto().allocate(2 * VALUES, SLOT);
+        for (int i = 0; i < MAX_ARGS; i++) {
+            scratch.setAtIndex(ADDRESS, i, scratch.asSlice(VALUES + i * SLOT, SLOT));
+        }
+        return scratch;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public CudaModule module() {
+        return module;
+    }
+
+    /** Enqueues a 1-D launch of {@code gridX} blocks of {@code blockX} threads on {@code stream}. */
+    public void launch(int gridX, int blockX, int sharedBytes, Stream stream, KernelArg... args) {
+        launch(Dim3.of(gridX), Dim3.of(blockX), sharedBytes, stream, args);
+    }
+
+    /**
+     * Enqueues a launch on {@code stream} ({@code cuLaunchKernel}); {@code args} must match the kernel's
+     * parameters in number, order and size.
+     */
+    public void launch(Dim3 grid, Dim3 block, int sharedBytes, Stream stream, KernelArg... args) {
+        module.requireOpen();
+        if (args.length > MAX_ARGS) {
+            throw new IllegalArgumentException(name + ": at most " + MAX_ARGS + " arguments, got " + args.length);
+        }
+        MemorySegment scratch = SCRATCH.get();
+        for (int i = 0; i < args.length; i++) {
+            args[i].writeTo(scratch.asSlice(VALUES + i * SLOT, SLOT));
+        }
+        Cu.check(launchCall, CuDriver.cuLaunchKernel(handle, grid.x(), grid.y(), grid.z(),
+                block.x(), block.y(), block.z(), sharedBytes, stream.handle(), scratch, MemorySegment.NULL));
+    }
+
+    /** Blocks of {@code blockSize} threads that fit on one multiprocessor at once. */
+    public int maxActiveBlocksPerMultiprocessor(int blockSize, long sharedBytes) {
+        module.requireOpen();
+        module.context().makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            Cu.check("cuOccupancyMaxActiveBlocksPerMultiprocessor", CuDriver
+                    .cuOccupancyMaxActiveBlocksPerMultiprocessor(out, handle, blockSize, sharedBytes));
+            return out.get(JAVA_INT, 0);
+        }
+    }
+
+    /**
+     * The grid that fills {@code device} once at {@code blockSize} threads per block: active blocks per
+     * multiprocessor times the multiprocessor count (simpleIPC's rule).
+     *
+     * @throws IllegalArgumentException when no block of that size fits
+     */
+    public int occupancyGrid(Device device, int blockSize) {
+        int perSm = maxActiveBlocksPerMultiprocessor(blockSize, 0);
+        if (perSm < 1) {
+            throw new IllegalArgumentException(name + " cannot run blocks of " + blockSize + " threads");
+        }
+        return perSm * device.multiprocessorCount();
+    }
+
+    /** A {@code CUfunction_attribute} ({@code cuFuncGetAttribute}). */
+    public int attribute(FunctionAttribute attribute) {
+        module.requireOpen();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            Cu.check("cuFuncGetAttribute", CuDriver.cuFuncGetAttribute(out, attribute.code(), handle));
+            return out.get(JAVA_INT, 0);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "kernel " + name;
+    }
+}
