@@ -2,8 +2,10 @@ package org.cudaipc4j.coord;
 
 import static org.cudaipc4j.coord.ControlBlock.BARRIER_COUNT_OFFSET;
 import static org.cudaipc4j.coord.ControlBlock.BARRIER_SENSE_OFFSET;
+import static org.cudaipc4j.coord.ControlBlock.BARRIER_SLEEPERS_OFFSET;
 import static org.cudaipc4j.coord.ControlBlock.INT;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
@@ -12,7 +14,8 @@ import java.time.Duration;
  * {@link ControlBlock}: check in (atomic increment; the last to arrive sets sense to 1; wait until sense is 1),
  * then check out (atomic decrement; the last to leave sets sense to 0; wait until sense is 0). Any number of rounds.
  *
- * <p>Unlike the sample's, a wait does not burn a core ({@link IdleStrategy}: spin, yield, park with backoff), has a
+ * <p>Unlike the sample's, a wait does not burn a core ({@link IdleStrategy}: spin, yield, then block on a futex
+ * that the last arriver wakes only when someone sleeps, or park with backoff where there is no futex), has a
  * timeout, and ends with a {@link BarrierException} when the group is aborted, when a participant or the parent
  * dies (checked every ~50 ms of waiting, never in the hot spin), or on timeout. A process that times out or finds a
  * dead participant aborts the group, so that the others stop too. After an exception the barrier is unusable.
@@ -29,9 +32,17 @@ public final class Barrier {
     private final Duration timeout;
     private final long timeoutNanos;
     private final IdleStrategy idle;
+    private final boolean futex;
+    private final MemorySegment senseWord;
+    private final MemorySegment timespec;
     private long round;
 
     Barrier(ControlBlock block, int index, Duration timeout) {
+        this(block, index, timeout, Libc.hasFutex());
+    }
+
+    /** With {@code useFutex} false, waits park with backoff instead of blocking on a futex (tests both paths). */
+    Barrier(ControlBlock block, int index, Duration timeout, boolean useFutex) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("barrier timeout must be positive, got " + timeout);
         }
@@ -41,7 +52,10 @@ public final class Barrier {
         this.participants = block.processCount();
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
+        this.futex = useFutex && Libc.hasFutex();
         this.idle = IdleStrategy.forParticipants(participants);
+        this.senseWord = block.word(BARRIER_SENSE_OFFSET);
+        this.timespec = futex ? Arena.ofAuto().allocate(16, 8) : null;
     }
 
     /**
@@ -56,13 +70,13 @@ public final class Barrier {
         }
         int arrived = (int) INT.getAndAdd(mem, BARRIER_COUNT_OFFSET, 1) + 1;
         if (arrived == participants) {
-            INT.setVolatile(mem, BARRIER_SENSE_OFFSET, 1);
+            flipSense(1);
         } else {
             waitForSense(1, start);
         }
         int remaining = (int) INT.getAndAdd(mem, BARRIER_COUNT_OFFSET, -1) - 1;
         if (remaining == 0) {
-            INT.setVolatile(mem, BARRIER_SENSE_OFFSET, 0);
+            flipSense(0);
         } else {
             waitForSense(0, start);
         }
@@ -77,6 +91,35 @@ public final class Barrier {
     /** This process's index in the group. */
     public int index() {
         return index;
+    }
+
+    /** Publishes the new sense and wakes the processes blocked on it, if any (a syscall only then). */
+    private void flipSense(int value) {
+        INT.setVolatile(mem, BARRIER_SENSE_OFFSET, value);
+        if (futex && (int) INT.getVolatile(mem, BARRIER_SLEEPERS_OFFSET) != 0) {
+            Libc.futexWakeAll(senseWord);
+        }
+    }
+
+    /**
+     * Blocks until the sense changes from {@code 1 - target}, a wake-up, or {@code nanos}. The sleeper count is
+     * raised before the sense is checked one last time, so a waker either sees a sleeper or the sleeper sees
+     * the new sense (both sides use sequentially consistent accesses).
+     */
+    private void sleep(int target, long nanos) {
+        addSleepers(1);
+        try {
+            if ((int) INT.getVolatile(mem, BARRIER_SENSE_OFFSET) != target && !block.isAborted()) {
+                Libc.futexWait(senseWord, 1 - target, nanos, timespec);
+            }
+        } finally {
+            addSleepers(-1);
+        }
+    }
+
+    private void addSleepers(int delta) {
+        int previous = (int) INT.getAndAdd(mem, BARRIER_SLEEPERS_OFFSET, delta);
+        assert previous + delta >= 0 : "negative barrier sleeper count";
     }
 
     private void waitForSense(int target, long start) {
@@ -94,9 +137,15 @@ public final class Barrier {
                 }
                 throw new BarrierException("barrier " + block.describeAbort());
             }
-            idle.idle();
-            if (idle.isSpinning() && (++iterations & 255) != 0) {
-                continue;
+            if (futex && idle.shouldBlock()) {
+                long now = System.nanoTime();
+                long until = Math.min(nextCheck, start + timeoutNanos);
+                sleep(target, Math.clamp(until - now, 1_000L, CHECK_EVERY_NANOS));
+            } else {
+                idle.idle();
+                if (idle.isSpinning() && (++iterations & 255) != 0) {
+                    continue;
+                }
             }
             long now = System.nanoTime();
             if (now - nextCheck >= 0) {

@@ -40,16 +40,18 @@ import java.util.Optional;
  *  +---------------------------------------------------------------+
  *  |       Barrier sense (int)      (line alone)                   | 256
  *  +---------------------------------------------------------------+
- *  |       Ready word (int, written last, release)                 | 384
+ *  |       Barrier sleepers (int): processes blocked on the sense  | 384
+ *  +---------------------------------------------------------------+
+ *  |       Ready word (long, written last, release)                | 512
  *  +-------------------------------+-------------------------------+
- *  |   Abort word (int): 0 = none, |  Abort reason published (int) | 512
+ *  |   Abort word (int): 0 = none, |  Abort reason published (int) | 640
  *  |   else aborting process + 2   |                               |
- *  +-------------------------------+-------------------------------+ 520
+ *  +-------------------------------+-------------------------------+ 648
  *  |   Abort reason length (int)   |  Abort reason, UTF-8,         |
- *  +-------------------------------+  up to 120 bytes ...          | 524 .. 644, reserved to 768
- *  +---------------------------------------------------------------+ 768
+ *  +-------------------------------+  up to 120 bytes ...          | 652 .. 772, reserved to 896
+ *  +---------------------------------------------------------------+ 896
  *  |   Slot 0 (256 bytes), slot 1, ... slot count-1                |
- *  +---------------------------------------------------------------+ 768 + count * 256 = total size
+ *  +---------------------------------------------------------------+ 896 + count * 256 = total size
  *
  *  Slot (256 bytes, 128-byte aligned):
  *  +---------------------------------------------------------------+ +0
@@ -101,12 +103,13 @@ public final class ControlBlock implements AutoCloseable {
     public static final long CREATED_MILLIS_OFFSET = 40;
     public static final long BARRIER_COUNT_OFFSET = LINE;
     public static final long BARRIER_SENSE_OFFSET = 2 * LINE;
-    public static final long READY_OFFSET = 3 * LINE;
-    public static final long ABORT_WORD_OFFSET = 4 * LINE;
+    public static final long BARRIER_SLEEPERS_OFFSET = 3 * LINE;
+    public static final long READY_OFFSET = 4 * LINE;
+    public static final long ABORT_WORD_OFFSET = 5 * LINE;
     public static final long ABORT_REASON_READY_OFFSET = ABORT_WORD_OFFSET + 4;
     public static final long ABORT_REASON_LENGTH_OFFSET = ABORT_WORD_OFFSET + 8;
     public static final long ABORT_REASON_OFFSET = ABORT_WORD_OFFSET + 12;
-    public static final long SLOTS_OFFSET = 6 * LINE;
+    public static final long SLOTS_OFFSET = 7 * LINE;
     public static final long SLOT_SIZE = 2 * LINE;
     public static final long SLOT_PID = 0;
     public static final long SLOT_DEVICE = 8;
@@ -413,6 +416,10 @@ public final class ControlBlock implements AutoCloseable {
         MemorySegment.copy(bytes, 0, mem, ValueLayout.JAVA_BYTE, ABORT_REASON_OFFSET, bytes.length);
         mem.set(ValueLayout.JAVA_INT, ABORT_REASON_LENGTH_OFFSET, bytes.length);
         INT.setRelease(mem, ABORT_REASON_READY_OFFSET, 1);
+        // Processes blocked in a barrier wake up and see the abort now rather than at their next check.
+        if (Libc.hasFutex()) {
+            Libc.futexWakeAll(word(BARRIER_SENSE_OFFSET));
+        }
     }
 
     /** True once any process aborted the group (one acquire read). */
@@ -464,6 +471,14 @@ public final class ControlBlock implements AutoCloseable {
 
     MemorySegment memory() {
         return mem;
+    }
+
+    /**
+     * The 4-byte word at {@code offset} as a raw address for the kernel (futex). Not tied to the mapping's arena,
+     * so a concurrent close cannot fail on it; a wait on an unmapped address returns at once (EFAULT).
+     */
+    MemorySegment word(long offset) {
+        return MemorySegment.ofAddress(mem.address() + offset).reinterpret(4);
     }
 
     long slot(int process) {
@@ -527,6 +542,7 @@ public final class ControlBlock implements AutoCloseable {
     /** Every atomic word must be naturally aligned and every hot word alone on its line. */
     static void checkLayout() {
         long[] ints = {VERSION_OFFSET, PROCESS_COUNT_OFFSET, BARRIER_COUNT_OFFSET, BARRIER_SENSE_OFFSET,
+                BARRIER_SLEEPERS_OFFSET,
                 ABORT_WORD_OFFSET, ABORT_REASON_READY_OFFSET, ABORT_REASON_LENGTH_OFFSET, SLOT_DEVICE, SLOT_STATUS};
         long[] longs = {MAGIC_OFFSET, TOTAL_SIZE_OFFSET, CREATOR_PID_OFFSET, RUN_TOKEN_OFFSET, CREATED_MILLIS_OFFSET,
                 READY_OFFSET, SLOT_PID, SLOT_HEARTBEAT, SLOT_USER};
@@ -540,11 +556,12 @@ public final class ControlBlock implements AutoCloseable {
                 throw new ExceptionInInitializerError("long field at offset " + o + " is not 8-byte aligned");
             }
         }
-        if (BARRIER_COUNT_OFFSET % LINE != 0 || BARRIER_SENSE_OFFSET % LINE != 0 || READY_OFFSET % LINE != 0
+        if (BARRIER_COUNT_OFFSET % LINE != 0 || BARRIER_SENSE_OFFSET % LINE != 0
+                || BARRIER_SLEEPERS_OFFSET % LINE != 0 || READY_OFFSET % LINE != 0
                 || ABORT_WORD_OFFSET % LINE != 0 || SLOTS_OFFSET % LINE != 0 || SLOT_SIZE % LINE != 0) {
             throw new ExceptionInInitializerError("control block hot words must start their own " + LINE + "-byte line");
         }
-        if (ABORT_REASON_OFFSET + MAX_REASON_BYTES > SLOTS_OFFSET
+        if (ABORT_REASON_OFFSET + MAX_REASON_BYTES > SLOTS_OFFSET || BARRIER_SLEEPERS_OFFSET >= READY_OFFSET
                 || SLOT_USER + 8L * USER_WORDS > SLOT_MEMORY_HANDLE
                 || SLOT_EVENT_HANDLE + HANDLE_BYTES > SLOT_SIZE) {
             throw new ExceptionInInitializerError("control block fields overlap");

@@ -8,7 +8,9 @@ import java.util.concurrent.locks.LockSupport;
  * backoff up to {@code maxParkNanos}, so that a long wait costs almost no CPU.
  *
  * <p>When there are more waiting processes than CPUs, spinning only delays the process everyone waits for, so
- * {@link #forParticipants} spins little and yields early. Not thread-safe: one per waiting thread.
+ * {@link #forParticipants} spins little and yields early. Where the kernel offers it, the {@link Barrier} blocks
+ * on a futex once {@link #shouldBlock()} (woken by the last process to arrive) instead of parking blindly.
+ * Not thread-safe: one per waiting thread.
  */
 final class IdleStrategy {
     private final int maxSpins;
@@ -38,7 +40,7 @@ final class IdleStrategy {
             return new IdleStrategy(20_000, 50, 1_000, 1_000_000);
         }
         // Oversubscribed: the process we wait for probably needs our CPU.
-        return new IdleStrategy(20, 200, 1_000, 1_000_000);
+        return new IdleStrategy(200, 50, 1_000, 1_000_000);
     }
 
     /** For waits expected to take milliseconds or more (another process's set-up). */
@@ -65,6 +67,11 @@ final class IdleStrategy {
             LockSupport.parkNanos(parkNanos);
             parkNanos = Math.min(parkNanos << 1, maxParkNanos);
         }
+    }
+
+    /** True once spinning and yielding are over: a caller that can block (futex) should do so now. */
+    boolean shouldBlock() {
+        return spins >= maxSpins && yields >= maxYields;
     }
 
     /** True while still in the spinning phase (callers skip their slower checks then). */

@@ -52,6 +52,9 @@ final class Libc {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
         static final MethodHandle GETUID = downcall("getuid", FunctionDescriptor.of(JAVA_INT));
         static final MethodHandle STRERROR = downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        // long syscall(long number, ...): every variadic argument is read as a long.
+        static final MethodHandle SYSCALL6 = downcall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
+                ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.firstVariadicArg(1));
 
         private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
             MemorySegment symbol = LOOKUP.find(name)
@@ -100,6 +103,49 @@ final class Libc {
                 rc = (int) Handles.POSIX_FALLOCATE.invokeExact(fd, offset, length);
             } while (rc == EINTR);
             return rc;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static final long SYS_FUTEX = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> 202;
+        case "aarch64" -> 98;
+        default -> -1;
+    };
+    private static final long FUTEX_WAIT = 0;
+    private static final long FUTEX_WAKE = 1;
+    private static final boolean FUTEX = SYS_FUTEX > 0 && System.getProperty("os.name").equals("Linux")
+            && !Boolean.getBoolean("cudaipc4j.nofutex");
+
+    /** True where {@link #futexWait} and {@link #futexWake} work (Linux on x86-64 and AArch64). */
+    static boolean hasFutex() {
+        return FUTEX;
+    }
+
+    /**
+     * Sleeps while the int at {@code word} (in memory shared between processes, so not a private futex) equals
+     * {@code expected}, for at most {@code timeoutNanos}. Returns early on a wake-up, a signal, or when the word
+     * already differs; callers re-check the word.
+     *
+     * @param timespec 16 bytes of scratch memory for the timeout
+     */
+    static void futexWait(MemorySegment word, int expected, long timeoutNanos, MemorySegment timespec) {
+        timespec.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
+        timespec.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
+        try {
+            long ignored = (long) Handles.SYSCALL6.invokeExact(SYS_FUTEX, word, FUTEX_WAIT, (long) expected, timespec,
+                    MemorySegment.NULL, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Wakes every process sleeping in {@link #futexWait} on {@code word}. */
+    static void futexWakeAll(MemorySegment word) {
+        try {
+            long ignored = (long) Handles.SYSCALL6.invokeExact(SYS_FUTEX, word, FUTEX_WAKE, (long) Integer.MAX_VALUE,
+                    MemorySegment.NULL, MemorySegment.NULL, 0L);
         } catch (Throwable t) {
             throw rethrow(t);
         }

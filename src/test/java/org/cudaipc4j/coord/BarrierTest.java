@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The barrier with threads standing in for processes (the multi-process runs are in BarrierProcessTest). */
 class BarrierTest {
@@ -22,8 +24,9 @@ class BarrierTest {
         assertNoSegmentsOfThisJvm();
     }
 
-    @Test
-    void noThreadLeavesARoundEarly() throws Exception {
+    @ParameterizedTest(name = "futex {0}")
+    @ValueSource(booleans = {true, false})
+    void noThreadLeavesARoundEarly(boolean futex) throws Exception {
         int n = 4;
         int rounds = 3000;
         try (ControlBlock block = ControlBlock.create(n)) {
@@ -32,7 +35,7 @@ class BarrierTest {
             for (int i = 0; i < n; i++) {
                 int index = i;
                 all.add(CompletableFuture.supplyAsync(() -> {
-                    Barrier barrier = block.barrier(index, Duration.ofSeconds(30));
+                    Barrier barrier = new Barrier(block, index, Duration.ofSeconds(30), futex);
                     for (long r = 1; r <= rounds; r++) {
                         block.setUserWord(index, 0, r);
                         barrier.await();
@@ -78,12 +81,13 @@ class BarrierTest {
         }
     }
 
-    @Test
-    void abortWakesWaitersWithTheAbortersReason() throws Exception {
+    @ParameterizedTest(name = "futex {0}")
+    @ValueSource(booleans = {true, false})
+    void abortWakesWaitersWithTheAbortersReason(boolean futex) throws Exception {
         try (ControlBlock block = ControlBlock.create(3)) {
             List<CompletableFuture<Void>> waiters = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                Barrier b = block.barrier(i, Duration.ofSeconds(30));
+                Barrier b = new Barrier(block, i, Duration.ofSeconds(30), futex);
                 waiters.add(CompletableFuture.runAsync(b::await));
             }
             Thread.sleep(300);
@@ -128,10 +132,11 @@ class BarrierTest {
         }
     }
 
-    @Test
-    void longWaitsDoNotBurnACore() throws Exception {
+    @ParameterizedTest(name = "futex {0}")
+    @ValueSource(booleans = {true, false})
+    void longWaitsDoNotBurnACore(boolean futex) throws Exception {
         try (ControlBlock block = ControlBlock.create(2)) {
-            Barrier b = block.barrier(0, Duration.ofSeconds(30));
+            Barrier b = new Barrier(block, 0, Duration.ofSeconds(30), futex);
             var bean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
             CompletableFuture<Long> cpu = new CompletableFuture<>();
             Thread waiter = Thread.ofPlatform().start(() -> {
@@ -151,6 +156,12 @@ class BarrierTest {
             // A full second spent spinning would be ~1e9 ns; parked waiting costs a few percent at most.
             assertTrue(cpuNanos < 150_000_000L, "waiting 1 s used " + cpuNanos / 1_000_000 + " ms of CPU");
         }
+    }
+
+    @Test
+    void futexIsAvailableOnLinux() {
+        assertTrue(Libc.hasFutex() || !System.getProperty("os.name").equals("Linux"),
+                "Linux on " + System.getProperty("os.arch") + " should block on a futex");
     }
 
     @Test

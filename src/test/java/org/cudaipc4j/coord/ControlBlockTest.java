@@ -42,8 +42,8 @@ class ControlBlockTest {
         assertNotEquals(ControlBlock.BARRIER_COUNT_OFFSET / 128, ControlBlock.BARRIER_SENSE_OFFSET / 128);
         assertEquals(0, ControlBlock.SLOTS_OFFSET % 128);
         assertEquals(0, ControlBlock.SLOT_SIZE % 128);
-        assertEquals(768 + 32 * 256, ControlBlock.sizeFor(32));
-        assertEquals(768 + 1024 * 256, ControlBlock.sizeFor(ControlBlock.MAX_PROCESSES));
+        assertEquals(896 + 32 * 256, ControlBlock.sizeFor(32));
+        assertEquals(896 + 1024 * 256, ControlBlock.sizeFor(ControlBlock.MAX_PROCESSES));
         assertThrows(IllegalArgumentException.class, () -> ControlBlock.sizeFor(0));
         assertThrows(IllegalArgumentException.class, () -> ControlBlock.create(ControlBlock.MAX_PROCESSES + 1));
     }
