@@ -477,6 +477,7 @@ public final class ControlBlock implements AutoCloseable {
      * The 4-byte word at {@code offset} as a raw address for the kernel (futex). Not tied to the mapping's arena,
      * so a concurrent close cannot fail on it; a wait on an unmapped address returns at once (EFAULT).
      */
+    @SuppressWarnings("restricted") // the address lies inside our own mapping
     MemorySegment word(long offset) {
         return MemorySegment.ofAddress(mem.address() + offset).reinterpret(4);
     }

@@ -18,6 +18,7 @@ import java.lang.invoke.VarHandle;
  * The few libc calls the JDK has no API for: creating a file exclusively with an exact mode and reserving its
  * blocks up front ({@code posix_fallocate}), and the real user id. Linux only; handles are built once.
  */
+@SuppressWarnings("restricted") // binding libc is this class's purpose
 final class Libc {
     static final int O_RDWR = 02;
     static final int O_CREAT = 0100;

@@ -60,6 +60,7 @@ class BarrierProcessTest {
 
     record Outcome(Supervisor.Outcome outcome, String output, String segment, String mode, long millis) {}
 
+    @SuppressWarnings("try") // closes the supervisor early to collect all output before returning
     static Outcome runStressGroup(int n, int rounds, Duration timeout) {
         TestSupport.Capture out = new TestSupport.Capture();
         long t0 = System.nanoTime();

@@ -65,6 +65,7 @@ class SupervisorTest {
     }
 
     @Test
+    @SuppressWarnings("try") // closes early to flush the output pumps, and twice to check idempotence
     void healthyGroupSucceedsWithPrefixedOutput() {
         TestSupport.Capture out = new TestSupport.Capture();
         try (ControlBlock block = ControlBlock.create(3);
@@ -217,6 +218,7 @@ class SupervisorTest {
     }
 
     @Test
+    @SuppressWarnings("try")
     void unprefixedOutputAndMisuseAreHandled() {
         TestSupport.Capture out = new TestSupport.Capture();
         Supervisor.Options options = Supervisor.Options.defaults().withOutput(out.stream, out.stream)
