@@ -1,0 +1,186 @@
+package org.cudaipc4j.coord;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The few libc calls the JDK has no API for: creating a file exclusively with an exact mode and reserving its
+ * blocks up front ({@code posix_fallocate}), and the real user id. Linux only; handles are built once.
+ */
+@SuppressWarnings("restricted") // binding libc is this class's purpose
+final class Libc {
+    static final int O_RDWR = 02;
+    static final int O_CREAT = 0100;
+    static final int O_EXCL = 0200;
+    static final int O_CLOEXEC = 02000000;
+
+    static final int EINTR = 4;
+    static final int EEXIST = 17;
+    static final int ENOENT = 2;
+    static final int ENOSPC = 28;
+    static final int EFBIG = 27;
+    static final int EACCES = 13;
+
+    private Libc() {}
+
+    /** Result of a call that reports through errno: the return value and errno captured right after it. */
+    record Result(int value, int errno) {}
+
+    private static final class Handles {
+        static final Linker LINKER = Linker.nativeLinker();
+        static final SymbolLookup LOOKUP = LINKER.defaultLookup();
+        static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+        static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+        static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
+
+        static final MethodHandle OPEN = downcall("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+                ERRNO_OPTION, Linker.Option.firstVariadicArg(2));
+        static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), ERRNO_OPTION);
+        static final MethodHandle FCHMOD = downcall("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+                ERRNO_OPTION);
+        static final MethodHandle POSIX_FALLOCATE = downcall("posix_fallocate",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+        static final MethodHandle GETUID = downcall("getuid", FunctionDescriptor.of(JAVA_INT));
+        static final MethodHandle STRERROR = downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        // long syscall(long number, ...): every variadic argument is read as a long.
+        static final MethodHandle SYSCALL6 = downcall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
+                ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.firstVariadicArg(1));
+
+        private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+            MemorySegment symbol = LOOKUP.find(name)
+                    .orElseThrow(() -> new UnsatisfiedLinkError("libc function " + name + " not found"));
+            return LINKER.downcallHandle(symbol, fd, options);
+        }
+    }
+
+    /** {@code open(path, flags, mode)}; value is the descriptor or -1 with errno. */
+    static Result open(String path, int flags, int mode) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Handles.CAPTURE);
+            MemorySegment cpath = arena.allocateFrom(path);
+            int fd = (int) Handles.OPEN.invokeExact(state, cpath, flags, mode);
+            return new Result(fd, fd < 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static Result fchmod(int fd, int mode) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Handles.CAPTURE);
+            int rc = (int) Handles.FCHMOD.invokeExact(state, fd, mode);
+            return new Result(rc, rc != 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static Result close(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Handles.CAPTURE);
+            int rc = (int) Handles.CLOSE.invokeExact(state, fd);
+            return new Result(rc, rc != 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code posix_fallocate}: returns 0 or the error number (it does not set errno); retries on EINTR. */
+    static int posixFallocate(int fd, long offset, long length) {
+        try {
+            int rc;
+            do {
+                rc = (int) Handles.POSIX_FALLOCATE.invokeExact(fd, offset, length);
+            } while (rc == EINTR);
+            return rc;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static final long SYS_FUTEX = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> 202;
+        case "aarch64" -> 98;
+        default -> -1;
+    };
+    private static final long FUTEX_WAIT = 0;
+    private static final long FUTEX_WAKE = 1;
+    private static final boolean FUTEX = SYS_FUTEX > 0 && System.getProperty("os.name").equals("Linux")
+            && !Boolean.getBoolean("cudaipc4j.nofutex");
+
+    /** True where {@link #futexWait} and {@link #futexWake} work (Linux on x86-64 and AArch64). */
+    static boolean hasFutex() {
+        return FUTEX;
+    }
+
+    /**
+     * Sleeps while the int at {@code word} (in memory shared between processes, so not a private futex) equals
+     * {@code expected}, for at most {@code timeoutNanos}. Returns early on a wake-up, a signal, or when the word
+     * already differs; callers re-check the word.
+     *
+     * @param timespec 16 bytes of scratch memory for the timeout
+     */
+    static void futexWait(MemorySegment word, int expected, long timeoutNanos, MemorySegment timespec) {
+        timespec.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
+        timespec.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
+        try {
+            long ignored = (long) Handles.SYSCALL6.invokeExact(SYS_FUTEX, word, FUTEX_WAIT, (long) expected, timespec,
+                    MemorySegment.NULL, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Wakes every process sleeping in {@link #futexWait} on {@code word}. */
+    static void futexWakeAll(MemorySegment word) {
+        try {
+            long ignored = (long) Handles.SYSCALL6.invokeExact(SYS_FUTEX, word, FUTEX_WAKE, (long) Integer.MAX_VALUE,
+                    MemorySegment.NULL, MemorySegment.NULL, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The real user id of this process. */
+    static long getuid() {
+        try {
+            return Integer.toUnsignedLong((int) Handles.GETUID.invokeExact());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The C library's text for an error number, e.g. "No space left on device". */
+    static String strerror(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) Handles.STRERROR.invokeExact(errno);
+            if (s.equals(MemorySegment.NULL)) {
+                return "errno " + errno;
+            }
+            return s.reinterpret(1024).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException("libc call failed: " + t, t);
+    }
+}

@@ -1,0 +1,290 @@
+package org.cudaipc4j.coord;
+
+import static org.cudaipc4j.coord.TestSupport.assertNoSegmentsOfThisJvm;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class ControlBlockTest {
+    private static final long SELF = ProcessHandle.current().pid();
+
+    @AfterEach
+    void nothingLeft() {
+        assertNoSegmentsOfThisJvm();
+    }
+
+    @Test
+    void layoutIsAlignedAndSizedFromTheCount() {
+        ControlBlock.checkLayout();
+        assertEquals(0, ControlBlock.BARRIER_COUNT_OFFSET % 128);
+        assertEquals(0, ControlBlock.BARRIER_SENSE_OFFSET % 128);
+        assertNotEquals(ControlBlock.BARRIER_COUNT_OFFSET / 128, ControlBlock.BARRIER_SENSE_OFFSET / 128);
+        assertEquals(0, ControlBlock.SLOTS_OFFSET % 128);
+        assertEquals(0, ControlBlock.SLOT_SIZE % 128);
+        assertEquals(896 + 32 * 256, ControlBlock.sizeFor(32));
+        assertEquals(896 + 1024 * 256, ControlBlock.sizeFor(ControlBlock.MAX_PROCESSES));
+        assertThrows(IllegalArgumentException.class, () -> ControlBlock.sizeFor(0));
+        assertThrows(IllegalArgumentException.class, () -> ControlBlock.create(ControlBlock.MAX_PROCESSES + 1));
+    }
+
+    @Test
+    void headerAndSlotsRoundTripBetweenCreatorAndOpener() throws IOException {
+        try (ControlBlock parent = ControlBlock.create(3)) {
+            Path file = parent.segment().path();
+            assertEquals(ControlBlock.sizeFor(3), Files.size(file));
+            assertEquals("rw-------", PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS)));
+            assertEquals(3, parent.processCount());
+            assertEquals(SELF, parent.creatorPid());
+            assertFalse(parent.isReady());
+            assertEquals(-1, parent.deviceOrdinal(2));
+            assertEquals(ProcessStatus.NOT_STARTED, parent.status(1));
+
+            byte[] mem = handle(1);
+            byte[] evt = handle(2);
+            parent.setDeviceOrdinal(1, 7);
+            parent.setMemoryHandle(1, mem);
+            parent.setEventHandle(1, evt);
+            parent.publishReady();
+
+            try (ControlBlock child = ControlBlock.open(parent.name(), false)) {
+                assertEquals(parent.runToken(), child.runToken());
+                assertEquals(SELF, child.creatorPid());
+                assertEquals(3, child.processCount());
+                assertTrue(child.isReady());
+                assertFalse(child.isCreator());
+                assertEquals(7, child.deviceOrdinal(1));
+                assertArrayEquals(mem, child.memoryHandle(1));
+                assertArrayEquals(evt, child.eventHandle(1));
+                assertArrayEquals(new byte[64], child.memoryHandle(0));
+
+                child.setPid(2, 4242);
+                child.setStatus(2, ProcessStatus.RUNNING);
+                child.heartbeat(2);
+                child.setUserWord(2, 7, -99);
+                assertEquals(4242, parent.pid(2));
+                assertEquals(ProcessStatus.RUNNING, parent.status(2));
+                assertTrue(Math.abs(System.currentTimeMillis() - parent.lastHeartbeatMillis(2)) < 5_000);
+                assertEquals(0, parent.lastHeartbeatMillis(0));
+                assertEquals(-99, parent.userWord(2, 7));
+            }
+            assertTrue(Files.exists(file));
+        }
+    }
+
+    @Test
+    void runTokensDifferBetweenRuns() {
+        try (ControlBlock a = ControlBlock.create(1); ControlBlock b = ControlBlock.create(1)) {
+            assertNotEquals(a.runToken(), b.runToken());
+            assertNotEquals(a.name(), b.name());
+        }
+    }
+
+    @Test
+    void badArgumentsAreRefused() {
+        try (ControlBlock b = ControlBlock.create(2)) {
+            assertThrows(IndexOutOfBoundsException.class, () -> b.setDeviceOrdinal(2, 0));
+            assertThrows(IndexOutOfBoundsException.class, () -> b.status(-1));
+            assertThrows(IndexOutOfBoundsException.class, () -> b.userWord(0, ControlBlock.USER_WORDS));
+            assertThrows(IndexOutOfBoundsException.class, () -> b.barrier(2, Duration.ofSeconds(1)));
+            assertThrows(IndexOutOfBoundsException.class, () -> b.abort(5, "x"));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> b.setMemoryHandle(0, new byte[63]));
+            assertEquals("memory IPC handle must be 64 bytes, got 63", e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> b.setEventHandle(0, null));
+            assertThrows(IllegalArgumentException.class, () -> b.barrier(0, Duration.ZERO));
+        }
+    }
+
+    @Test
+    void firstAbortWinsAndReasonsAreCutAtACharacterBoundary() {
+        try (ControlBlock b = ControlBlock.create(4)) {
+            assertEquals(Optional.empty(), b.abortState());
+            assertFalse(b.isAborted());
+            String longReason = "é".repeat(100);
+            b.abort(2, longReason);
+            b.abort(3, "second");
+            b.abort(ControlBlock.PARENT, "third");
+            assertTrue(b.isAborted());
+            ControlBlock.Abort abort = b.abortState().orElseThrow();
+            assertEquals(2, abort.process());
+            assertEquals("é".repeat(60), abort.reason());
+            assertTrue(abort.reason().getBytes(StandardCharsets.UTF_8).length <= ControlBlock.MAX_REASON_BYTES);
+            assertEquals("aborted by process 2: " + "é".repeat(60), abort.describe());
+        }
+        try (ControlBlock b = ControlBlock.create(1)) {
+            b.abort(ControlBlock.PARENT, "line one\nline two");
+            assertEquals(new ControlBlock.Abort(-1, "line one line two"), b.abortState().orElseThrow());
+            assertEquals("aborted by the parent: line one line two", b.abortState().orElseThrow().describe());
+        }
+    }
+
+    @Test
+    void concurrentAbortsLeaveExactlyOneConsistentWinner() throws Exception {
+        for (int trial = 0; trial < 20; trial++) {
+            try (ControlBlock b = ControlBlock.create(8)) {
+                CompletableFuture<?>[] all = new CompletableFuture<?>[8];
+                for (int p = 0; p < 8; p++) {
+                    int process = p;
+                    all[p] = CompletableFuture.runAsync(() -> b.abort(process, "reason of " + process));
+                }
+                CompletableFuture.allOf(all).get(10, TimeUnit.SECONDS);
+                ControlBlock.Abort abort = b.abortState().orElseThrow();
+                assertEquals("reason of " + abort.process(), abort.reason());
+            }
+        }
+    }
+
+    @Test
+    void awaitReadyReturnsOncePublishedAndFailsClearlyOtherwise() throws Exception {
+        try (ControlBlock b = ControlBlock.create(2)) {
+            CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> b.awaitReady(Duration.ofSeconds(10)));
+            Thread.sleep(50);
+            assertFalse(waiter.isDone());
+            b.publishReady();
+            waiter.get(2, TimeUnit.SECONDS);
+        }
+        try (ControlBlock b = ControlBlock.create(2)) {
+            long t0 = System.nanoTime();
+            CoordinationException e = assertThrows(CoordinationException.class,
+                    () -> b.awaitReady(Duration.ofMillis(300)));
+            assertEquals("timed out after 300 ms waiting for the parent to publish its handles", e.getMessage());
+            assertTrue(System.nanoTime() - t0 < 2_000_000_000L);
+        }
+        try (ControlBlock b = ControlBlock.create(2)) {
+            CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> b.awaitReady(Duration.ofSeconds(30)));
+            Thread.sleep(50);
+            b.abort(ControlBlock.PARENT, "no device");
+            var ex = assertThrows(java.util.concurrent.ExecutionException.class, () -> waiter.get(2, TimeUnit.SECONDS));
+            assertEquals("waiting for the parent's handles: aborted by the parent: no device", ex.getCause().getMessage());
+        }
+    }
+
+    @Test
+    void openInsistsThatOurParentCreatedTheBlock() {
+        try (ControlBlock b = ControlBlock.create(1)) {
+            long parent = ProcessHandle.current().parent().orElseThrow().pid();
+            ControlBlockException e = assertThrows(ControlBlockException.class, () -> ControlBlock.open(b.name()));
+            assertEquals("control block " + b.name() + " was created by pid " + SELF + ", not by our parent (pid "
+                    + parent + ")", e.getMessage());
+        }
+    }
+
+    @Test
+    void badMagicIsRefused() {
+        assertCorruptionRefused(m -> m.memory().set(ValueLayout.JAVA_LONG, ControlBlock.MAGIC_OFFSET, 0x1122L),
+                "has bad magic 0x1122: not a cudaipc4j control block");
+    }
+
+    @Test
+    void wrongVersionIsRefused() {
+        assertCorruptionRefused(m -> m.memory().set(ValueLayout.JAVA_INT, ControlBlock.VERSION_OFFSET, 99),
+                "has layout version 99, this build reads version " + ControlBlock.LAYOUT_VERSION);
+    }
+
+    @Test
+    void wrongProcessCountIsRefused() {
+        assertCorruptionRefused(m -> m.memory().set(ValueLayout.JAVA_INT, ControlBlock.PROCESS_COUNT_OFFSET, 0),
+                "has an invalid process count 0 (1 to 1024 allowed)");
+        assertCorruptionRefused(m -> m.memory().set(ValueLayout.JAVA_INT, ControlBlock.PROCESS_COUNT_OFFSET, 5000),
+                "has an invalid process count 5000 (1 to 1024 allowed)");
+    }
+
+    @Test
+    void countThatDisagreesWithTheFileSizeIsRefused() {
+        long size4 = ControlBlock.sizeFor(4);
+        assertCorruptionRefused(m -> m.memory().set(ValueLayout.JAVA_INT, ControlBlock.PROCESS_COUNT_OFFSET, 5),
+                "has the wrong size: file is " + size4 + " bytes, header says " + size4 + ", 5 processes need "
+                        + ControlBlock.sizeFor(5));
+    }
+
+    @Test
+    void grownOrShrunkFileIsRefused() {
+        long size4 = ControlBlock.sizeFor(4);
+        assertCorruptionRefused(m -> resize(m.path(), size4 + 4096),
+                "has the wrong size: file is " + (size4 + 4096) + " bytes, header says " + size4 + ", 4 processes need "
+                        + size4);
+        assertCorruptionRefused(m -> resize(m.path(), 100), "is too small (100 bytes) to be a control block");
+    }
+
+    @Test
+    void anotherUsersBlockIsRefused() {
+        assertCorruptionRefused(m -> {
+            try {
+                Files.setAttribute(m.path(), "unix:uid", 65534);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }, "is owned by uid 65534, not by us (uid 0); refusing to use it");
+    }
+
+    @Test
+    void segmentThatIsNotAControlBlockIsRefused() {
+        try (SharedSegment plain = SharedSegment.create(ControlBlock.sizeFor(2))) {
+            ControlBlockException e = assertThrows(ControlBlockException.class,
+                    () -> ControlBlock.open(plain.name(), false));
+            assertEquals("control block " + plain.name() + " has bad magic 0x0: not a cudaipc4j control block",
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void missingBlockIsAControlBlockException() {
+        ControlBlockException e = assertThrows(ControlBlockException.class,
+                () -> ControlBlock.open("cudaipc4j-" + SELF + "-0000000000000000", false));
+        assertTrue(e.getMessage().endsWith("does not exist"), e.getMessage());
+    }
+
+    /** Creates a 4-process block, damages it through a second mapping, and checks that open() refuses it. */
+    private static void assertCorruptionRefused(Consumer<SharedSegment> damage, String expectedTail) {
+        try (ControlBlock b = ControlBlock.create(4)) {
+            try (SharedSegment raw = SharedSegment.open(b.name())) {
+                damage.accept(raw);
+            }
+            ControlBlockException e = assertThrows(ControlBlockException.class, () -> ControlBlock.open(b.name(), false));
+            assertTrue(e.getMessage().endsWith(expectedTail), e.getMessage());
+            assertTrue(e.getMessage().contains(b.name()), e.getMessage());
+        }
+    }
+
+    private static void resize(Path file, long size) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            if (size < ch.size()) {
+                ch.truncate(size);
+            } else {
+                ch.write(ByteBuffer.wrap(new byte[] {0}), size - 1);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static byte[] handle(int seed) {
+        byte[] h = new byte[64];
+        for (int i = 0; i < h.length; i++) {
+            h[i] = (byte) (seed * 31 + i);
+        }
+        return h;
+    }
+}

@@ -1,0 +1,48 @@
+package org.cudaipc4j.coord;
+
+import java.time.Duration;
+
+/**
+ * Test child: joins the group and runs barrier rounds until the group ends (abort, dead sibling, dead parent),
+ * writing its round into user word 0. Exit codes: 0 after {@code rounds} rounds (0 = forever), 3 when a barrier
+ * throws, 4 when it cannot join. Mode "exit:N" exits with N right after joining; "sleep" joins and sleeps.
+ */
+public final class LoopingChild {
+    private LoopingChild() {}
+
+    public static void main(String[] args) throws InterruptedException {
+        String segment = args[0];
+        int index = Integer.parseInt(args[1]);
+        long rounds = args.length > 2 ? Long.parseLong(args[2]) : 0;
+        String mode = args.length > 3 ? args[3] : "loop";
+        ChildRuntime rt;
+        try {
+            rt = ChildRuntime.join(segment, index);
+        } catch (RuntimeException e) {
+            System.out.println("cannot join: " + e.getMessage());
+            System.exit(4);
+            return;
+        }
+        if (mode.startsWith("exit:")) {
+            System.out.println("exiting with " + mode.substring(5));
+            System.exit(Integer.parseInt(mode.substring(5)));
+        }
+        if (mode.equals("sleep")) {
+            Thread.sleep(600_000);
+        }
+        rt.setStatus(ProcessStatus.RUNNING);
+        Barrier barrier = rt.block().barrier(index, Duration.ofSeconds(30));
+        try {
+            for (long r = 1; rounds == 0 || r <= rounds; r++) {
+                rt.block().setUserWord(index, 0, r);
+                barrier.await();
+            }
+        } catch (BarrierException e) {
+            System.out.println("barrier failed: " + e.getMessage());
+            System.out.flush();
+            System.exit(3);
+        }
+        rt.close();
+        System.out.println("done " + rounds);
+    }
+}
