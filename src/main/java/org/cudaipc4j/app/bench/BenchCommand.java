@@ -65,6 +65,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Buffer sizes for fill bandwidth. Default: ${DEFAULT-VALUE}.")
     List<String> sizes;
 
+    @Option(names = "--fill-iterations", defaultValue = "20", paramLabel = "N",
+            description = "Timed fills per size and method. Default: ${DEFAULT-VALUE}.")
+    int fillIterations;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "Write bench.json (and, where AWT is available, PNG charts) into DIR.")
     Path out;
@@ -92,6 +96,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (only.contains("steps")) {
             results.add("stepLatency", gson.toJsonTree(StepLatencyBench.run(backend, procs, stepRounds, System.out)));
         }
+        if (only.contains("fill")) {
+            fill(results, gson);
+        }
         if (out != null) {
             writeResults(results, gson);
         }
@@ -107,6 +114,36 @@ public final class BenchCommand implements Callable<Integer> {
         r.criticalPathMs().forEach((k, v) -> System.out.printf("  %-34s %s%n", k, v));
         r.parentOverlappedMs().forEach((k, v) -> System.out.printf("  (parent, overlapped) %-20s %s%n", k, v));
         return r;
+    }
+
+    private void fill(JsonObject results, Gson gson) {
+        List<Long> bytes = new ArrayList<>();
+        for (String size : sizes) {
+            try {
+                bytes.add(org.cudaipc4j.app.simpleipc.Sizes.parseBytes(size));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--sizes: " + e.getMessage());
+            }
+        }
+        String unusable = cudaUnusable();
+        if (unusable != null) {
+            System.out.println("Fill bandwidth: skipped (" + unusable + ")");
+            return;
+        }
+        FillBench.Result r = FillBench.run(0, bytes, fillIterations, System.out);
+        JsonObject fill = gson.toJsonTree(r).getAsJsonObject();
+        fill.add("gbPerSecond", gson.toJsonTree(r.series()));
+        results.add("fill", fill);
+    }
+
+    /** Why CUDA cannot be used here, or null when a device is there. */
+    private static String cudaUnusable() {
+        try {
+            org.cudaipc4j.cuda.Cuda.init();
+            return org.cudaipc4j.cuda.Device.count() > 0 ? null : "no CUDA device";
+        } catch (RuntimeException e) {
+            return org.cudaipc4j.app.Main.oneLine(e);
+        }
     }
 
     static ProgressBar progress(String task, long max) {

@@ -18,13 +18,18 @@ final class ToolLauncher {
     private ToolLauncher() {}
 
     static List<String> command(List<String> toolArgs) {
+        return command(Main.class.getName(), toolArgs);
+    }
+
+    /** A fresh JVM like this one, running {@code mainClass} from this class path. */
+    static List<String> command(String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(jvmOptions());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Main.class.getName());
-        cmd.addAll(toolArgs);
+        cmd.add(mainClass);
+        cmd.addAll(args);
         return cmd;
     }
 
@@ -62,8 +67,13 @@ final class ToolLauncher {
 
     /** Runs the tool to completion (at most 10 minutes) and returns what it printed. */
     static Outcome run(List<String> toolArgs) {
+        return runMain(Main.class.getName(), toolArgs);
+    }
+
+    /** Runs {@code mainClass} in a fresh JVM to completion (at most 10 minutes). */
+    static Outcome runMain(String mainClass, List<String> toolArgs) {
         try {
-            Process p = new ProcessBuilder(command(toolArgs)).start();
+            Process p = new ProcessBuilder(command(mainClass, toolArgs)).start();
             p.getOutputStream().close();
             CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
             String out = drain(p.getInputStream());
