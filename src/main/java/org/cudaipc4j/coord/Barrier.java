@@ -33,6 +33,7 @@ public final class Barrier {
     private final long timeoutNanos;
     private final IdleStrategy idle;
     private final boolean futex;
+    private final boolean canWake = Libc.hasFutex();
     private final MemorySegment senseWord;
     private final MemorySegment timespec;
     private long round;
@@ -96,7 +97,8 @@ public final class Barrier {
     /** Publishes the new sense and wakes the processes blocked on it, if any (a syscall only then). */
     private void flipSense(int value) {
         INT.setVolatile(mem, BARRIER_SENSE_OFFSET, value);
-        if (futex && (int) INT.getVolatile(mem, BARRIER_SLEEPERS_OFFSET) != 0) {
+        // Whether or not this process blocks itself, others may: wake them whenever the platform has futexes.
+        if (canWake && (int) INT.getVolatile(mem, BARRIER_SLEEPERS_OFFSET) != 0) {
             Libc.futexWakeAll(senseWord);
         }
     }
