@@ -20,6 +20,9 @@ import java.time.Duration;
  * dies (checked every ~50 ms of waiting, never in the hot spin), or on timeout. A process that times out or finds a
  * dead participant aborts the group, so that the others stop too. After an exception the barrier is unusable.
  *
+ * <p>The futex is Linux's (x86-64 and AArch64), on the shared mapping; {@code -Dcudaipc4j.nofutex=true} turns it
+ * off, leaving spin, yield and park.
+ *
  * <p>Obtain with {@link ControlBlock#barrier(int, Duration)}; one per process (not thread-safe).
  */
 public final class Barrier {

@@ -102,7 +102,8 @@ public final class Supervisor implements AutoCloseable {
     /**
      * How the group ended.
      *
-     * @param failures  failed children, the first detected first (usually the root cause)
+     * @param failures  failed children, the root cause first: the child that declared the failure
+     *                  ({@link ChildRuntime#fail}), else the first failure detected
      * @param exitCodes each child's exit code by index (128+N for a death by signal N; -1 if it could not be reaped)
      */
     public record Outcome(List<Failure> failures, List<Integer> exitCodes) {
@@ -310,7 +311,33 @@ public final class Supervisor implements AutoCloseable {
         for (Child c : children) {
             codes.add(c.exitCode == null ? -1 : c.exitCode);
         }
-        return new Outcome(failures, codes);
+        return new Outcome(rootCauseFirst(failures), codes);
+    }
+
+    /**
+     * Siblings that leave because of an abort may exit before the process that declared the failure; put that
+     * one first. It is the aborter recorded in the block, when it marked itself FAILED ({@link ChildRuntime#fail}),
+     * which a process that merely noticed a dead or late sibling does not do.
+     */
+    private List<Failure> rootCauseFirst(List<Failure> failures) {
+        try {
+            var abort = block.abortState();
+            if (abort.isEmpty() || abort.get().process() < 0
+                    || block.status(abort.get().process()) != ProcessStatus.FAILED) {
+                return failures;
+            }
+            int culprit = abort.get().process();
+            List<Failure> ordered = new ArrayList<>(failures);
+            for (int i = 0; i < ordered.size(); i++) {
+                if (ordered.get(i).index() == culprit) {
+                    ordered.addFirst(ordered.remove(i));
+                    break;
+                }
+            }
+            return ordered;
+        } catch (RuntimeException unmapped) {
+            return failures;
+        }
     }
 
     /** Kills whatever still runs (and their descendants) and waits briefly for them. Idempotent. */

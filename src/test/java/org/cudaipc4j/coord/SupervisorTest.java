@@ -107,6 +107,25 @@ class SupervisorTest {
     }
 
     @Test
+    void childThatFailsOnPurposeAbortsTheGroupWithItsOwnReason() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(3);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "0");
+            args.set(2, List.of(block.name(), "2", "50", "fail:verification mismatch at 4096"));
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            assertEquals(new Supervisor.Failure(2, "exit code 1"), outcome.failures().getFirst(), outcome.toString());
+            assertEquals(List.of(3, 3, 1), outcome.exitCodes(), out.text());
+            assertEquals(new ControlBlock.Abort(2, "verification mismatch at 4096"), block.abortState().orElseThrow());
+            assertEquals(ProcessStatus.FAILED, block.status(2));
+            assertTrue(out.text().contains("[0] barrier failed: barrier aborted by process 2: verification mismatch at 4096"),
+                    out.text());
+        }
+    }
+
+    @Test
     void childKilledAtARandomMomentStopsTheGroupWithinTwoSeconds() {
         int n = 4;
         int victim = ThreadLocalRandom.current().nextInt(n);
