@@ -20,6 +20,9 @@ import java.time.Duration;
  * dies (checked every ~50 ms of waiting, never in the hot spin), or on timeout. A process that times out or finds a
  * dead participant aborts the group, so that the others stop too. After an exception the barrier is unusable.
  *
+ * <p>The futex is Linux's (x86-64 and AArch64), on the shared mapping; {@code -Dcudaipc4j.nofutex=true} turns it
+ * off, leaving spin, yield and park.
+ *
  * <p>Obtain with {@link ControlBlock#barrier(int, Duration)}; one per process (not thread-safe).
  */
 public final class Barrier {
@@ -33,6 +36,7 @@ public final class Barrier {
     private final long timeoutNanos;
     private final IdleStrategy idle;
     private final boolean futex;
+    private final boolean canWake = Libc.hasFutex();
     private final MemorySegment senseWord;
     private final MemorySegment timespec;
     private long round;
@@ -96,7 +100,8 @@ public final class Barrier {
     /** Publishes the new sense and wakes the processes blocked on it, if any (a syscall only then). */
     private void flipSense(int value) {
         INT.setVolatile(mem, BARRIER_SENSE_OFFSET, value);
-        if (futex && (int) INT.getVolatile(mem, BARRIER_SLEEPERS_OFFSET) != 0) {
+        // Whether or not this process blocks itself, others may: wake them whenever the platform has futexes.
+        if (canWake && (int) INT.getVolatile(mem, BARRIER_SLEEPERS_OFFSET) != 0) {
             Libc.futexWakeAll(senseWord);
         }
     }

@@ -48,7 +48,8 @@ public final class BarrierLatency {
     }
 
     /**
-     * Measures the barrier among {@code processes} child JVMs.
+     * Measures the barrier among {@code processes} child JVMs. Like every parent start, it first removes the
+     * segments of groups whose parent was killed ({@link SharedSegment#reapStale()}).
      *
      * @throws CoordinationException when a child fails (the message lists each failure)
      */
@@ -61,6 +62,7 @@ public final class BarrierLatency {
             throw new IllegalArgumentException("need rounds >= 1 and warmup >= 0, got " + rounds + " and " + warmup);
         }
         long bytes = Math.multiplyExact((long) processes * rounds, Long.BYTES);
+        SharedSegment.reapStale();
         Duration timeout = Duration.ofSeconds(120).plusMillis((long) (rounds + warmup) * processes / 4);
         long t0 = System.nanoTime();
         try (ControlBlock block = ControlBlock.create(processes);
@@ -114,10 +116,6 @@ public final class BarrierLatency {
         System.out.printf(Locale.ROOT, "Barrier round trip across processes on %d CPUs (%s %s, %s)%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
                 System.getProperty("os.arch"), Runtime.version());
-        int removed = SharedSegment.reapStale();
-        if (removed > 0) {
-            System.out.printf("Removed %d stale shared-memory segment(s)%n", removed);
-        }
         for (int n : new int[] {2, 4, 8, 16}) {
             System.out.println(measure(n, rounds, warmup).describe());
         }

@@ -37,6 +37,7 @@ public final class Supervisor implements AutoCloseable {
     private static final long POLL_MILLIS = 20;
     private static final Duration TERM_TO_KILL = Duration.ofSeconds(1);
     private static final Duration REAP_WAIT = Duration.ofSeconds(2);
+    private static final Duration OUTPUT_DRAIN = Duration.ofSeconds(1);
     private static final Set<String> OPTIONS_WITH_VALUE = Set.of("-cp", "-classpath", "--class-path", "-p",
             "--module-path", "--upgrade-module-path", "--add-modules", "--limit-modules", "--add-reads",
             "--add-exports", "--add-opens", "--patch-module", "--enable-native-access", "--source");
@@ -102,7 +103,8 @@ public final class Supervisor implements AutoCloseable {
     /**
      * How the group ended.
      *
-     * @param failures  failed children, the first detected first (usually the root cause)
+     * @param failures  failed children, the root cause first: the child that declared the failure
+     *                  ({@link ChildRuntime#fail}), else the first failure detected
      * @param exitCodes each child's exit code by index (128+N for a death by signal N; -1 if it could not be reaped)
      */
     public record Outcome(List<Failure> failures, List<Integer> exitCodes) {
@@ -121,6 +123,7 @@ public final class Supervisor implements AutoCloseable {
     private final Options options;
     private final List<Child> children = new ArrayList<>();
     private final Semaphore exits = new Semaphore(0);
+    private final List<Failure> failures = new ArrayList<>();
     private final Object lifecycle = new Object();
     private Thread shutdownHook;
     private boolean started;
@@ -196,7 +199,7 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /**
-     * Waits for every child to exit. On the first failure (non-zero exit, death by signal, missed heartbeat) it
+     * Waits for every child to exit (calling it again returns the same outcome). On the first failure (non-zero exit, death by signal, missed heartbeat) it
      * aborts the group, lets the others run for the grace period, then terminates them. Returns within
      * {@code timeout} plus the time to reap killed children; children still running at the deadline are killed
      * and fail with "timed out after ...".
@@ -209,9 +212,8 @@ public final class Supervisor implements AutoCloseable {
         long deadline = now + timeout.toNanos();
         long graceNanos = options.gracePeriod().toNanos();
         long heartbeatNanos = options.heartbeatTimeout().toNanos();
-        List<Failure> failures = new ArrayList<>();
-        long failedAt = 0;
-        int firstFailed = -1;
+        long failedAt = now;
+        int firstFailed = failures.isEmpty() ? -1 : failures.getFirst().index();
         long termSentAt = 0;
         boolean killSent = false;
         for (Child c : children) {
@@ -274,7 +276,7 @@ public final class Supervisor implements AutoCloseable {
                         kill(c);
                     }
                 }
-                reapAll(failures);
+                reapAll();
                 break;
             }
             if (firstFailed >= 0 && termSentAt == 0 && now - failedAt >= graceNanos) {
@@ -302,15 +304,43 @@ public final class Supervisor implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 abortQuietly("the parent was interrupted");
                 killAll();
-                reapAll(failures);
+                reapAll();
                 throw new CoordinationException("interrupted while waiting for the children; all were killed");
             }
         }
+        // The children's last lines come before whatever the caller prints about the outcome.
+        joinPumps(OUTPUT_DRAIN);
         List<Integer> codes = new ArrayList<>();
         for (Child c : children) {
             codes.add(c.exitCode == null ? -1 : c.exitCode);
         }
-        return new Outcome(failures, codes);
+        return new Outcome(rootCauseFirst(failures), codes);
+    }
+
+    /**
+     * Siblings that leave because of an abort may exit before the process that declared the failure; put that
+     * one first. It is the aborter recorded in the block, when it marked itself FAILED ({@link ChildRuntime#fail}),
+     * which a process that merely noticed a dead or late sibling does not do.
+     */
+    private List<Failure> rootCauseFirst(List<Failure> found) {
+        try {
+            var abort = block.abortState();
+            if (abort.isEmpty() || abort.get().process() < 0
+                    || block.status(abort.get().process()) != ProcessStatus.FAILED) {
+                return found;
+            }
+            int culprit = abort.get().process();
+            List<Failure> ordered = new ArrayList<>(found);
+            for (int i = 0; i < ordered.size(); i++) {
+                if (ordered.get(i).index() == culprit) {
+                    ordered.addFirst(ordered.remove(i));
+                    break;
+                }
+            }
+            return ordered;
+        } catch (RuntimeException unmapped) {
+            return found;
+        }
     }
 
     /** Kills whatever still runs (and their descendants) and waits briefly for them. Idempotent. */
@@ -324,16 +354,7 @@ public final class Supervisor implements AutoCloseable {
         }
         killAll();
         waitForExit(REAP_WAIT);
-        for (Child c : children) {
-            for (Thread t : c.pumps) {
-                try {
-                    t.join(1000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-        }
+        joinPumps(OUTPUT_DRAIN);
         if (shutdownHook != null) {
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -447,7 +468,7 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** After a kill: wait for the exits and record the codes; a child that cannot be reaped keeps null. */
-    private void reapAll(List<Failure> failures) {
+    private void reapAll() {
         waitForExit(REAP_WAIT);
         for (Child c : children) {
             if (c.exitCode == null && !c.process.isAlive()) {
@@ -455,6 +476,24 @@ public final class Supervisor implements AutoCloseable {
                 if (c.exitCode != 0 && !c.failureRecorded) {
                     c.failureRecorded = true;
                     failures.add(new Failure(c.index, c.cause != null ? c.cause : describeExit(c.exitCode)));
+                }
+            }
+        }
+    }
+
+    /** Waits (bounded: a grandchild may hold a pipe open) until the output of exited children is copied. */
+    private void joinPumps(Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        for (Child c : children) {
+            for (Thread t : c.pumps) {
+                long left = deadline - System.nanoTime();
+                try {
+                    if (left <= 0 || !t.join(Duration.ofNanos(left))) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
                 }
             }
         }

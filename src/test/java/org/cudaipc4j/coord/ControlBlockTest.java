@@ -182,6 +182,25 @@ class ControlBlockTest {
     }
 
     @Test
+    void aSlotBelongsToOneLiveProcess() throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "30").start();
+        try (ControlBlock b = ControlBlock.create(2)) {
+            b.claimSlot(0, sleeper.pid());
+            CoordinationException e = assertThrows(CoordinationException.class, () -> b.claimSlot(0, SELF));
+            assertEquals("process slot 0 of control block " + b.name() + " is already taken by pid " + sleeper.pid(),
+                    e.getMessage());
+            b.claimSlot(0, sleeper.pid());
+            sleeper.destroyForcibly().waitFor();
+            b.claimSlot(0, SELF);
+            assertEquals(SELF, b.pid(0));
+            b.claimSlot(1, SELF);
+            assertEquals(SELF, b.pid(1));
+        } finally {
+            sleeper.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
     void openInsistsThatOurParentCreatedTheBlock() {
         try (ControlBlock b = ControlBlock.create(1)) {
             long parent = ProcessHandle.current().parent().orElseThrow().pid();

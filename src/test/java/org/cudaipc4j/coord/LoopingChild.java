@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * Test child: joins the group and runs barrier rounds until the group ends (abort, dead sibling, dead parent),
  * writing its round into user word 0. Exit codes: 0 after {@code rounds} rounds (0 = forever), 3 when a barrier
- * throws, 4 when it cannot join. Mode "exit:N" exits with N right after joining; "sleep" joins and sleeps.
+ * throws, 4 when it cannot join. Mode "exit:N" exits with N right after joining; "sleep" joins and sleeps;
+ * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 half a second later.
  */
 public final class LoopingChild {
     private LoopingChild() {}
@@ -41,6 +42,15 @@ public final class LoopingChild {
             System.out.println("barrier failed: " + e.getMessage());
             System.out.flush();
             System.exit(3);
+        }
+        if (mode.startsWith("fail:")) {
+            rt.fail(mode.substring(5));
+            rt.close();
+            // Linger, so that the siblings (leaving because of the abort) exit first.
+            Thread.sleep(500);
+            System.out.println("failed on purpose");
+            System.out.flush();
+            System.exit(1);
         }
         rt.close();
         System.out.println("done " + rounds);

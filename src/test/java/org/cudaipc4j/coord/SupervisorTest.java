@@ -101,8 +101,30 @@ class SupervisorTest {
             assertEquals(new Supervisor.Failure(1, "exit code 7"), outcome.failures().getFirst(), outcome.toString());
             // The siblings noticed (abort word or dead sibling) and left their barrier by themselves.
             assertEquals(List.of(3, 7, 3), outcome.exitCodes(), out.text());
+            // Output is drained before awaitAll returns, and a second call tells the same story.
             assertTrue(out.text().contains("[0] barrier failed: "), out.text());
+            assertTrue(out.text().contains("[2] barrier failed: "), out.text());
             assertTrue(ms < 30_000, ms + " ms");
+            assertEquals(outcome, sv.awaitAll(Duration.ofSeconds(1)));
+        }
+    }
+
+    @Test
+    void childThatFailsOnPurposeAbortsTheGroupWithItsOwnReason() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(3);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "0");
+            args.set(2, List.of(block.name(), "2", "50", "fail:verification mismatch at 4096"));
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            assertEquals(new Supervisor.Failure(2, "exit code 1"), outcome.failures().getFirst(), outcome.toString());
+            assertEquals(List.of(3, 3, 1), outcome.exitCodes(), out.text());
+            assertEquals(new ControlBlock.Abort(2, "verification mismatch at 4096"), block.abortState().orElseThrow());
+            assertEquals(ProcessStatus.FAILED, block.status(2));
+            assertTrue(out.text().contains("[0] barrier failed: barrier aborted by process 2: verification mismatch at 4096"),
+                    out.text());
         }
     }
 
