@@ -14,6 +14,7 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
+        LineAtomicOutput.install();
         System.exit(run(args));
     }
 

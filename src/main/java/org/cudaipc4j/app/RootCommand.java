@@ -24,7 +24,12 @@ import picocli.CommandLine.Spec;
             "Without a command, runs NVIDIA's simpleIPC sample: one process per GPU (or several with",
             "--procs-per-device), each writing into every other process's buffer through IPC handles in turn,",
             "then verifying its own buffer."},
-        footer = {"", "Exit codes: 0 success, 1 failure, 2 waived (no IPC-capable device), 64 usage error."})
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:success",
+            "1:failure (a process failed, a verification mismatch, a timeout)",
+            "2:waived: no IPC-capable device (the sample's EXIT_WAIVED)",
+            "64:usage error"})
 final class RootCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -64,8 +64,10 @@ public final class ToolRun {
      */
     public static ToolRun finish(Process p, Duration limit, Predicate<String> trigger,
             java.util.function.Consumer<Process> onLine) {
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
+        // Own threads, not the common pool: with 2 CPUs it has one worker, and a reader queued behind the other
+        // would leave a pipe full and the tool blocked.
+        CompletableFuture<String> err = readAsync(() -> readAll(p.getErrorStream()));
+        CompletableFuture<String> out = readAsync(() -> {
             StringBuilder sb = new StringBuilder();
             boolean fired = false;
             try (var reader = p.inputReader(StandardCharsets.UTF_8)) {
@@ -92,6 +94,18 @@ public final class ToolRun {
         } catch (Exception e) {
             throw new AssertionError("running the tool failed", e);
         }
+    }
+
+    private static CompletableFuture<String> readAsync(java.util.function.Supplier<String> reader) {
+        CompletableFuture<String> result = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                result.complete(reader.get());
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
     }
 
     private static String readAll(InputStream in) {
@@ -146,9 +160,22 @@ public final class ToolRun {
             return List.of();
         }
         return ProcessHandle.allProcesses()
-                .filter(ph -> ph.info().arguments().map(a -> String.join(" ", a).contains(text)).orElse(false))
-                .map(ph -> ph.pid() + " " + ph.info().commandLine().orElse("?"))
+                .filter(ph -> commandLine(ph).contains(text))
+                .map(ph -> ph.pid() + " " + commandLine(ph))
                 .toList();
+    }
+
+    /**
+     * The full command line of a process, read from /proc (ProcessHandle.Info truncates long ones, and a test
+     * class path is long).
+     */
+    public static String commandLine(ProcessHandle process) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "cmdline"));
+            return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ');
+        } catch (IOException e) {
+            return ""; // gone, or not ours to read
+        }
     }
 
     public long count(String regex) {

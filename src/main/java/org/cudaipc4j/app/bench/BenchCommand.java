@@ -96,6 +96,16 @@ public final class BenchCommand implements Callable<Integer> {
         if (only.contains("steps")) {
             results.add("stepLatency", gson.toJsonTree(StepLatencyBench.run(backend, procs, stepRounds, System.out)));
         }
+        if (only.contains("barrier")) {
+            List<org.cudaipc4j.coord.BarrierLatency.Result> barrier = new ArrayList<>();
+            for (int p : procs) {
+                org.cudaipc4j.coord.BarrierLatency.Result r =
+                        org.cudaipc4j.coord.BarrierLatency.measure(p, barrierRounds, Math.max(100, barrierRounds / 10));
+                System.out.println("Barrier round trip: " + r.describe());
+                barrier.add(r);
+            }
+            results.add("barrierLatency", gson.toJsonTree(barrier));
+        }
         if (only.contains("fill")) {
             fill(results, gson);
         }

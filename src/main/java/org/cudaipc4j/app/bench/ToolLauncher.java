@@ -75,7 +75,9 @@ final class ToolLauncher {
         try {
             Process p = new ProcessBuilder(command(mainClass, toolArgs)).start();
             p.getOutputStream().close();
-            CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(p.getErrorStream()));
+            // A thread of its own: the common pool may have a single worker on a small machine.
+            CompletableFuture<String> err = new CompletableFuture<>();
+            Thread.ofPlatform().daemon().start(() -> err.complete(drain(p.getErrorStream())));
             String out = drain(p.getInputStream());
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -3,6 +3,9 @@ package org.cudaipc4j.app.simpleipc;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.cudaipc4j.app.LineAtomicOutput;
 import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.backend.Backend.Attachment;
 import org.cudaipc4j.backend.Backend.PeerBuffer;
@@ -27,6 +30,7 @@ public final class SimpleIpcChild {
     private SimpleIpcChild() {}
 
     public static void main(String[] args) {
+        LineAtomicOutput.install();
         PhaseLog phases = new PhaseLog();
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
@@ -88,44 +92,45 @@ public final class SimpleIpcChild {
             phases.mark("attached");
             block.awaitReady(timeout);
             phases.mark("ready");
-            // Declared after the attachment so that they close before it.
-            try (Resources<PeerBuffer> buffers = new Resources<>(); Resources<PeerEvent> events = new Resources<>()) {
-                for (int p = 0; p < n; p++) {
-                    buffers.add(attachment.openBuffer(block.memoryHandle(p), bytes));
-                    events.add(attachment.openEvent(block.eventHandle(p)));
-                }
-                phases.mark("opened");
+            // The attachment owns what it opens and closes it before itself; on a failure it also cancels pending
+            // stream work, so closing never waits on a sibling that is gone.
+            List<PeerBuffer> buffers = new ArrayList<>(n);
+            List<PeerEvent> events = new ArrayList<>(n);
+            for (int p = 0; p < n; p++) {
+                buffers.add(attachment.openBuffer(block.memoryHandle(p), bytes));
+                events.add(attachment.openEvent(block.eventHandle(p)));
+            }
+            phases.mark("opened");
 
-                Barrier barrier = block.barrier(id, timeout);
-                long steps = (long) n * rounds;
-                for (long step = 0; step < steps; step++) {
-                    int b = (int) ((step + id) % n);
-                    boolean last = step == steps - 1;
-                    byte value = (byte) (last && corrupt == id ? id + 1 : id);
-                    attachment.streamWait(events.get(b));
-                    attachment.fill(buffers.get(b), value);
-                    attachment.record(events.get(b));
-                    // No sibling may re-record an event before every waiter has enqueued its wait on it.
-                    barrier.await();
-                    if (id == 0) {
-                        System.out.printf("Step %d done%n", step);
-                    }
+            Barrier barrier = block.barrier(id, timeout);
+            long steps = (long) n * rounds;
+            for (long step = 0; step < steps; step++) {
+                int b = (int) ((step + id) % n);
+                boolean last = step == steps - 1;
+                byte value = (byte) (last && corrupt == id ? id + 1 : id);
+                attachment.streamWait(events.get(b));
+                attachment.fill(buffers.get(b), value);
+                attachment.record(events.get(b));
+                // No sibling may re-record an event before every waiter has enqueued its wait on it.
+                barrier.await();
+                if (id == 0) {
+                    System.out.printf("Step %d done%n", step);
                 }
-                phases.mark("steps");
+            }
+            phases.mark("steps");
 
-                attachment.streamWait(events.get(id));
-                MemorySegment host = attachment.copyToHost(buffers.get(id));
-                phases.mark("copied");
-                System.out.printf("Process %d: verifying...%n", id);
-                byte expected = (byte) ((id + 1) % n);
-                Verification v = Verification.check(host, expected);
-                phases.mark("verified");
-                if (!v.ok()) {
-                    System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
-                                    + " (%d of %d bytes wrong)%n",
-                            id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
-                    return 1;
-                }
+            attachment.streamWait(events.get(id));
+            MemorySegment host = attachment.copyToHost(buffers.get(id));
+            phases.mark("copied");
+            System.out.printf("Process %d: verifying...%n", id);
+            byte expected = (byte) ((id + 1) % n);
+            Verification v = Verification.check(host, expected);
+            phases.mark("verified");
+            if (!v.ok()) {
+                System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
+                                + " (%d of %d bytes wrong)%n",
+                        id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
+                return 1;
             }
         }
         phases.mark("closed");

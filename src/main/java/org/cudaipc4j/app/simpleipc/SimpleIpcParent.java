@@ -26,10 +26,14 @@ import org.cudaipc4j.coord.Supervisor;
  * publishes the handles and then the ready flag, which the children wait for.
  */
 public final class SimpleIpcParent {
+    /** The sample's waiver message. */
+    static final String NO_IPC_DEVICES = "No CUDA devices support IPC";
     private final SimpleIpcOptions options;
     /** Human-readable output: stdout, or stderr when stdout carries JSON. */
     private final PrintStream out;
     private final PhaseLog phases = new PhaseLog();
+    /** The first line of the run: which backend, and why when chosen automatically. */
+    private String backendLine;
 
     public SimpleIpcParent(SimpleIpcOptions options) {
         this.options = options;
@@ -45,7 +49,14 @@ public final class SimpleIpcParent {
         try {
             exit = runGroup(report);
         } catch (NoIpcDeviceException e) {
-            out.println(e.getMessage());
+            printBackendLine();
+            // The sample's exact line, preceded by the reason where the backend gave one.
+            String message = e.getMessage();
+            if (message.startsWith(NO_IPC_DEVICES + ": ")) {
+                out.println("Reason: " + message.substring(NO_IPC_DEVICES.length() + 2));
+                message = NO_IPC_DEVICES;
+            }
+            out.println(message);
             report.result = "waived";
             exit = ExitCodes.WAIVED;
         }
@@ -66,12 +77,20 @@ public final class SimpleIpcParent {
         try (Backend backend = chooseBackend()) {
             report.backend = backend.name();
             report.simulated = backend.simulated();
+            // The sample's selection messages follow the backend line, and nothing is printed for a bad request.
+            List<String> selectionLog = new ArrayList<>();
             List<Integer> selected;
             try {
-                selected = backend.selectDevices(options.devices(), SimpleIpcOptions.MAX_DEVICES, out::println);
+                selected = backend.selectDevices(options.devices(), SimpleIpcOptions.MAX_DEVICES, selectionLog::add);
             } catch (IllegalArgumentException e) {
                 throw new UsageException(e.getMessage());
+            } finally {
+                if (!selectionLog.isEmpty()) {
+                    printBackendLine();
+                    selectionLog.forEach(out::println);
+                }
             }
+            printBackendLine();
             phases.mark("selected");
             int n = selected.size() * options.procsPerDevice();
             if (n > ControlBlock.MAX_PROCESSES) {
@@ -127,22 +146,30 @@ public final class SimpleIpcParent {
         }
     }
 
+    /** Prints the backend line once, before anything else the run prints. */
+    private void printBackendLine() {
+        if (backendLine != null) {
+            out.println(backendLine);
+            backendLine = null;
+        }
+    }
+
     private Backend chooseBackend() {
         BackendKind kind = options.backend();
         if (kind == BackendKind.HOST) {
-            out.printf("Backend: host (%d devices simulated in host shared memory)%n", options.simulatedDevices());
+            backendLine = String.format("Backend: host (%d devices simulated in host shared memory)", options.simulatedDevices());
             return Backends.create("host", options.simulatedDevices());
         }
         Backend cuda = null;
         try {
             cuda = Backends.create("cuda", 0);
             if (kind == BackendKind.CUDA) {
-                out.println("Backend: cuda");
+                backendLine = "Backend: cuda";
                 return cuda;
             }
             // auto: probe quietly; the real selection below prints the sample's messages.
             cuda.selectDevices(options.devices(), SimpleIpcOptions.MAX_DEVICES, line -> {});
-            out.println("Backend: cuda (auto: an IPC-capable GPU was found)");
+            backendLine = "Backend: cuda (auto: an IPC-capable GPU was found)";
             return cuda;
         } catch (NoIpcDeviceException e) {
             if (cuda != null) {
@@ -151,7 +178,7 @@ public final class SimpleIpcParent {
             if (kind == BackendKind.CUDA) {
                 throw e;
             }
-            out.printf("Backend: host (auto: %s; %d devices simulated in host shared memory)%n",
+            backendLine = String.format("Backend: host (auto: %s; %d devices simulated in host shared memory)",
                     SimpleIpcChild.oneLine(e), options.simulatedDevices());
             return Backends.create("host", options.simulatedDevices());
         } catch (RuntimeException e) {

@@ -69,6 +69,6 @@ class SimpleIpcCliTest {
                 "--timeout", "--json", "devices"}) {
             assertTrue(run.out.contains(option), option + " missing from help:\n" + run.out);
         }
-        assertTrue(run.out.contains("64 usage error"), run.out);
+        assertTrue(run.out.contains("Exit codes:") && run.out.contains("64") && run.out.contains("usage error"), run.out);
     }
 }

@@ -64,9 +64,8 @@ class SimpleIpcHostTest {
     void aChildKilledMidRunEndsTheRunAndLeavesNothing() {
         Process tool = ToolRun.start("--backend", "host", "--sim-devices", "3", "--size", "8M", "--steps", "100000");
         ToolRun run = ToolRun.finish(tool, LIMIT, line -> line.equals("Step 5 done"),
-                p -> p.children().filter(c -> c.info().arguments()
-                                .map(a -> String.join(" ", a).contains(SimpleIpcChild.class.getName() + " 2 "))
-                                .orElse(false))
+                p -> p.children()
+                        .filter(c -> ToolRun.commandLine(c).contains(SimpleIpcChild.class.getName() + " 2 "))
                         .forEach(ProcessHandle::destroyForcibly));
         run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
         assertTrue(Pattern.compile("^Process 2 failed \\(.*(signal 9|SIGKILL).*\\)$", Pattern.MULTILINE)
