@@ -75,11 +75,15 @@ public final class CudaAttachment implements Backend.Attachment {
         return kernels.grid(fill, bytes);
     }
 
-    private void check() {
+    private void requireOwner() {
         if (Thread.currentThread() != owner) {
             throw new IllegalStateException("this CUDA attachment belongs to thread '" + owner.getName()
                     + "', not '" + Thread.currentThread().getName() + "'");
         }
+    }
+
+    private void check() {
+        requireOwner();
         if (closed) {
             throw new IllegalStateException("this CUDA attachment is closed");
         }
@@ -206,10 +210,7 @@ public final class CudaAttachment implements Backend.Attachment {
         if (closed) {
             return;
         }
-        if (Thread.currentThread() != owner) {
-            throw new IllegalStateException("this CUDA attachment belongs to thread '" + owner.getName()
-                    + "', not '" + Thread.currentThread().getName() + "'");
-        }
+        requireOwner();
         closed = true;
         List<AutoCloseable> order = new ArrayList<>(opened.reversed());
         order.addAll(List.of(this::closeHost, kernels, stream, context));
