@@ -63,6 +63,16 @@ final class RootCommand implements Callable<Integer> {
             description = "Bound on the run and on every wait in it (e.g. 500ms, 30s, 2m). Default: ${DEFAULT-VALUE}.")
     String timeout;
 
+    @Option(names = "--kernel", paramLabel = "vec16|simple", defaultValue = "vec16",
+            description = "Fill kernel on GPUs: vec16 (16-byte stores) or simple (the sample's, one byte per thread)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String kernel;
+
+    @Option(names = "--verify", paramLabel = "host|device", defaultValue = "host",
+            description = "Check each buffer by copying it to pinned host memory (host, as the sample) or by"
+                    + " counting wrong bytes on the GPU (device). Default: ${DEFAULT-VALUE}.")
+    String verify;
+
     @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")
     boolean json;
 
@@ -99,6 +109,14 @@ final class RootCommand implements Callable<Integer> {
             case "auto" -> BackendKind.AUTO;
             default -> throw usage("--backend must be cuda, host or auto, got '" + backend + "'");
         };
+        String fillKernel = kernel.toLowerCase(Locale.ROOT);
+        if (!fillKernel.equals("vec16") && !fillKernel.equals("simple")) {
+            throw usage("--kernel must be vec16 or simple, got '" + kernel + "'");
+        }
+        String verifyWhere = verify.toLowerCase(Locale.ROOT);
+        if (!verifyWhere.equals("host") && !verifyWhere.equals("device")) {
+            throw usage("--verify must be host or device, got '" + verify + "'");
+        }
         LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
         for (String d : devices) {
             int ordinal;
@@ -115,7 +133,7 @@ final class RootCommand implements Callable<Integer> {
             }
         }
         return new SimpleIpcOptions(bytes, procsPerDevice, List.copyOf(ordinals), rounds, kind, simulatedDevices,
-                limit, json, corruptProcess);
+                limit, json, corruptProcess, fillKernel, verifyWhere.equals("device"));
     }
 
     private <T> T parse(String option, java.util.function.Supplier<T> parser) {

@@ -44,7 +44,7 @@ public final class ToolRun {
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(org.cudaipc4j.testing.JavaProcess.classPath());
         cmd.add(Main.class.getName());
         cmd.addAll(List.of(args));
         try {

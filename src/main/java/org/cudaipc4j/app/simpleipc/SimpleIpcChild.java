@@ -10,6 +10,8 @@ import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.backend.Backend.Attachment;
 import org.cudaipc4j.backend.Backend.PeerBuffer;
 import org.cudaipc4j.backend.Backend.PeerEvent;
+import org.cudaipc4j.backend.cuda.CudaAttachment;
+import org.cudaipc4j.backend.cuda.CudaBackend;
 import org.cudaipc4j.coord.Barrier;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
@@ -19,7 +21,7 @@ import org.cudaipc4j.coord.ControlBlock;
  * through the supervisor as a fresh JVM; kept free of the CLI and JSON libraries so it starts fast.
  *
  * <p>Arguments: {@code id segmentName bytes rounds backend simulatedDevices timeoutMillis corruptProcess
- * [phaseLogFile]}.
+ * kernel(vec16|simple) verify(host|device) [phaseLogFile]}.
  *
  * <p>It attaches to its device (driver, context, stream, kernel) before the parent has published the handles, so
  * the two start-ups overlap; then it waits for the ready flag, opens every process's buffer and event, runs the
@@ -34,8 +36,9 @@ public final class SimpleIpcChild {
         PhaseLog phases = new PhaseLog();
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
-        if (args.length < 8) {
-            System.err.println("usage: SimpleIpcChild id segment bytes rounds backend simDevices timeoutMillis corrupt [phaseLog]");
+        if (args.length < 10) {
+            System.err.println("usage: SimpleIpcChild id segment bytes rounds backend simDevices timeoutMillis corrupt"
+                    + " kernel verify [phaseLog]");
             System.exit(64);
         }
         int id = Integer.parseInt(args[0]);
@@ -46,12 +49,14 @@ public final class SimpleIpcChild {
         int simulatedDevices = Integer.parseInt(args[5]);
         Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
         int corrupt = Integer.parseInt(args[7]);
-        Path phaseFile = args.length > 8 ? Path.of(args[8]) : null;
+        System.setProperty(CudaBackend.KERNEL_PROPERTY, args[8]);
+        boolean verifyOnDevice = args[9].equals("device");
+        Path phaseFile = args.length > 10 ? Path.of(args[10]) : null;
 
         int exit;
         try (ChildRuntime runtime = ChildRuntime.join(segment, id)) {
             try {
-                exit = run(runtime, bytes, rounds, backendName, simulatedDevices, timeout, corrupt, phases);
+                exit = run(runtime, bytes, rounds, backendName, simulatedDevices, timeout, corrupt, verifyOnDevice, phases);
             } catch (RuntimeException | Error e) {
                 String reason = oneLine(e);
                 runtime.fail(reason);
@@ -78,7 +83,7 @@ public final class SimpleIpcChild {
     }
 
     private static int run(ChildRuntime runtime, long bytes, int rounds, String backendName, int simulatedDevices,
-            Duration timeout, int corrupt, PhaseLog phases) {
+            Duration timeout, int corrupt, boolean verifyOnDevice, PhaseLog phases) {
         ControlBlock block = runtime.block();
         int id = runtime.index();
         int n = block.processCount();
@@ -120,12 +125,8 @@ public final class SimpleIpcChild {
             phases.mark("steps");
 
             attachment.streamWait(events.get(id));
-            MemorySegment host = attachment.copyToHost(buffers.get(id));
-            phases.mark("copied");
-            System.out.printf("Process %d: verifying...%n", id);
             byte expected = (byte) ((id + 1) % n);
-            Verification v = Verification.check(host, expected);
-            phases.mark("verified");
+            Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
             if (!v.ok()) {
                 System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
                                 + " (%d of %d bytes wrong)%n",
@@ -136,6 +137,30 @@ public final class SimpleIpcChild {
         phases.mark("closed");
         System.out.printf("Process %d complete!%n", id);
         return 0;
+    }
+
+    /**
+     * Checks that every byte of the process's own buffer is {@code expected}: on the GPU when asked and possible
+     * (a count of wrong bytes; only a wrong buffer is copied back, for the report), else through a copy to host
+     * memory.
+     */
+    private static Verification verify(Attachment attachment, PeerBuffer own, byte expected, boolean onDevice,
+            int id, PhaseLog phases) {
+        if (onDevice && attachment instanceof CudaAttachment gpu) {
+            System.out.printf("Process %d: verifying...%n", id);
+            long wrong = gpu.countMismatchesOnDevice(own, expected)[0];
+            phases.mark("verified");
+            if (wrong == 0) {
+                return new Verification(0, -1, 0);
+            }
+            return Verification.check(attachment.copyToHost(own), expected);
+        }
+        MemorySegment host = attachment.copyToHost(own);
+        phases.mark("copied");
+        System.out.printf("Process %d: verifying...%n", id);
+        Verification v = Verification.check(host, expected);
+        phases.mark("verified");
+        return v;
     }
 
     static String oneLine(Throwable e) {

@@ -200,7 +200,8 @@ public final class SimpleIpcParent {
             List<String> args = new ArrayList<>(List.of(
                     Integer.toString(p), block.name(), Long.toString(options.bytes()), Integer.toString(options.rounds()),
                     backendName, Integer.toString(options.simulatedDevices()),
-                    Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess())));
+                    Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
+                    options.kernel(), options.verifyOnDevice() ? "device" : "host"));
             if (phaseFiles.enabled()) {
                 args.add(phaseFiles.file(p).toString());
             }
