@@ -49,6 +49,10 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Backend of the simpleIPC runs. Default: ${DEFAULT-VALUE}.")
     String backend;
 
+    @Option(names = "--run-args", paramLabel = "ARGS", defaultValue = "",
+            description = "Extra simpleIPC options for the end-to-end runs, e.g. \"--verify device\".")
+    String runArgs;
+
     @Option(names = "--procs", split = ",", paramLabel = "LIST", defaultValue = "2,4,8,16",
             description = "Process counts for step and barrier latency. Default: ${DEFAULT-VALUE}.")
     List<Integer> procs;
@@ -90,7 +94,11 @@ public final class BenchCommand implements Callable<Integer> {
         results.addProperty("backend", backend);
         if (only.contains("e2e")) {
             List<EndToEndBench.Result> e2e = new ArrayList<>();
-            e2e.add(endToEnd("default run", List.of("--backend", backend)));
+            List<String> args = new ArrayList<>(List.of("--backend", backend));
+            if (!runArgs.isBlank()) {
+                args.addAll(List.of(runArgs.trim().split("\\s+")));
+            }
+            e2e.add(endToEnd(runArgs.isBlank() ? "default run" : runArgs.trim(), args));
             results.add("endToEnd", gson.toJsonTree(e2e));
         }
         if (only.contains("steps")) {
