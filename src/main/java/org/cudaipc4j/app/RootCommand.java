@@ -68,9 +68,10 @@ final class RootCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     String kernel;
 
-    @Option(names = "--verify", paramLabel = "host|device", defaultValue = "host",
-            description = "Check each buffer by copying it to pinned host memory (host, as the sample) or by"
-                    + " counting wrong bytes on the GPU (device). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--verify", paramLabel = "device|host", defaultValue = "device",
+            description = "Check each buffer by counting wrong bytes on the GPU (device; a wrong buffer is then"
+                    + " copied back for the report) or by copying it to pinned host memory (host, as the sample)."
+                    + " Default: ${DEFAULT-VALUE}.")
     String verify;
 
     @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")

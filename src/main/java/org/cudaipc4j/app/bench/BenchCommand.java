@@ -18,6 +18,7 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.cudaipc4j.app.ExitCodes;
+import org.cudaipc4j.coord.BarrierLatency;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -33,6 +34,10 @@ import picocli.CommandLine.Spec;
         subcommands = BenchCommand.Chart.class)
 public final class BenchCommand implements Callable<Integer> {
     static final Set<String> PARTS = Set.of("e2e", "steps", "barrier", "fill");
+
+    /** Barrier round-trip latency for one process count, as written to bench.json. */
+    record BarrierFigures(int processes, int rounds, long samples, double medianMicros, double p99Micros,
+            double minMicros, double maxMicros, double meanMicros, double wallSeconds) {}
 
     @Spec
     CommandSpec spec;
@@ -105,12 +110,12 @@ public final class BenchCommand implements Callable<Integer> {
             results.add("stepLatency", gson.toJsonTree(StepLatencyBench.run(backend, procs, stepRounds, System.out)));
         }
         if (only.contains("barrier")) {
-            List<org.cudaipc4j.coord.BarrierLatency.Result> barrier = new ArrayList<>();
+            List<BarrierFigures> barrier = new ArrayList<>();
             for (int p : procs) {
-                org.cudaipc4j.coord.BarrierLatency.Result r =
-                        org.cudaipc4j.coord.BarrierLatency.measure(p, barrierRounds, Math.max(100, barrierRounds / 10));
+                BarrierLatency.Result r = BarrierLatency.measure(p, barrierRounds, Math.max(100, barrierRounds / 10));
                 System.out.println("Barrier round trip: " + r.describe());
-                barrier.add(r);
+                barrier.add(new BarrierFigures(r.processes(), r.rounds(), r.samples(), r.medianMicros(),
+                        r.p99Micros(), r.minMicros(), r.maxMicros(), r.meanMicros(), r.wall().toMillis() / 1e3));
             }
             results.add("barrierLatency", gson.toJsonTree(barrier));
         }

@@ -13,6 +13,7 @@ import org.cudaipc4j.backend.Backend.PeerEvent;
 import org.cudaipc4j.backend.cuda.CudaAttachment;
 import org.cudaipc4j.backend.cuda.CudaBackend;
 import org.cudaipc4j.coord.Barrier;
+import org.cudaipc4j.driver.CuDriver;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
 
@@ -48,6 +49,9 @@ public final class SimpleIpcChild {
         String backendName = args[4];
         int simulatedDevices = Integer.parseInt(args[5]);
         Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
+        if (backendName.equals("cuda")) {
+            CuDriver.prelinkInBackground();
+        }
         int corrupt = Integer.parseInt(args[7]);
         System.setProperty(CudaBackend.KERNEL_PROPERTY, args[8]);
         boolean verifyOnDevice = args[9].equals("device");

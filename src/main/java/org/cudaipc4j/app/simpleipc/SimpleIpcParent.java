@@ -17,6 +17,7 @@ import org.cudaipc4j.backend.NoIpcDeviceException;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
+import org.cudaipc4j.driver.CuDriver;
 
 /**
  * The parent of a simpleIPC run (the sample run with no argument).
@@ -44,6 +45,9 @@ public final class SimpleIpcParent {
     public int run() {
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
+        if (options.backend() != BackendKind.HOST) {
+            CuDriver.prelinkInBackground();
+        }
         RunReport report = new RunReport(options);
         int exit;
         try {
@@ -171,6 +175,12 @@ public final class SimpleIpcParent {
             cuda.selectDevices(options.devices(), SimpleIpcOptions.MAX_DEVICES, line -> {});
             backendLine = "Backend: cuda (auto: an IPC-capable GPU was found)";
             return cuda;
+        } catch (IllegalArgumentException e) {
+            // A requested device that does not exist is the user's mistake, whichever backend would run it.
+            if (cuda != null) {
+                cuda.close();
+            }
+            throw new UsageException(e.getMessage());
         } catch (NoIpcDeviceException e) {
             if (cuda != null) {
                 cuda.close();
