@@ -1,5 +1,6 @@
 package org.cudaipc4j.app;
 
+import java.io.PrintWriter;
 import picocli.CommandLine;
 
 /**
@@ -20,6 +21,15 @@ public final class Main {
 
     /** Runs the tool and returns its exit code (tests call this in-process). */
     public static int run(String... args) {
+        if (args.length == 0) {
+            // The sample's own invocation. With nothing to parse, skip building the command-line model: picocli's
+            // reflection over the commands is the largest part of this JVM's start-up.
+            try {
+                return new RootCommand().call();
+            } catch (RuntimeException e) {
+                return reportFailure(e, new PrintWriter(System.err, true));
+            }
+        }
         return commandLine().execute(args);
     }
 
@@ -32,17 +42,21 @@ public final class Main {
             c.getErr().println("cudaipc4j: " + ex.getMessage() + " (try --help)");
             return ExitCodes.USAGE;
         });
-        cl.setExecutionExceptionHandler((ex, c, parseResult) -> {
-            c.getErr().println("cudaipc4j: " + oneLine(ex));
-            if (ex instanceof UsageException) {
-                return ExitCodes.USAGE;
-            }
-            if (debug()) {
-                ex.printStackTrace(c.getErr());
-            }
-            return ExitCodes.FAILURE;
-        });
+        cl.setExecutionExceptionHandler((ex, c, parseResult) -> reportFailure(ex, c.getErr()));
         return cl;
+    }
+
+    /** Prints a failure in one line (a stack trace too with CUDAIPC4J_DEBUG=1) and returns the exit code. */
+    private static int reportFailure(Exception ex, PrintWriter err) {
+        err.println("cudaipc4j: " + oneLine(ex));
+        if (ex instanceof UsageException) {
+            return ExitCodes.USAGE;
+        }
+        if (debug()) {
+            ex.printStackTrace(err);
+        }
+        err.flush();
+        return ExitCodes.FAILURE;
     }
 
     /** One line for a failure: the message, or the exception type where there is none. */

@@ -31,55 +31,57 @@ import picocli.CommandLine.Spec;
             "2:waived: no IPC-capable device (the sample's EXIT_WAIVED)",
             "64:usage error"})
 final class RootCommand implements Callable<Integer> {
+    // Defaults are the fields' initial values (picocli shows them in --help), so a run without arguments, which
+    // skips picocli, gets the same ones.
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64M",
+    @Option(names = "--size", paramLabel = "BYTES",
             description = "Bytes per buffer; suffixes K, M, G (powers of 1024). Default: ${DEFAULT-VALUE}.")
-    String size;
+    String size = "64M";
 
-    @Option(names = "--procs-per-device", paramLabel = "N", defaultValue = "1",
+    @Option(names = "--procs-per-device", paramLabel = "N",
             description = "Processes sharing each device; the rotation covers all of them. Default: ${DEFAULT-VALUE}.")
-    int procsPerDevice;
+    int procsPerDevice = 1;
 
     @Option(names = "--devices", paramLabel = "LIST", split = ",",
             description = "Device ordinals to consider, e.g. 0,2 (default: all).")
     List<String> devices = new ArrayList<>();
 
-    @Option(names = "--steps", paramLabel = "R", defaultValue = "1",
+    @Option(names = "--steps", paramLabel = "R",
             description = "Rounds of the rotation (each round is one step per process). Default: ${DEFAULT-VALUE}.")
-    int rounds;
+    int rounds = 1;
 
-    @Option(names = "--backend", paramLabel = "cuda|host|auto", defaultValue = "auto",
+    @Option(names = "--backend", paramLabel = "cuda|host|auto",
             description = "cuda: real GPUs; host: devices simulated in host shared memory; auto: cuda when an"
                     + " IPC-capable GPU exists, else host. Default: ${DEFAULT-VALUE}.")
-    String backend;
+    String backend = "auto";
 
-    @Option(names = "--sim-devices", paramLabel = "N", defaultValue = "2",
+    @Option(names = "--sim-devices", paramLabel = "N",
             description = "Devices the host backend simulates. Default: ${DEFAULT-VALUE}.")
-    int simulatedDevices;
+    int simulatedDevices = 2;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "120s",
+    @Option(names = "--timeout", paramLabel = "DURATION",
             description = "Bound on the run and on every wait in it (e.g. 500ms, 30s, 2m). Default: ${DEFAULT-VALUE}.")
-    String timeout;
+    String timeout = "120s";
 
-    @Option(names = "--kernel", paramLabel = "vec16|simple", defaultValue = "vec16",
+    @Option(names = "--kernel", paramLabel = "vec16|simple",
             description = "Fill kernel on GPUs: vec16 (16-byte stores) or simple (the sample's, one byte per thread)."
                     + " Default: ${DEFAULT-VALUE}.")
-    String kernel;
+    String kernel = "vec16";
 
-    @Option(names = "--verify", paramLabel = "device|host", defaultValue = "device",
+    @Option(names = "--verify", paramLabel = "device|host",
             description = "Check each buffer by counting wrong bytes on the GPU (device; a wrong buffer is then"
                     + " copied back for the report) or by copying it to pinned host memory (host, as the sample)."
                     + " Default: ${DEFAULT-VALUE}.")
-    String verify;
+    String verify = "device";
 
     @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")
     boolean json;
 
-    @Option(names = "--inject-corruption", paramLabel = "PROCESS", hidden = true, defaultValue = "-1",
+    @Option(names = "--inject-corruption", paramLabel = "PROCESS", hidden = true,
             description = "Testing: this process writes a wrong value in its last step.")
-    int corruptProcess;
+    int corruptProcess = -1;
 
     @Override
     public Integer call() {
