@@ -2,11 +2,17 @@ package org.cudaipc4j.app.bench;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
+import org.cudaipc4j.app.Main;
+import org.cudaipc4j.app.simpleipc.SimpleIpcParent;
 
 /**
  * Runs the simpleIPC program as a fresh process, {@code repeat} times, and splits each run into the phases of its
@@ -36,22 +42,34 @@ final class EndToEndBench {
     record Result(List<String> args, int runs, Stats wallMs, Map<String, Stats> criticalPathMs,
             Map<String, Stats> parentOverlappedMs, List<Double> wallSamplesMs) {}
 
+    /**
+     * Runs the tool {@code repeat} times with exactly {@code toolArgs} (nothing added, so the default run is timed
+     * as users run it); the phases come from the report file named by {@link SimpleIpcParent#REPORT_ENV}.
+     */
     static Result run(List<String> toolArgs, int repeat, IntConsumer progress) {
-        List<String> args = new ArrayList<>(toolArgs);
-        args.add("--json");
         List<Double> wall = new ArrayList<>();
         Map<String, List<Double>> path = new LinkedHashMap<>();
         Map<String, List<Double>> overlapped = new LinkedHashMap<>();
         for (int r = 0; r < repeat; r++) {
-            long t0 = System.nanoTime();
-            ToolLauncher.Outcome o = ToolLauncher.run(args);
-            double ms = (System.nanoTime() - t0) / 1e6;
-            if (o.exitCode() != 0) {
-                throw new IllegalStateException("run " + (r + 1) + " of " + String.join(" ", toolArgs)
-                        + " exited " + o.exitCode() + ": " + o.lastErrorLine());
+            JsonObject json;
+            double ms;
+            Path report = tempFile();
+            try {
+                long t0 = System.nanoTime();
+                ToolLauncher.Outcome o = ToolLauncher.runMain(Main.class.getName(), toolArgs,
+                        Map.of(SimpleIpcParent.REPORT_ENV, report.toString()));
+                ms = (System.nanoTime() - t0) / 1e6;
+                if (o.exitCode() != 0) {
+                    throw new IllegalStateException("run " + (r + 1) + " of '" + String.join(" ", toolArgs)
+                            + "' exited " + o.exitCode() + ": " + o.lastErrorLine());
+                }
+                json = JsonParser.parseString(Files.readString(report)).getAsJsonObject();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the run report " + report, e);
+            } finally {
+                report.toFile().delete();
             }
             wall.add(ms);
-            JsonObject json = JsonParser.parseString(o.stdout()).getAsJsonObject();
             JsonObject parent = json.getAsJsonObject("parentMs");
             JsonObject child = json.getAsJsonArray("childrenMs").get(0).getAsJsonObject();
             collect(CRITICAL_PATH, parent, child, path);
@@ -82,5 +100,13 @@ final class EndToEndBench {
         Map<String, Stats> out = new LinkedHashMap<>();
         samples.forEach((k, v) -> out.put(k, Stats.of(v)));
         return out;
+    }
+
+    private static Path tempFile() {
+        try {
+            return Files.createTempFile("cudaipc4j-report", ".json");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary report file", e);
+        }
     }
 }

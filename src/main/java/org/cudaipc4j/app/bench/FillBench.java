@@ -47,7 +47,7 @@ final class FillBench {
                     buffers.add(b);
                     args.add(size + ":" + b.exportIpcHandle().hex());
                 }
-                ToolLauncher.Outcome o = ToolLauncher.runMain(FillBenchChild.class.getName(), args);
+                ToolLauncher.Outcome o = ToolLauncher.runMain(FillBenchChild.class.getName(), args, java.util.Map.of());
                 if (o.exitCode() != 0) {
                     throw new IllegalStateException("fill benchmark child exited " + o.exitCode() + ": "
                             + o.lastErrorLine());

@@ -67,13 +67,15 @@ final class ToolLauncher {
 
     /** Runs the tool to completion (at most 10 minutes) and returns what it printed. */
     static Outcome run(List<String> toolArgs) {
-        return runMain(Main.class.getName(), toolArgs);
+        return runMain(Main.class.getName(), toolArgs, java.util.Map.of());
     }
 
-    /** Runs {@code mainClass} in a fresh JVM to completion (at most 10 minutes). */
-    static Outcome runMain(String mainClass, List<String> toolArgs) {
+    /** Runs {@code mainClass} in a fresh JVM with extra environment variables to completion (at most 10 minutes). */
+    static Outcome runMain(String mainClass, List<String> toolArgs, java.util.Map<String, String> env) {
         try {
-            Process p = new ProcessBuilder(command(mainClass, toolArgs)).start();
+            ProcessBuilder pb = new ProcessBuilder(command(mainClass, toolArgs));
+            pb.environment().putAll(env);
+            Process p = pb.start();
             p.getOutputStream().close();
             // A thread of its own: the common pool may have a single worker on a small machine.
             CompletableFuture<String> err = new CompletableFuture<>();

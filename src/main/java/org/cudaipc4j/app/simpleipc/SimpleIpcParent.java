@@ -29,15 +29,24 @@ import org.cudaipc4j.driver.CuDriver;
 public final class SimpleIpcParent {
     /** The sample's waiver message. */
     static final String NO_IPC_DEVICES = "No CUDA devices support IPC";
+    /** Environment variable naming a file for the JSON report. */
+    public static final String REPORT_ENV = "CUDAIPC4J_REPORT";
     private final SimpleIpcOptions options;
     /** Human-readable output: stdout, or stderr when stdout carries JSON. */
     private final PrintStream out;
     private final PhaseLog phases = new PhaseLog();
+    /**
+     * Where to write the JSON report as well, from {@value #REPORT_ENV}: lets a benchmark time the exact command
+     * a user runs (no {@code --json} on its command line) and still get the phases.
+     */
+    private final Path reportFile;
     /** The first line of the run: which backend, and why when chosen automatically. */
     private String backendLine;
 
     public SimpleIpcParent(SimpleIpcOptions options) {
         this.options = options;
+        String report = System.getenv(REPORT_ENV);
+        this.reportFile = report == null || report.isBlank() ? null : Path.of(report);
         this.out = options.json() ? System.err : System.out;
     }
 
@@ -69,6 +78,13 @@ public final class SimpleIpcParent {
         report.parentPhases = phases.marks();
         if (options.json()) {
             System.out.println(report.toJson());
+        }
+        if (reportFile != null) {
+            try {
+                Files.writeString(reportFile, report.toJson());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the run report to " + reportFile, e);
+            }
         }
         return exit;
     }
@@ -108,7 +124,7 @@ public final class SimpleIpcParent {
                     Sizes.format(options.bytes()), options.rounds(), options.rounds() == 1 ? "" : "s");
 
             try (ControlBlock block = ControlBlock.create(n);
-                 PhaseFiles phaseFiles = new PhaseFiles(options.json(), n)) {
+                 PhaseFiles phaseFiles = new PhaseFiles(options.json() || reportFile != null, n)) {
                 out.println("PP: lshmName = " + block.name());
                 for (int p = 0; p < n; p++) {
                     block.setDeviceOrdinal(p, selected.get(p / options.procsPerDevice()));
