@@ -11,7 +11,8 @@ import java.util.List;
  * one device: a simpleIPC run with tiny buffers and many rounds, its steps phase divided by the number of steps.
  */
 final class StepLatencyBench {
-    record Result(int processes, long steps, double microsPerStep) {}
+    record Result(int processes, long steps, double microsPerStep, double streamWaitMicros, double fillLaunchMicros,
+            double recordMicros, double barrierMicros) {}
 
     private StepLatencyBench() {}
 
@@ -29,8 +30,16 @@ final class StepLatencyBench {
                 double ms = child.get("steps").getAsDouble() - child.get("opened").getAsDouble();
                 worst = Math.max(worst, ms);
             }
-            Result r = new Result(p, steps, worst * 1000 / steps);
-            out.printf("Per-step latency, %2d processes on device 0: %.1f us/step (%d steps)%n", p, r.microsPerStep(), steps);
+            JsonObject c0 = json.getAsJsonArray("childrenMs").get(0).getAsJsonObject();
+            // total.* are milliseconds summed over the steps of process 0: us per step = ms * 1000 / steps.
+            double wait = c0.get("total.streamWaitMicros").getAsDouble() * 1000 / steps;
+            double fill = c0.get("total.fillLaunchMicros").getAsDouble() * 1000 / steps;
+            double record = c0.get("total.recordMicros").getAsDouble() * 1000 / steps;
+            double barrier = c0.get("total.barrierMicros").getAsDouble() * 1000 / steps;
+            Result r = new Result(p, steps, worst * 1000 / steps, wait, fill, record, barrier);
+            out.printf("Per-step latency, %2d processes on device 0: %.1f us/step (%d steps; process 0 per step:"
+                            + " wait %.1f, fill launch %.1f, record %.1f, barrier %.1f us)%n",
+                    p, r.microsPerStep(), steps, wait, fill, record, barrier);
             results.add(r);
         }
         return results;

@@ -15,6 +15,8 @@ import java.util.Map;
  * keeps the child's start-up free of a JSON library.
  */
 final class PhaseLog {
+    /** Prefix of entries that hold a duration in microseconds rather than a timestamp. */
+    static final String TOTAL = "total.";
     private final Map<String, Long> marks = new LinkedHashMap<>();
 
     void mark(String phase) {

@@ -58,7 +58,10 @@ final class RunReport {
 
     private static Map<String, Double> relative(Map<String, Long> marks, long origin) {
         Map<String, Double> out = new LinkedHashMap<>();
-        marks.forEach((k, v) -> out.put(k, v < 0 ? null : Math.round((v - origin) / 10.0) / 100.0));
+        marks.forEach((k, v) -> {
+            long from = k.startsWith(PhaseLog.TOTAL) ? 0 : origin; // durations are already relative
+            out.put(k, v < 0 ? null : Math.round((v - from) / 10.0) / 100.0);
+        });
         return out;
     }
 }

@@ -113,20 +113,38 @@ public final class SimpleIpcChild {
 
             Barrier barrier = block.barrier(id, timeout);
             long steps = (long) n * rounds;
+            // Where a step's time goes, summed over all steps (reported as total.* in the JSON report).
+            long waitNs = 0;
+            long fillNs = 0;
+            long recordNs = 0;
+            long barrierNs = 0;
             for (long step = 0; step < steps; step++) {
                 int b = (int) ((step + id) % n);
                 boolean last = step == steps - 1;
                 byte value = (byte) (last && corrupt == id ? id + 1 : id);
+                long t0 = System.nanoTime();
                 attachment.streamWait(events.get(b));
+                long t1 = System.nanoTime();
                 attachment.fill(buffers.get(b), value);
+                long t2 = System.nanoTime();
                 attachment.record(events.get(b));
+                long t3 = System.nanoTime();
                 // No sibling may re-record an event before every waiter has enqueued its wait on it.
                 barrier.await();
+                long t4 = System.nanoTime();
+                waitNs += t1 - t0;
+                fillNs += t2 - t1;
+                recordNs += t3 - t2;
+                barrierNs += t4 - t3;
                 if (id == 0) {
                     System.out.printf("Step %d done%n", step);
                 }
             }
             phases.mark("steps");
+            phases.mark(PhaseLog.TOTAL + "streamWaitMicros", waitNs / 1000);
+            phases.mark(PhaseLog.TOTAL + "fillLaunchMicros", fillNs / 1000);
+            phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
+            phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
 
             attachment.streamWait(events.get(id));
             byte expected = (byte) ((id + 1) % n);
