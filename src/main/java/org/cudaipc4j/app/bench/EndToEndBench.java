@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
 import org.cudaipc4j.app.Main;
+import org.cudaipc4j.app.simpleipc.Clock;
 import org.cudaipc4j.app.simpleipc.SimpleIpcParent;
 
 /**
@@ -22,7 +23,7 @@ import org.cudaipc4j.app.simpleipc.SimpleIpcParent;
 final class EndToEndBench {
     /** Critical-path phases in order, each the difference of two marks (parent = p., child 0 = c.). */
     static final List<String[]> CRITICAL_PATH = List.of(
-            new String[] {"parent JVM start", "p.jvmStart", "p.main"},
+            new String[] {"parent JVM start", "p.spawned", "p.main"},
             new String[] {"driver init + device selection", "p.main", "p.selected"},
             new String[] {"control block + child spawn", "p.selected", "p.childrenStarted"},
             new String[] {"child JVM start", "p.childrenStarted", "c.main"},
@@ -33,7 +34,8 @@ final class EndToEndBench {
             new String[] {"steps", "c.opened", "c.steps"},
             new String[] {"copy back + verification", "c.steps", "c.verified"},
             new String[] {"child teardown + exit", "c.verified", "p.childrenDone"},
-            new String[] {"parent teardown", "p.childrenDone", "p.exit"});
+            new String[] {"parent teardown", "p.childrenDone", "p.exit"},
+            new String[] {"parent JVM exit", "p.exit", "p.reaped"});
     /** Parent work that overlaps the child's start-up. */
     static final List<String[]> PARENT_OVERLAPPED = List.of(
             new String[] {"parent context + peer enabling", "p.childrenStarted", "p.prepared"},
@@ -53,12 +55,16 @@ final class EndToEndBench {
         for (int r = 0; r < repeat; r++) {
             JsonObject json;
             double ms;
+            long spawned;
+            long reaped;
             Path report = tempFile();
             try {
+                spawned = Clock.micros();
                 long t0 = System.nanoTime();
                 ToolLauncher.Outcome o = ToolLauncher.runMain(Main.class.getName(), toolArgs,
                         Map.of(SimpleIpcParent.REPORT_ENV, report.toString()));
                 ms = (System.nanoTime() - t0) / 1e6;
+                reaped = Clock.micros();
                 if (o.exitCode() != 0) {
                     throw new IllegalStateException("run " + (r + 1) + " of '" + String.join(" ", toolArgs)
                             + "' exited " + o.exitCode() + ": " + o.lastErrorLine());
@@ -71,6 +77,11 @@ final class EndToEndBench {
             }
             wall.add(ms);
             JsonObject parent = json.getAsJsonObject("parentMs");
+            // Spawn and exit as seen from here, on the report's clock (the kernel's process start time, which the
+            // report uses as its origin, is too coarse and on some VMs offset).
+            long origin = json.get("originEpochMicros").getAsLong();
+            parent.addProperty("spawned", (spawned - origin) / 1000.0);
+            parent.addProperty("reaped", (reaped - origin) / 1000.0);
             JsonObject child = json.getAsJsonArray("childrenMs").get(0).getAsJsonObject();
             collect(CRITICAL_PATH, parent, child, path);
             collect(PARENT_OVERLAPPED, parent, child, overlapped);

@@ -4,10 +4,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
 /** Wall-clock timestamps in microseconds since the epoch, comparable across processes of one host. */
-final class Clock {
+public final class Clock {
     private Clock() {}
 
-    static long micros() {
+    public static long micros() {
         return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
     }
 

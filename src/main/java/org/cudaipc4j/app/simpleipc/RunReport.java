@@ -47,6 +47,7 @@ final class RunReport {
         root.put("rounds", rounds);
         root.put("failures", failures);
         long origin = parentPhases.getOrDefault("jvmStart", parentPhases.getOrDefault("main", 0L));
+        root.put("originEpochMicros", origin);
         root.put("parentMs", relative(parentPhases, origin));
         List<Map<String, Double>> children = new ArrayList<>();
         for (Map<String, Long> c : childPhases) {

@@ -64,11 +64,27 @@ public final class CudaExport implements Backend.Export {
         return event;
     }
 
-    /** Waits for the event's last record, destroys it, then frees the buffer. Idempotent. */
+    /**
+     * Waits (at most {@link #SETTLE_MILLIS} ms) for the event's last record, destroys it, then frees the buffer.
+     * Idempotent. The wait is bounded because a record enqueued by a child that was killed never completes, and
+     * cuEventSynchronize would then block the parent forever; destroying an event with pending work is allowed.
+     */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            Closeables.closeAll(event::synchronize, event, buffer);
+            Closeables.closeAll(this::awaitLastRecord, event, buffer);
+        }
+    }
+
+    /** How long {@link #close()} waits for the event's last record to complete. */
+    static final long SETTLE_MILLIS = 2000;
+
+    private void awaitLastRecord() {
+        long deadline = System.nanoTime() + SETTLE_MILLIS * 1_000_000;
+        long pauseNanos = 10_000;
+        while (!event.query() && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(pauseNanos);
+            pauseNanos = Math.min(pauseNanos * 2, 5_000_000);
         }
     }
 }
