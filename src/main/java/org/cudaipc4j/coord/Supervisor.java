@@ -381,8 +381,12 @@ public final class Supervisor implements AutoCloseable {
         return signal < names.length ? " (" + names[signal] + ")" : "";
     }
 
-    /** The command line up to the main class: java, inherited options, native access, class path. */
-    static List<String> baseCommand() {
+    /**
+     * The command line of a fresh JVM like this one, up to the main class: the same java binary, this JVM's own
+     * options (less debugger agents and archive writing), native access, and the class path. Children are started
+     * with it; so are other helper JVMs (benchmarks), so that what is measured runs as the children do.
+     */
+    public static List<String> baseCommand() {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
         cmd.addAll(inheritedJvmOptions(ProcessHandle.current().info().arguments().map(List::of).orElse(List.of())));

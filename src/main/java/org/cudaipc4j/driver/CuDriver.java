@@ -16,36 +16,7 @@ import java.lang.invoke.MethodHandle;
  * <p>The driver binds a context to the calling OS thread: call from platform threads, with the context current.
  */
 public final class CuDriver {
-    /** System property that turns {@link #prelinkInBackground()} off. */
-    public static final String NO_PRELINK_PROPERTY = "cudaipc4j.noPrelink";
     private CuDriver() {}
-
-    /**
-     * Links every function's downcall handle on a background daemon thread and returns it. Linking a handle costs
-     * milliseconds the first time a descriptor is seen (the FFM linker generates a stub for it); doing it while the
-     * calling thread waits in the driver (cuInit, context creation) takes that off the critical path. A holder that
-     * the caller reaches first is simply linked there; class initialisation makes the two safe together. Nothing is
-     * called: only handles are created. Does nothing when the driver is not there, and returns null when
-     * {@value #NO_PRELINK_PROPERTY} is true (for measuring what it saves).
-     */
-    public static Thread prelinkInBackground() {
-        if (Boolean.getBoolean(NO_PRELINK_PROPERTY)) {
-            return null;
-        }
-        return Thread.ofPlatform().daemon().name("cudaipc4j-prelink").start(() -> {
-            if (!CudaLibrary.isAvailable()) {
-                return;
-            }
-            ClassLoader loader = CuDriver.class.getClassLoader();
-            for (String symbol : CuSymbols.TABLE.keySet()) {
-                try {
-                    Class.forName(CuDriver.class.getName() + "$" + symbol, true, loader);
-                } catch (ClassNotFoundException | LinkageError e) {
-                    // A symbol this binding declares but has no holder for: nothing to prepare.
-                }
-            }
-        });
-    }
 
     private static RuntimeException rethrow(Throwable t) {
         if (t instanceof RuntimeException r) {

@@ -9,10 +9,12 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.app.Main;
+import org.cudaipc4j.coord.Supervisor;
 
 /**
  * Starts the tool as a fresh process the way the {@code cudaipc4j} script does: the same java binary, class path
- * and JVM options as this process (so an AOT cache or GC choice applies to what is measured).
+ * and JVM options as this process (so an AOT cache or GC choice applies to what is measured), through
+ * {@link Supervisor#baseCommand()}.
  */
 final class ToolLauncher {
     private ToolLauncher() {}
@@ -23,38 +25,10 @@ final class ToolLauncher {
 
     /** A fresh JVM like this one, running {@code mainClass} from this class path. */
     static List<String> command(String mainClass, List<String> args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.addAll(jvmOptions());
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        List<String> cmd = new ArrayList<>(Supervisor.baseCommand());
         cmd.add(mainClass);
         cmd.addAll(args);
         return cmd;
-    }
-
-    /** This JVM's own options (-D, -X, -XX, --enable-native-access), without a debugger agent. */
-    static List<String> jvmOptions() {
-        List<String> out = new ArrayList<>();
-        String[] args = ProcessHandle.current().info().arguments().orElse(new String[0]);
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-cp") || a.equals("-classpath") || a.equals("--class-path") || a.equals("-jar")) {
-                break;
-            }
-            if (a.startsWith("-agentlib") || a.startsWith("-javaagent") || a.startsWith("-Xrunjdwp")) {
-                continue;
-            }
-            if (a.startsWith("-D") || a.startsWith("-X") || a.startsWith("--enable-native-access")) {
-                out.add(a);
-            } else if (!a.startsWith("-")) {
-                break; // the main class
-            }
-        }
-        if (out.stream().noneMatch(a -> a.startsWith("--enable-native-access"))) {
-            out.add("--enable-native-access=ALL-UNNAMED");
-        }
-        return out;
     }
 
     /** What a finished run of the tool printed, and its exit code. */

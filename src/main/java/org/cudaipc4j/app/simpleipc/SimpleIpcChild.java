@@ -17,7 +17,7 @@ import org.cudaipc4j.backend.cuda.CudaBackend;
 import org.cudaipc4j.coord.Barrier;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
-import org.cudaipc4j.driver.CuDriver;
+import org.cudaipc4j.driver.Prelink;
 
 /**
  * Child process {@code id} of a simpleIPC run (the sample run with one integer argument). Started by the parent
@@ -52,7 +52,7 @@ public final class SimpleIpcChild {
         int simulatedDevices = Integer.parseInt(args[5]);
         Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
         if (backendName.equals("cuda")) {
-            CuDriver.prelinkInBackground();
+            Prelink.startInBackground();
         }
         int corrupt = Integer.parseInt(args[7]);
         System.setProperty(CudaBackend.KERNEL_PROPERTY, args[8]);

@@ -17,7 +17,7 @@ import org.cudaipc4j.backend.NoIpcDeviceException;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
-import org.cudaipc4j.driver.CuDriver;
+import org.cudaipc4j.driver.Prelink;
 
 /**
  * The parent of a simpleIPC run (the sample run with no argument).
@@ -55,7 +55,7 @@ public final class SimpleIpcParent {
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
         if (options.backend() != BackendKind.HOST) {
-            CuDriver.prelinkInBackground();
+            Prelink.startInBackground();
         }
         RunReport report = new RunReport(options);
         int exit;
