@@ -27,20 +27,19 @@ final class EndToEndBench {
             new String[] {"driver init + device selection", "p.main", "p.selected"},
             new String[] {"control block + child spawn", "p.selected", "p.childrenStarted"},
             new String[] {"child JVM start", "p.childrenStarted", "c.main"},
-            new String[] {"child join + attach (in parallel)", "c.main", "c.started"},
-            new String[] {"wait for parent's handles", "c.started", "c.ready"},
+            new String[] {"child join", "c.main", "c.joined"},
+            new String[] {"child driver + context + module", "c.joined", "c.attached"},
+            new String[] {"wait for parent's handles", "c.attached", "c.ready"},
             new String[] {"handle open", "c.ready", "c.opened"},
             new String[] {"steps", "c.opened", "c.steps"},
             new String[] {"copy back + verification", "c.steps", "c.verified"},
             new String[] {"child teardown + exit", "c.verified", "p.childrenDone"},
             new String[] {"parent teardown", "p.childrenDone", "p.exit"},
             new String[] {"parent JVM exit", "p.exit", "p.reaped"});
-    /** Work off the critical path: the parent's, overlapping the child's start-up, and the child's two halves. */
+    /** Parent work that overlaps the child's start-up. */
     static final List<String[]> PARENT_OVERLAPPED = List.of(
             new String[] {"parent context + peer enabling", "p.childrenStarted", "p.prepared"},
-            new String[] {"allocation + export", "p.prepared", "p.exported"},
-            new String[] {"child join (shared memory)", "c.main", "c.joined"},
-            new String[] {"child driver + context + module", "c.main", "c.attached"});
+            new String[] {"allocation + export", "p.prepared", "p.exported"});
 
     record Result(List<String> args, int runs, Stats wallMs, Map<String, Stats> criticalPathMs,
             Map<String, Stats> parentOverlappedMs, List<Double> wallSamplesMs) {}

@@ -5,8 +5,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.cudaipc4j.app.LineAtomicOutput;
 import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.backend.Backend.Attachment;
@@ -24,7 +22,7 @@ import org.cudaipc4j.driver.Prelink;
  * through the supervisor as a fresh JVM; kept free of the CLI and JSON libraries so it starts fast.
  *
  * <p>Arguments: {@code id segmentName bytes rounds backend simulatedDevices timeoutMillis corruptProcess
- * kernel(vec16|simple) verify(host|device) deviceOrdinal [phaseLogFile]}.
+ * kernel(vec16|simple) verify(host|device) [phaseLogFile]}.
  *
  * <p>It attaches to its device (driver, context, stream, kernel) before the parent has published the handles, so
  * the two start-ups overlap; then it waits for the ready flag, opens every process's buffer and event, runs the
@@ -39,9 +37,9 @@ public final class SimpleIpcChild {
         PhaseLog phases = new PhaseLog();
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
-        if (args.length < 11) {
+        if (args.length < 10) {
             System.err.println("usage: SimpleIpcChild id segment bytes rounds backend simDevices timeoutMillis corrupt"
-                    + " kernel verify device [phaseLog]");
+                    + " kernel verify [phaseLog]");
             System.exit(64);
         }
         int id = Integer.parseInt(args[0]);
@@ -57,31 +55,12 @@ public final class SimpleIpcChild {
         int corrupt = Integer.parseInt(args[7]);
         System.setProperty(CudaBackend.KERNEL_PROPERTY, args[8]);
         boolean verifyOnDevice = args[9].equals("device");
-        int device = Integer.parseInt(args[10]);
-        Path phaseFile = args.length > 11 ? Path.of(args[11]) : null;
-
-        // Joining the group (shared memory, checks of the parent) and attaching to the device (driver, context,
-        // kernels) do not depend on each other: join on a helper thread while this thread, which will own the
-        // CUDA context, attaches.
-        CompletableFuture<ChildRuntime> joining = new CompletableFuture<>();
-        Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
-            try {
-                joining.complete(ChildRuntime.join(segment, id));
-                phases.mark("joined");
-            } catch (Throwable t) {
-                joining.completeExceptionally(t);
-            }
-        });
+        Path phaseFile = args.length > 10 ? Path.of(args[10]) : null;
 
         int exit;
-        try (Backend backend = Backends.create(backendName, simulatedDevices);
-             Attached attached = Attached.attach(backend, device, phases);
-             ChildRuntime runtime = awaitJoin(joining)) {
+        try (ChildRuntime runtime = ChildRuntime.join(segment, id)) {
             try {
-                if (attached.failure != null) {
-                    throw attached.failure;
-                }
-                exit = run(runtime, attached.attachment, device, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
+                exit = run(runtime, bytes, rounds, backendName, simulatedDevices, timeout, corrupt, verifyOnDevice, phases);
             } catch (RuntimeException | Error e) {
                 String reason = oneLine(e);
                 runtime.fail(reason);
@@ -95,13 +74,9 @@ public final class SimpleIpcChild {
                 runtime.fail("verification failed");
             }
         } catch (RuntimeException e) {
-            // Could not join the group at all (bad segment, parent gone), or cleanup failed.
+            // Could not join the group at all (bad segment, parent gone).
             System.out.printf("Process %d: %s%n", id, oneLine(e));
             exit = 1;
-        }
-        if (exit == 0) {
-            phases.mark("closed");
-            System.out.printf("Process %d complete!%n", id);
         }
         phases.mark("exit");
         if (phaseFile != null) {
@@ -111,105 +86,78 @@ public final class SimpleIpcChild {
         System.exit(exit);
     }
 
-    /** The attachment, or why it could not be made (reported once the group is joined, so siblings hear of it). */
-    private record Attached(Attachment attachment, RuntimeException failure) implements AutoCloseable {
-        static Attached attach(Backend backend, int device, PhaseLog phases) {
-            try {
-                Attachment a = backend.attach(device);
-                phases.mark("attached");
-                return new Attached(a, null);
-            } catch (RuntimeException e) {
-                return new Attached(null, e);
-            }
-        }
-
-        @Override
-        public void close() {
-            if (attachment != null) {
-                attachment.close();
-            }
-        }
-    }
-
-    private static ChildRuntime awaitJoin(CompletableFuture<ChildRuntime> joining) {
-        try {
-            return joining.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw e;
-        }
-    }
-
-    private static int run(ChildRuntime runtime, Attachment attachment, int device, long bytes, int rounds,
+    private static int run(ChildRuntime runtime, long bytes, int rounds, String backendName, int simulatedDevices,
             Duration timeout, int corrupt, boolean verifyOnDevice, PhaseLog phases) {
         ControlBlock block = runtime.block();
         int id = runtime.index();
         int n = block.processCount();
         System.out.println("CP: lshmName = " + block.name());
-        if (block.deviceOrdinal(id) != device) {
-            throw new IllegalStateException("started for device " + device + " but the control block assigns device "
-                    + block.deviceOrdinal(id));
-        }
+        int device = block.deviceOrdinal(id);
         System.out.printf("Process %d: Starting on device %d...%n", id, device);
-        phases.mark("started");
-        block.awaitReady(timeout);
-        phases.mark("ready");
-        // The attachment owns what it opens and closes it before itself; on a failure it also cancels pending
-        // stream work, so closing never waits on a sibling that is gone.
-        List<PeerBuffer> buffers = new ArrayList<>(n);
-        List<PeerEvent> events = new ArrayList<>(n);
-        for (int p = 0; p < n; p++) {
-            buffers.add(attachment.openBuffer(block.memoryHandle(p), bytes));
-            events.add(attachment.openEvent(block.eventHandle(p)));
-        }
-        phases.mark("opened");
+        phases.mark("joined");
 
-        Barrier barrier = block.barrier(id, timeout);
-        long steps = (long) n * rounds;
-        // Where a step's time goes, summed over all steps (reported as total.* in the JSON report).
-        long waitNs = 0;
-        long fillNs = 0;
-        long recordNs = 0;
-        long barrierNs = 0;
-        for (long step = 0; step < steps; step++) {
-            int b = (int) ((step + id) % n);
-            boolean last = step == steps - 1;
-            byte value = (byte) (last && corrupt == id ? id + 1 : id);
-            long t0 = System.nanoTime();
-            attachment.streamWait(events.get(b));
-            long t1 = System.nanoTime();
-            attachment.fill(buffers.get(b), value);
-            long t2 = System.nanoTime();
-            attachment.record(events.get(b));
-            long t3 = System.nanoTime();
-            // No sibling may re-record an event before every waiter has enqueued its wait on it.
-            barrier.await();
-            long t4 = System.nanoTime();
-            waitNs += t1 - t0;
-            fillNs += t2 - t1;
-            recordNs += t3 - t2;
-            barrierNs += t4 - t3;
-            if (id == 0) {
-                System.out.printf("Step %d done%n", step);
+        try (Backend backend = Backends.create(backendName, simulatedDevices);
+             Attachment attachment = backend.attach(device)) {
+            phases.mark("attached");
+            block.awaitReady(timeout);
+            phases.mark("ready");
+            // The attachment owns what it opens and closes it before itself; on a failure it also cancels pending
+            // stream work, so closing never waits on a sibling that is gone.
+            List<PeerBuffer> buffers = new ArrayList<>(n);
+            List<PeerEvent> events = new ArrayList<>(n);
+            for (int p = 0; p < n; p++) {
+                buffers.add(attachment.openBuffer(block.memoryHandle(p), bytes));
+                events.add(attachment.openEvent(block.eventHandle(p)));
+            }
+            phases.mark("opened");
+
+            Barrier barrier = block.barrier(id, timeout);
+            long steps = (long) n * rounds;
+            // Where a step's time goes, summed over all steps (reported as total.* in the JSON report).
+            long waitNs = 0;
+            long fillNs = 0;
+            long recordNs = 0;
+            long barrierNs = 0;
+            for (long step = 0; step < steps; step++) {
+                int b = (int) ((step + id) % n);
+                boolean last = step == steps - 1;
+                byte value = (byte) (last && corrupt == id ? id + 1 : id);
+                long t0 = System.nanoTime();
+                attachment.streamWait(events.get(b));
+                long t1 = System.nanoTime();
+                attachment.fill(buffers.get(b), value);
+                long t2 = System.nanoTime();
+                attachment.record(events.get(b));
+                long t3 = System.nanoTime();
+                // No sibling may re-record an event before every waiter has enqueued its wait on it.
+                barrier.await();
+                long t4 = System.nanoTime();
+                waitNs += t1 - t0;
+                fillNs += t2 - t1;
+                recordNs += t3 - t2;
+                barrierNs += t4 - t3;
+                if (id == 0) {
+                    System.out.printf("Step %d done%n", step);
+                }
+            }
+            phases.mark("steps");
+            phases.mark(PhaseLog.TOTAL + "streamWaitMicros", waitNs / 1000);
+            phases.mark(PhaseLog.TOTAL + "fillLaunchMicros", fillNs / 1000);
+            phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
+            phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
+
+            attachment.streamWait(events.get(id));
+            byte expected = (byte) ((id + 1) % n);
+            Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
+            if (!v.ok()) {
+                System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
+                                + " (%d of %d bytes wrong)%n",
+                        id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
+                return 1;
             }
         }
-        phases.mark("steps");
-        phases.mark(PhaseLog.TOTAL + "streamWaitMicros", waitNs / 1000);
-        phases.mark(PhaseLog.TOTAL + "fillLaunchMicros", fillNs / 1000);
-        phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
-        phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
-
-        attachment.streamWait(events.get(id));
-        byte expected = (byte) ((id + 1) % n);
-        Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
-        if (!v.ok()) {
-            System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
-                            + " (%d of %d bytes wrong)%n",
-                    id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
-            return 1;
-        }
+        phases.mark("closed");
+        System.out.printf("Process %d complete!%n", id);
         return 0;
     }
 

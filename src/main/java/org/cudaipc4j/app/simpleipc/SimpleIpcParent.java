@@ -227,8 +227,7 @@ public final class SimpleIpcParent {
                     Integer.toString(p), block.name(), Long.toString(options.bytes()), Integer.toString(options.rounds()),
                     backendName, Integer.toString(options.simulatedDevices()),
                     Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
-                    options.kernel(), options.verifyOnDevice() ? "device" : "host",
-                    Integer.toString(block.deviceOrdinal(p))));
+                    options.kernel(), options.verifyOnDevice() ? "device" : "host"));
             if (phaseFiles.enabled()) {
                 args.add(phaseFiles.file(p).toString());
             }
