@@ -48,7 +48,7 @@ public final class Main {
 
     /** Prints a failure in one line (a stack trace too with CUDAIPC4J_DEBUG=1) and returns the exit code. */
     private static int reportFailure(Exception ex, PrintWriter err) {
-        err.println("cudaipc4j: " + oneLine(ex));
+        err.println("cudaipc4j: " + Failures.oneLine(ex));
         if (ex instanceof UsageException) {
             return ExitCodes.USAGE;
         }
@@ -57,15 +57,6 @@ public final class Main {
         }
         err.flush();
         return ExitCodes.FAILURE;
-    }
-
-    /** One line for a failure: the message, or the exception type where there is none. */
-    public static String oneLine(Throwable ex) {
-        String msg = ex.getMessage();
-        if (msg == null || msg.isBlank()) {
-            msg = ex.getClass().getSimpleName();
-        }
-        return msg.replace('\n', ' ');
     }
 
     public static boolean debug() {

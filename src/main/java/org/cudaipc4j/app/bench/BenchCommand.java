@@ -169,7 +169,7 @@ public final class BenchCommand implements Callable<Integer> {
             org.cudaipc4j.cuda.Cuda.init();
             return org.cudaipc4j.cuda.Device.count() > 0 ? null : "no CUDA device";
         } catch (RuntimeException e) {
-            return org.cudaipc4j.app.Main.oneLine(e);
+            return org.cudaipc4j.app.Failures.oneLine(e);
         }
     }
 

@@ -19,10 +19,6 @@ import org.cudaipc4j.coord.Supervisor;
 final class ToolLauncher {
     private ToolLauncher() {}
 
-    static List<String> command(List<String> toolArgs) {
-        return command(Main.class.getName(), toolArgs);
-    }
-
     /** A fresh JVM like this one, running {@code mainClass} from this class path. */
     static List<String> command(String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>(Supervisor.baseCommand());

@@ -2,6 +2,7 @@ package org.cudaipc4j.app.simpleipc;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.cudaipc4j.app.Failures;
 
 /**
  * An owner for a growing list of resources, closed in reverse order of adding. The first cleanup failure is
@@ -31,7 +32,7 @@ final class Resources<T extends AutoCloseable> implements AutoCloseable {
                 items.get(i).close();
             } catch (Exception e) {
                 if (failure == null) {
-                    failure = new IllegalStateException("cleanup failed: " + SimpleIpcChild.oneLine(e), e);
+                    failure = new IllegalStateException("cleanup failed: " + Failures.oneLine(e), e);
                 } else {
                     failure.addSuppressed(e);
                 }

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.cudaipc4j.app.Failures;
 import org.cudaipc4j.app.LineAtomicOutput;
 import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.backend.Backend.Attachment;
@@ -62,7 +63,7 @@ public final class SimpleIpcChild {
             try {
                 exit = run(runtime, bytes, rounds, backendName, simulatedDevices, timeout, corrupt, verifyOnDevice, phases);
             } catch (RuntimeException | Error e) {
-                String reason = oneLine(e);
+                String reason = Failures.oneLine(e);
                 runtime.fail(reason);
                 System.out.printf("Process %d: %s%n", id, reason);
                 if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
@@ -75,7 +76,7 @@ public final class SimpleIpcChild {
             }
         } catch (RuntimeException e) {
             // Could not join the group at all (bad segment, parent gone).
-            System.out.printf("Process %d: %s%n", id, oneLine(e));
+            System.out.printf("Process %d: %s%n", id, Failures.oneLine(e));
             exit = 1;
         }
         phases.mark("exit");
@@ -183,10 +184,5 @@ public final class SimpleIpcChild {
         Verification v = Verification.check(host, expected);
         phases.mark("verified");
         return v;
-    }
-
-    static String oneLine(Throwable e) {
-        String msg = e.getMessage();
-        return (msg == null || msg.isBlank() ? e.getClass().getSimpleName() : msg).replace('\n', ' ');
     }
 }

@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.cudaipc4j.app.ExitCodes;
+import org.cudaipc4j.app.Failures;
 import org.cudaipc4j.app.UsageException;
 import org.cudaipc4j.app.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.backend.Backend;
@@ -147,7 +148,7 @@ public final class SimpleIpcParent {
                         block.publishReady();
                     } catch (RuntimeException e) {
                         // Tell the children before tearing down, so they stop waiting for the ready flag.
-                        block.abort(-1, "parent failed: " + SimpleIpcChild.oneLine(e));
+                        block.abort(-1, "parent failed: " + Failures.oneLine(e));
                         throw e;
                     }
                     Supervisor.Outcome outcome = supervisor.awaitAll(options.timeout());
@@ -205,7 +206,7 @@ public final class SimpleIpcParent {
                 throw e;
             }
             backendLine = String.format("Backend: host (auto: %s; %d devices simulated in host shared memory)",
-                    SimpleIpcChild.oneLine(e), options.simulatedDevices());
+                    Failures.oneLine(e), options.simulatedDevices());
             return Backends.create("host", options.simulatedDevices());
         } catch (RuntimeException e) {
             if (cuda != null) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import java.time.Duration;
 import org.cudaipc4j.app.ExitCodes;
 import org.cudaipc4j.app.ToolRun;
+import org.cudaipc4j.driver.CudaLibrary;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -45,7 +46,7 @@ class SimpleIpcCliTest {
 
     @Test
     void cudaBackendWithoutAGpuIsWaived() {
-        assumeFalse(GpuPresence.driverLoads(), "a CUDA driver is present: the waiver path is not reachable here");
+        assumeFalse(CudaLibrary.isAvailable(), "a CUDA driver is present: the waiver path is not reachable here");
         ToolRun run = ToolRun.run(LIMIT, "--backend", "cuda");
         run.assertExit(ExitCodes.WAIVED).assertNothingLeft();
         assertTrue(run.out.lines().anyMatch("No CUDA devices support IPC"::equals), run.out);
@@ -53,7 +54,7 @@ class SimpleIpcCliTest {
 
     @Test
     void autoWithoutAGpuSaysWhyItSimulates() {
-        assumeFalse(GpuPresence.driverLoads(), "a CUDA driver is present: auto picks the GPU");
+        assumeFalse(CudaLibrary.isAvailable(), "a CUDA driver is present: auto picks the GPU");
         ToolRun run = ToolRun.run(LIMIT, "--size", "4K");
         run.assertExit(ExitCodes.OK).assertNothingLeft();
         String first = run.out.lines().findFirst().orElse("");
