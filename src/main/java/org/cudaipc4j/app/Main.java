@@ -16,7 +16,7 @@ public final class Main {
 
     public static void main(String[] args) {
         LineAtomicOutput.install();
-        System.exit(run(args));
+        ProcessExit.exit(run(args));
     }
 
     /** Runs the tool and returns its exit code (tests call this in-process). */

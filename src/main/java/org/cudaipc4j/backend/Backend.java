@@ -42,6 +42,12 @@ public interface Backend extends AutoCloseable {
      */
     Export export(int device, long bytes);
 
+    /**
+     * Child: starts the driver now ({@code cuInit}), before the device is known, so that this slow step overlaps
+     * the child's other start-up work. Optional: {@link #attach} starts it too. Idempotent.
+     */
+    default void startDriver() {}
+
     /** Child: binds the calling thread to {@code device} and creates the child's stream and kernel. */
     Attachment attach(int device);
 
@@ -84,6 +90,12 @@ public interface Backend extends AutoCloseable {
          * the returned view stays valid until the next call or {@link #close()}.
          */
         java.lang.foreign.MemorySegment copyToHost(PeerBuffer buffer);
+
+        /**
+         * Waits for the work enqueued so far, then closes every buffer and event opened through this attachment
+         * (newest first): from then on the exporter may free them. The stream stays until {@link #close()}.
+         */
+        void releaseOpened();
 
         /** Destroys the stream and what {@link #attach} created. Opened buffers and events are closed first. */
         @Override

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * The shared block of a process group: who is in it, the IPC handles they share, the barrier, the abort word and
@@ -35,7 +36,9 @@ import java.util.Optional;
  *  |                     Run token (random long)                   |
  *  +---------------------------------------------------------------+ 40
  *  |                Creation time (epoch millis)                   |
- *  +---------------------------------------------------------------+ 48 .. 128 reserved
+ *  +-------------------------------+-------------------------------+ 48
+ *  | Assignment word (int, release)|  reserved to 128              |
+ *  +-------------------------------+-------------------------------+ 52 .. 128 reserved
  *  |       Barrier count (int)      (line alone)                   | 128
  *  +---------------------------------------------------------------+
  *  |       Barrier sense (int)      (line alone)                   | 256
@@ -69,9 +72,11 @@ import java.util.Optional;
  *  +---------------------------------------------------------------+ +256
  * </pre>
  *
- * <p>Publication: the parent writes device ordinals and handles with plain stores, then {@link #publishReady()}
- * stores the ready word with release semantics; children {@link #awaitReady} with acquire reads. The abort word
- * is claimed by compare-and-set, so the first abort wins.
+ * <p>Publication happens in two steps, so children can be started before the parent knows their devices: the
+ * parent writes the device ordinals with plain stores and {@link #publishAssignment()} stores the assignment word
+ * with release semantics (or {@link #dismiss()} sends the children home unused); later it writes the handles and
+ * {@link #publishReady()} stores the ready word. Children {@link #awaitAssignment} and {@link #awaitReady} with
+ * acquire reads. The abort word is claimed by compare-and-set, so the first abort wins.
  *
  * <p>Validation on {@link #open}: owner uid, magic, layout version, process count, size (file size equals the size
  * computed from the header's count, and the header's own size field), and that the header's creator PID is our
@@ -91,7 +96,7 @@ public final class ControlBlock implements AutoCloseable {
 
     /** "CIPC4JCB" read as a little-endian long. */
     public static final long MAGIC = 0x4243_4A34_4350_4943L;
-    public static final int LAYOUT_VERSION = 1;
+    public static final int LAYOUT_VERSION = 2;
 
     public static final int LINE = 128;
     public static final long MAGIC_OFFSET = 0;
@@ -101,6 +106,7 @@ public final class ControlBlock implements AutoCloseable {
     public static final long CREATOR_PID_OFFSET = 24;
     public static final long RUN_TOKEN_OFFSET = 32;
     public static final long CREATED_MILLIS_OFFSET = 40;
+    public static final long ASSIGNMENT_OFFSET = 48;
     public static final long BARRIER_COUNT_OFFSET = LINE;
     public static final long BARRIER_SENSE_OFFSET = 2 * LINE;
     public static final long BARRIER_SLEEPERS_OFFSET = 3 * LINE;
@@ -124,6 +130,8 @@ public final class ControlBlock implements AutoCloseable {
 
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final long READY = 1;
+    private static final int ASSIGNED = 1;
+    private static final int DISMISSED = 2;
     private static final long CHECK_EVERY_NANOS = 50_000_000L;
 
     static {
@@ -356,6 +364,37 @@ public final class ControlBlock implements AutoCloseable {
         return (long) LONG.getAcquire(mem, userOffset(process, word));
     }
 
+    /**
+     * Parent: call after every device ordinal is written; children waiting in {@link #awaitAssignment} proceed
+     * to set up on their device. Call it at most once, and not after {@link #dismiss()}.
+     */
+    public void publishAssignment() {
+        if (!INT.compareAndSet(mem, ASSIGNMENT_OFFSET, 0, ASSIGNED)) {
+            throw new IllegalStateException("control block " + name() + " was already assigned or dismissed");
+        }
+    }
+
+    /**
+     * Parent: the children started for this block are not needed after all (the group turned out to have another
+     * size, or the run cannot go on); each leaves quietly from {@link #awaitAssignment}, which returns false.
+     * Has no effect once the assignment is published.
+     */
+    public void dismiss() {
+        INT.compareAndSet(mem, ASSIGNMENT_OFFSET, 0, DISMISSED);
+    }
+
+    /**
+     * Child: waits until the parent assigns the devices ({@link #publishAssignment()}) or dismisses the group.
+     *
+     * @return true when assigned, false when dismissed
+     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died
+     */
+    public boolean awaitAssignment(Duration timeout) {
+        awaitParent(timeout, "device assignment",
+                () -> (int) INT.getAcquire(mem, ASSIGNMENT_OFFSET) != 0);
+        return (int) INT.getAcquire(mem, ASSIGNMENT_OFFSET) == ASSIGNED;
+    }
+
     /** Parent: call after every handle and ordinal is written; children waiting in {@link #awaitReady} proceed. */
     public void publishReady() {
         LONG.setRelease(mem, READY_OFFSET, READY);
@@ -372,13 +411,19 @@ public final class ControlBlock implements AutoCloseable {
      * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died
      */
     public void awaitReady(Duration timeout) {
+        awaitParent(timeout, "handles", this::isReady);
+    }
+
+    /** Waits for {@code done}, checking for an abort, the parent's death and the timeout. */
+    private void awaitParent(Duration timeout, String what, BooleanSupplier done) {
         long start = System.nanoTime();
         long timeoutNanos = timeout.toNanos();
         long nextCheck = start + CHECK_EVERY_NANOS;
         IdleStrategy idle = IdleStrategy.forLongWait();
-        while (!isReady()) {
+        while (!done.getAsBoolean()) {
             if (isAborted()) {
-                throw new CoordinationException("waiting for the parent's handles: " + describeAbort());
+                throw new CoordinationException("waiting for the parent's " + what + ": "
+                        + describeAbort());
             }
             idle.idle();
             if (!idle.isSpinning()) {
@@ -387,12 +432,12 @@ public final class ControlBlock implements AutoCloseable {
                     nextCheck = now + CHECK_EVERY_NANOS;
                     if (!Pids.isAlive(creatorPid)) {
                         throw new CoordinationException("the parent (pid " + creatorPid
-                                + ") died before publishing its handles");
+                                + ") died before publishing its " + what);
                     }
                 }
                 if (now - start >= timeoutNanos) {
                     throw new CoordinationException("timed out after " + Barrier.format(timeout)
-                            + " waiting for the parent to publish its handles");
+                            + " waiting for the parent to publish its " + what);
                 }
             }
         }
@@ -544,7 +589,8 @@ public final class ControlBlock implements AutoCloseable {
     static void checkLayout() {
         long[] ints = {VERSION_OFFSET, PROCESS_COUNT_OFFSET, BARRIER_COUNT_OFFSET, BARRIER_SENSE_OFFSET,
                 BARRIER_SLEEPERS_OFFSET,
-                ABORT_WORD_OFFSET, ABORT_REASON_READY_OFFSET, ABORT_REASON_LENGTH_OFFSET, SLOT_DEVICE, SLOT_STATUS};
+                ABORT_WORD_OFFSET, ABORT_REASON_READY_OFFSET, ABORT_REASON_LENGTH_OFFSET, ASSIGNMENT_OFFSET, SLOT_DEVICE,
+                SLOT_STATUS};
         long[] longs = {MAGIC_OFFSET, TOTAL_SIZE_OFFSET, CREATOR_PID_OFFSET, RUN_TOKEN_OFFSET, CREATED_MILLIS_OFFSET,
                 READY_OFFSET, SLOT_PID, SLOT_HEARTBEAT, SLOT_USER};
         for (long o : ints) {

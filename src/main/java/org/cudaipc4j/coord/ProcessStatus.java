@@ -16,7 +16,12 @@ public enum ProcessStatus {
     /** The process finished successfully. */
     DONE,
     /** The process failed (see the control block's abort word for why). */
-    FAILED;
+    FAILED,
+    /**
+     * The process no longer uses what its siblings or the parent exported (its mappings are closed) and is
+     * tearing down; the exporter may free now. Last, so the codes of the others stay as they were.
+     */
+    RELEASED;
 
     private static final ProcessStatus[] VALUES = values();
 

@@ -318,6 +318,46 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /**
+     * Waits until every child has {@linkplain ProcessStatus#RELEASED released} what it opened (status RELEASED or
+     * DONE, or it exited 0), so the parent can free its exports while the children tear down and exit. Returns
+     * false at once when a child fails (status FAILED, a non-zero exit, or an abort of the group) and at the
+     * timeout; the caller should then {@link #awaitAll} before freeing anything.
+     */
+    public boolean awaitReleased(Duration timeout) {
+        if (!started) {
+            throw new IllegalStateException("awaitReleased before start");
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        IdleStrategy idle = IdleStrategy.forLongWait();
+        while (true) {
+            boolean all = true;
+            for (Child c : children) {
+                ProcessStatus s = block.status(c.index);
+                if (s == ProcessStatus.FAILED) {
+                    return false;
+                }
+                if (s == ProcessStatus.RELEASED || s == ProcessStatus.DONE) {
+                    continue;
+                }
+                if (!c.process.isAlive()) {
+                    if (c.process.exitValue() != 0) {
+                        return false;
+                    }
+                    continue;
+                }
+                all = false;
+            }
+            if (all) {
+                return true;
+            }
+            if (block.isAborted() || System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            idle.idle();
+        }
+    }
+
+    /**
      * Siblings that leave because of an abort may exit before the process that declared the failure; put that
      * one first. It is the aborter recorded in the block, when it marked itself FAILED ({@link ChildRuntime#fail}),
      * which a process that merely noticed a dead or late sibling does not do.
@@ -447,7 +487,7 @@ public final class Supervisor implements AutoCloseable {
 
     private boolean finishing(int index) {
         ProcessStatus s = block.status(index);
-        return s == ProcessStatus.DONE || s == ProcessStatus.FAILED;
+        return s == ProcessStatus.DONE || s == ProcessStatus.FAILED || s == ProcessStatus.RELEASED;
     }
 
     private void abortQuietly(String reason) {

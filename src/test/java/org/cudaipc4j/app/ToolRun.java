@@ -136,7 +136,9 @@ public final class ToolRun {
         List<String> processes;
         do {
             leftovers = shmFiles(prefix);
-            processes = processesMentioning(segmentName());
+            // Children carry the block's name on their command line; the prefix also finds those of a block never
+            // announced (children started before a usage error was found).
+            processes = processesMentioning(prefix);
             if (leftovers.isEmpty() && processes.isEmpty()) {
                 return this;
             }

@@ -182,6 +182,42 @@ class ControlBlockTest {
     }
 
     @Test
+    void theAssignmentIsPublishedOnceOrTheGroupIsDismissed() throws Exception {
+        try (ControlBlock b = ControlBlock.create(2)) {
+            CompletableFuture<Boolean> waiter =
+                    CompletableFuture.supplyAsync(() -> b.awaitAssignment(Duration.ofSeconds(10)));
+            Thread.sleep(50);
+            assertFalse(waiter.isDone());
+            b.setDeviceOrdinal(1, 3);
+            b.publishAssignment();
+            assertTrue(waiter.get(2, TimeUnit.SECONDS));
+            assertEquals(3, b.deviceOrdinal(1));
+            b.dismiss(); // too late: the assignment stands
+            assertTrue(b.awaitAssignment(Duration.ofMillis(10)));
+            assertThrows(IllegalStateException.class, b::publishAssignment);
+            assertFalse(b.isReady(), "the assignment is not the ready flag");
+        }
+        try (ControlBlock b = ControlBlock.create(2)) {
+            CompletableFuture<Boolean> waiter =
+                    CompletableFuture.supplyAsync(() -> b.awaitAssignment(Duration.ofSeconds(10)));
+            Thread.sleep(50);
+            b.dismiss();
+            assertFalse(waiter.get(2, TimeUnit.SECONDS));
+            assertThrows(IllegalStateException.class, b::publishAssignment);
+        }
+        try (ControlBlock b = ControlBlock.create(2)) {
+            CoordinationException e = assertThrows(CoordinationException.class,
+                    () -> b.awaitAssignment(Duration.ofMillis(200)));
+            assertEquals("timed out after 200 ms waiting for the parent to publish its device assignment",
+                    e.getMessage());
+            b.abort(ControlBlock.PARENT, "no device");
+            e = assertThrows(CoordinationException.class, () -> b.awaitAssignment(Duration.ofSeconds(5)));
+            assertEquals("waiting for the parent's device assignment: aborted by the parent: no device",
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void aSlotBelongsToOneLiveProcess() throws Exception {
         Process sleeper = new ProcessBuilder("sleep", "30").start();
         try (ControlBlock b = ControlBlock.create(2)) {

@@ -6,7 +6,8 @@ import java.time.Duration;
  * Test child: joins the group and runs barrier rounds until the group ends (abort, dead sibling, dead parent),
  * writing its round into user word 0. Exit codes: 0 after {@code rounds} rounds (0 = forever), 3 when a barrier
  * throws, 4 when it cannot join. Mode "exit:N" exits with N right after joining; "sleep" joins and sleeps;
- * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 half a second later.
+ * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 half a second later;
+ * "release:MS" runs {@code rounds} rounds, marks itself RELEASED and lingers MS milliseconds before it leaves.
  */
 public final class LoopingChild {
     private LoopingChild() {}
@@ -51,6 +52,10 @@ public final class LoopingChild {
             System.out.println("failed on purpose");
             System.out.flush();
             System.exit(1);
+        }
+        if (mode.startsWith("release:")) {
+            rt.setStatus(ProcessStatus.RELEASED);
+            Thread.sleep(Long.parseLong(mode.substring(8)));
         }
         rt.close();
         System.out.println("done " + rounds);

@@ -129,6 +129,41 @@ class SupervisorTest {
     }
 
     @Test
+    void awaitReleasedReturnsWhileTheChildrenStillTearDown() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(2);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "20");
+            for (List<String> a : args) {
+                a.add("release:4000");
+            }
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            assertTrue(sv.awaitReleased(Duration.ofSeconds(60)), out.text());
+            // Both are still lingering after their release: the parent did not wait for their exits.
+            for (long pid : sv.pids()) {
+                assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pid " + pid);
+            }
+            assertTrue(sv.awaitAll(Duration.ofSeconds(60)).ok(), out.text());
+        }
+    }
+
+    @Test
+    void awaitReleasedGivesUpWhenAChildFails() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(2);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "5");
+            args.get(0).add("release:0");
+            args.set(1, List.of(block.name(), "1", "5", "fail:cannot open a handle"));
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            assertFalse(sv.awaitReleased(Duration.ofSeconds(60)), out.text());
+            assertFalse(sv.awaitAll(Duration.ofSeconds(60)).ok());
+        }
+    }
+
+    @Test
     void childKilledAtARandomMomentStopsTheGroupWithinTwoSeconds() {
         int n = 4;
         int victim = ThreadLocalRandom.current().nextInt(n);

@@ -17,32 +17,45 @@ import org.cudaipc4j.app.simpleipc.SimpleIpcParent;
 
 /**
  * Runs the simpleIPC program as a fresh process, {@code repeat} times, and splits each run into the phases of its
- * critical path (from the {@code --json} report: parent and child timestamps on one clock) plus the wall time seen
- * from outside (process spawn to exit).
+ * critical path (from the run report: parent and child timestamps on one clock) plus the wall time seen from
+ * outside (process spawn to exit). Each phase's own duration is reported too, for the work that overlaps.
  */
 final class EndToEndBench {
-    /** Critical-path phases in order, each the difference of two marks (parent = p., child 0 = c.). */
-    static final List<String[]> CRITICAL_PATH = List.of(
-            new String[] {"parent JVM start", "p.spawned", "p.main"},
-            new String[] {"driver init + device selection", "p.main", "p.selected"},
-            new String[] {"control block + child spawn", "p.selected", "p.childrenStarted"},
-            new String[] {"child JVM start", "p.childrenStarted", "c.main"},
-            new String[] {"child join", "c.main", "c.joined"},
-            new String[] {"child driver + context + module", "c.joined", "c.attached"},
-            new String[] {"wait for parent's handles", "c.attached", "c.ready"},
-            new String[] {"handle open", "c.ready", "c.opened"},
-            new String[] {"steps", "c.opened", "c.steps"},
-            new String[] {"copy back + verification", "c.steps", "c.verified"},
-            new String[] {"child teardown + exit", "c.verified", "p.childrenDone"},
-            new String[] {"parent teardown", "p.childrenDone", "p.exit"},
-            new String[] {"parent JVM exit", "p.exit", "p.reaped"});
-    /** Parent work that overlaps the child's start-up. */
-    static final List<String[]> PARENT_OVERLAPPED = List.of(
-            new String[] {"parent context + peer enabling", "p.childrenStarted", "p.prepared"},
-            new String[] {"allocation + export", "p.prepared", "p.exported"});
+    /**
+     * The marks of a run (parent = p., child 0 = c.) as a graph: each mark with the label of the phase that ends
+     * there and the marks it waits for. Walking back from the reap, always through the latest of a mark's
+     * predecessors, gives the critical path; a predecessor in the same process gives the phase's own duration.
+     */
+    record Mark(String name, String label, List<String> after) {}
+
+    static final List<Mark> MARKS = List.of(
+            new Mark("p.main", "parent JVM start", List.of("p.spawned")),
+            new Mark("p.childrenStarted", "control block + child spawn", List.of("p.main", "p.selected")),
+            new Mark("p.driver", "parent driver init", List.of("p.main", "p.childrenStarted")),
+            new Mark("p.selected", "device selection", List.of("p.driver")),
+            new Mark("p.assigned", "device assignment", List.of("p.selected", "p.childrenStarted")),
+            new Mark("p.prepared", "parent context + peer enabling", List.of("p.assigned")),
+            new Mark("p.exported", "allocation + export", List.of("p.prepared")),
+            new Mark("c.main", "child JVM start", List.of("p.childrenStarted")),
+            new Mark("c.joined", "child join (shared memory)", List.of("c.main")),
+            new Mark("c.driver", "child driver init", List.of("c.main")),
+            new Mark("c.assigned", "child gets its device", List.of("c.driver", "c.joined", "p.assigned")),
+            new Mark("c.attached", "child context + stream + module", List.of("c.assigned")),
+            new Mark("c.ready", "child gets the handles", List.of("c.attached", "p.exported")),
+            new Mark("c.opened", "handle open", List.of("c.ready")),
+            new Mark("c.steps", "steps", List.of("c.opened")),
+            new Mark("c.verified", "verification", List.of("c.steps")),
+            new Mark("c.released", "child closes its mappings", List.of("c.verified")),
+            new Mark("c.exit", "child teardown", List.of("c.released")),
+            new Mark("p.released", "parent sees the release", List.of("c.released", "p.exported")),
+            new Mark("p.freed", "parent frees + releases its context", List.of("p.released")),
+            new Mark("p.childrenDone", "child exit + reap", List.of("c.exit", "p.freed", "p.exported")),
+            new Mark("p.teardown", "parent cleanup", List.of("p.childrenDone")),
+            new Mark("p.exit", "parent report", List.of("p.teardown")),
+            new Mark("p.reaped", "parent JVM exit", List.of("p.exit")));
 
     record Result(List<String> args, int runs, Stats wallMs, Map<String, Stats> criticalPathMs,
-            Map<String, Stats> parentOverlappedMs, List<Double> wallSamplesMs) {}
+            Map<String, Stats> phaseMs, List<Double> wallSamplesMs) {}
 
     /**
      * Runs the tool {@code repeat} times with exactly {@code toolArgs} (nothing added, so the default run is timed
@@ -51,7 +64,7 @@ final class EndToEndBench {
     static Result run(List<String> toolArgs, int repeat, IntConsumer progress) {
         List<Double> wall = new ArrayList<>();
         Map<String, List<Double>> path = new LinkedHashMap<>();
-        Map<String, List<Double>> overlapped = new LinkedHashMap<>();
+        Map<String, List<Double>> own = new LinkedHashMap<>();
         for (int r = 0; r < repeat; r++) {
             JsonObject json;
             double ms;
@@ -83,28 +96,93 @@ final class EndToEndBench {
             parent.addProperty("spawned", (spawned - origin) / 1000.0);
             parent.addProperty("reaped", (reaped - origin) / 1000.0);
             JsonObject child = json.getAsJsonArray("childrenMs").get(0).getAsJsonObject();
-            collect(CRITICAL_PATH, parent, child, path);
-            collect(PARENT_OVERLAPPED, parent, child, overlapped);
+            Map<String, Double> times = times(parent, child);
+            criticalPath(times).forEach((k, v) -> path.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
+            ownPhases(times).forEach((k, v) -> own.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
             progress.accept(r + 1);
         }
-        return new Result(toolArgs, repeat, Stats.of(wall), summarize(path), summarize(overlapped), wall);
+        return new Result(toolArgs, repeat, Stats.of(wall), summarize(path), summarize(own), wall);
     }
 
-    private static void collect(List<String[]> phases, JsonObject parent, JsonObject child,
-            Map<String, List<Double>> into) {
-        for (String[] p : phases) {
-            Double from = mark(p[1], parent, child);
-            Double to = mark(p[2], parent, child);
-            if (from != null && to != null) {
-                into.computeIfAbsent(p[0], k -> new ArrayList<>()).add(to - from);
-            }
+    /** Every mark of the run that is in the graph, by name (milliseconds on the report's clock). */
+    static Map<String, Double> times(JsonObject parent, JsonObject child) {
+        Map<String, Double> times = new LinkedHashMap<>();
+        for (String p : List.of("p.spawned", "p.reaped")) {
+            put(times, p, parent);
+        }
+        for (Mark m : MARKS) {
+            put(times, m.name(), m.name().startsWith("p.") ? parent : child);
+        }
+        return times;
+    }
+
+    private static void put(Map<String, Double> times, String name, JsonObject src) {
+        String key = name.substring(2);
+        if (src.has(key) && !src.get(key).isJsonNull()) {
+            times.put(name, src.get(key).getAsDouble());
         }
     }
 
-    private static Double mark(String name, JsonObject parent, JsonObject child) {
-        JsonObject src = name.startsWith("p.") ? parent : child;
-        String key = name.substring(2);
-        return src.has(key) && !src.get(key).isJsonNull() ? src.get(key).getAsDouble() : null;
+    /** The critical path, in order: label to milliseconds. */
+    static Map<String, Double> criticalPath(Map<String, Double> times) {
+        List<Map.Entry<String, Double>> reversed = new ArrayList<>();
+        String at = "p.reaped";
+        while (times.containsKey(at)) {
+            Mark m = mark(at);
+            if (m == null) {
+                break;
+            }
+            String from = latest(times, m.after(), times.get(at));
+            if (from == null) {
+                break;
+            }
+            reversed.add(Map.entry(m.label(), times.get(at) - times.get(from)));
+            at = from;
+        }
+        Map<String, Double> path = new LinkedHashMap<>();
+        for (Map.Entry<String, Double> e : reversed.reversed()) {
+            path.merge(e.getKey(), e.getValue(), Double::sum);
+        }
+        return path;
+    }
+
+    /** Each phase's own duration: from its latest predecessor in the same process. */
+    static Map<String, Double> ownPhases(Map<String, Double> times) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (Mark m : MARKS) {
+            Double t = times.get(m.name());
+            if (t == null) {
+                continue;
+            }
+            String process = m.name().substring(0, 2);
+            List<String> same = m.after().stream().filter(a -> a.startsWith(process)).toList();
+            String from = latest(times, same, t);
+            if (from != null) {
+                out.put(m.label(), t - times.get(from));
+            }
+        }
+        return out;
+    }
+
+    private static Mark mark(String name) {
+        for (Mark m : MARKS) {
+            if (m.name().equals(name)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** Of {@code candidates} present in {@code times} and not later than {@code notAfter}, the latest. */
+    private static String latest(Map<String, Double> times, List<String> candidates, double notAfter) {
+        String best = null;
+        for (String c : candidates) {
+            Double t = times.get(c);
+            if (t != null && t <= notAfter && (best == null || t > times.get(best))) {
+                best = c;
+            }
+        }
+        return best;
     }
 
     private static Map<String, Stats> summarize(Map<String, List<Double>> samples) {

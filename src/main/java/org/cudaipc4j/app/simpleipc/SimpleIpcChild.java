@@ -5,8 +5,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.cudaipc4j.app.Failures;
 import org.cudaipc4j.app.LineAtomicOutput;
+import org.cudaipc4j.app.ProcessExit;
 import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.backend.Backend.Attachment;
 import org.cudaipc4j.backend.Backend.PeerBuffer;
@@ -16,6 +19,7 @@ import org.cudaipc4j.backend.cuda.CudaBackend;
 import org.cudaipc4j.coord.Barrier;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.coord.ProcessStatus;
 import org.cudaipc4j.driver.Prelink;
 
 /**
@@ -25,12 +29,18 @@ import org.cudaipc4j.driver.Prelink;
  * <p>Arguments: {@code id segmentName bytes rounds backend simulatedDevices timeoutMillis corruptProcess
  * kernel(vec16|simple) verify(host|device) [phaseLogFile]}.
  *
- * <p>It attaches to its device (driver, context, stream, kernel) before the parent has published the handles, so
- * the two start-ups overlap; then it waits for the ready flag, opens every process's buffer and event, runs the
- * rotation with a barrier after each step, and verifies its own buffer: every byte must be {@code (id + 1) % n},
- * written by the next sibling in the last step. Exit 0 only when that holds.
+ * <p>It may be started before the parent has chosen its device: it joins the group and starts the driver (at the
+ * same time, on two threads), waits for its device assignment (or leaves quietly, exit 0, when the parent dismisses
+ * the group), attaches to its device (context, stream, kernel) while the parent still allocates, waits for the
+ * ready flag, opens every process's buffer and event, runs the rotation with a barrier after each step, and
+ * verifies its own buffer: every byte must be {@code (id + 1) % n}, written by the next sibling in the last step.
+ * Then it closes what it opened and marks itself RELEASED, so the parent frees while this process tears down.
+ * Exit 0 only when the verification holds.
  */
 public final class SimpleIpcChild {
+    /** {@link #run}'s result when the parent dismissed the group before assigning devices. */
+    private static final int DISMISSED = -1;
+
     private SimpleIpcChild() {}
 
     public static void main(String[] args) {
@@ -58,47 +68,87 @@ public final class SimpleIpcChild {
         boolean verifyOnDevice = args[9].equals("device");
         Path phaseFile = args.length > 10 ? Path.of(args[10]) : null;
 
-        int exit;
-        try (ChildRuntime runtime = ChildRuntime.join(segment, id)) {
+        // Joining the group (shared memory, checks of the parent) and starting the driver do not depend on each
+        // other: join on a helper thread while this thread, which will own the CUDA context, starts the driver.
+        CompletableFuture<ChildRuntime> joining = new CompletableFuture<>();
+        Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
             try {
-                exit = run(runtime, bytes, rounds, backendName, simulatedDevices, timeout, corrupt, verifyOnDevice, phases);
-            } catch (RuntimeException | Error e) {
-                String reason = Failures.oneLine(e);
-                runtime.fail(reason);
-                System.out.printf("Process %d: %s%n", id, reason);
-                if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
-                    e.printStackTrace();
-                }
-                exit = 1;
+                joining.complete(ChildRuntime.join(segment, id));
+                phases.mark("joined");
+            } catch (Throwable t) {
+                joining.completeExceptionally(t);
             }
-            if (exit != 0) {
-                runtime.fail("verification failed");
+        });
+
+        int exit;
+        try (Backend backend = Backends.create(backendName, simulatedDevices)) {
+            RuntimeException driverFailure = null;
+            try {
+                backend.startDriver();
+                phases.mark("driver");
+            } catch (RuntimeException e) {
+                driverFailure = e; // reported once the group is joined, so the siblings hear of it
+            }
+            try (ChildRuntime runtime = awaitJoin(joining)) {
+                try {
+                    if (driverFailure != null) {
+                        throw driverFailure;
+                    }
+                    exit = run(runtime, backend, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
+                } catch (RuntimeException | Error e) {
+                    String reason = Failures.oneLine(e);
+                    runtime.fail(reason);
+                    System.out.printf("Process %d: %s%n", id, reason);
+                    if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
+                        e.printStackTrace();
+                    }
+                    exit = 1;
+                }
+                if (exit == 1) {
+                    runtime.fail("verification failed");
+                }
             }
         } catch (RuntimeException e) {
-            // Could not join the group at all (bad segment, parent gone).
+            // Could not join the group at all (bad segment, parent gone), or cleanup failed.
             System.out.printf("Process %d: %s%n", id, Failures.oneLine(e));
             exit = 1;
+        }
+        if (exit == DISMISSED) {
+            // Started ahead of the device selection for a group that turned out otherwise: nothing to report.
+            ProcessExit.exit(0);
         }
         phases.mark("exit");
         if (phaseFile != null) {
             phases.writeTo(phaseFile);
         }
-        System.out.flush();
-        System.exit(exit);
+        ProcessExit.exit(exit);
     }
 
-    private static int run(ChildRuntime runtime, long bytes, int rounds, String backendName, int simulatedDevices,
-            Duration timeout, int corrupt, boolean verifyOnDevice, PhaseLog phases) {
+    private static ChildRuntime awaitJoin(CompletableFuture<ChildRuntime> joining) {
+        try {
+            return joining.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
+    private static int run(ChildRuntime runtime, Backend backend, long bytes, int rounds, Duration timeout,
+            int corrupt, boolean verifyOnDevice, PhaseLog phases) {
         ControlBlock block = runtime.block();
         int id = runtime.index();
         int n = block.processCount();
+        if (!block.awaitAssignment(timeout)) {
+            return DISMISSED;
+        }
+        phases.mark("assigned");
         System.out.println("CP: lshmName = " + block.name());
         int device = block.deviceOrdinal(id);
         System.out.printf("Process %d: Starting on device %d...%n", id, device);
-        phases.mark("joined");
 
-        try (Backend backend = Backends.create(backendName, simulatedDevices);
-             Attachment attachment = backend.attach(device)) {
+        try (Attachment attachment = backend.attach(device)) {
             phases.mark("attached");
             block.awaitReady(timeout);
             phases.mark("ready");
@@ -156,9 +206,14 @@ public final class SimpleIpcChild {
                         id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
                 return 1;
             }
+            // Done with the parent's buffers and events: say so, so the parent frees them while this process
+            // tears down its stream and context.
+            attachment.releaseOpened();
+            runtime.setStatus(ProcessStatus.RELEASED);
+            phases.mark("released");
+            System.out.printf("Process %d complete!%n", id);
         }
         phases.mark("closed");
-        System.out.printf("Process %d complete!%n", id);
         return 0;
     }
 

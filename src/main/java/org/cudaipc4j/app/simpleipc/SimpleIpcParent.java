@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -18,14 +19,17 @@ import org.cudaipc4j.backend.NoIpcDeviceException;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
+import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.driver.Prelink;
 
 /**
  * The parent of a simpleIPC run (the sample run with no argument).
  *
- * <p>Unlike the sample, the parent starts its children as soon as it knows how many there are, and only then
- * makes its contexts and allocates: each child's JVM start and CUDA start-up overlap the parent's. The parent
- * publishes the handles and then the ready flag, which the children wait for.
+ * <p>Unlike the sample, nothing waits for what it does not need. The parent starts its children first (when their
+ * number can be {@linkplain GroupGuess guessed} without the driver), then starts the driver and selects the devices
+ * while the children's JVMs and drivers start; it publishes the device assignment, makes its contexts and
+ * allocates while the children make theirs, then publishes the handles and the ready flag. At the end it frees its
+ * buffers as soon as every child has closed its mappings, while the children tear down.
  */
 public final class SimpleIpcParent {
     /** The sample's waiver message. */
@@ -95,7 +99,15 @@ public final class SimpleIpcParent {
         if (reaped > 0) {
             out.printf("Removed %d shared-memory segment(s) left by runs that died%n", reaped);
         }
+        // Start the children before the driver when their number can be told without it: their JVM and driver
+        // start-up then overlap the parent's. They wait for their device assignment.
+        GroupGuess guess = GroupGuess.of(options);
+        ChildGroup early = guess == null ? null : ChildGroup.start(this, guess.processes(), guess.backend());
+        if (early != null) {
+            phases.mark("childrenStarted");
+        }
         try (Backend backend = chooseBackend()) {
+            phases.mark("driver");
             report.backend = backend.name();
             report.simulated = backend.simulated();
             // The sample's selection messages follow the backend line, and nothing is printed for a bad request.
@@ -124,47 +136,78 @@ public final class SimpleIpcParent {
                     selected.size(), backend.simulated() ? "simulated " : "", selected.size() == 1 ? "" : "s",
                     Sizes.format(options.bytes()), options.rounds(), options.rounds() == 1 ? "" : "s");
 
-            try (ControlBlock block = ControlBlock.create(n);
-                 PhaseFiles phaseFiles = new PhaseFiles(options.json() || reportFile != null, n)) {
+            ChildGroup started = early;
+            early = null;
+            if (started != null && !guess.matches(backend.name(), n)) {
+                started.dismissAndClose();
+                started = null;
+            }
+            try (ChildGroup group = started != null ? started : ChildGroup.start(this, n, backend.name())) {
+                if (started == null) {
+                    phases.mark("childrenStarted");
+                }
+                ControlBlock block = group.block;
                 out.println("PP: lshmName = " + block.name());
                 for (int p = 0; p < n; p++) {
                     block.setDeviceOrdinal(p, selected.get(p / options.procsPerDevice()));
                 }
-                phases.mark("blockCreated");
-                int exit;
-                try (Supervisor supervisor = new Supervisor(block, supervisorOptions());
-                     Resources<Backend.Export> exports = new Resources<>()) {
-                    supervisor.start(SimpleIpcChild.class.getName(), childArgs(block, backend.name(), phaseFiles));
-                    phases.mark("childrenStarted");
-                    try {
-                        backend.prepareDevices(selected);
-                        phases.mark("prepared");
-                        for (int p = 0; p < n; p++) {
-                            Backend.Export export = exports.add(backend.export(block.deviceOrdinal(p), options.bytes()));
-                            block.setMemoryHandle(p, export.memoryHandle());
-                            block.setEventHandle(p, export.eventHandle());
-                        }
-                        phases.mark("exported");
-                        block.publishReady();
-                    } catch (RuntimeException e) {
-                        // Tell the children before tearing down, so they stop waiting for the ready flag.
-                        block.abort(-1, "parent failed: " + Failures.oneLine(e));
-                        throw e;
-                    }
-                    Supervisor.Outcome outcome = supervisor.awaitAll(options.timeout());
-                    phases.mark("childrenDone");
-                    for (Supervisor.Failure f : outcome.failures()) {
-                        out.printf("Process %d failed (%s)%n", f.index(), f.reason());
-                        report.failures.add(new RunReport.FailureEntry(f.index(), f.reason()));
-                    }
-                    exit = outcome.ok() ? ExitCodes.OK : ExitCodes.FAILURE;
-                }
-                phases.mark("teardown");
-                report.childPhases = phaseFiles.read();
-                report.result = exit == ExitCodes.OK ? "passed" : "failed";
-                return exit;
+                block.publishAssignment();
+                phases.mark("assigned");
+                return runAssigned(group, backend, selected, report);
+            }
+        } finally {
+            if (early != null) {
+                early.dismissAndClose();
             }
         }
+    }
+
+    /** From the published assignment to the reaped children: prepare, export, publish, free, reap. */
+    private int runAssigned(ChildGroup group, Backend backend, List<Integer> selected, RunReport report) {
+        ControlBlock block = group.block;
+        Supervisor supervisor = group.supervisor;
+        long deadline = System.nanoTime() + options.timeout().toNanos();
+        int exit;
+        try (Resources<Backend.Export> exports = new Resources<>()) {
+            try {
+                backend.prepareDevices(selected);
+                phases.mark("prepared");
+                for (int p = 0; p < block.processCount(); p++) {
+                    Backend.Export export = exports.add(backend.export(block.deviceOrdinal(p), options.bytes()));
+                    block.setMemoryHandle(p, export.memoryHandle());
+                    block.setEventHandle(p, export.eventHandle());
+                }
+                phases.mark("exported");
+                block.publishReady();
+            } catch (RuntimeException e) {
+                // Tell the children before tearing down, so they stop waiting for the ready flag.
+                block.abort(-1, "parent failed: " + Failures.oneLine(e));
+                throw e;
+            }
+            // Free as soon as every child has closed its mappings: the parent's teardown (frees, context release)
+            // then overlaps the children's. After a failure, wait for the children to be gone first.
+            if (supervisor.awaitReleased(remaining(deadline))) {
+                phases.mark("released");
+                exports.close();
+                backend.close();
+                phases.mark("freed");
+            }
+            Supervisor.Outcome outcome = supervisor.awaitAll(remaining(deadline));
+            phases.mark("childrenDone");
+            for (Supervisor.Failure f : outcome.failures()) {
+                out.printf("Process %d failed (%s)%n", f.index(), f.reason());
+                report.failures.add(new RunReport.FailureEntry(f.index(), f.reason()));
+            }
+            exit = outcome.ok() ? ExitCodes.OK : ExitCodes.FAILURE;
+        }
+        phases.mark("teardown");
+        report.childPhases = group.phaseFiles.read();
+        report.result = exit == ExitCodes.OK ? "passed" : "failed";
+        return exit;
+    }
+
+    private static Duration remaining(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
     }
 
     /** Prints the backend line once, before anything else the run prints. */
@@ -235,6 +278,58 @@ public final class SimpleIpcParent {
             all.add(args);
         }
         return all;
+    }
+
+    /** One group of children: their control block, phase-log folder and supervisor, closed together. */
+    private static final class ChildGroup implements AutoCloseable {
+        final ControlBlock block;
+        final PhaseFiles phaseFiles;
+        final Supervisor supervisor;
+
+        private ChildGroup(ControlBlock block, PhaseFiles phaseFiles, Supervisor supervisor) {
+            this.block = block;
+            this.phaseFiles = phaseFiles;
+            this.supervisor = supervisor;
+        }
+
+        /** Creates the block for {@code n} processes and starts the children on {@code backendName}. */
+        static ChildGroup start(SimpleIpcParent parent, int n, String backendName) {
+            ControlBlock block = ControlBlock.create(n);
+            PhaseFiles phaseFiles = null;
+            Supervisor supervisor = null;
+            try {
+                phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, n);
+                supervisor = new Supervisor(block, parent.supervisorOptions());
+                ChildGroup group = new ChildGroup(block, phaseFiles, supervisor);
+                supervisor.start(SimpleIpcChild.class.getName(), parent.childArgs(block, backendName, phaseFiles));
+                return group;
+            } catch (RuntimeException e) {
+                try {
+                    Closeables.closeAll(supervisor, phaseFiles, block);
+                } catch (RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                throw e;
+            }
+        }
+
+        /**
+         * The children were started for a group that did not come to be. They hold nothing yet (no device, no
+         * handle), so they are not waited for: dismissed, then killed and reaped by {@link #close()}.
+         */
+        void dismissAndClose() {
+            try {
+                block.dismiss();
+            } finally {
+                close();
+            }
+        }
+
+        /** Kills and reaps whatever child still runs, removes the phase logs, unlinks the block. */
+        @Override
+        public void close() {
+            Closeables.closeAll(supervisor, phaseFiles, block);
+        }
     }
 
     /** The children's phase logs: a private temporary folder, removed when closed. */

@@ -201,6 +201,19 @@ public final class CudaAttachment implements Backend.Attachment {
         throw new IllegalArgumentException("not an event opened by this CUDA attachment: " + event);
     }
 
+    @Override
+    public void releaseOpened() {
+        check();
+        try {
+            stream.synchronize();
+        } catch (CudaException e) {
+            throw failed("waiting for the stream before closing what was opened", e);
+        }
+        List<AutoCloseable> order = new ArrayList<>(opened.reversed());
+        opened.clear();
+        Closeables.closeAll(order.toArray(AutoCloseable[]::new));
+    }
+
     /**
      * Closes opened buffers and events (newest first), then the host buffer, kernels, stream and context.
      * Idempotent; from the owner thread only.

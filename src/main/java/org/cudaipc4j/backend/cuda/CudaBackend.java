@@ -14,6 +14,7 @@ import org.cudaipc4j.cuda.BuiltinKernels;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.ComputeMode;
 import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.CudaError;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
@@ -59,6 +60,12 @@ public final class CudaBackend implements Backend {
             default -> throw new IllegalArgumentException(
                     KERNEL_PROPERTY + " must be vec16 or simple, got '" + kernel + "'");
         };
+    }
+
+    @Override
+    public void startDriver() {
+        requireOpen();
+        Cuda.init();
     }
 
     @Override

@@ -119,6 +119,27 @@ final class HostAttachment implements Backend.Attachment {
         return target.asReadOnly();
     }
 
+    /** Closes every opened view; each waits for the queued work that could still use it. */
+    @Override
+    public void releaseOpened() {
+        List<AutoCloseable> toClose;
+        synchronized (this) {
+            checkOpen("releaseOpened");
+            toClose = new ArrayList<>(opened.keySet()).reversed();
+        }
+        BackendException error = null;
+        for (AutoCloseable c : toClose) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                error = HostBackend.chain(error, "closing " + c, e);
+            }
+        }
+        if (error != null) {
+            throw error;
+        }
+    }
+
     /**
      * Stops the stream first (queued work finishes, a pending wait ends), then unmaps what was opened: unmapping
      * first could pull memory from under a queued fill or copy.

@@ -37,7 +37,8 @@ class SimpleIpcCliTest {
     })
     void badInputIsAOneLineUsageError(String args, String expected) {
         ToolRun run = ToolRun.run(LIMIT, args.trim().split("\\s+"));
-        run.assertExit(ExitCodes.USAGE);
+        // Nothing left either where children were started before the bad device list was found.
+        run.assertExit(ExitCodes.USAGE).assertNothingLeft();
         assertEquals(1, run.err.lines().count(), run.err);
         assertTrue(run.err.contains(expected), run.err);
         assertFalse(run.err.contains("Exception") || run.err.contains("\tat "), run.err);
