@@ -29,6 +29,24 @@ public final class Cuda {
         }
     }
 
+    /**
+     * Starts {@link #init()} on a daemon thread and returns at once, so the driver's start-up (the slowest step of
+     * a short CUDA process) overlaps whatever the caller does next. A failure is left for the next {@link #init()}
+     * call to report; that call also waits for this one to finish.
+     */
+    public static void initInBackground() {
+        if (initialized) {
+            return;
+        }
+        Thread.ofPlatform().daemon().name("cudaipc4j-cuinit").start(() -> {
+            try {
+                init();
+            } catch (RuntimeException | LinkageError e) {
+                // No driver or no device: the caller's own init() says so.
+            }
+        });
+    }
+
     /** The driver's CUDA version as {@code 1000 * major + 10 * minor} (e.g. {@code 13000}). */
     public static int driverVersion() {
         try (Arena arena = Arena.ofConfined()) {

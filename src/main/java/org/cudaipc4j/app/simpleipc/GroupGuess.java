@@ -19,9 +19,14 @@ import org.cudaipc4j.coord.ControlBlock;
  */
 record GroupGuess(String backend, int processes) {
     static final Path NVIDIA_GPUS = Path.of("/proc/driver/nvidia/gpus");
+    /** System property that turns the early start off (for measuring what it saves). */
+    public static final String DISABLE_PROPERTY = "cudaipc4j.noEarlyStart";
 
-    /** The guess for {@code options}, or null when it cannot be told cheaply. */
+    /** The guess for {@code options}, or null when it cannot be told cheaply or the early start is off. */
     static GroupGuess of(SimpleIpcOptions options) {
+        if (Boolean.getBoolean(DISABLE_PROPERTY)) {
+            return null;
+        }
         return of(options, countGpus(NVIDIA_GPUS), System.getenv("CUDA_VISIBLE_DEVICES") != null);
     }
 

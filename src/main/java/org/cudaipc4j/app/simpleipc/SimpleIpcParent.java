@@ -20,6 +20,7 @@ import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Closeables;
+import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.driver.Prelink;
 
 /**
@@ -61,6 +62,8 @@ public final class SimpleIpcParent {
         phases.mark("main");
         if (options.backend() != BackendKind.HOST) {
             Prelink.startInBackground();
+            // The driver starts while the children are spawned; device selection waits for it.
+            Cuda.initInBackground();
         }
         RunReport report = new RunReport(options);
         int exit;

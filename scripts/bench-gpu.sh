@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs the tool's `bench` command on a GPU machine as the README figures were taken: the jlinked runtime in .jre
+# (else $JAVA_HOME), the serial GC, and a JDK 25 AOT cache trained once per jar by a default run on the GPU.
+# Usage: scripts/bench-gpu.sh [--jar JAR] [-Dname=value ...] BENCH-ARGS...
+#   e.g. scripts/bench-gpu.sh --only e2e --repeat 10 --out docs/bench-h200.json
+#        scripts/bench-gpu.sh -Dcudaipc4j.noEarlyStart=true --only e2e      (one lever off)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+java=.jre/bin/java
+[ -x "$java" ] || java=$JAVA_HOME/bin/java
+jar=target/cudaipc4j.jar
+if [ "${1:-}" = --jar ]; then jar=$2; shift 2; fi
+props=()
+while [ $# -gt 0 ] && [[ $1 == -D* ]]; do props+=("$1"); shift; done
+opts=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC)
+aot="${jar%.jar}.aot"
+if [ "${CUDAIPC4J_AOT:-1}" != 0 ]; then
+  if [ ! -f "$aot" ] || [ "$jar" -nt "$aot" ]; then
+    report=$(mktemp)
+    # The training run writes a report too, so the JSON classes are in the cache as well.
+    CUDAIPC4J_REPORT=$report "$java" "${opts[@]}" -XX:AOTCacheOutput="$aot" -jar "$jar" --size 1M >/dev/null 2>&1 \
+      || { rm -f "$aot"; echo "bench-gpu: AOT training failed; running without the cache" >&2; }
+    rm -f "$report"
+  fi
+  [ -f "$aot" ] && opts+=(-XX:AOTCache="$aot" -Xlog:aot=off -Xlog:cds=off)
+fi
+exec "$java" "${opts[@]}" "${props[@]}" -jar "$jar" bench "$@"
