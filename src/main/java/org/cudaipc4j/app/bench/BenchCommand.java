@@ -63,7 +63,8 @@ public final class BenchCommand implements Callable<Integer> {
     List<Integer> procs;
 
     @Option(names = "--step-rounds", defaultValue = "200", paramLabel = "R",
-            description = "Rotation rounds per step-latency run. Default: ${DEFAULT-VALUE}.")
+            description = "Rotation rounds of the shorter step-latency run (the longer has twice as many)."
+                    + " Default: ${DEFAULT-VALUE}.")
     int stepRounds;
 
     @Option(names = "--barrier-rounds", defaultValue = "10000", paramLabel = "R",
