@@ -70,6 +70,9 @@ public interface Backend extends AutoCloseable {
 
     /** A child's view of its device: one non-blocking stream and the fill kernel. */
     interface Attachment extends AutoCloseable {
+        /** How many recent {@linkplain #mark markers} can be asked about. */
+        int MARKERS = 4;
+
         /** Opens a sibling's (or its own) buffer from its memory handle (lazy peer access). */
         PeerBuffer openBuffer(byte[] memoryHandle, long bytes);
 
@@ -90,6 +93,19 @@ public interface Backend extends AutoCloseable {
          * the returned view stays valid until the next call or {@link #close()}.
          */
         java.lang.foreign.MemorySegment copyToHost(PeerBuffer buffer);
+
+        /**
+         * Enqueues a progress marker after the work enqueued so far and returns its number (0, 1, 2, ...). With
+         * {@link #reached}, a caller bounds how far it runs ahead of the device without blocking inside the
+         * driver, where it could not notice that the group was aborted.
+         */
+        long mark();
+
+        /**
+         * True once marker {@code marker} has been passed on the device. Valid for the {@value #MARKERS} most
+         * recent markers; an older one reads as passed.
+         */
+        boolean reached(long marker);
 
         /**
          * Waits for the work enqueued so far, then closes every buffer and event opened through this attachment

@@ -8,6 +8,7 @@ import static org.cudaipc4j.coord.ControlBlock.INT;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 /**
  * One process's handle on the group's two-phase, sense-reversing barrier (the simpleIPC sample's), kept in the
@@ -173,12 +174,50 @@ public final class Barrier {
         }
     }
 
+    /**
+     * Waits, as this participant, until {@code condition} holds (a local wait, such as for its own device to catch
+     * up), giving up as {@link #await} does: when the group is aborted, a participant or the parent dies (this
+     * aborts the group), or the timeout passes.
+     *
+     * @param what what is waited for, for the messages ("the device to catch up")
+     * @throws BarrierException when it gives up
+     */
+    public void awaitCondition(BooleanSupplier condition, String what) {
+        long start = System.nanoTime();
+        long nextCheck = start + CHECK_EVERY_NANOS;
+        IdleStrategy wait = IdleStrategy.forLongWait();
+        while (!condition.getAsBoolean()) {
+            if (block.isAborted()) {
+                throw new BarrierException("waiting for " + what + ": " + block.describeAbort());
+            }
+            wait.idle();
+            long now = System.nanoTime();
+            if (now - nextCheck >= 0) {
+                nextCheck = now + CHECK_EVERY_NANOS;
+                String dead = findDead("waited for " + what);
+                if (dead != null) {
+                    block.abort(index, dead);
+                    throw new BarrierException(dead);
+                }
+            }
+            if (now - start >= timeoutNanos) {
+                String msg = "process " + index + " timed out after " + format(timeout) + " waiting for " + what;
+                block.abort(index, msg);
+                throw new BarrierException(msg);
+            }
+        }
+    }
+
     private boolean reached(int target) {
         return (int) INT.getAcquire(mem, BARRIER_SENSE_OFFSET) == target;
     }
 
     /** The first participant (or the parent) that is gone, described; null when all live. */
     private String findDead() {
+        return findDead("waited in barrier round " + round);
+    }
+
+    private String findDead(String waiting) {
         for (int p = 0; p < participants; p++) {
             if (p == index) {
                 continue;
@@ -187,12 +226,12 @@ public final class Barrier {
             if (pid != 0 && !Pids.isAlive(pid)) {
                 boolean finished = block.status(p) == ProcessStatus.DONE;
                 return "process " + p + " (pid " + pid + ") " + (finished ? "exited" : "died") + " while process "
-                        + index + " waited in barrier round " + round;
+                        + index + " " + waiting;
             }
         }
         long creator = block.creatorPid();
         if (!Pids.isAlive(creator)) {
-            return "the parent (pid " + creator + ") died while process " + index + " waited in barrier round " + round;
+            return "the parent (pid " + creator + ") died while process " + index + " " + waiting;
         }
         return null;
     }

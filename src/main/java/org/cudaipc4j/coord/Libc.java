@@ -37,6 +37,7 @@ final class Libc {
     /** Result of a call that reports through errno: the return value and errno captured right after it. */
     record Result(int value, int errno) {}
 
+    /** What every binding shares; each function's handle has a holder class of its own, linked on first use. */
     private static final class Handles {
         static final Linker LINKER = Linker.nativeLinker();
         static final SymbolLookup LOOKUP = LINKER.defaultLookup();
@@ -44,24 +45,48 @@ final class Libc {
         static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
         static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
 
-        static final MethodHandle OPEN = downcall("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-                ERRNO_OPTION, Linker.Option.firstVariadicArg(2));
-        static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), ERRNO_OPTION);
-        static final MethodHandle FCHMOD = downcall("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
-                ERRNO_OPTION);
-        static final MethodHandle POSIX_FALLOCATE = downcall("posix_fallocate",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
-        static final MethodHandle GETUID = downcall("getuid", FunctionDescriptor.of(JAVA_INT));
-        static final MethodHandle STRERROR = downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
-        // long syscall(long number, ...): every variadic argument is read as a long.
-        static final MethodHandle SYSCALL6 = downcall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
-                ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.firstVariadicArg(1));
-
-        private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+        static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
             MemorySegment symbol = LOOKUP.find(name)
                     .orElseThrow(() -> new UnsatisfiedLinkError("libc function " + name + " not found"));
             return LINKER.downcallHandle(symbol, fd, options);
         }
+    }
+
+    // One holder per function: linking a downcall costs milliseconds, and a process uses only some of them (a
+    // child opening a segment never creates one), so none is linked before it is needed.
+    private static final class Open {
+        static final MethodHandle H = Handles.downcall("open",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Handles.ERRNO_OPTION,
+                Linker.Option.firstVariadicArg(2));
+    }
+
+    private static final class Close {
+        static final MethodHandle H = Handles.downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
+                Handles.ERRNO_OPTION);
+    }
+
+    private static final class Fchmod {
+        static final MethodHandle H = Handles.downcall("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+                Handles.ERRNO_OPTION);
+    }
+
+    private static final class PosixFallocate {
+        static final MethodHandle H = Handles.downcall("posix_fallocate",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
+
+    private static final class Getuid {
+        static final MethodHandle H = Handles.downcall("getuid", FunctionDescriptor.of(JAVA_INT));
+    }
+
+    private static final class Strerror {
+        static final MethodHandle H = Handles.downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    private static final class Syscall6 {
+        // long syscall(long number, ...): every variadic argument is read as a long.
+        static final MethodHandle H = Handles.downcall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
+                ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.firstVariadicArg(1));
     }
 
     /** {@code open(path, flags, mode)}; value is the descriptor or -1 with errno. */
@@ -69,7 +94,7 @@ final class Libc {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Handles.CAPTURE);
             MemorySegment cpath = arena.allocateFrom(path);
-            int fd = (int) Handles.OPEN.invokeExact(state, cpath, flags, mode);
+            int fd = (int) Open.H.invokeExact(state, cpath, flags, mode);
             return new Result(fd, fd < 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -79,7 +104,7 @@ final class Libc {
     static Result fchmod(int fd, int mode) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Handles.CAPTURE);
-            int rc = (int) Handles.FCHMOD.invokeExact(state, fd, mode);
+            int rc = (int) Fchmod.H.invokeExact(state, fd, mode);
             return new Result(rc, rc != 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -89,7 +114,7 @@ final class Libc {
     static Result close(int fd) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Handles.CAPTURE);
-            int rc = (int) Handles.CLOSE.invokeExact(state, fd);
+            int rc = (int) Close.H.invokeExact(state, fd);
             return new Result(rc, rc != 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -101,7 +126,7 @@ final class Libc {
         try {
             int rc;
             do {
-                rc = (int) Handles.POSIX_FALLOCATE.invokeExact(fd, offset, length);
+                rc = (int) PosixFallocate.H.invokeExact(fd, offset, length);
             } while (rc == EINTR);
             return rc;
         } catch (Throwable t) {
@@ -135,7 +160,7 @@ final class Libc {
         timespec.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
         timespec.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
         try {
-            long ignored = (long) Handles.SYSCALL6.invokeExact(SYS_FUTEX, word, FUTEX_WAIT, (long) expected, timespec,
+            long ignored = (long) Syscall6.H.invokeExact(SYS_FUTEX, word, FUTEX_WAIT, (long) expected, timespec,
                     MemorySegment.NULL, 0L);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -145,7 +170,7 @@ final class Libc {
     /** Wakes every process sleeping in {@link #futexWait} on {@code word}. */
     static void futexWakeAll(MemorySegment word) {
         try {
-            long ignored = (long) Handles.SYSCALL6.invokeExact(SYS_FUTEX, word, FUTEX_WAKE, (long) Integer.MAX_VALUE,
+            long ignored = (long) Syscall6.H.invokeExact(SYS_FUTEX, word, FUTEX_WAKE, (long) Integer.MAX_VALUE,
                     MemorySegment.NULL, MemorySegment.NULL, 0L);
         } catch (Throwable t) {
             throw rethrow(t);
@@ -155,7 +180,7 @@ final class Libc {
     /** The real user id of this process. */
     static long getuid() {
         try {
-            return Integer.toUnsignedLong((int) Handles.GETUID.invokeExact());
+            return Integer.toUnsignedLong((int) Getuid.H.invokeExact());
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -164,7 +189,7 @@ final class Libc {
     /** The C library's text for an error number, e.g. "No space left on device". */
     static String strerror(int errno) {
         try {
-            MemorySegment s = (MemorySegment) Handles.STRERROR.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Strerror.H.invokeExact(errno);
             if (s.equals(MemorySegment.NULL)) {
                 return "errno " + errno;
             }

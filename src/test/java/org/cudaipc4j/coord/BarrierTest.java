@@ -121,6 +121,36 @@ class BarrierTest {
     }
 
     @Test
+    void awaitConditionReturnsWhenItHoldsAndGivesUpLikeTheBarrier() throws Exception {
+        try (ControlBlock block = ControlBlock.create(2)) {
+            Barrier b = block.barrier(0, Duration.ofSeconds(30));
+            long until = System.nanoTime() + 50_000_000L;
+            b.awaitCondition(() -> System.nanoTime() - until >= 0, "the device to catch up");
+            assertTrue(block.abortState().isEmpty());
+        }
+        long dead = SharedSegmentTest.deadPid();
+        try (ControlBlock block = ControlBlock.create(2)) {
+            block.setPid(1, dead);
+            BarrierException e = assertThrows(BarrierException.class,
+                    () -> block.barrier(0, Duration.ofSeconds(30)).awaitCondition(() -> false, "the device to catch up"));
+            assertEquals("process 1 (pid " + dead + ") died while process 0 waited for the device to catch up",
+                    e.getMessage());
+            assertEquals(0, block.abortState().orElseThrow().process());
+        }
+        try (ControlBlock block = ControlBlock.create(2)) {
+            block.abort(1, "kernel failed");
+            BarrierException e = assertThrows(BarrierException.class,
+                    () -> block.barrier(0, Duration.ofSeconds(30)).awaitCondition(() -> false, "the device to catch up"));
+            assertEquals("waiting for the device to catch up: aborted by process 1: kernel failed", e.getMessage());
+        }
+        try (ControlBlock block = ControlBlock.create(1)) {
+            BarrierException e = assertThrows(BarrierException.class,
+                    () -> block.barrier(0, Duration.ofMillis(200)).awaitCondition(() -> false, "the device"));
+            assertEquals("process 0 timed out after 200 ms waiting for the device", e.getMessage());
+        }
+    }
+
+    @Test
     void participantThatFinishedAndLeftIsReportedAsExited() throws Exception {
         long dead = SharedSegmentTest.deadPid();
         try (ControlBlock block = ControlBlock.create(2)) {

@@ -3,6 +3,7 @@ package org.cudaipc4j.app.simpleipc;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +41,8 @@ import org.cudaipc4j.driver.Prelink;
 public final class SimpleIpcChild {
     /** {@link #run}'s result when the parent dismissed the group before assigning devices. */
     private static final int DISMISSED = -1;
+    /** Steps between progress markers; see the step loop. */
+    private static final int RUN_AHEAD = 16;
 
     private SimpleIpcChild() {}
 
@@ -169,7 +172,18 @@ public final class SimpleIpcChild {
             long fillNs = 0;
             long recordNs = 0;
             long barrierNs = 0;
+            // Markers bound how far this process runs ahead of its device (between RUN_AHEAD and 2 * RUN_AHEAD
+            // steps): unbounded, it would fill the device's queue and block inside the driver, where it cannot see
+            // an abort, and a sibling that dies leaves the device waiting forever for that sibling's records.
+            ArrayDeque<Long> markers = new ArrayDeque<>();
             for (long step = 0; step < steps; step++) {
+                if (step % RUN_AHEAD == 0) {
+                    markers.add(attachment.mark());
+                    if (markers.size() > 2) {
+                        long oldest = markers.removeFirst();
+                        barrier.awaitCondition(() -> attachment.reached(oldest), "the device to catch up");
+                    }
+                }
                 int b = (int) ((step + id) % n);
                 boolean last = step == steps - 1;
                 byte value = (byte) (last && corrupt == id ? id + 1 : id);
@@ -188,7 +202,7 @@ public final class SimpleIpcChild {
                 recordNs += t3 - t2;
                 barrierNs += t4 - t3;
                 if (id == 0) {
-                    System.out.printf("Step %d done%n", step);
+                    System.out.println("Step " + step + " done");
                 }
             }
             phases.mark("steps");

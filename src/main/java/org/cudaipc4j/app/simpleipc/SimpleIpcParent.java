@@ -61,7 +61,6 @@ public final class SimpleIpcParent {
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
         if (options.backend() != BackendKind.HOST) {
-            Prelink.startInBackground();
             // The driver starts while the children are spawned; device selection waits for it.
             Cuda.initInBackground();
         }
@@ -98,16 +97,22 @@ public final class SimpleIpcParent {
     }
 
     private int runGroup(RunReport report) {
-        int reaped = SharedSegment.reapStale();
-        if (reaped > 0) {
-            out.printf("Removed %d shared-memory segment(s) left by runs that died%n", reaped);
-        }
         // Start the children before the driver when their number can be told without it: their JVM and driver
         // start-up then overlap the parent's. They wait for their device assignment.
         GroupGuess guess = GroupGuess.of(options);
         ChildGroup early = guess == null ? null : ChildGroup.start(this, guess.processes(), guess.backend());
         if (early != null) {
             phases.mark("childrenStarted");
+        }
+        if (options.backend() != BackendKind.HOST) {
+            // Linking the other driver functions' handles would compete with the spawn above; now it overlaps
+            // the wait for the driver.
+            Prelink.startInBackground();
+        }
+        // Housekeeping while the driver starts: segments of runs that were killed (ours has a fresh name).
+        int reaped = SharedSegment.reapStale();
+        if (reaped > 0) {
+            out.printf("Removed %d shared-memory segment(s) left by runs that died%n", reaped);
         }
         try (Backend backend = chooseBackend()) {
             phases.mark("driver");
@@ -298,6 +303,7 @@ public final class SimpleIpcParent {
         /** Creates the block for {@code n} processes and starts the children on {@code backendName}. */
         static ChildGroup start(SimpleIpcParent parent, int n, String backendName) {
             ControlBlock block = ControlBlock.create(n);
+            parent.phases.mark("blockCreated");
             PhaseFiles phaseFiles = null;
             Supervisor supervisor = null;
             try {

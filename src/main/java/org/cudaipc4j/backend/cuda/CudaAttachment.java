@@ -11,6 +11,7 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.Event;
+import org.cudaipc4j.cuda.EventFlag;
 import org.cudaipc4j.cuda.IpcEventHandle;
 import org.cudaipc4j.cuda.IpcMappedMemory;
 import org.cudaipc4j.cuda.IpcMemHandle;
@@ -31,6 +32,9 @@ public final class CudaAttachment implements Backend.Attachment {
     private final BuiltinKernels.Fill fill;
     private final List<AutoCloseable> opened = new ArrayList<>();
     private PinnedHostBuffer host;
+    /** Progress markers, reused round robin (created on first use). */
+    private Event[] markers;
+    private long nextMarker;
     private boolean closed;
 
     private CudaAttachment(Context context, Stream stream, BuiltinKernels kernels, BuiltinKernels.Fill fill) {
@@ -202,6 +206,40 @@ public final class CudaAttachment implements Backend.Attachment {
     }
 
     @Override
+    public long mark() {
+        check();
+        try {
+            if (markers == null) {
+                markers = new Event[MARKERS];
+                for (int i = 0; i < MARKERS; i++) {
+                    markers[i] = Event.create(context, EventFlag.DISABLE_TIMING);
+                }
+            }
+            long marker = nextMarker++;
+            markers[(int) (marker % MARKERS)].record(stream);
+            return marker;
+        } catch (CudaException e) {
+            throw failed("recording a progress marker", e);
+        }
+    }
+
+    @Override
+    public boolean reached(long marker) {
+        check();
+        if (marker < 0 || marker >= nextMarker) {
+            throw new IllegalArgumentException("no progress marker " + marker + " (" + nextMarker + " recorded)");
+        }
+        if (marker < nextMarker - MARKERS) {
+            return true; // its event was recorded again since: the later record implies this one passed
+        }
+        try {
+            return markers[(int) (marker % MARKERS)].query();
+        } catch (CudaException e) {
+            throw failed("querying a progress marker", e);
+        }
+    }
+
+    @Override
     public void releaseOpened() {
         check();
         try {
@@ -226,12 +264,18 @@ public final class CudaAttachment implements Backend.Attachment {
         requireOwner();
         closed = true;
         List<AutoCloseable> order = new ArrayList<>(opened.reversed());
-        order.addAll(List.of(this::closeHost, kernels, stream, context));
+        order.addAll(List.of(this::closeHost, this::closeMarkers, kernels, stream, context));
         opened.clear();
         Closeables.closeAll(order.toArray(AutoCloseable[]::new));
     }
 
     private void closeHost() {
         Closeables.closeAll(host);
+    }
+
+    private void closeMarkers() {
+        if (markers != null) {
+            Closeables.closeAll(markers);
+        }
     }
 }

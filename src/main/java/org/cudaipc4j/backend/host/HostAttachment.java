@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.backend.BackendException;
 import org.cudaipc4j.coord.SharedSegment;
@@ -17,6 +18,9 @@ final class HostAttachment implements Backend.Attachment {
     private final int device;
     private final long timeoutNanos;
     private final HostStream stream;
+    /** The highest progress marker the stream has passed; -1 before the first. */
+    private final AtomicLong passedMarker = new AtomicLong(-1);
+    private long nextMarker;
     private final Arena stagingArena = Arena.ofShared();
     // Guarded by this. One mapping per segment, shared by every view opened from it (CUDA counts references).
     private final Map<String, Mapping> mappings = new HashMap<>();
@@ -117,6 +121,28 @@ final class HostAttachment implements Backend.Attachment {
         // Twice the wait timeout: a wait queued ahead reports its own, clearer, timeout first.
         stream.synchronize("copyToHost", 2 * timeoutNanos);
         return target.asReadOnly();
+    }
+
+    @Override
+    public long mark() {
+        long marker;
+        synchronized (this) {
+            checkOpen("mark");
+            marker = nextMarker++;
+        }
+        stream.enqueue("mark", () -> () -> passedMarker.accumulateAndGet(marker, Math::max));
+        return marker;
+    }
+
+    @Override
+    public boolean reached(long marker) {
+        synchronized (this) {
+            if (marker < 0 || marker >= nextMarker) {
+                throw new IllegalArgumentException("no progress marker " + marker + " (" + nextMarker + " recorded)");
+            }
+        }
+        stream.checkUsable("reached");
+        return passedMarker.get() >= marker;
     }
 
     /** Closes every opened view; each waits for the queued work that could still use it. */

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import org.cudaipc4j.backend.Backend;
 import org.cudaipc4j.cuda.BuiltinKernels;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.MismatchCount;
@@ -67,6 +68,27 @@ class CudaBackendGpuTest {
             assertThrows(IllegalArgumentException.class, () -> backend.selectDevices(List.of(0, 0), 32, s -> { }));
             assertEquals(List.of(0), backend.selectDevices(List.of(0), 32, s -> { }));
             assertEquals(1, backend.selectDevices(List.of(), 1, s -> { }).size());
+        }
+    }
+
+    @Test
+    void progressMarkersFollowTheStream() throws Exception {
+        try (CudaBackend backend = new CudaBackend(); CudaAttachment att = backend.attach(0)) {
+            assertThrows(IllegalArgumentException.class, () -> att.reached(0));
+            long last = -1;
+            // More markers than events in the ring: the oldest read as passed once their event is reused.
+            for (int i = 0; i < 3 * Backend.Attachment.MARKERS; i++) {
+                last = att.mark();
+            }
+            assertEquals(3L * Backend.Attachment.MARKERS - 1, last);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!att.reached(last)) {
+                assertTrue(System.nanoTime() < deadline, "marker not passed within 10 s");
+                Thread.sleep(1);
+            }
+            assertTrue(att.reached(0));
+            long next = last + 1;
+            assertThrows(IllegalArgumentException.class, () -> att.reached(next));
         }
     }
 

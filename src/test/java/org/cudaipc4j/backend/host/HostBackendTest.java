@@ -87,6 +87,25 @@ class HostBackendTest {
     }
 
     @Test
+    void progressMarkersArePassedInOrder() throws Exception {
+        try (HostBackend b = new HostBackend(1); Backend.Attachment a = b.attach(0)) {
+            assertThrows(IllegalArgumentException.class, () -> a.reached(0));
+            long first = a.mark();
+            long second = a.mark();
+            assertEquals(0, first);
+            assertEquals(1, second);
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (!a.reached(second)) {
+                assertTrue(System.nanoTime() < deadline, "marker 1 not passed within 5 s");
+                Thread.sleep(1);
+            }
+            assertTrue(a.reached(first));
+            assertThrows(IllegalArgumentException.class, () -> a.reached(2));
+            assertThrows(IllegalArgumentException.class, () -> a.reached(-1));
+        }
+    }
+
+    @Test
     void rejectsHandlesThatDoNotFit() {
         try (HostBackend b = new HostBackend(2); Backend.Export ex = b.export(1, 4096);
                 Backend.Attachment a = b.attach(0)) {
