@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Runs the tool's `bench` command on a GPU machine as the README figures were taken: the jlinked runtime in .jre
 # (else $JAVA_HOME), the serial GC, and a JDK 25 AOT cache trained once per jar by a default run on the GPU.
-# Usage: scripts/bench-gpu.sh [--jar JAR] [-Dname=value ...] BENCH-ARGS...
+# Usage: scripts/bench-gpu.sh [--jar JAR] [--mps] [-Dname=value ...] BENCH-ARGS...
 #   e.g. scripts/bench-gpu.sh --only e2e --repeat 10 --out docs/bench-h200.json
 #        scripts/bench-gpu.sh -Dcudaipc4j.noEarlyStart=true --only e2e      (one lever off)
+#        scripts/bench-gpu.sh --mps --only steps --procs 2,8               (under a private MPS server)
+# --mps starts an MPS control daemon of this user with private pipe and log folders for the bench's processes
+# and quits it afterwards (nvidia-cuda-mps-control must be installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 java=.jre/bin/java
 [ -x "$java" ] || java=$JAVA_HOME/bin/java
 jar=target/cudaipc4j.jar
 if [ "${1:-}" = --jar ]; then jar=$2; shift 2; fi
+mps=0
+if [ "${1:-}" = --mps ]; then mps=1; shift; fi
 props=()
 while [ $# -gt 0 ] && [[ $1 == -D* ]]; do props+=("$1"); shift; done
 opts=(--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC)
@@ -18,10 +23,18 @@ if [ "${CUDAIPC4J_AOT:-1}" != 0 ]; then
   if [ ! -f "$aot" ] || [ "$jar" -nt "$aot" ]; then
     report=$(mktemp)
     # The training run writes a report too, so the JSON classes are in the cache as well.
-    CUDAIPC4J_REPORT=$report "$java" "${opts[@]}" -XX:AOTCacheOutput="$aot" -jar "$jar" --size 1M >/dev/null 2>&1 \
+    CUDAIPC4J_REPORT=$report "$java" "${opts[@]}" -XX:AOTCacheOutput="$aot" -Dcudaipc4j.aotTraining=true \
+      -jar "$jar" --size 1M >/dev/null 2>&1 \
       || { rm -f "$aot"; echo "bench-gpu: AOT training failed; running without the cache" >&2; }
     rm -f "$report"
   fi
   [ -f "$aot" ] && opts+=(-XX:AOTCache="$aot" -Xlog:aot=off -Xlog:cds=off)
 fi
-exec "$java" "${opts[@]}" "${props[@]}" -jar "$jar" bench "$@"
+if [ "$mps" = 0 ]; then
+  exec "$java" "${opts[@]}" "${props[@]}" -jar "$jar" bench "$@"
+fi
+CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
+export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+nvidia-cuda-mps-control -d
+trap 'echo quit | nvidia-cuda-mps-control; sleep 1; rm -rf "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"' EXIT
+"$java" "${opts[@]}" "${props[@]}" -jar "$jar" bench "$@"

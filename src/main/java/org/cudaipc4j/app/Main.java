@@ -16,7 +16,11 @@ public final class Main {
 
     public static void main(String[] args) {
         LineAtomicOutput.install();
-        ProcessExit.exit(run(args));
+        int code = run(args);
+        if (AotTraining.requested()) {
+            AotTraining.loadOwnClasses();
+        }
+        ProcessExit.exit(code);
     }
 
     /** Runs the tool and returns its exit code (tests call this in-process). */
