@@ -55,15 +55,6 @@ public interface Backend extends AutoCloseable {
     @Override
     void close();
 
-    /**
-     * {@link #close()} for a process about to end without the driver's at-exit teardown: releases what other
-     * processes could notice (what it handed out: exports, attachments) and leaves the devices' contexts to the
-     * end of the process. Later calls to {@link #close()} do nothing.
-     */
-    default void closeForExit() {
-        close();
-    }
-
     /** One exported buffer and event, owned by the parent. */
     interface Export extends AutoCloseable {
         /** The 64-byte memory IPC handle. */

@@ -8,7 +8,6 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharsetEncoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -128,7 +127,6 @@ public final class ControlBlock implements AutoCloseable {
     static final VarHandle INT = ValueLayout.JAVA_INT.varHandle().withInvokeExactBehavior();
     static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle().withInvokeExactBehavior();
 
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final long READY = 1;
     private static final int ASSIGNED = 1;
     private static final int DISMISSED = 2;
@@ -171,7 +169,7 @@ public final class ControlBlock implements AutoCloseable {
         long size = sizeFor(processCount);
         SharedSegment segment = SharedSegment.create(size);
         try {
-            long token = RANDOM.nextLong();
+            long token = Entropy.nextLong();
             MemorySegment m = segment.memory();
             long pid = Pids.self();
             m.set(ValueLayout.JAVA_INT, VERSION_OFFSET, LAYOUT_VERSION);

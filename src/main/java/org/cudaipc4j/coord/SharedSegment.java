@@ -12,7 +12,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -47,7 +46,6 @@ public final class SharedSegment implements AutoCloseable {
     private static final Pattern SUFFIX = Pattern.compile("[A-Za-z0-9_]{1,32}");
     private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
     private static final Pattern OWNED_NAME = Pattern.compile(Pattern.quote(PREFIX) + "([0-9]{1,10})-.+");
-    private static final SecureRandom RANDOM = new SecureRandom();
     // A process started this long after a segment file was last modified cannot be the segment's creator.
     private static final long PID_REUSE_SLACK_MILLIS = 2_000;
 
@@ -95,7 +93,7 @@ public final class SharedSegment implements AutoCloseable {
                     + "': use 1 to 32 letters, digits or '_'");
         }
         byte[] random = new byte[8];
-        RANDOM.nextBytes(random);
+        Entropy.nextBytes(random);
         String name = PREFIX + Pids.self() + "-" + HexFormat.of().formatHex(random) + (suffix == null ? "" : "-" + suffix);
         Path dir = directory();
         Path path = dir.resolve(name);

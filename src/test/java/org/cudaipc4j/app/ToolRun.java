@@ -40,15 +40,9 @@ public final class ToolRun {
     }
 
     public static Process start(String... args) {
-        return start(List.of(), args);
-    }
-
-    /** Starts the tool with extra JVM options (its children inherit the -D ones). */
-    public static Process start(List<String> jvmOptions, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(org.cudaipc4j.testing.JavaProcess.classPath());
         cmd.add(Main.class.getName());
@@ -63,11 +57,6 @@ public final class ToolRun {
     /** Runs the tool to completion (bounded by {@code limit}). */
     public static ToolRun run(Duration limit, String... args) {
         return finish(start(args), limit, line -> false, p -> {});
-    }
-
-    /** Runs the tool with extra JVM options to completion (bounded by {@code limit}). */
-    public static ToolRun run(Duration limit, List<String> jvmOptions, String... args) {
-        return finish(start(jvmOptions, args), limit, line -> false, p -> {});
     }
 
     /**

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Consumer;
 import org.cudaipc4j.app.Failures;
 import org.cudaipc4j.app.LineAtomicOutput;
 import org.cudaipc4j.app.ProcessExit;
@@ -98,8 +97,7 @@ public final class SimpleIpcChild {
                     if (driverFailure != null) {
                         throw driverFailure;
                     }
-                    exit = run(runtime, backend, bytes, rounds, timeout, corrupt, verifyOnDevice, phases,
-                            log -> finish(log, phaseFile, 0));
+                    exit = run(runtime, backend, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
                 } catch (RuntimeException | Error e) {
                     String reason = Failures.oneLine(e);
                     runtime.fail(reason);
@@ -123,11 +121,6 @@ public final class SimpleIpcChild {
             ProcessExit.exit(0);
         }
         phases.mark("exit");
-        finish(phases, phaseFile, exit);
-    }
-
-    /** Writes the phase log, when asked for, and ends the process. */
-    private static void finish(PhaseLog phases, Path phaseFile, int exit) {
         if (phaseFile != null) {
             phases.writeTo(phaseFile);
         }
@@ -146,7 +139,7 @@ public final class SimpleIpcChild {
     }
 
     private static int run(ChildRuntime runtime, Backend backend, long bytes, int rounds, Duration timeout,
-            int corrupt, boolean verifyOnDevice, PhaseLog phases, Consumer<PhaseLog> exitNow) {
+            int corrupt, boolean verifyOnDevice, PhaseLog phases) {
         ControlBlock block = runtime.block();
         int id = runtime.index();
         int n = block.processCount();
@@ -233,12 +226,6 @@ public final class SimpleIpcChild {
             runtime.setStatus(ProcessStatus.RELEASED);
             phases.mark("released");
             System.out.printf("Process %d complete!%n", id);
-            if (ProcessExit.isFast()) {
-                // Nothing left that another process could notice: the stream, kernels and context go with the
-                // process (see ProcessExit).
-                phases.mark("exit");
-                exitNow.accept(phases);
-            }
         }
         phases.mark("closed");
         return 0;

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.cudaipc4j.app.ExitCodes;
 import org.cudaipc4j.app.Failures;
-import org.cudaipc4j.app.ProcessExit;
 import org.cudaipc4j.app.UsageException;
 import org.cudaipc4j.app.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.backend.Backend;
@@ -198,11 +197,7 @@ public final class SimpleIpcParent {
             if (supervisor.awaitReleased(remaining(deadline))) {
                 phases.mark("released");
                 exports.close();
-                if (ProcessExit.isFast()) {
-                    backend.closeForExit();
-                } else {
-                    backend.close();
-                }
+                backend.close();
                 phases.mark("freed");
             }
             Supervisor.Outcome outcome = supervisor.awaitAll(remaining(deadline));

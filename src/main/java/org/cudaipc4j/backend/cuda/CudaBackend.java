@@ -200,24 +200,12 @@ public final class CudaBackend implements Backend {
      */
     @Override
     public synchronized void close() {
-        close(true);
-    }
-
-    /** Closes what was handed out; the retained contexts stay for the end of the process to tear down. */
-    @Override
-    public synchronized void closeForExit() {
-        close(false);
-    }
-
-    private void close(boolean releaseContexts) {
         if (closed) {
             return;
         }
         closed = true;
         List<AutoCloseable> order = new ArrayList<>(handedOut.reversed());
-        if (releaseContexts) {
-            order.addAll(new ArrayList<>(contexts.values()).reversed());
-        }
+        order.addAll(new ArrayList<>(contexts.values()).reversed());
         handedOut.clear();
         contexts.clear();
         Closeables.closeAll(order.toArray(AutoCloseable[]::new));
