@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -307,7 +308,7 @@ public final class SimpleIpcParent {
             PhaseFiles phaseFiles = null;
             Supervisor supervisor = null;
             try {
-                phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, n);
+                phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, block.name(), n);
                 supervisor = new Supervisor(block, parent.supervisorOptions());
                 ChildGroup group = new ChildGroup(block, phaseFiles, supervisor);
                 supervisor.start(SimpleIpcChild.class.getName(), parent.childArgs(block, backendName, phaseFiles));
@@ -341,15 +342,21 @@ public final class SimpleIpcParent {
         }
     }
 
-    /** The children's phase logs: a private temporary folder, removed when closed. */
+    /**
+     * The children's phase logs: a private temporary folder, removed when closed. It is named after the group's
+     * control block, whose name is already unique and unguessable ({@code Files.createTempDirectory} would first
+     * set up SecureRandom, tens of milliseconds on the start-up path).
+     */
     private static final class PhaseFiles implements AutoCloseable {
         private final Path dir;
         private final int count;
 
-        PhaseFiles(boolean enabled, int count) {
+        PhaseFiles(boolean enabled, String blockName, int count) {
             this.count = count;
             try {
-                this.dir = enabled ? Files.createTempDirectory("cudaipc4j-phases") : null;
+                this.dir = enabled ? Files.createDirectory(Path.of(System.getProperty("java.io.tmpdir"),
+                        blockName + "-phases"), PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rwx------"))) : null;
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create a temporary folder for phase logs", e);
             }
