@@ -21,6 +21,7 @@ import org.cudaipc4j.coord.Barrier;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.ProcessStatus;
+import org.cudaipc4j.driver.DriverEnvironment;
 import org.cudaipc4j.driver.Prelink;
 
 /**
@@ -64,6 +65,7 @@ public final class SimpleIpcChild {
         int simulatedDevices = Integer.parseInt(args[5]);
         Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
         if (backendName.equals("cuda")) {
+            DriverEnvironment.applySingleStreamDefaults(); // see SimpleIpcParent
             Prelink.startInBackground();
         }
         int corrupt = Integer.parseInt(args[7]);

@@ -22,6 +22,7 @@ import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Cuda;
+import org.cudaipc4j.driver.DriverEnvironment;
 import org.cudaipc4j.driver.Prelink;
 
 /**
@@ -62,6 +63,9 @@ public final class SimpleIpcParent {
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
         if (options.backend() != BackendKind.HOST) {
+            // One stream per process: one hardware work queue per context makes contexts much cheaper to create and
+            // tear down. Before the driver starts; the children do the same.
+            DriverEnvironment.applySingleStreamDefaults();
             // The driver starts while the children are spawned; device selection waits for it.
             Cuda.initInBackground();
         }

@@ -1,0 +1,78 @@
+package org.cudaipc4j.driver;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Settings the CUDA driver reads from the process environment (with the C library's {@code getenv}) when it starts
+ * and when it creates a context. Java cannot change its own environment, so these are set in the C environment
+ * ({@code setenv}), which is what the driver reads: call before the driver starts, from one thread, before other
+ * threads of this process could read the environment.
+ */
+public final class DriverEnvironment {
+    /**
+     * Hardware work queues per context (the driver's default is 8). A process that uses one stream needs one;
+     * each queue costs time at context creation and teardown (on an H200 about 115 ms and 80 ms of the two for
+     * the default 8).
+     */
+    public static final String MAX_CONNECTIONS = "CUDA_DEVICE_MAX_CONNECTIONS";
+
+    private DriverEnvironment() {}
+
+    private static final class Libc {
+        static final Linker LINKER = Linker.nativeLinker();
+        static final MethodHandle SETENV = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("setenv"),
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        static final MethodHandle GETENV = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("getenv"),
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
+
+    /**
+     * Sets {@code name} to {@code value} in the C environment unless it is set already (a user's choice wins).
+     *
+     * @return the value in effect afterwards
+     */
+    @SuppressWarnings("restricted") // libc's own environment functions, called with strings we allocate
+    public static String setDefault(String name, String value) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cname = arena.allocateFrom(name);
+            int rc = (int) Libc.SETENV.invokeExact(cname, arena.allocateFrom(value), 0);
+            if (rc != 0) {
+                throw new IllegalStateException("setenv(" + name + ") failed");
+            }
+            MemorySegment now = (MemorySegment) Libc.GETENV.invokeExact(cname);
+            return now.equals(MemorySegment.NULL) ? null : now.reinterpret(Long.MAX_VALUE).getString(0);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot set " + name + " in the environment", t);
+        }
+    }
+
+    /** What the C environment holds for {@code name} (null when unset). */
+    @SuppressWarnings("restricted")
+    public static String get(String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment now = (MemorySegment) Libc.GETENV.invokeExact(arena.allocateFrom(name));
+            return now.equals(MemorySegment.NULL) ? null : now.reinterpret(Long.MAX_VALUE).getString(0);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("cannot read " + name + " from the environment", t);
+        }
+    }
+
+    /**
+     * The settings of the simpleIPC processes, each of which uses one stream: one work queue per context. Call
+     * first thing in the process, before the driver starts.
+     */
+    public static void applySingleStreamDefaults() {
+        setDefault(MAX_CONNECTIONS, "1");
+    }
+}

@@ -1,0 +1,25 @@
+package org.cudaipc4j.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import org.junit.jupiter.api.Test;
+
+class DriverEnvironmentTest {
+    @Test
+    void aDefaultIsSetOnceAndAValueAlreadyThereWins() {
+        String name = "CUDAIPC4J_TEST_" + ProcessHandle.current().pid();
+        assertNull(DriverEnvironment.get(name));
+        assertEquals("1", DriverEnvironment.setDefault(name, "1"));
+        assertEquals("1", DriverEnvironment.get(name));
+        // As with a value the user exported: it stays.
+        assertEquals("1", DriverEnvironment.setDefault(name, "8"));
+    }
+
+    @Test
+    void theSimpleIpcDefaultIsOneWorkQueueUnlessTheUserChoseOtherwise() {
+        String before = System.getenv(DriverEnvironment.MAX_CONNECTIONS);
+        DriverEnvironment.applySingleStreamDefaults();
+        assertEquals(before != null ? before : "1", DriverEnvironment.get(DriverEnvironment.MAX_CONNECTIONS));
+    }
+}
