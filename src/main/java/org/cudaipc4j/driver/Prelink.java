@@ -1,5 +1,9 @@
 package org.cudaipc4j.driver;
 
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * Links every {@link CuDriver} function's downcall handle on a background daemon thread.
  *
@@ -11,6 +15,17 @@ package org.cudaipc4j.driver;
 public final class Prelink {
     /** System property that turns prelinking off (for measuring what it saves). */
     public static final String DISABLE_PROPERTY = "cudaipc4j.noPrelink";
+    /**
+     * Linked first, in this order: what a short-lived process calls soonest (device selection, context, memory and
+     * IPC, module and stream, the step's calls). The main thread is then least likely to find a function unlinked.
+     */
+    static final List<String> START_UP_ORDER = List.of(
+            "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuDeviceCanAccessPeer",
+            "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent", "cuCtxEnablePeerAccess", "cuMemAlloc_v2", "cuEventCreate",
+            "cuIpcGetMemHandle", "cuIpcGetEventHandle", "cuStreamCreate", "cuModuleLoadData", "cuModuleGetFunction",
+            "cuFuncGetAttribute", "cuIpcOpenMemHandle_v2", "cuIpcOpenEventHandle", "cuStreamWaitEvent",
+            "cuLaunchKernel", "cuEventRecord", "cuEventQuery", "cuMemsetD8Async", "cuMemcpyDtoHAsync_v2",
+            "cuStreamSynchronize");
 
     private Prelink() {}
 
@@ -27,7 +42,9 @@ public final class Prelink {
                 return;
             }
             ClassLoader loader = CuDriver.class.getClassLoader();
-            for (String symbol : CuSymbols.TABLE.keySet()) {
+            Set<String> order = new LinkedHashSet<>(START_UP_ORDER);
+            order.addAll(CuSymbols.TABLE.keySet());
+            for (String symbol : order) {
                 try {
                     // Each function's handle lives in a holder class named after it, linked when initialised.
                     Class.forName(CuDriver.class.getName() + "$" + symbol, true, loader);

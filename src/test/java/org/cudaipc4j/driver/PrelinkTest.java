@@ -1,5 +1,6 @@
 package org.cudaipc4j.driver;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -15,6 +16,13 @@ class PrelinkTest {
         assertTrue(t.isDaemon(), "must not keep a finished process alive");
         t.join(60_000);
         assertFalse(t.isAlive(), "prelinking did not finish within 60 s");
+    }
+
+    @Test
+    void theStartUpOrderNamesBoundFunctionsOnce() {
+        // A misspelt name would silently be skipped and its function linked late.
+        assertTrue(CuSymbols.TABLE.keySet().containsAll(Prelink.START_UP_ORDER), Prelink.START_UP_ORDER.toString());
+        assertEquals(Prelink.START_UP_ORDER.size(), new java.util.HashSet<>(Prelink.START_UP_ORDER).size());
     }
 
     @Test
