@@ -63,13 +63,6 @@ public interface Backend extends AutoCloseable {
         /** The 64-byte event IPC handle. */
         byte[] eventHandle();
 
-        /**
-         * After a failure in the group: records the event once more, from the exporter. A child that died may have
-         * enqueued a record its device never ran; its siblings' devices would wait for that record forever, and a
-         * context whose work cannot finish cannot be torn down. The new record moves the event past it.
-         */
-        void releaseWaiters();
-
         /** Waits for all work on the event, destroys it and frees the buffer. Idempotent. */
         @Override
         void close();

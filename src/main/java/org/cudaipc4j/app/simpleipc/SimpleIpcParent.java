@@ -204,8 +204,6 @@ public final class SimpleIpcParent {
                 exports.close();
                 backend.close();
                 phases.mark("freed");
-            } else {
-                releaseWaiters(exports);
             }
             Supervisor.Outcome outcome = supervisor.awaitAll(remaining(deadline));
             phases.mark("childrenDone");
@@ -219,20 +217,6 @@ public final class SimpleIpcParent {
         report.childPhases = group.phaseFiles.read();
         report.result = exit == ExitCodes.OK ? "passed" : "failed";
         return exit;
-    }
-
-    /**
-     * A child failed: one that died may have left records its device never ran, on which its siblings' devices
-     * wait. Recording every event once more from here lets their queued work finish, so they can tear down.
-     */
-    private static void releaseWaiters(Resources<Backend.Export> exports) {
-        for (int i = 0; i < exports.size(); i++) {
-            try {
-                exports.get(i).releaseWaiters();
-            } catch (RuntimeException e) {
-                // Best effort on a failure path; the supervisor still ends the group.
-            }
-        }
     }
 
     private static Duration remaining(long deadlineNanos) {

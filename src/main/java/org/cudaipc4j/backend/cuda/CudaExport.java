@@ -9,7 +9,6 @@ import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
-import org.cudaipc4j.cuda.Stream;
 
 /** The parent's buffer and interprocess event for one child, with their exported handles. */
 public final class CudaExport implements Backend.Export {
@@ -53,24 +52,6 @@ public final class CudaExport implements Backend.Export {
     @Override
     public byte[] eventHandle() {
         return eventHandle.clone();
-    }
-
-    /**
-     * Records the event on a stream of its own: the driver's interprocess event then stands at a later record
-     * than any a dead child left unrun, so waits on those end. The stream is destroyed at once; its record still
-     * runs.
-     */
-    @Override
-    public void releaseWaiters() {
-        if (closed.get()) {
-            return;
-        }
-        try (Stream stream = Stream.create(event.context(), true)) {
-            event.record(stream);
-        } catch (CudaException e) {
-            throw new BackendException("recording the exported event to release its waiters failed: "
-                    + e.getMessage(), e);
-        }
     }
 
     /** The exported buffer (the parent may read it after the children finish). */

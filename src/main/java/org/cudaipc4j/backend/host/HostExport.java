@@ -84,14 +84,6 @@ final class HostExport implements Backend.Export {
      * Waits (up to the backend's wait timeout) for the event's last record to complete, then unlinks both
      * segments. A record whose process has exited will never complete; the wait ends there without error.
      */
-    /** A record that completes at once: completes every earlier ticket, those of dead recorders included. */
-    @Override
-    public void releaseWaiters() {
-        if (!closed.get()) {
-            event.complete(event.takeTicket());
-        }
-    }
-
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
