@@ -64,7 +64,8 @@ kill_case() {
   grep -v '^Step' "$log" | sed 's/^/    | /' | tail -8
   rm -f "$log"
 }
-kill_case
+# KILL_RUNS=N repeats it (the moment of the kill within a step varies).
+for _ in $(seq 1 "${KILL_RUNS:-1}"); do kill_case; done
 
 echo "acceptance: $pass passed, $fail failed"
 left=$(ls /dev/shm | grep '^cudaipc4j-' || true)
