@@ -154,82 +154,109 @@ public final class SimpleIpcChild {
         System.out.printf("Process %d: Starting on device %d...%n", id, device);
 
         try (Attachment attachment = backend.attach(device)) {
-            phases.mark("attached");
-            block.awaitReady(timeout);
-            phases.mark("ready");
-            // The attachment owns what it opens and closes it before itself; on a failure it also cancels pending
-            // stream work, so closing never waits on a sibling that is gone.
-            List<PeerBuffer> buffers = new ArrayList<>(n);
-            List<PeerEvent> events = new ArrayList<>(n);
-            for (int p = 0; p < n; p++) {
-                buffers.add(attachment.openBuffer(block.memoryHandle(p), bytes));
-                events.add(attachment.openEvent(block.eventHandle(p)));
+            try {
+                return work(runtime, attachment, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
+            } catch (RuntimeException | Error e) {
+                // This stream may hold work that waits for a record a dead sibling never ran; closing the context
+                // would wait for it (seconds on an H200). Report, then end now: the kernel reclaims the rest.
+                abandon(runtime, e);
+                throw e;
             }
-            phases.mark("opened");
-
-            Barrier barrier = block.barrier(id, timeout);
-            long steps = (long) n * rounds;
-            // Where a step's time goes, summed over all steps (reported as total.* in the JSON report).
-            long waitNs = 0;
-            long fillNs = 0;
-            long recordNs = 0;
-            long barrierNs = 0;
-            // Markers bound how far this process runs ahead of its device (between RUN_AHEAD and 2 * RUN_AHEAD
-            // steps): unbounded, it would fill the device's queue and block inside the driver, where it cannot see
-            // an abort, and a sibling that dies leaves the device waiting forever for that sibling's records.
-            ArrayDeque<Long> markers = new ArrayDeque<>();
-            for (long step = 0; step < steps; step++) {
-                if (step % RUN_AHEAD == 0) {
-                    markers.add(attachment.mark());
-                    if (markers.size() > 2) {
-                        long oldest = markers.removeFirst();
-                        barrier.awaitCondition(() -> attachment.reached(oldest), "the device to catch up");
-                    }
-                }
-                int b = (int) ((step + id) % n);
-                boolean last = step == steps - 1;
-                byte value = (byte) (last && corrupt == id ? id + 1 : id);
-                long t0 = System.nanoTime();
-                attachment.streamWait(events.get(b));
-                long t1 = System.nanoTime();
-                attachment.fill(buffers.get(b), value);
-                long t2 = System.nanoTime();
-                attachment.record(events.get(b));
-                long t3 = System.nanoTime();
-                // No sibling may re-record an event before every waiter has enqueued its wait on it.
-                barrier.await();
-                long t4 = System.nanoTime();
-                waitNs += t1 - t0;
-                fillNs += t2 - t1;
-                recordNs += t3 - t2;
-                barrierNs += t4 - t3;
-                if (id == 0) {
-                    System.out.println("Step " + step + " done");
-                }
-            }
-            phases.mark("steps");
-            phases.mark(PhaseLog.TOTAL + "streamWaitMicros", waitNs / 1000);
-            phases.mark(PhaseLog.TOTAL + "fillLaunchMicros", fillNs / 1000);
-            phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
-            phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
-
-            attachment.streamWait(events.get(id));
-            byte expected = (byte) ((id + 1) % n);
-            Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
-            if (!v.ok()) {
-                System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
-                                + " (%d of %d bytes wrong)%n",
-                        id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
-                return 1;
-            }
-            // Done with the parent's buffers and events: say so, so the parent frees them while this process
-            // tears down its stream and context.
-            attachment.releaseOpened();
-            runtime.setStatus(ProcessStatus.RELEASED);
-            phases.mark("released");
-            System.out.printf("Process %d complete!%n", id);
+        } finally {
+            phases.mark("closed");
         }
-        phases.mark("closed");
+    }
+
+    /** The group's failure, reported as main does, then the end of the process without a device teardown. */
+    private static void abandon(ChildRuntime runtime, Throwable e) {
+        String reason = Failures.oneLine(e);
+        runtime.fail(reason);
+        System.out.printf("Process %d: %s%n", runtime.index(), reason);
+        if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
+            e.printStackTrace();
+        }
+        ProcessExit.abandon(1);
+    }
+
+    /** From the attachment to the verification and the release of what was opened. */
+    private static int work(ChildRuntime runtime, Attachment attachment, long bytes, int rounds, Duration timeout,
+            int corrupt, boolean verifyOnDevice, PhaseLog phases) {
+        ControlBlock block = runtime.block();
+        int id = runtime.index();
+        int n = block.processCount();
+        phases.mark("attached");
+        block.awaitReady(timeout);
+        phases.mark("ready");
+        // The attachment owns what it opens and closes it before itself.
+        List<PeerBuffer> buffers = new ArrayList<>(n);
+        List<PeerEvent> events = new ArrayList<>(n);
+        for (int p = 0; p < n; p++) {
+            buffers.add(attachment.openBuffer(block.memoryHandle(p), bytes));
+            events.add(attachment.openEvent(block.eventHandle(p)));
+        }
+        phases.mark("opened");
+
+        Barrier barrier = block.barrier(id, timeout);
+        long steps = (long) n * rounds;
+        // Where a step's time goes, summed over all steps (reported as total.* in the JSON report).
+        long waitNs = 0;
+        long fillNs = 0;
+        long recordNs = 0;
+        long barrierNs = 0;
+        // Markers bound how far this process runs ahead of its device (between RUN_AHEAD and 2 * RUN_AHEAD
+        // steps): unbounded, it would fill the device's queue and block inside the driver, where it cannot see
+        // an abort, and a sibling that dies leaves the device waiting forever for that sibling's records.
+        ArrayDeque<Long> markers = new ArrayDeque<>();
+        for (long step = 0; step < steps; step++) {
+            if (step % RUN_AHEAD == 0) {
+                markers.add(attachment.mark());
+                if (markers.size() > 2) {
+                    long oldest = markers.removeFirst();
+                    barrier.awaitCondition(() -> attachment.reached(oldest), "the device to catch up");
+                }
+            }
+            int b = (int) ((step + id) % n);
+            boolean last = step == steps - 1;
+            byte value = (byte) (last && corrupt == id ? id + 1 : id);
+            long t0 = System.nanoTime();
+            attachment.streamWait(events.get(b));
+            long t1 = System.nanoTime();
+            attachment.fill(buffers.get(b), value);
+            long t2 = System.nanoTime();
+            attachment.record(events.get(b));
+            long t3 = System.nanoTime();
+            // No sibling may re-record an event before every waiter has enqueued its wait on it.
+            barrier.await();
+            long t4 = System.nanoTime();
+            waitNs += t1 - t0;
+            fillNs += t2 - t1;
+            recordNs += t3 - t2;
+            barrierNs += t4 - t3;
+            if (id == 0) {
+                System.out.println("Step " + step + " done");
+            }
+        }
+        phases.mark("steps");
+        phases.mark(PhaseLog.TOTAL + "streamWaitMicros", waitNs / 1000);
+        phases.mark(PhaseLog.TOTAL + "fillLaunchMicros", fillNs / 1000);
+        phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
+        phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
+
+        attachment.streamWait(events.get(id));
+        byte expected = (byte) ((id + 1) % n);
+        Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
+        if (!v.ok()) {
+            System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
+                            + " (%d of %d bytes wrong)%n",
+                    id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
+            return 1;
+        }
+        // Done with the parent's buffers and events: say so, so the parent frees them while this process
+        // tears down its stream and context.
+        attachment.releaseOpened();
+        runtime.setStatus(ProcessStatus.RELEASED);
+        phases.mark("released");
+        System.out.printf("Process %d complete!%n", id);
         return 0;
     }
 
