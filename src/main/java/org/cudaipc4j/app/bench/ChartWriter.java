@@ -26,14 +26,14 @@ final class ChartWriter {
     private ChartWriter() {}
 
     /**
-     * One horizontal stacked bar per configuration, one segment per critical-path phase (medians, ms).
+     * One horizontal stacked bar per configuration, one segment per critical-path phase (milliseconds).
      *
-     * @param phasesByConfig configuration label -> phase -> median milliseconds, in display order
+     * @param phasesByConfig configuration label -> phase -> milliseconds, in display order
      */
     static void phases(Map<String, Map<String, Double>> phasesByConfig, String title, Path png) {
         DefaultCategoryDataset data = new DefaultCategoryDataset();
         phasesByConfig.forEach((config, phases) -> phases.forEach((phase, ms) -> data.addValue(ms, phase, config)));
-        JFreeChart chart = ChartFactory.createStackedBarChart(title, null, "milliseconds (median)", data,
+        JFreeChart chart = ChartFactory.createStackedBarChart(title, null, "milliseconds", data,
                 PlotOrientation.HORIZONTAL, true, false, false);
         chart.setBackgroundPaint(Color.WHITE);
         write(chart, png, 1100, 220 + 70 * phasesByConfig.size());

@@ -57,8 +57,15 @@ final class EndToEndBench {
             new Mark("p.reportWritten", "parent writes the report file", List.of("p.exit")),
             new Mark("p.reaped", "parent JVM exit", List.of("p.reportWritten", "p.exit")));
 
-    record Result(List<String> args, int runs, Stats wallMs, Map<String, Stats> criticalPathMs,
-            Map<String, Stats> phaseMs, List<Double> wallSamplesMs) {}
+    /**
+     * @param medianRunCriticalPathMs the critical path of the run with the median wall time (the lower middle for
+     *                                an even count): one real run, whose phases add up
+     * @param criticalPathMs          each phase's statistics over the runs whose critical path went through it
+     *                                (the path differs between runs, so these medians do not add up)
+     * @param phaseMs                 each phase's own duration, critical or not
+     */
+    record Result(List<String> args, int runs, Stats wallMs, Map<String, Double> medianRunCriticalPathMs,
+            Map<String, Stats> criticalPathMs, Map<String, Stats> phaseMs, List<Double> wallSamplesMs) {}
 
     /**
      * Runs the tool {@code repeat} times with exactly {@code toolArgs} (nothing added, so the default run is timed
@@ -68,6 +75,7 @@ final class EndToEndBench {
         List<Double> wall = new ArrayList<>();
         Map<String, List<Double>> path = new LinkedHashMap<>();
         Map<String, List<Double>> own = new LinkedHashMap<>();
+        List<Map<String, Double>> paths = new ArrayList<>();
         for (int r = 0; r < repeat; r++) {
             JsonObject json;
             double ms;
@@ -105,11 +113,19 @@ final class EndToEndBench {
             parent.addProperty("reportWritten", (reportMicros - origin) / 1000.0);
             JsonObject child = json.getAsJsonArray("childrenMs").get(0).getAsJsonObject();
             Map<String, Double> times = times(parent, child);
-            criticalPath(times).forEach((k, v) -> path.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
+            Map<String, Double> runPath = criticalPath(times);
+            paths.add(runPath);
+            runPath.forEach((k, v) -> path.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
             ownPhases(times).forEach((k, v) -> own.computeIfAbsent(k, x -> new ArrayList<>()).add(v));
             progress.accept(r + 1);
         }
-        return new Result(toolArgs, repeat, Stats.of(wall), summarize(path), summarize(own), wall);
+        List<Integer> byWall = new ArrayList<>();
+        for (int i = 0; i < wall.size(); i++) {
+            byWall.add(i);
+        }
+        byWall.sort((a, b) -> Double.compare(wall.get(a), wall.get(b)));
+        Map<String, Double> medianRun = paths.get(byWall.get((byWall.size() - 1) / 2));
+        return new Result(toolArgs, repeat, Stats.of(wall), medianRun, summarize(path), summarize(own), wall);
     }
 
     /** Every mark of the run that is in the graph, by name (milliseconds on the report's clock). */
