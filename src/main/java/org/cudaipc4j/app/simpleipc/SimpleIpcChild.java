@@ -144,7 +144,6 @@ public final class SimpleIpcChild {
             int corrupt, boolean verifyOnDevice, PhaseLog phases) {
         ControlBlock block = runtime.block();
         int id = runtime.index();
-        int n = block.processCount();
         if (!block.awaitAssignment(timeout)) {
             return DISMISSED;
         }
