@@ -38,21 +38,20 @@ public final class DriverEnvironment {
      *
      * @return the value in effect afterwards
      */
-    @SuppressWarnings("restricted") // libc's own environment functions, called with strings we allocate
+    @SuppressWarnings("restricted") // libc's own environment function, called with strings we allocate
     public static String setDefault(String name, String value) {
+        int rc;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment cname = arena.allocateFrom(name);
-            int rc = (int) Libc.SETENV.invokeExact(cname, arena.allocateFrom(value), 0);
-            if (rc != 0) {
-                throw new IllegalStateException("setenv(" + name + ") failed");
-            }
-            MemorySegment now = (MemorySegment) Libc.GETENV.invokeExact(cname);
-            return now.equals(MemorySegment.NULL) ? null : now.reinterpret(Long.MAX_VALUE).getString(0);
+            rc = (int) Libc.SETENV.invokeExact(arena.allocateFrom(name), arena.allocateFrom(value), 0);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException("cannot set " + name + " in the environment", t);
         }
+        if (rc != 0) {
+            throw new IllegalStateException("setenv(" + name + ") failed");
+        }
+        return get(name);
     }
 
     /** What the C environment holds for {@code name} (null when unset). */

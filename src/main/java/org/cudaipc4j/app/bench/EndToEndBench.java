@@ -131,9 +131,7 @@ final class EndToEndBench {
     /** Every mark of the run that is in the graph, by name (milliseconds on the report's clock). */
     static Map<String, Double> times(JsonObject parent, JsonObject child) {
         Map<String, Double> times = new LinkedHashMap<>();
-        for (String p : List.of("p.spawned")) {
-            put(times, p, parent);
-        }
+        put(times, "p.spawned", parent);
         for (Mark m : MARKS) {
             put(times, m.name(), m.name().startsWith("p.") ? parent : child);
         }

@@ -101,12 +101,7 @@ public final class SimpleIpcChild {
                     }
                     exit = run(runtime, backend, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
                 } catch (RuntimeException | Error e) {
-                    String reason = Failures.oneLine(e);
-                    runtime.fail(reason);
-                    System.out.printf("Process %d: %s%n", id, reason);
-                    if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
-                        e.printStackTrace();
-                    }
+                    reportFailure(runtime, e);
                     exit = 1;
                 }
                 if (exit == 1) {
@@ -166,15 +161,20 @@ public final class SimpleIpcChild {
         }
     }
 
-    /** The group's failure, reported as main does, then the end of the process without a device teardown. */
+    /** The group's failure, reported, then the end of the process without a device teardown. */
     private static void abandon(ChildRuntime runtime, Throwable e) {
+        reportFailure(runtime, e);
+        ProcessExit.abandon(1);
+    }
+
+    /** Marks this process FAILED, aborts the group with the reason and prints it (with a stack trace on debug). */
+    private static void reportFailure(ChildRuntime runtime, Throwable e) {
         String reason = Failures.oneLine(e);
         runtime.fail(reason);
         System.out.printf("Process %d: %s%n", runtime.index(), reason);
         if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
             e.printStackTrace();
         }
-        ProcessExit.abandon(1);
     }
 
     /** From the attachment to the verification and the release of what was opened. */

@@ -148,12 +148,21 @@ final class HostAttachment implements Backend.Attachment {
     /** Closes every opened view; each waits for the queued work that could still use it. */
     @Override
     public void releaseOpened() {
-        List<AutoCloseable> toClose;
         synchronized (this) {
             checkOpen("releaseOpened");
+        }
+        BackendException error = closeOpenedViews(null);
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    /** Closes every opened view, newest first; returns {@code error} with any failures chained to it. */
+    private BackendException closeOpenedViews(BackendException error) {
+        List<AutoCloseable> toClose;
+        synchronized (this) {
             toClose = new ArrayList<>(opened.keySet()).reversed();
         }
-        BackendException error = null;
         for (AutoCloseable c : toClose) {
             try {
                 c.close();
@@ -161,9 +170,7 @@ final class HostAttachment implements Backend.Attachment {
                 error = HostBackend.chain(error, "closing " + c, e);
             }
         }
-        if (error != null) {
-            throw error;
-        }
+        return error;
     }
 
     /**
@@ -172,7 +179,6 @@ final class HostAttachment implements Backend.Attachment {
      */
     @Override
     public void close() {
-        List<AutoCloseable> toClose;
         synchronized (this) {
             if (closed) {
                 return;
@@ -185,16 +191,7 @@ final class HostAttachment implements Backend.Attachment {
         } catch (BackendException e) {
             error = e;
         }
-        synchronized (this) {
-            toClose = new ArrayList<>(opened.keySet()).reversed();
-        }
-        for (AutoCloseable c : toClose) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                error = HostBackend.chain(error, "closing " + c, e);
-            }
-        }
+        error = closeOpenedViews(error);
         try {
             stagingArena.close();
         } catch (RuntimeException e) {
