@@ -1,5 +1,6 @@
 package org.cudaipc4j.coord;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -46,7 +47,19 @@ public final class ChildRuntime implements AutoCloseable {
      * @throws CoordinationException when the index is out of range or the slot is held by a live process
      */
     public static ChildRuntime join(String segmentName, int index) {
-        ControlBlock block = ControlBlock.open(segmentName);
+        return join(ControlBlock.open(segmentName), index);
+    }
+
+    /**
+     * As {@link #join(String, int)} for a child started before its block: waits up to {@code createdWithin} for
+     * the parent to create it ({@link ControlBlock#awaitCreated}), and fails at once if the parent dies first.
+     */
+    public static ChildRuntime join(String segmentName, int index, Duration createdWithin) {
+        return join(ControlBlock.awaitCreated(segmentName, createdWithin), index);
+    }
+
+    private static ChildRuntime join(ControlBlock block, int index) {
+        String segmentName = block.name();
         try {
             if (index < 0 || index >= block.processCount()) {
                 throw new CoordinationException("process index " + index + " is out of range 0.."

@@ -166,8 +166,25 @@ public final class ControlBlock implements AutoCloseable {
      * @param processCount 1 to {@value #MAX_PROCESSES}
      */
     public static ControlBlock create(int processCount) {
+        return initialize(SharedSegment.create(sizeFor(processCount)), processCount);
+    }
+
+    /**
+     * A fresh block name for this process ({@link SharedSegment#newName}). A parent that starts its children
+     * before it creates their block gives them this name; they {@linkplain #awaitCreated wait} for it.
+     */
+    public static String newName() {
+        return SharedSegment.newName(null);
+    }
+
+    /** As {@link #create(int)}, under {@code name} from {@link #newName()}. */
+    public static ControlBlock create(String name, int processCount) {
+        return initialize(SharedSegment.createNamed(name, sizeFor(processCount)), processCount);
+    }
+
+    /** Writes the header of a fresh segment; the magic last, so that an opener sees a whole header or none. */
+    private static ControlBlock initialize(SharedSegment segment, int processCount) {
         long size = sizeFor(processCount);
-        SharedSegment segment = SharedSegment.create(size);
         try {
             long token = Entropy.nextLong();
             MemorySegment m = segment.memory();
@@ -208,6 +225,46 @@ public final class ControlBlock implements AutoCloseable {
         } catch (SharedSegmentException e) {
             throw new ControlBlockException(e.getMessage(), e);
         }
+        return validate(segment, name, requireParentIsCreator);
+    }
+
+    /**
+     * Child side, for children started before their block exists: waits until our parent has created block
+     * {@code name} and written its header, then opens it as {@link #open(String)} does.
+     *
+     * @throws ControlBlockException when the parent is gone first, at the timeout, or when the block is invalid
+     */
+    public static ControlBlock awaitCreated(String name, Duration timeout) {
+        long parent = Pids.parentPid();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        // Polls the file system: a short park, not a spin (the parent is usually a few milliseconds away).
+        IdleStrategy idle = new IdleStrategy(0, 0, 100_000, 1_000_000);
+        while (true) {
+            SharedSegment segment;
+            try {
+                segment = SharedSegment.openIfCreated(name);
+            } catch (SharedSegmentException e) {
+                throw new ControlBlockException(e.getMessage(), e);
+            }
+            if (segment != null) {
+                if (segment.size() >= SLOTS_OFFSET && (long) LONG.getAcquire(segment.memory(), MAGIC_OFFSET) != 0) {
+                    return validate(segment, name, true);
+                }
+                segment.close(); // sized, header not written yet
+            }
+            if (Pids.parentPid() != parent || !Pids.isAlive(parent)) {
+                throw new ControlBlockException("the parent (pid " + parent + ") is gone; it never created control block "
+                        + name);
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new ControlBlockException("control block " + name + " was not created within "
+                        + Barrier.format(timeout));
+            }
+            idle.idle();
+        }
+    }
+
+    private static ControlBlock validate(SharedSegment segment, String name, boolean requireParentIsCreator) {
         try {
             MemorySegment m = segment.memory();
             String what = "control block " + name;

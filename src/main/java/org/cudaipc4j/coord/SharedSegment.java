@@ -85,16 +85,45 @@ public final class SharedSegment implements AutoCloseable {
 
     /** As {@link #create(String, long)}; without the free-space check first, the kernel's answer is the check. */
     static SharedSegment create(String suffix, long size, boolean checkFreeSpaceFirst) {
-        if (size <= 0) {
-            throw new IllegalArgumentException("shared segment size must be positive, got " + size);
-        }
+        return createNamed(newName(suffix), size, checkFreeSpaceFirst);
+    }
+
+    /**
+     * A fresh segment name for this process, {@code cudaipc4j-<pid>-<16 hex random>[-<suffix>]}, without creating
+     * anything: lets a creator hand the name to processes it starts before the segment exists.
+     *
+     * @param suffix letters, digits and '_', at most 32, or null
+     */
+    public static String newName(String suffix) {
         if (suffix != null && !SUFFIX.matcher(suffix).matches()) {
             throw new IllegalArgumentException("bad shared segment suffix '" + suffix
                     + "': use 1 to 32 letters, digits or '_'");
         }
         byte[] random = new byte[8];
         Entropy.nextBytes(random);
-        String name = PREFIX + Pids.self() + "-" + HexFormat.of().formatHex(random) + (suffix == null ? "" : "-" + suffix);
+        return PREFIX + Pids.self() + "-" + HexFormat.of().formatHex(random) + (suffix == null ? "" : "-" + suffix);
+    }
+
+    /**
+     * Creates a new segment of {@code size} bytes, zero-filled, under a name from {@link #newName} of this process.
+     *
+     * @throws IllegalArgumentException when {@code name} is not a name this process could have made
+     * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
+     */
+    public static SharedSegment createNamed(String name, long size) {
+        return createNamed(name, size, true);
+    }
+
+    private static SharedSegment createNamed(String name, long size, boolean checkFreeSpaceFirst) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("shared segment size must be positive, got " + size);
+        }
+        validateName(name);
+        Matcher owned = OWNED_NAME.matcher(name);
+        if (!owned.matches() || Long.parseLong(owned.group(1)) != Pids.self()) {
+            throw new IllegalArgumentException("'" + name + "' is not a segment name of this process (pid "
+                    + Pids.self() + ")");
+        }
         Path dir = directory();
         Path path = dir.resolve(name);
         if (checkFreeSpaceFirst) {
@@ -157,6 +186,20 @@ public final class SharedSegment implements AutoCloseable {
      * @throws SharedSegmentException when it does not exist, is not a regular file, or is owned by another user
      */
     public static SharedSegment open(String name) {
+        SharedSegment segment = openIfCreated(name);
+        if (segment == null) {
+            Path path = directory().resolve(name);
+            throw new SharedSegmentException(Files.exists(path, LinkOption.NOFOLLOW_LINKS)
+                    ? "shared segment " + path + " is empty" : "shared segment " + path + " does not exist");
+        }
+        return segment;
+    }
+
+    /**
+     * As {@link #open}, but null while the segment is not there yet: no file, or an empty one (its creator has
+     * not sized it yet).
+     */
+    static SharedSegment openIfCreated(String name) {
         validateName(name);
         Path path = directory().resolve(name);
         BasicFileAttributes attrs;
@@ -165,7 +208,7 @@ public final class SharedSegment implements AutoCloseable {
             attrs = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             owner = ((Number) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
         } catch (NoSuchFileException e) {
-            throw new SharedSegmentException("shared segment " + path + " does not exist");
+            return null;
         } catch (IOException e) {
             throw new SharedSegmentException("cannot read shared segment " + path + ": " + e.getMessage(), e);
         }
@@ -182,13 +225,14 @@ public final class SharedSegment implements AutoCloseable {
                 LinkOption.NOFOLLOW_LINKS))) {
             long size = ch.size();
             if (size == 0) {
-                throw new SharedSegmentException("shared segment " + path + " is empty");
+                arena.close();
+                return null;
             }
             MemorySegment memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
             return new SharedSegment(name, path, size, false, arena, memory);
         } catch (NoSuchFileException e) {
             arena.close();
-            throw new SharedSegmentException("shared segment " + path + " does not exist");
+            return null;
         } catch (IOException | RuntimeException e) {
             arena.close();
             if (e instanceof SharedSegmentException s) {

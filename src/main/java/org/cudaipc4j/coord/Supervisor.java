@@ -119,8 +119,10 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    private final ControlBlock block;
+    private final int processCount;
     private final Options options;
+    /** Set at construction or by {@link #watch}; read by the shutdown hook. */
+    private volatile ControlBlock block;
     private final List<Child> children = new ArrayList<>();
     private final Semaphore exits = new Semaphore(0);
     private final List<Failure> failures = new ArrayList<>();
@@ -132,7 +134,45 @@ public final class Supervisor implements AutoCloseable {
     /** A supervisor for the group of {@code block}; the caller keeps owning the block. */
     public Supervisor(ControlBlock block, Options options) {
         this.block = Objects.requireNonNull(block, "block");
+        this.processCount = block.processCount();
         this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /**
+     * A supervisor for a group of up to {@code processCount} children whose block does not exist yet: children may
+     * be {@linkplain #start started} first (they {@linkplain ChildRuntime#join(String, int, java.time.Duration)
+     * wait} for the block), so that their start-up overlaps the block's creation; {@link #watch} names the block
+     * before anything waits for them. Until then a failure or shutdown only kills them.
+     */
+    public Supervisor(int processCount, Options options) {
+        if (processCount < 1 || processCount > ControlBlock.MAX_PROCESSES) {
+            throw new IllegalArgumentException("process count must be 1 to " + ControlBlock.MAX_PROCESSES + ", got "
+                    + processCount);
+        }
+        this.block = null;
+        this.processCount = processCount;
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /** Names the block of a supervisor made without one; the caller keeps owning it. */
+    public void watch(ControlBlock block) {
+        Objects.requireNonNull(block, "block");
+        if (this.block != null) {
+            throw new IllegalStateException("supervisor already watches control block " + this.block.name());
+        }
+        if (block.processCount() != processCount) {
+            throw new IllegalArgumentException("control block " + block.name() + " has " + block.processCount()
+                    + " process slots, the supervisor was made for " + processCount);
+        }
+        this.block = block;
+    }
+
+    private ControlBlock block() {
+        ControlBlock b = block;
+        if (b == null) {
+            throw new IllegalStateException("the supervisor has no control block to watch yet (see watch)");
+        }
+        return b;
     }
 
     /**
@@ -144,9 +184,9 @@ public final class Supervisor implements AutoCloseable {
     public void start(String mainClass, List<List<String>> argsPerChild) {
         Objects.requireNonNull(mainClass, "mainClass");
         int n = argsPerChild.size();
-        if (n < 1 || n > block.processCount()) {
-            throw new IllegalArgumentException("need 1 to " + block.processCount() + " children for control block "
-                    + block.name() + ", got " + n);
+        if (n < 1 || n > processCount) {
+            throw new IllegalArgumentException("need 1 to " + processCount + " children for "
+                    + (block != null ? "control block " + block.name() : "this group") + ", got " + n);
         }
         List<String> base = baseCommand();
         synchronized (lifecycle) {
@@ -208,6 +248,7 @@ public final class Supervisor implements AutoCloseable {
         if (!started) {
             throw new IllegalStateException("awaitAll before start");
         }
+        ControlBlock block = block();
         long now = System.nanoTime();
         long deadline = now + timeout.toNanos();
         long graceNanos = options.gracePeriod().toNanos();
@@ -327,6 +368,7 @@ public final class Supervisor implements AutoCloseable {
         if (!started) {
             throw new IllegalStateException("awaitReleased before start");
         }
+        ControlBlock block = block();
         long deadline = System.nanoTime() + timeout.toNanos();
         IdleStrategy idle = IdleStrategy.forLongWait();
         while (true) {
@@ -363,6 +405,7 @@ public final class Supervisor implements AutoCloseable {
      * which a process that merely noticed a dead or late sibling does not do.
      */
     private List<Failure> rootCauseFirst(List<Failure> found) {
+        ControlBlock block = block();
         try {
             var abort = block.abortState();
             if (abort.isEmpty() || abort.get().process() < 0
@@ -486,11 +529,15 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private boolean finishing(int index) {
-        ProcessStatus s = block.status(index);
+        ProcessStatus s = block().status(index);
         return s == ProcessStatus.DONE || s == ProcessStatus.FAILED || s == ProcessStatus.RELEASED;
     }
 
     private void abortQuietly(String reason) {
+        ControlBlock block = this.block;
+        if (block == null) {
+            return; // children that wait for the block are killed; there is nobody to tell
+        }
         try {
             block.abort(ControlBlock.PARENT, reason);
         } catch (RuntimeException e) {

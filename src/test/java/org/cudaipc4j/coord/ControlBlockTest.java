@@ -342,4 +342,33 @@ class ControlBlockTest {
         }
         return h;
     }
+
+    @Test
+    void aNamedBlockIsCreatedUnderANameOfThisProcessOnly() {
+        String name = ControlBlock.newName();
+        assertTrue(name.startsWith(SharedSegment.PREFIX + ProcessHandle.current().pid() + "-"), name);
+        try (ControlBlock b = ControlBlock.create(name, 2)) {
+            assertEquals(name, b.name());
+            assertEquals(2, b.processCount());
+            assertThrows(SharedSegmentException.class, () -> ControlBlock.create(name, 2));
+        }
+        assertThrows(IllegalArgumentException.class, () -> ControlBlock.create("cudaipc4j-1-0123456789abcdef", 1));
+        assertThrows(IllegalArgumentException.class, () -> ControlBlock.create("other-name", 1));
+    }
+
+    @Test
+    void awaitingABlockGivesUpAtTheTimeoutAndChecksTheCreatorOnceItIsThere() {
+        String name = ControlBlock.newName();
+        ControlBlockException late = assertThrows(ControlBlockException.class,
+                () -> ControlBlock.awaitCreated(name, Duration.ofMillis(100)));
+        assertEquals("control block " + name + " was not created within 100 ms", late.getMessage());
+        // Created by this JVM, not by our parent: refused as soon as it is there, not at the timeout.
+        try (ControlBlock b = ControlBlock.create(name, 1)) {
+            long t0 = System.nanoTime();
+            ControlBlockException foreign = assertThrows(ControlBlockException.class,
+                    () -> ControlBlock.awaitCreated(name, Duration.ofSeconds(30)));
+            assertTrue(foreign.getMessage().contains("not by our parent"), foreign.getMessage());
+            assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(20));
+        }
+    }
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
  * throws, 4 when it cannot join. Mode "exit:N" exits with N right after joining; "sleep" joins and sleeps;
  * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 half a second later;
  * "release:MS" runs {@code rounds} rounds, marks itself RELEASED and lingers MS milliseconds before it leaves.
+ * A fifth argument, MS, makes it wait up to MS milliseconds for a block that its parent has yet to create.
  */
 public final class LoopingChild {
     private LoopingChild() {}
@@ -19,7 +20,8 @@ public final class LoopingChild {
         String mode = args.length > 3 ? args[3] : "loop";
         ChildRuntime rt;
         try {
-            rt = ChildRuntime.join(segment, index);
+            rt = args.length > 4 ? ChildRuntime.join(segment, index, Duration.ofMillis(Long.parseLong(args[4])))
+                    : ChildRuntime.join(segment, index);
         } catch (RuntimeException e) {
             System.out.println("cannot join: " + e.getMessage());
             System.exit(4);

@@ -149,6 +149,73 @@ class SupervisorTest {
     }
 
     @Test
+    void childrenStartedBeforeTheirBlockWaitForItThenRunAsUsual() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        String name = ControlBlock.newName();
+        try (Supervisor sv = new Supervisor(3, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                args.add(List.of(name, Integer.toString(i), "50", "loop", "30000"));
+            }
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            assertThrows(IllegalStateException.class, () -> sv.awaitAll(Duration.ofSeconds(1)));
+            // Long enough for the children to be up and polling for the block.
+            sleepMillis(500);
+            try (ControlBlock block = ControlBlock.create(name, 3)) {
+                sv.watch(block);
+                Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+                assertTrue(outcome.ok(), outcome + "\n" + out.text());
+                sv.close();
+                for (int i = 0; i < 3; i++) {
+                    assertTrue(out.text().contains("[" + i + "] done 50\n"), out.text());
+                    assertEquals(started.get(i), block.pid(i));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aChildWhoseBlockNeverComesLeavesAtItsTimeoutWithTheReason() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        String name = ControlBlock.newName();
+        try (Supervisor sv = new Supervisor(1, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            sv.start(LoopingChild.class.getName(), List.of(List.of(name, "0", "1", "loop", "300")));
+            started.addAll(sv.pids());
+            assertTrue(waitUntil(30_000, () -> !running(started.getFirst())), out.text());
+            assertTrue(waitUntil(2_000, () -> out.text().contains("cannot join: control block " + name
+                    + " was not created within 300 ms")), out.text());
+        }
+    }
+
+    @Test
+    void closingBeforeTheBlockExistsKillsTheWaitingChildren() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        String name = ControlBlock.newName();
+        Supervisor sv = new Supervisor(2, Supervisor.Options.defaults().withOutput(out.stream, out.stream));
+        sv.start(LoopingChild.class.getName(), List.of(List.of(name, "0", "1", "loop", "60000"),
+                List.of(name, "1", "1", "loop", "60000")));
+        started.addAll(sv.pids());
+        sleepMillis(300);
+        sv.close();
+        for (long pid : started) {
+            assertFalse(running(pid), "pid " + pid);
+        }
+    }
+
+    @Test
+    void aSupervisorWatchesOneBlockOfItsSize() {
+        try (ControlBlock two = ControlBlock.create(2); ControlBlock three = ControlBlock.create(3)) {
+            Supervisor sv = new Supervisor(3, Supervisor.Options.defaults());
+            assertThrows(IllegalArgumentException.class, () -> sv.watch(two));
+            sv.watch(three);
+            assertThrows(IllegalStateException.class, () -> sv.watch(three));
+            assertThrows(IllegalArgumentException.class, () -> new Supervisor(0, Supervisor.Options.defaults()));
+            sv.close();
+        }
+    }
+
+    @Test
     void awaitReleasedGivesUpWhenAChildFails() {
         TestSupport.Capture out = new TestSupport.Capture();
         try (ControlBlock block = ControlBlock.create(2);

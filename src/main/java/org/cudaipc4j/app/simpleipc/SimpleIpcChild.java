@@ -75,10 +75,11 @@ public final class SimpleIpcChild {
 
         // Joining the group (shared memory, checks of the parent) and starting the driver do not depend on each
         // other: join on a helper thread while this thread, which will own the CUDA context, starts the driver.
+        // The parent may still be creating the block (it starts its children first): the join waits for it.
         CompletableFuture<ChildRuntime> joining = new CompletableFuture<>();
         Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
             try {
-                joining.complete(ChildRuntime.join(segment, id));
+                joining.complete(ChildRuntime.join(segment, id, timeout));
                 phases.mark("joined");
             } catch (Throwable t) {
                 joining.completeExceptionally(t);

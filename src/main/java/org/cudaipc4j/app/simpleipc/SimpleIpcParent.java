@@ -106,9 +106,6 @@ public final class SimpleIpcParent {
         // start-up then overlap the parent's. They wait for their device assignment.
         GroupGuess guess = GroupGuess.of(options);
         ChildGroup early = guess == null ? null : ChildGroup.start(this, guess.processes(), guess.backend());
-        if (early != null) {
-            phases.mark("childrenStarted");
-        }
         if (options.backend() != BackendKind.HOST) {
             // Linking the other driver functions' handles would compete with the spawn above; now it overlaps
             // the wait for the driver.
@@ -156,9 +153,6 @@ public final class SimpleIpcParent {
                 started = null;
             }
             try (ChildGroup group = started != null ? started : ChildGroup.start(this, n, backend.name())) {
-                if (started == null) {
-                    phases.mark("childrenStarted");
-                }
                 ControlBlock block = group.block;
                 out.println("PP: lshmName = " + block.name());
                 for (int p = 0; p < n; p++) {
@@ -277,11 +271,11 @@ public final class SimpleIpcParent {
         return new Supervisor.Options(d.gracePeriod(), d.heartbeatTimeout(), false, out, options.json() ? System.err : d.err());
     }
 
-    private List<List<String>> childArgs(ControlBlock block, String backendName, PhaseFiles phaseFiles) {
+    private List<List<String>> childArgs(String blockName, int n, String backendName, PhaseFiles phaseFiles) {
         List<List<String>> all = new ArrayList<>();
-        for (int p = 0; p < block.processCount(); p++) {
+        for (int p = 0; p < n; p++) {
             List<String> args = new ArrayList<>(List.of(
-                    Integer.toString(p), block.name(), Long.toString(options.bytes()), Integer.toString(options.rounds()),
+                    Integer.toString(p), blockName, Long.toString(options.bytes()), Integer.toString(options.rounds()),
                     backendName, Integer.toString(options.simulatedDevices()),
                     Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
                     options.kernel(), options.verifyOnDevice() ? "device" : "host"));
@@ -305,18 +299,25 @@ public final class SimpleIpcParent {
             this.supervisor = supervisor;
         }
 
-        /** Creates the block for {@code n} processes and starts the children on {@code backendName}. */
+        /**
+         * Starts {@code n} children on {@code backendName}, then creates their block: the children get its name on
+         * their command line and wait for it, so the block's creation (the first native calls of this JVM) overlaps
+         * their JVMs' start instead of delaying it.
+         */
         static ChildGroup start(SimpleIpcParent parent, int n, String backendName) {
-            ControlBlock block = ControlBlock.create(n);
-            parent.phases.mark("blockCreated");
+            String name = ControlBlock.newName();
             PhaseFiles phaseFiles = null;
             Supervisor supervisor = null;
+            ControlBlock block = null;
             try {
-                phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, block.name(), n);
-                supervisor = new Supervisor(block, parent.supervisorOptions());
-                ChildGroup group = new ChildGroup(block, phaseFiles, supervisor);
-                supervisor.start(SimpleIpcChild.class.getName(), parent.childArgs(block, backendName, phaseFiles));
-                return group;
+                phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, name, n);
+                supervisor = new Supervisor(n, parent.supervisorOptions());
+                supervisor.start(SimpleIpcChild.class.getName(), parent.childArgs(name, n, backendName, phaseFiles));
+                parent.phases.mark("childrenStarted");
+                block = ControlBlock.create(name, n);
+                supervisor.watch(block);
+                parent.phases.mark("blockCreated");
+                return new ChildGroup(block, phaseFiles, supervisor);
             } catch (RuntimeException e) {
                 try {
                     Closeables.closeAll(supervisor, phaseFiles, block);

@@ -12,7 +12,7 @@ class EndToEndBenchTest {
     private static Map<String, Double> run() {
         Map<String, Double> t = new LinkedHashMap<>();
         Object[][] marks = {
-            {"p.spawned", 0}, {"p.main", 50}, {"p.blockCreated", 90}, {"p.childrenStarted", 95}, {"p.driver", 180},
+            {"p.spawned", 0}, {"p.main", 50}, {"p.childrenStarted", 55}, {"p.blockCreated", 120}, {"p.driver", 180},
             {"p.selected", 181}, {"p.assigned", 185}, {"p.prepared", 270}, {"p.exported", 272}, {"c.main", 150},
             {"c.joined", 175}, {"c.driver", 200}, {"c.assigned", 201}, {"c.attached", 290}, {"c.ready", 291},
             {"c.opened", 296}, {"c.steps", 300}, {"c.verified", 304}, {"c.released", 305}, {"c.exit", 350},
@@ -28,7 +28,7 @@ class EndToEndBenchTest {
     @Test
     void theCriticalPathFollowsTheLatestPredecessorAndAddsUpToTheWallTime() {
         Map<String, Double> path = EndToEndBench.criticalPath(run());
-        assertEquals(List.of("parent JVM start", "control block", "child spawn", "child JVM start",
+        assertEquals(List.of("parent JVM start", "child spawn", "child JVM start",
                 "child driver init", "child gets its device", "child context + stream + module",
                 "child gets the handles", "handle open", "steps", "verification", "child closes its mappings",
                 "child teardown", "child exit + reap", "parent cleanup", "parent report",
@@ -48,6 +48,19 @@ class EndToEndBenchTest {
         Map<String, Double> path = EndToEndBench.criticalPath(t);
         assertEquals(110.0, path.get("parent context + peer enabling"));
         assertEquals(2.0, path.get("allocation + export"));
+        assertEquals(430.0, path.values().stream().mapToDouble(Double::doubleValue).sum(), 1e-9);
+    }
+
+    @Test
+    void whenTheBlockIsLateTheChildWaitsForItsCreation() {
+        Map<String, Double> t = run();
+        t.put("p.blockCreated", 198.0);
+        t.put("c.joined", 200.5);
+        t.put("p.driver", 199.0);
+        Map<String, Double> path = EndToEndBench.criticalPath(t);
+        assertEquals(List.of("parent JVM start", "child spawn", "control block", "child join (shared memory)",
+                "child gets its device"), List.copyOf(path.keySet()).subList(0, 5));
+        assertEquals(143.0, path.get("control block"));
         assertEquals(430.0, path.values().stream().mapToDouble(Double::doubleValue).sum(), 1e-9);
     }
 
