@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
@@ -53,10 +54,12 @@ public final class Supervisor implements AutoCloseable {
      * @param prefixOutput     prefix each line of child {@code i}'s output with {@code "[i] "}
      * @param out              where the children's standard output goes, line by line
      * @param err              where the children's standard error goes, line by line
+     * @param environment      variables set for the children, on top of this process's environment
      */
     public record Options(Duration gracePeriod, Duration heartbeatTimeout, boolean prefixOutput, PrintStream out,
-            PrintStream err) {
+            PrintStream err, Map<String, String> environment) {
         public Options {
+            environment = Map.copyOf(environment);
             Objects.requireNonNull(gracePeriod, "gracePeriod");
             Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout");
             Objects.requireNonNull(out, "out");
@@ -69,25 +72,35 @@ public final class Supervisor implements AutoCloseable {
             }
         }
 
+        /** As the canonical constructor, with no variables added to the children's environment. */
+        public Options(Duration gracePeriod, Duration heartbeatTimeout, boolean prefixOutput, PrintStream out,
+                PrintStream err) {
+            this(gracePeriod, heartbeatTimeout, prefixOutput, out, err, Map.of());
+        }
+
         /** Grace 2 s, heartbeat timeout 5 s, prefixed output to {@code System.out}/{@code System.err}. */
         public static Options defaults() {
             return new Options(Duration.ofSeconds(2), Duration.ofSeconds(5), true, System.out, System.err);
         }
 
         public Options withGracePeriod(Duration d) {
-            return new Options(d, heartbeatTimeout, prefixOutput, out, err);
+            return new Options(d, heartbeatTimeout, prefixOutput, out, err, environment);
         }
 
         public Options withHeartbeatTimeout(Duration d) {
-            return new Options(gracePeriod, d, prefixOutput, out, err);
+            return new Options(gracePeriod, d, prefixOutput, out, err, environment);
         }
 
         public Options withPrefixOutput(boolean prefix) {
-            return new Options(gracePeriod, heartbeatTimeout, prefix, out, err);
+            return new Options(gracePeriod, heartbeatTimeout, prefix, out, err, environment);
         }
 
         public Options withOutput(PrintStream newOut, PrintStream newErr) {
-            return new Options(gracePeriod, heartbeatTimeout, prefixOutput, newOut, newErr);
+            return new Options(gracePeriod, heartbeatTimeout, prefixOutput, newOut, newErr, environment);
+        }
+
+        public Options withEnvironment(Map<String, String> variables) {
+            return new Options(gracePeriod, heartbeatTimeout, prefixOutput, out, err, variables);
         }
     }
 
@@ -205,6 +218,9 @@ public final class Supervisor implements AutoCloseable {
                 command.add(mainClass);
                 command.addAll(argsPerChild.get(i));
                 ProcessBuilder pb = new ProcessBuilder(command);
+                if (!options.environment().isEmpty()) {
+                    pb.environment().putAll(options.environment());
+                }
                 if (inherit) {
                     pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
                 }

@@ -7,7 +7,8 @@ import java.time.Duration;
  * writing its round into user word 0. Exit codes: 0 after {@code rounds} rounds (0 = forever), 3 when a barrier
  * throws, 4 when it cannot join. Mode "exit:N" exits with N right after joining; "sleep" joins and sleeps;
  * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 half a second later;
- * "release:MS" runs {@code rounds} rounds, marks itself RELEASED and lingers MS milliseconds before it leaves.
+ * "release:MS" runs {@code rounds} rounds, marks itself RELEASED and lingers MS milliseconds before it leaves;
+ * "env:NAME" prints that environment variable, then runs its rounds.
  * A fifth argument, MS, makes it wait up to MS milliseconds for a block that its parent has yet to create.
  */
 public final class LoopingChild {
@@ -26,6 +27,9 @@ public final class LoopingChild {
             System.out.println("cannot join: " + e.getMessage());
             System.exit(4);
             return;
+        }
+        if (mode.startsWith("env:")) {
+            System.out.println(mode.substring(4) + "=" + System.getenv(mode.substring(4)));
         }
         if (mode.startsWith("exit:")) {
             System.out.println("exiting with " + mode.substring(5));

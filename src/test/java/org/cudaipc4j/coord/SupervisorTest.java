@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -185,6 +186,20 @@ class SupervisorTest {
             assertTrue(waitUntil(30_000, () -> !running(started.getFirst())), out.text());
             assertTrue(waitUntil(2_000, () -> out.text().contains("cannot join: control block " + name
                     + " was not created within 300 ms")), out.text());
+        }
+    }
+
+    @Test
+    void childrenGetTheExtraEnvironmentOnTopOfOurs() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(1);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream)
+                     .withEnvironment(Map.of("CUDAIPC4J_TEST_VARIABLE", "42")))) {
+            sv.start(LoopingChild.class.getName(), List.of(List.of(block.name(), "0", "1", "env:CUDAIPC4J_TEST_VARIABLE")));
+            started.addAll(sv.pids());
+            assertTrue(sv.awaitAll(Duration.ofSeconds(60)).ok(), out.text());
+            sv.close();
+            assertTrue(out.text().contains("[0] CUDAIPC4J_TEST_VARIABLE=42\n"), out.text());
         }
     }
 
