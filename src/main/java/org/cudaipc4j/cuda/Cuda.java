@@ -9,42 +9,74 @@ import org.cudaipc4j.driver.CuDriver;
 /** Process-wide CUDA driver state: initialisation and version. */
 public final class Cuda {
     private static volatile boolean initialized;
+    /** The thread of {@link #initInBackground}, once started. */
+    private static volatile Thread starter;
 
     private Cuda() {}
 
     /**
-     * Initialises the driver ({@code cuInit}) once per process; later calls return at once.
+     * Initialises the driver ({@code cuInit}) once per process; later calls return at once. Waits for a start
+     * begun by {@link #initInBackground}.
      *
      * @throws org.cudaipc4j.driver.DriverNotFoundException when there is no NVIDIA driver
      * @throws CudaException when the driver refuses (e.g. {@code CUDA_ERROR_NO_DEVICE})
      */
     public static void init() {
-        if (!initialized) {
-            synchronized (Cuda.class) {
-                if (!initialized) {
-                    Cu.check("cuInit", CuDriver.cuInit(0));
-                    initialized = true;
-                }
+        if (initialized) {
+            return;
+        }
+        Thread background = starter;
+        if (background != null && background != Thread.currentThread()) {
+            joinUninterruptibly(background);
+        }
+        synchronized (Cuda.class) {
+            if (!initialized) {
+                Cu.check("cuInit", CuDriver.cuInit(0));
+                initialized = true;
             }
         }
     }
 
-    /**
-     * Starts {@link #init()} on a daemon thread and returns at once, so the driver's start-up (the slowest step of
-     * a short CUDA process) overlaps whatever the caller does next. A failure is left for the next {@link #init()}
-     * call to report; that call also waits for this one to finish.
-     */
+    /** {@link #initInBackground(Runnable)} with nothing to do first. */
     public static void initInBackground() {
-        if (initialized) {
-            return;
-        }
-        Thread.ofPlatform().daemon().name("cudaipc4j-cuinit").start(() -> {
-            try {
-                init();
-            } catch (RuntimeException | LinkageError e) {
-                // No driver or no device: the caller's own init() says so.
+        initInBackground(() -> {});
+    }
+
+    /**
+     * Runs {@code first}, then {@link #init()}, on a daemon thread and returns at once, so the driver's start-up (the
+     * slowest step of a short CUDA process) overlaps whatever the caller does next. {@code first} is for what must
+     * happen before the driver starts (its environment); {@link #init()} callers wait for both. A failure is left
+     * for the next {@link #init()} call to report. Only the first call starts a thread.
+     */
+    public static void initInBackground(Runnable first) {
+        synchronized (Cuda.class) {
+            if (initialized || starter != null) {
+                return;
             }
-        });
+            starter = Thread.ofPlatform().daemon().name("cudaipc4j-cuinit").start(() -> {
+                try {
+                    first.run();
+                    init();
+                } catch (RuntimeException | LinkageError e) {
+                    // No driver or no device: the caller's own init() says so.
+                }
+            });
+        }
+    }
+
+    private static void joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The driver's CUDA version as {@code 1000 * major + 10 * minor} (e.g. {@code 13000}). */

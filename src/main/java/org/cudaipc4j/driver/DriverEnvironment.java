@@ -72,6 +72,19 @@ public final class DriverEnvironment {
      * first thing in the process, before the driver starts.
      */
     public static void applySingleStreamDefaults() {
-        setDefault(MAX_CONNECTIONS, "1");
+        // Set when this process started (by the user, or by a parent for its children): nothing to change, and no
+        // native call (the first one of a JVM costs milliseconds to link).
+        if (System.getenv(MAX_CONNECTIONS) == null) {
+            setDefault(MAX_CONNECTIONS, "1");
+        }
+    }
+
+    /**
+     * The environment that gives child processes the setting of {@link #applySingleStreamDefaults()} (the user's
+     * value where this process has one), so that they have nothing to change themselves.
+     */
+    public static java.util.Map<String, String> singleStreamDefaultsForChildren() {
+        String mine = System.getenv(MAX_CONNECTIONS);
+        return java.util.Map.of(MAX_CONNECTIONS, mine != null ? mine : "1");
     }
 }

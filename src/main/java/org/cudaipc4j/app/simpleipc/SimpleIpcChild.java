@@ -146,7 +146,9 @@ public final class SimpleIpcChild {
         phases.mark("assigned");
         System.out.println("CP: lshmName = " + block.name());
         int device = block.deviceOrdinal(id);
-        System.out.printf("Process %d: Starting on device %d...%n", id, device);
+        // Concatenation, not a format string: the first Formatter of a JVM costs milliseconds, here before the
+        // context is made.
+        System.out.println("Process " + id + ": Starting on device " + device + "...");
 
         try (Attachment attachment = backend.attach(device)) {
             try {
@@ -256,7 +258,7 @@ public final class SimpleIpcChild {
         attachment.releaseOpened();
         runtime.setStatus(ProcessStatus.RELEASED);
         phases.mark("released");
-        System.out.printf("Process %d complete!%n", id);
+        System.out.println("Process " + id + " complete!");
         return 0;
     }
 
@@ -268,7 +270,7 @@ public final class SimpleIpcChild {
     private static Verification verify(Attachment attachment, PeerBuffer own, byte expected, boolean onDevice,
             int id, PhaseLog phases) {
         if (onDevice && attachment instanceof CudaAttachment gpu) {
-            System.out.printf("Process %d: verifying...%n", id);
+            System.out.println("Process " + id + ": verifying...");
             long wrong = gpu.countMismatchesOnDevice(own, expected)[0];
             phases.mark("verified");
             if (wrong == 0) {
@@ -278,7 +280,7 @@ public final class SimpleIpcChild {
         }
         MemorySegment host = attachment.copyToHost(own);
         phases.mark("copied");
-        System.out.printf("Process %d: verifying...%n", id);
+        System.out.println("Process " + id + ": verifying...");
         Verification v = Verification.check(host, expected);
         phases.mark("verified");
         return v;

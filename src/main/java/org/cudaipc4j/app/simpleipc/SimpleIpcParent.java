@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.cudaipc4j.app.ExitCodes;
 import org.cudaipc4j.app.Failures;
@@ -50,6 +51,7 @@ public final class SimpleIpcParent {
     private final Path reportFile;
     /** The first line of the run: which backend, and why when chosen automatically. */
     private String backendLine;
+    private boolean driverStarted;
 
     public SimpleIpcParent(SimpleIpcOptions options) {
         this.options = options;
@@ -62,13 +64,6 @@ public final class SimpleIpcParent {
     public int run() {
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
-        if (options.backend() != BackendKind.HOST) {
-            // One stream per process: one hardware work queue per context makes contexts much cheaper to create and
-            // tear down. Before the driver starts; the children do the same.
-            DriverEnvironment.applySingleStreamDefaults();
-            // The driver starts while the children are spawned; device selection waits for it.
-            Cuda.initInBackground();
-        }
         RunReport report = new RunReport(options);
         int exit;
         try {
@@ -102,8 +97,9 @@ public final class SimpleIpcParent {
     }
 
     private int runGroup(RunReport report) {
-        // Start the children before the driver when their number can be told without it: their JVM and driver
-        // start-up then overlap the parent's. They wait for their device assignment.
+        // The driver first, on its own thread; then the children, when their number can be told without the
+        // driver: their JVM and driver start-up overlap the parent's. They wait for their block and assignment.
+        startDriverInBackground();
         GroupGuess guess = GroupGuess.of(options);
         ChildGroup early = guess == null ? null : ChildGroup.start(this, guess.processes(), guess.backend());
         if (options.backend() != BackendKind.HOST) {
@@ -142,9 +138,12 @@ public final class SimpleIpcParent {
             }
             report.devices = selected;
             report.processes = n;
-            out.printf("Running %d process%s on %d %sdevice%s: %s per buffer, %d round%s%n", n, n == 1 ? "" : "es",
-                    selected.size(), backend.simulated() ? "simulated " : "", selected.size() == 1 ? "" : "s",
-                    Sizes.format(options.bytes()), options.rounds(), options.rounds() == 1 ? "" : "s");
+            // Concatenation, not a format string: the first Formatter of a JVM costs milliseconds, here on the way
+            // to the children's device assignment.
+            out.println("Running " + n + " process" + (n == 1 ? "" : "es") + " on " + selected.size() + " "
+                    + (backend.simulated() ? "simulated " : "") + "device" + (selected.size() == 1 ? "" : "s") + ": "
+                    + Sizes.format(options.bytes()) + " per buffer, " + options.rounds() + " round"
+                    + (options.rounds() == 1 ? "" : "s"));
 
             ChildGroup started = early;
             early = null;
@@ -166,6 +165,23 @@ public final class SimpleIpcParent {
             if (early != null) {
                 early.dismissAndClose();
             }
+        }
+    }
+
+    /**
+     * Starts the driver on a background thread (once), first thing. The first process of a run to call
+     * {@code cuInit} pays much more than the next ones (on an H200 machine with persistence mode on: 115-200 ms
+     * against 37-46 ms), and a child's {@code cuInit} that starts meanwhile returns only when the parent's does:
+     * the parent's is on every child's way. Device selection waits for it too.
+     */
+    private void startDriverInBackground() {
+        if (options.backend() != BackendKind.HOST && !driverStarted) {
+            driverStarted = true;
+            // One stream per process: one hardware work queue per context makes contexts much cheaper to create and
+            // tear down. Set on the driver's thread, before it starts: the first native call of this JVM links the
+            // FFM machinery (tens of milliseconds), which must not delay the spawn. Children get it in their
+            // environment (supervisorOptions).
+            Cuda.initInBackground(DriverEnvironment::applySingleStreamDefaults);
         }
     }
 
@@ -268,7 +284,8 @@ public final class SimpleIpcParent {
 
     private Supervisor.Options supervisorOptions() {
         Supervisor.Options d = Supervisor.Options.defaults();
-        return new Supervisor.Options(d.gracePeriod(), d.heartbeatTimeout(), false, out, options.json() ? System.err : d.err());
+        return new Supervisor.Options(d.gracePeriod(), d.heartbeatTimeout(), false, out, options.json() ? System.err : d.err(),
+                options.backend() != BackendKind.HOST ? DriverEnvironment.singleStreamDefaultsForChildren() : Map.of());
     }
 
     private List<List<String>> childArgs(String blockName, int n, String backendName, PhaseFiles phaseFiles) {
@@ -301,8 +318,8 @@ public final class SimpleIpcParent {
 
         /**
          * Starts {@code n} children on {@code backendName}, then creates their block: the children get its name on
-         * their command line and wait for it, so the block's creation (the first native calls of this JVM) overlaps
-         * their JVMs' start instead of delaying it.
+         * their command line and wait for it, so the block's creation overlaps their JVMs' start instead of
+         * delaying it.
          */
         static ChildGroup start(SimpleIpcParent parent, int n, String backendName) {
             String name = ControlBlock.newName();
