@@ -62,7 +62,9 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Process counts for step and barrier latency. Default: ${DEFAULT-VALUE}.")
     List<Integer> procs;
 
-    @Option(names = "--step-rounds", defaultValue = "200", paramLabel = "R",
+    // The marginal cost is a difference of two runs: with a few hundred rounds, under MPS, it was lost in the noise
+    // of the runs' fixed costs (it came out near zero, or negative).
+    @Option(names = "--step-rounds", defaultValue = "1000", paramLabel = "R",
             description = "Rotation rounds of the shorter step-latency run (the longer has twice as many)."
                     + " Default: ${DEFAULT-VALUE}.")
     int stepRounds;
