@@ -37,18 +37,14 @@ public final class Cuda {
         }
     }
 
-    /** {@link #initInBackground(Runnable)} with nothing to do first. */
-    public static void initInBackground() {
-        initInBackground(() -> {});
-    }
-
     /**
      * Runs {@code first}, then {@link #init()}, on a daemon thread and returns at once, so the driver's start-up (the
      * slowest step of a short CUDA process) overlaps whatever the caller does next. {@code first} is for what must
-     * happen before the driver starts (its environment); {@link #init()} callers wait for both. A failure is left
-     * for the next {@link #init()} call to report. Only the first call starts a thread.
+     * happen before the driver starts (its environment); {@link #init()} callers wait for both. {@code then} runs
+     * on the same thread once the driver has started (a timestamp). A failure is left for the next {@link #init()}
+     * call to report. Only the first call starts a thread.
      */
-    public static void initInBackground(Runnable first) {
+    public static void initInBackground(Runnable first, Runnable then) {
         synchronized (Cuda.class) {
             if (initialized || starter != null) {
                 return;
@@ -57,6 +53,7 @@ public final class Cuda {
                 try {
                     first.run();
                     init();
+                    then.run();
                 } catch (RuntimeException | LinkageError e) {
                     // No driver or no device: the caller's own init() says so.
                 }

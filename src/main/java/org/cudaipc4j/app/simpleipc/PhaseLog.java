@@ -12,28 +12,29 @@ import java.util.Map;
 /**
  * Timestamps of the phases of one process (epoch microseconds, in the order they were marked). A child writes its
  * log as {@code name=micros} lines to a file the parent reads back for {@code --json} and {@code bench}; plain text
- * keeps the child's start-up free of a JSON library.
+ * keeps the child's start-up free of a JSON library. Thread-safe: start-up work on helper threads marks here too.
  */
 final class PhaseLog {
     /** Prefix of entries that hold a duration in microseconds rather than a timestamp. */
     static final String TOTAL = "total.";
     private final Map<String, Long> marks = new LinkedHashMap<>();
 
-    void mark(String phase) {
+    synchronized void mark(String phase) {
         marks.put(phase, Clock.micros());
     }
 
-    void mark(String phase, long micros) {
+    synchronized void mark(String phase, long micros) {
         marks.put(phase, micros);
     }
 
-    Map<String, Long> marks() {
-        return marks;
+    /** A copy, in marking order. */
+    synchronized Map<String, Long> marks() {
+        return new LinkedHashMap<>(marks);
     }
 
     void writeTo(Path file) {
         StringBuilder sb = new StringBuilder();
-        marks.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        marks().forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
         try {
             Files.writeString(file, sb, StandardCharsets.UTF_8);
         } catch (IOException e) {

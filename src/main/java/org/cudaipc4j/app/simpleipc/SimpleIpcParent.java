@@ -181,7 +181,7 @@ public final class SimpleIpcParent {
             // tear down. Set on the driver's thread, before it starts: the first native call of this JVM links the
             // FFM machinery (tens of milliseconds), which must not delay the spawn. Children get it in their
             // environment (supervisorOptions).
-            Cuda.initInBackground(DriverEnvironment::applySingleStreamDefaults);
+            Cuda.initInBackground(DriverEnvironment::applySingleStreamDefaults, () -> phases.mark("cuInit"));
         }
     }
 

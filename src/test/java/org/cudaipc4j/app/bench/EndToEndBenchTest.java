@@ -12,7 +12,7 @@ class EndToEndBenchTest {
     private static Map<String, Double> run() {
         Map<String, Double> t = new LinkedHashMap<>();
         Object[][] marks = {
-            {"p.spawned", 0}, {"p.main", 50}, {"p.childrenStarted", 55}, {"p.blockCreated", 120}, {"p.driver", 180},
+            {"p.spawned", 0}, {"p.main", 50}, {"p.childrenStarted", 55}, {"p.blockCreated", 120}, {"p.cuInit", 178}, {"p.driver", 180},
             {"p.selected", 181}, {"p.assigned", 185}, {"p.prepared", 270}, {"p.exported", 272}, {"c.main", 150},
             {"c.joined", 175}, {"c.driver", 200}, {"c.assigned", 201}, {"c.attached", 290}, {"c.ready", 291},
             {"c.opened", 296}, {"c.steps", 300}, {"c.verified", 304}, {"c.released", 305}, {"c.exit", 350},
@@ -46,6 +46,8 @@ class EndToEndBenchTest {
         t.put("c.ready", 298.0);
         t.put("c.opened", 299.0);
         Map<String, Double> path = EndToEndBench.criticalPath(t);
+        assertEquals(128.0, path.get("parent driver init"), "from main: the driver starts first, on its own thread");
+        assertEquals(2.0, path.get("parent waits for its driver"));
         assertEquals(110.0, path.get("parent context + peer enabling"));
         assertEquals(2.0, path.get("allocation + export"));
         assertEquals(430.0, path.values().stream().mapToDouble(Double::doubleValue).sum(), 1e-9);
