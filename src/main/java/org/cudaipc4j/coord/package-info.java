@@ -28,6 +28,10 @@
  *     outcome.failures().forEach(f -> System.out.printf("Process %d failed (%s)%n", f.index(), f.reason()));
  * }
  * }</pre>
+ * To overlap the children's JVM start with the block's creation, start them first with a name from
+ * {@code ControlBlock.newName()}, then {@code ControlBlock.create(name, n)} and {@code supervisor.watch(block)} (a
+ * {@code new Supervisor(n, options)}); the children join with {@code ChildRuntime.join(name, index, timeout)},
+ * which waits for the block.
  * Child:
  * <pre>{@code
  * try (ChildRuntime rt = ChildRuntime.join(segmentName, index)) {
