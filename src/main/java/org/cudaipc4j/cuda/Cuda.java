@@ -41,8 +41,9 @@ public final class Cuda {
      * Runs {@code first}, then {@link #init()}, on a daemon thread and returns at once, so the driver's start-up (the
      * slowest step of a short CUDA process) overlaps whatever the caller does next. {@code first} is for what must
      * happen before the driver starts (its environment); {@link #init()} callers wait for both. {@code then} runs
-     * on the same thread once the driver has started (a timestamp). A failure is left for the next {@link #init()}
-     * call to report. Only the first call starts a thread.
+     * on the same thread once the driver has started (a timestamp). Nothing is reported here: the driver starts even
+     * when {@code first} failed (what it sets is a preference), and the next {@link #init()} call reports a failure
+     * of the driver's start. Only the first call starts a thread.
      */
     public static void initInBackground(Runnable first, Runnable then) {
         synchronized (Cuda.class) {
@@ -52,6 +53,10 @@ public final class Cuda {
             starter = Thread.ofPlatform().daemon().name("cudaipc4j-cuinit").start(() -> {
                 try {
                     first.run();
+                } catch (RuntimeException e) {
+                    // A preference for the driver's start; it starts without it.
+                }
+                try {
                     init();
                     then.run();
                 } catch (RuntimeException | LinkageError e) {

@@ -51,7 +51,6 @@ public final class SimpleIpcParent {
     private final Path reportFile;
     /** The first line of the run: which backend, and why when chosen automatically. */
     private String backendLine;
-    private boolean driverStarted;
 
     public SimpleIpcParent(SimpleIpcOptions options) {
         this.options = options;
@@ -169,14 +168,13 @@ public final class SimpleIpcParent {
     }
 
     /**
-     * Starts the driver on a background thread (once), first thing. The first process of a run to call
+     * Starts the driver on a background thread, first thing. The first process of a run to call
      * {@code cuInit} pays much more than the next ones (on an H200 machine with persistence mode on: 115-200 ms
      * against 37-46 ms), and a child's {@code cuInit} that starts meanwhile returns only when the parent's does:
      * the parent's is on every child's way. Device selection waits for it too.
      */
     private void startDriverInBackground() {
-        if (options.backend() != BackendKind.HOST && !driverStarted) {
-            driverStarted = true;
+        if (options.backend() != BackendKind.HOST) {
             // One stream per process: one hardware work queue per context makes contexts much cheaper to create and
             // tear down. Set on the driver's thread, before it starts: the first native call of this JVM links the
             // FFM machinery (tens of milliseconds), which must not delay the spawn. Children get it in their
