@@ -140,7 +140,7 @@ public final class ChildRuntime implements AutoCloseable {
     private void watch() {
         long period = TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_MILLIS);
         while (!stopping) {
-            if (parentGone()) {
+            if (Pids.parentGone(parentPid)) {
                 System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
                         + ") is gone; exiting");
                 System.err.flush();
@@ -153,9 +153,5 @@ public final class ChildRuntime implements AutoCloseable {
             }
             LockSupport.parkNanos(period);
         }
-    }
-
-    private boolean parentGone() {
-        return Pids.parentPid() != parentPid || !Pids.isAlive(parentPid);
     }
 }

@@ -252,7 +252,7 @@ public final class ControlBlock implements AutoCloseable {
                 }
                 segment.close(); // sized, header not written yet
             }
-            if (Pids.parentPid() != parent || !Pids.isAlive(parent)) {
+            if (Pids.parentGone(parent)) {
                 throw new ControlBlockException("the parent (pid " + parent + ") is gone; it never created control block "
                         + name);
             }

@@ -43,6 +43,11 @@ final class Pids {
         }
     }
 
+    /** True once the parent {@code expected} (our parent's pid when we looked) is gone or is no longer our parent. */
+    static boolean parentGone(long expected) {
+        return parentPid() != expected || !isAlive(expected);
+    }
+
     /** The parent's pid, or -1 when it is unknown (the parent is gone and we were not re-parented yet). */
     static long parentPid() {
         return ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
