@@ -247,9 +247,7 @@ public final class CudaAttachment implements Backend.Attachment {
         } catch (CudaException e) {
             throw failed("waiting for the stream before closing what was opened", e);
         }
-        List<AutoCloseable> order = new ArrayList<>(opened.reversed());
-        opened.clear();
-        Closeables.closeAll(order.toArray(AutoCloseable[]::new));
+        closeOpened();
     }
 
     /**
@@ -263,8 +261,12 @@ public final class CudaAttachment implements Backend.Attachment {
         }
         requireOwner();
         closed = true;
+        Closeables.closeAll(this::closeOpened, this::closeHost, this::closeMarkers, kernels, stream, context);
+    }
+
+    /** Closes the buffers and events opened through this attachment, newest first. */
+    private void closeOpened() {
         List<AutoCloseable> order = new ArrayList<>(opened.reversed());
-        order.addAll(List.of(this::closeHost, this::closeMarkers, kernels, stream, context));
         opened.clear();
         Closeables.closeAll(order.toArray(AutoCloseable[]::new));
     }
