@@ -9,6 +9,8 @@
 # and quits it afterwards (nvidia-cuda-mps-control must be installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# As ./cudaipc4j does: one hardware work queue per context unless the caller chose otherwise.
+export CUDA_DEVICE_MAX_CONNECTIONS="${CUDA_DEVICE_MAX_CONNECTIONS:-1}"
 java=.jre/bin/java
 [ -x "$java" ] || java=$JAVA_HOME/bin/java
 jar=target/cudaipc4j.jar

@@ -176,9 +176,10 @@ public final class SimpleIpcParent {
     private void startDriverInBackground() {
         if (options.backend() != BackendKind.HOST) {
             // One stream per process: one hardware work queue per context makes contexts much cheaper to create and
-            // tear down. Set on the driver's thread, before it starts: the first native call of this JVM links the
-            // FFM machinery (tens of milliseconds), which must not delay the spawn. Children get it in their
-            // environment (supervisorOptions).
+            // tear down. ./cudaipc4j puts the setting in the environment, and then nothing is set here. Started
+            // otherwise (java -jar), it is set on the driver's thread, before the driver starts: that native call
+            // links the FFM machinery (about 20 ms before cuInit on an H200 machine), which must not delay the
+            // spawn too. Children get it in their environment (supervisorOptions).
             Cuda.initInBackground(DriverEnvironment::applySingleStreamDefaults, () -> phases.mark("cuInit"));
         }
     }
