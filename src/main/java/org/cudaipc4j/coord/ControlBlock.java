@@ -239,6 +239,8 @@ public final class ControlBlock implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         // Polls the file system: a short park, not a spin (the parent is usually a few milliseconds away).
         IdleStrategy idle = new IdleStrategy(0, 0, 100_000, 1_000_000);
+        // A file that is there but never gets a header (a foreign or truncated one) is named in the timeout's message.
+        String seen = "";
         while (true) {
             SharedSegment segment;
             try {
@@ -250,6 +252,8 @@ public final class ControlBlock implements AutoCloseable {
                 if (segment.size() >= SLOTS_OFFSET && (long) LONG.getAcquire(segment.memory(), MAGIC_OFFSET) != 0) {
                     return validate(segment, name, true);
                 }
+                seen = " (the file is there, " + segment.size() + " bytes, " + (segment.size() < SLOTS_OFFSET
+                        ? "smaller than a header)" : "with no header written)");
                 segment.close(); // sized, header not written yet
             }
             if (Pids.parentGone(parent)) {
@@ -258,7 +262,7 @@ public final class ControlBlock implements AutoCloseable {
             }
             if (System.nanoTime() - deadline >= 0) {
                 throw new ControlBlockException("control block " + name + " was not created within "
-                        + Barrier.format(timeout));
+                        + Barrier.format(timeout) + seen);
             }
             idle.idle();
         }

@@ -371,4 +371,19 @@ class ControlBlockTest {
             assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(20));
         }
     }
+
+    @Test
+    void aFileThatNeverGetsAHeaderIsNamedWhenTheWaitEnds() throws Exception {
+        String name = ControlBlock.newName();
+        java.nio.file.Path file = SharedSegment.directory().resolve(name);
+        java.nio.file.Files.write(file, new byte[12]);
+        try {
+            ControlBlockException e = assertThrows(ControlBlockException.class,
+                    () -> ControlBlock.awaitCreated(name, Duration.ofMillis(100)));
+            assertEquals("control block " + name + " was not created within 100 ms (the file is there, 12 bytes,"
+                    + " smaller than a header)", e.getMessage());
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
 }
