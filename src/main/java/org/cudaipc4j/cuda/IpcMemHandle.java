@@ -35,7 +35,19 @@ public final class IpcMemHandle {
     /** Mappings open in this process: context handle address and memory handle. */
     private static final Set<OpenKey> OPEN = ConcurrentHashMap.newKeySet();
 
-    record OpenKey(long context, IpcMemHandle handle) {}
+    record OpenKey(long context, IpcMemHandle handle) {
+        // Written out: a record's generated equals and hashCode bootstrap through invokedynamic on first use, which
+        // costs milliseconds in a fresh JVM, here on the way to a process's first IPC open.
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof OpenKey k && k.context == context && k.handle.equals(handle);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Long.hashCode(context) + handle.hashCode();
+        }
+    }
 
     private final byte[] bytes;
 
