@@ -13,6 +13,7 @@ import org.cudaipc4j.cuda.IpcMappedMemory;
 import org.cudaipc4j.cuda.IpcMemHandle;
 import org.cudaipc4j.cuda.MismatchCount;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.driver.Prelink;
 
 /**
  * The measuring side of {@link FillBench}, run in its own JVM so the handles are opened in a process other than
@@ -29,6 +30,9 @@ public final class FillBenchChild {
     public static void main(String[] args) {
         int ordinal = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
+        // As in a simpleIPC child: handles linked while the driver starts, so the first open times the driver's
+        // work, not the FFM linker's first stub for the by-value handle.
+        Prelink.startInBackground(Cuda::init);
         Cuda.init();
         try (Context context = Context.retainPrimary(Device.get(ordinal))) {
             context.makeCurrent();

@@ -18,6 +18,7 @@ import org.cudaipc4j.backend.Backend.PeerEvent;
 import org.cudaipc4j.backend.cuda.CudaAttachment;
 import org.cudaipc4j.backend.cuda.CudaBackend;
 import org.cudaipc4j.coord.Barrier;
+import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.ProcessStatus;
@@ -66,7 +67,7 @@ public final class SimpleIpcChild {
         Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
         if (backendName.equals("cuda")) {
             DriverEnvironment.applySingleStreamDefaults(); // see SimpleIpcParent
-            Prelink.startInBackground();
+            Prelink.startInBackground(Cuda::init);
         }
         int corrupt = Integer.parseInt(args[7]);
         System.setProperty(CudaBackend.KERNEL_PROPERTY, args[8]);

@@ -104,7 +104,7 @@ public final class SimpleIpcParent {
         if (options.backend() != BackendKind.HOST) {
             // Linking the other driver functions' handles would compete with the spawn above; now it overlaps
             // the wait for the driver.
-            Prelink.startInBackground();
+            Prelink.startInBackground(Cuda::init);
         }
         // Housekeeping while the driver starts: segments of runs that were killed (ours has a fresh name).
         int reaped = SharedSegment.reapStale();
