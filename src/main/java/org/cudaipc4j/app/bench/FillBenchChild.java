@@ -30,8 +30,8 @@ public final class FillBenchChild {
     public static void main(String[] args) {
         int ordinal = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
-        // As in a simpleIPC child: handles linked while the driver starts, so the first open times the driver's
-        // work, not the FFM linker's first stub for the by-value handle.
+        // As in a simpleIPC child: handles linked and warmed while the driver starts, so that the first open times
+        // the driver's work, not the JVM's first call through the by-value handle.
         Prelink.startInBackground(Cuda::init);
         Cuda.init();
         try (Context context = Context.retainPrimary(Device.get(ordinal))) {

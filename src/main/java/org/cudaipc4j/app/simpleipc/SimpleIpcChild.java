@@ -18,10 +18,10 @@ import org.cudaipc4j.backend.Backend.PeerEvent;
 import org.cudaipc4j.backend.cuda.CudaAttachment;
 import org.cudaipc4j.backend.cuda.CudaBackend;
 import org.cudaipc4j.coord.Barrier;
-import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.ProcessStatus;
+import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.driver.DriverEnvironment;
 import org.cudaipc4j.driver.Prelink;
 
