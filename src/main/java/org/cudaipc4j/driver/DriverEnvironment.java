@@ -8,6 +8,7 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.Map;
 
 /**
  * Settings the CUDA driver reads from the process environment (with the C library's {@code getenv}) when it starts
@@ -25,12 +26,17 @@ public final class DriverEnvironment {
 
     private DriverEnvironment() {}
 
-    private static final class Libc {
-        static final Linker LINKER = Linker.nativeLinker();
-        static final MethodHandle SETENV = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("setenv"),
+    // One holder per function, linked on first use: the start-up path sets and never reads back, and each linked
+    // signature costs milliseconds before the driver can start.
+    private static final class Setenv {
+        static final MethodHandle H = Linker.nativeLinker().downcallHandle(
+                Linker.nativeLinker().defaultLookup().findOrThrow("setenv"),
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-        static final MethodHandle GETENV = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("getenv"),
-                FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
+
+    private static final class Getenv {
+        static final MethodHandle H = Linker.nativeLinker().downcallHandle(
+                Linker.nativeLinker().defaultLookup().findOrThrow("getenv"), FunctionDescriptor.of(ADDRESS, ADDRESS));
     }
 
     /**
@@ -38,11 +44,16 @@ public final class DriverEnvironment {
      *
      * @return the value in effect afterwards
      */
-    @SuppressWarnings("restricted") // libc's own environment function, called with strings we allocate
     public static String setDefault(String name, String value) {
+        setUnlessSet(name, value);
+        return get(name);
+    }
+
+    @SuppressWarnings("restricted") // libc's own environment function, called with strings we allocate
+    private static void setUnlessSet(String name, String value) {
         int rc;
         try (Arena arena = Arena.ofConfined()) {
-            rc = (int) Libc.SETENV.invokeExact(arena.allocateFrom(name), arena.allocateFrom(value), 0);
+            rc = (int) Setenv.H.invokeExact(arena.allocateFrom(name), arena.allocateFrom(value), 0);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -51,14 +62,13 @@ public final class DriverEnvironment {
         if (rc != 0) {
             throw new IllegalStateException("setenv(" + name + ") failed");
         }
-        return get(name);
     }
 
     /** What the C environment holds for {@code name} (null when unset). */
     @SuppressWarnings("restricted")
     public static String get(String name) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment now = (MemorySegment) Libc.GETENV.invokeExact(arena.allocateFrom(name));
+            MemorySegment now = (MemorySegment) Getenv.H.invokeExact(arena.allocateFrom(name));
             return now.equals(MemorySegment.NULL) ? null : now.reinterpret(Long.MAX_VALUE).getString(0);
         } catch (RuntimeException | Error e) {
             throw e;
@@ -75,7 +85,7 @@ public final class DriverEnvironment {
         // Set when this process started (by the user, or by a parent for its children): nothing to change, and no
         // native call (the first one of a JVM costs milliseconds to link).
         if (System.getenv(MAX_CONNECTIONS) == null) {
-            setDefault(MAX_CONNECTIONS, "1");
+            setUnlessSet(MAX_CONNECTIONS, "1");
         }
     }
 
@@ -83,8 +93,8 @@ public final class DriverEnvironment {
      * The environment that gives child processes the setting of {@link #applySingleStreamDefaults()} (the user's
      * value where this process has one), so that they have nothing to change themselves.
      */
-    public static java.util.Map<String, String> singleStreamDefaultsForChildren() {
+    public static Map<String, String> singleStreamDefaultsForChildren() {
         String mine = System.getenv(MAX_CONNECTIONS);
-        return java.util.Map.of(MAX_CONNECTIONS, mine != null ? mine : "1");
+        return Map.of(MAX_CONNECTIONS, mine != null ? mine : "1");
     }
 }
