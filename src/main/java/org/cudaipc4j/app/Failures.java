@@ -15,4 +15,9 @@ public final class Failures {
         }
         return msg.replace('\n', ' ');
     }
+
+    /** Whether stack traces go with the one-line errors ({@code CUDAIPC4J_DEBUG=1}). */
+    public static boolean debug() {
+        return "1".equals(System.getenv("CUDAIPC4J_DEBUG"));
+    }
 }

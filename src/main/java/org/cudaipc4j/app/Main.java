@@ -56,14 +56,10 @@ public final class Main {
         if (ex instanceof UsageException) {
             return ExitCodes.USAGE;
         }
-        if (debug()) {
+        if (Failures.debug()) {
             ex.printStackTrace(err);
         }
         err.flush();
         return ExitCodes.FAILURE;
-    }
-
-    public static boolean debug() {
-        return "1".equals(System.getenv("CUDAIPC4J_DEBUG"));
     }
 }

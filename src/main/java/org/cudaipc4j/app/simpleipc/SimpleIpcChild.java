@@ -176,7 +176,7 @@ public final class SimpleIpcChild {
         String reason = Failures.oneLine(e);
         runtime.fail(reason);
         System.out.printf("Process %d: %s%n", runtime.index(), reason);
-        if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
+        if (Failures.debug()) {
             e.printStackTrace();
         }
     }
