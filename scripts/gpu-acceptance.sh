@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 java=${1:-}
 [ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }
-tool=("$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -jar target/cudaipc4j.jar)
+tool=("$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -jar cudaipc4j-tool/target/cudaipc4j.jar)
 pass=0; fail=0
 
 check() {  # name expected-exit args...

@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# Runs the GPU-tagged JUnit tests without Maven (a GPU machine may have only a Java runtime), through the JUnit
-# console launcher. Build first: mvn -q -B package -DskipTests (jar, test classes, and every jar in target/lib).
-# Usage: scripts/gpu-tests.sh [JAVA]   (JAVA defaults to .jre/bin/java, else $JAVA_HOME/bin/java)
+# Runs the GPU-tagged JUnit tests of every module without Maven (a GPU machine may have only a Java runtime),
+# through the JUnit console launcher. Build first: scripts/mvn.sh -q -B package -DskipTests (the jars, the test
+# classes, and every dependency jar in cudaipc4j-tool/target/lib).
+# A GPU is required here: a GPU test that would be skipped fails instead (CUDAIPC4J_REQUIRE_GPU=1).
+# Usage: scripts/gpu-tests.sh [JAVA] [LAUNCHER-ARGS...]   (JAVA defaults to .jre/bin/java, else $JAVA_HOME/bin/java)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 java=${1:-}
+[ $# -gt 0 ] && shift
 [ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }
-cp="target/test-classes:target/classes:$(ls target/lib/*.jar | tr '\n' :)"
+modules=(cudaipc4j-testing cudaipc4j-cuda cudaipc4j-coord cudaipc4j-tool cudaipc4j-examples)
+cp="" tests=""
+for m in "${modules[@]}"; do
+  [ -d "$m/target/test-classes" ] && { cp+="$m/target/test-classes:"; tests+="$m/target/test-classes:"; }
+  cp+="$m/target/classes:"
+done
+cp+=$(ls cudaipc4j-tool/target/lib/*.jar | tr '\n' :)
+export CUDAIPC4J_REQUIRE_GPU=1
 exec "$java" --enable-native-access=ALL-UNNAMED \
-  -jar target/lib/junit-platform-console-standalone-1.14.4.jar execute \
+  -jar cudaipc4j-tool/target/lib/junit-platform-console-standalone-1.14.4.jar execute \
   --disable-banner --disable-ansi-colors --details=tree \
-  --class-path "$cp" --scan-class-path target/test-classes --include-tag gpu
+  --class-path "$cp" --scan-class-path "${tests%:}" --include-tag gpu "$@"

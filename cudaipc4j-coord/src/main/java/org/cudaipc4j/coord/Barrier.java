@@ -1,0 +1,240 @@
+package org.cudaipc4j.coord;
+
+import org.cudaipc4j.coord.internal.Libc;
+import static org.cudaipc4j.coord.ControlBlock.BARRIER_COUNT;
+import static org.cudaipc4j.coord.ControlBlock.BARRIER_SENSE;
+import static org.cudaipc4j.coord.ControlBlock.BARRIER_SENSE_OFFSET;
+import static org.cudaipc4j.coord.ControlBlock.BARRIER_SLEEPERS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One process's handle on the group's two-phase, sense-reversing barrier (the simpleIPC sample's), kept in the
+ * {@link ControlBlock}: check in (atomic increment; the last to arrive sets sense to 1; wait until sense is 1),
+ * then check out (atomic decrement; the last to leave sets sense to 0; wait until sense is 0). Any number of rounds.
+ *
+ * <p>Unlike the sample's, a wait does not burn a core ({@link IdleStrategy}: spin, yield, then block on a futex
+ * that the last arriver wakes only when someone sleeps, or park with backoff where there is no futex), has a
+ * timeout, and ends with a {@link BarrierException} when the group is aborted, when a participant or the parent
+ * dies (checked every ~50 ms of waiting, never in the hot spin), or on timeout. A process that times out or finds a
+ * dead participant aborts the group, so that the others stop too. After an exception the barrier is unusable.
+ *
+ * <p>The futex is Linux's (x86-64 and AArch64), on the shared mapping; {@code -Dcudaipc4j.nofutex=true} turns it
+ * off, leaving spin, yield and park.
+ *
+ * <p>Obtain with {@link ControlBlock#barrier(int, Duration)}; one per process (not thread-safe).
+ */
+public final class Barrier {
+    private static final long CHECK_EVERY_NANOS = 50_000_000L;
+
+    private final ControlBlock block;
+    private final MemorySegment mem;
+    private final int index;
+    private final int participants;
+    private final Duration timeout;
+    private final long timeoutNanos;
+    private final IdleStrategy idle;
+    private final boolean futex;
+    private final boolean canWake = Libc.hasFutex();
+    private final MemorySegment senseWord;
+    private final MemorySegment timespec;
+    private long round;
+
+    Barrier(ControlBlock block, int index, Duration timeout) {
+        this(block, index, timeout, Libc.hasFutex());
+    }
+
+    /** With {@code useFutex} false, waits park with backoff instead of blocking on a futex (tests both paths). */
+    Barrier(ControlBlock block, int index, Duration timeout, boolean useFutex) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("barrier timeout must be positive, got " + timeout);
+        }
+        this.block = block;
+        this.mem = block.memory();
+        this.index = index;
+        this.participants = block.processCount();
+        this.timeout = timeout;
+        this.timeoutNanos = timeout.toNanos();
+        this.futex = useFutex && Libc.hasFutex();
+        this.idle = IdleStrategy.forParticipants(participants);
+        this.senseWord = block.word(BARRIER_SENSE_OFFSET);
+        this.timespec = futex ? Arena.ofAuto().allocate(16, 8) : null;
+    }
+
+    /**
+     * Waits until every process of the group has called {@code await} for this round.
+     *
+     * @throws BarrierException when the group is aborted, a participant or the parent died, or the wait timed out
+     */
+    public void await() {
+        long start = System.nanoTime();
+        if (block.isAborted()) {
+            throw new BarrierException("barrier " + block.describeAbort());
+        }
+        int arrived = (int) BARRIER_COUNT.getAndAdd(mem, 0L, 1) + 1;
+        if (arrived == participants) {
+            flipSense(1);
+        } else {
+            waitForSense(1, start);
+        }
+        int remaining = (int) BARRIER_COUNT.getAndAdd(mem, 0L, -1) - 1;
+        if (remaining == 0) {
+            flipSense(0);
+        } else {
+            waitForSense(0, start);
+        }
+        round++;
+    }
+
+    /** Rounds completed by this process so far (the 0-based number of the round it will wait in next). */
+    public long round() {
+        return round;
+    }
+
+    /** This process's index in the group. */
+    public int index() {
+        return index;
+    }
+
+    /** Publishes the new sense and wakes the processes blocked on it, if any (a syscall only then). */
+    private void flipSense(int value) {
+        BARRIER_SENSE.setVolatile(mem, 0L, value);
+        // Whether or not this process blocks itself, others may: wake them whenever the platform has futexes.
+        if (canWake && (int) BARRIER_SLEEPERS.getVolatile(mem, 0L) != 0) {
+            Libc.futexWakeAll(senseWord);
+        }
+    }
+
+    /**
+     * Blocks until the sense changes from {@code 1 - target}, a wake-up, or {@code nanos}. The sleeper count is
+     * raised before the sense is checked one last time, so a waker either sees a sleeper or the sleeper sees
+     * the new sense (both sides use sequentially consistent accesses).
+     */
+    private void sleep(int target, long nanos) {
+        addSleepers(1);
+        try {
+            if ((int) BARRIER_SENSE.getVolatile(mem, 0L) != target && !block.isAborted()) {
+                Libc.futexWait(senseWord, 1 - target, nanos, timespec);
+            }
+        } finally {
+            addSleepers(-1);
+        }
+    }
+
+    private void addSleepers(int delta) {
+        int previous = (int) BARRIER_SLEEPERS.getAndAdd(mem, 0L, delta);
+        assert previous + delta >= 0 : "negative barrier sleeper count";
+    }
+
+    private void waitForSense(int target, long start) {
+        idle.reset();
+        long nextCheck = start + CHECK_EVERY_NANOS;
+        int iterations = 0;
+        while (true) {
+            if ((int) BARRIER_SENSE.getAcquire(mem, 0L) == target) {
+                return;
+            }
+            if (block.isAborted()) {
+                // A round that completed anyway (e.g. a sibling failed after its last await) still counts.
+                if (reached(target)) {
+                    return;
+                }
+                throw new BarrierException("barrier " + block.describeAbort());
+            }
+            if (futex && idle.shouldBlock()) {
+                long now = System.nanoTime();
+                long until = Math.min(nextCheck, start + timeoutNanos);
+                sleep(target, Math.clamp(until - now, 1_000L, CHECK_EVERY_NANOS));
+            } else {
+                idle.idle();
+                if (idle.isSpinning() && (++iterations & 255) != 0) {
+                    continue;
+                }
+            }
+            long now = System.nanoTime();
+            if (now - nextCheck >= 0) {
+                nextCheck = now + CHECK_EVERY_NANOS;
+                String dead = findDead();
+                if (dead != null && !reached(target)) {
+                    block.abort(index, dead);
+                    throw new BarrierException(dead);
+                }
+            }
+            if (now - start >= timeoutNanos) {
+                if (reached(target)) {
+                    return;
+                }
+                String msg = "barrier timed out after " + Durations.format(timeout) + " in round " + round
+                        + " (process " + index + ")";
+                block.abort(index, msg);
+                throw new BarrierException(msg);
+            }
+        }
+    }
+
+    /**
+     * Waits, as this participant, until {@code condition} holds (a local wait, such as for its own device to catch
+     * up), giving up as {@link #await} does: when the group is aborted, a participant or the parent dies (this
+     * aborts the group), or the timeout passes.
+     *
+     * @param what what is waited for, for the messages ("the device to catch up")
+     * @throws BarrierException when it gives up
+     */
+    public void awaitCondition(BooleanSupplier condition, String what) {
+        long start = System.nanoTime();
+        long nextCheck = start + CHECK_EVERY_NANOS;
+        IdleStrategy wait = IdleStrategy.forLongWait();
+        while (!condition.getAsBoolean()) {
+            if (block.isAborted()) {
+                throw new BarrierException("waiting for " + what + ": " + block.describeAbort());
+            }
+            wait.idle();
+            long now = System.nanoTime();
+            if (now - nextCheck >= 0) {
+                nextCheck = now + CHECK_EVERY_NANOS;
+                String dead = findDead("waited for " + what);
+                if (dead != null) {
+                    block.abort(index, dead);
+                    throw new BarrierException(dead);
+                }
+            }
+            if (now - start >= timeoutNanos) {
+                String msg = "process " + index + " timed out after " + Durations.format(timeout) + " waiting for " + what;
+                block.abort(index, msg);
+                throw new BarrierException(msg);
+            }
+        }
+    }
+
+    private boolean reached(int target) {
+        return (int) BARRIER_SENSE.getAcquire(mem, 0L) == target;
+    }
+
+    /** The first participant (or the parent) that is gone, described; null when all live. */
+    private String findDead() {
+        return findDead("waited in barrier round " + round);
+    }
+
+    private String findDead(String waiting) {
+        for (int p = 0; p < participants; p++) {
+            if (p == index) {
+                continue;
+            }
+            long pid = block.pid(p);
+            if (pid != 0 && !Pids.isAlive(pid)) {
+                boolean finished = block.status(p) == ProcessStatus.DONE;
+                return "process " + p + " (pid " + pid + ") " + (finished ? "exited" : "died") + " while process "
+                        + index + " " + waiting;
+            }
+        }
+        long creator = block.creatorPid();
+        if (!Pids.isAlive(creator)) {
+            return "the parent (pid " + creator + ") died while process " + index + " " + waiting;
+        }
+        return null;
+    }
+
+}

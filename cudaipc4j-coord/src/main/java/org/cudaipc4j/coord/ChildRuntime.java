@@ -1,0 +1,159 @@
+package org.cudaipc4j.coord;
+
+import java.lang.foreign.MemoryLayout;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A child process's membership in its group: opens the {@link ControlBlock} (checking that our parent created it),
+ * claims slot {@code index}, and runs a daemon watchdog that heartbeats every {@value #HEARTBEAT_MILLIS} ms and
+ * ends this JVM ({@code Runtime.halt(1)}) within a few hundred milliseconds of the parent process disappearing
+ * (our parent pid changed, or the parent is no longer alive). The watchdog, not {@code PR_SET_PDEATHSIG}, is the
+ * mechanism: the latter fires on the death of the spawning thread, not of the parent process.
+ *
+ * <pre>{@code
+ * try (ChildRuntime rt = ChildRuntime.join(segmentName, SLOT_DATA, index)) {
+ *     rt.block().awaitReady(timeout, "handles");
+ *     Barrier barrier = rt.block().barrier(rt.index(), timeout);
+ *     ...
+ * } // status DONE (unless failed), watchdog stopped, block unmapped
+ * }</pre>
+ */
+public final class ChildRuntime implements AutoCloseable {
+    /** Heartbeat and parent-check period. */
+    public static final long HEARTBEAT_MILLIS = 100;
+
+    private final ControlBlock block;
+    private final int index;
+    private final long parentPid;
+    private final Thread watchdog;
+    private volatile boolean stopping;
+    private volatile boolean failed;
+    private boolean closed;
+
+    private ChildRuntime(ControlBlock block, int index) {
+        this.block = block;
+        this.index = index;
+        this.parentPid = block.creatorPid();
+        this.watchdog = Thread.ofPlatform().daemon().name("cudaipc4j-watchdog").priority(Thread.MAX_PRIORITY)
+                .unstarted(this::watch);
+    }
+
+    /**
+     * Joins the group: opens and validates the block (it must have been created by our parent), claims slot
+     * {@code index} (pid, status {@link ProcessStatus#STARTING}, first heartbeat) and starts the watchdog.
+     *
+     * @throws ControlBlockException when the block is missing, invalid or not our parent's
+     * @throws CoordinationException when the index is out of range or the slot is held by a live process
+     */
+    public static ChildRuntime join(String segmentName, MemoryLayout slotData, int index) {
+        return join(ControlBlock.open(segmentName, slotData), index);
+    }
+
+    /**
+     * As {@link #join(String, MemoryLayout, int)} for a child started before its block: waits up to
+     * {@code createdWithin} for the parent to create it ({@link ControlBlock#awaitCreated}), and fails at once if
+     * the parent dies first.
+     */
+    public static ChildRuntime join(String segmentName, MemoryLayout slotData, int index, Duration createdWithin) {
+        return join(ControlBlock.awaitCreated(segmentName, slotData, createdWithin), index);
+    }
+
+    private static ChildRuntime join(ControlBlock block, int index) {
+        String segmentName = block.name();
+        try {
+            if (index < 0 || index >= block.processCount()) {
+                throw new CoordinationException("process index " + index + " is out of range 0.."
+                        + (block.processCount() - 1) + " of control block " + segmentName);
+            }
+            block.claimSlot(index, Pids.self());
+            block.setStatus(index, ProcessStatus.STARTING);
+            block.heartbeat(index);
+            ChildRuntime rt = new ChildRuntime(block, index);
+            rt.watchdog.start();
+            return rt;
+        } catch (RuntimeException e) {
+            try {
+                block.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    public ControlBlock block() {
+        return block;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    /** Records this process's status in its slot. */
+    public void setStatus(ProcessStatus status) {
+        block.setStatus(index, status);
+    }
+
+    /** Marks this process FAILED and aborts the group with {@code reason} (the first abort wins). */
+    public void fail(String reason) {
+        failed = true;
+        block.setStatus(index, ProcessStatus.FAILED);
+        block.abort(index, reason);
+    }
+
+    /** Stops the watchdog, sets status DONE unless {@link #fail} was called, and unmaps the block. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        stopping = true;
+        RuntimeException failure = null;
+        try {
+            watchdog.interrupt();
+            watchdog.join(TimeUnit.SECONDS.toMillis(2));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            if (!failed) {
+                block.setStatus(index, ProcessStatus.DONE);
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        try {
+            block.close();
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                failure = e;
+            } else {
+                failure.addSuppressed(e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void watch() {
+        long period = TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_MILLIS);
+        while (!stopping) {
+            if (Pids.parentGone(parentPid)) {
+                System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
+                        + ") is gone; exiting");
+                System.err.flush();
+                Runtime.getRuntime().halt(1);
+            }
+            try {
+                block.heartbeat(index);
+            } catch (IllegalStateException unmapped) {
+                return;
+            }
+            LockSupport.parkNanos(period);
+        }
+    }
+}

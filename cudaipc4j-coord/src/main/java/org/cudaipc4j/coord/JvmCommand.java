@@ -1,0 +1,97 @@
+package org.cudaipc4j.coord;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Builds the command line of a fresh JVM like this one: the same java binary, this JVM's own options (less debugger
+ * agents and archive writing), native access, and the class path, then a main class and its arguments. For
+ * {@link Supervisor#start} and for any helper JVM that should run as the group's children do.
+ */
+public final class JvmCommand {
+    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("-cp", "-classpath", "--class-path", "-p",
+            "--module-path", "--upgrade-module-path", "--add-modules", "--limit-modules", "--add-reads",
+            "--add-exports", "--add-opens", "--patch-module", "--enable-native-access", "--source");
+    private static final List<String> EXCLUDED_PREFIXES = List.of("-agentlib:jdwp", "-Xrunjdwp", "-Xdebug",
+            "-Xnoagent", "-Xshare:dump", "-XX:AOTCacheOutput", "-XX:AOTConfiguration", "-XX:AOTMode=record",
+            "-XX:AOTMode=create", "-XX:ArchiveClassesAtExit", "-XX:DumpLoadedClassList", "-Djava.class.path=");
+
+    private JvmCommand() {}
+
+    /** {@link #base()}, then {@code mainClass} and {@code args}. */
+    public static List<String> of(String mainClass, List<String> args) {
+        List<String> cmd = new ArrayList<>(base());
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /**
+     * The command line of a fresh JVM like this one, up to the main class: the java binary, this JVM's inherited
+     * options ({@link #inheritedJvmOptions}), the shared-memory directory property when set,
+     * {@code --enable-native-access=ALL-UNNAMED} and {@code -cp} with this JVM's class path.
+     *
+     * @throws CoordinationException when the java binary cannot be found
+     */
+    public static List<String> base() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaBinary());
+        cmd.addAll(inheritedJvmOptions(ProcessHandle.current().info().arguments().map(List::of).orElse(List.of())));
+        String shmDir = System.getProperty(SharedSegment.DIR_PROPERTY);
+        if (shmDir != null && cmd.stream().noneMatch(a -> a.startsWith("-D" + SharedSegment.DIR_PROPERTY + "="))) {
+            cmd.add("-D" + SharedSegment.DIR_PROPERTY + "=" + shmDir);
+        }
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        return cmd;
+    }
+
+    private static String javaBinary() {
+        String command = ProcessHandle.current().info().command().orElse(null);
+        if (command != null) {
+            String file = Path.of(command).getFileName().toString();
+            if (file.equals("java") || file.equals("java.exe")) {
+                return command;
+            }
+        }
+        // Started by a custom launcher: use the running JDK's java.
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        if (Files.isExecutable(java)) {
+            return java.toString();
+        }
+        throw new CoordinationException("cannot find the java binary to start children (looked at " + command
+                + " and " + java + ")");
+    }
+
+    /**
+     * The JVM options children inherit from {@code parentArgs} (a JVM's command line without the binary):
+     * {@code -D}, {@code -X}, {@code -XX} and assertion switches found before the main class, {@code -jar} or
+     * {@code -m}; not debugger agents, archive-writing options, the class or module path, or argument files.
+     */
+    public static List<String> inheritedJvmOptions(List<String> parentArgs) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < parentArgs.size(); i++) {
+            String a = parentArgs.get(i);
+            if (OPTIONS_WITH_VALUE.contains(a)) {
+                i++;
+                continue;
+            }
+            if (a.equals("-jar") || a.equals("-m") || a.equals("--module") || a.startsWith("--module=")
+                    || !a.startsWith("-")) {
+                break;
+            }
+            if (EXCLUDED_PREFIXES.stream().anyMatch(a::startsWith)) {
+                continue;
+            }
+            if (a.startsWith("-D") || a.startsWith("-X") || a.matches("-(e|d)(s)?a(:.*)?")
+                    || a.matches("-(enable|disable)(system)?assertions(:.*)?")) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,66 @@
+package org.cudaipc4j.coord;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.Charset;
+import java.time.Duration;
+
+/**
+ * Copies a child's output to one of ours, line by line, with an optional prefix, on a daemon thread: lines of
+ * several children never interleave within a line. Ends when the child closes its end.
+ */
+public final class OutputPump {
+    private final Thread thread;
+
+    private OutputPump(Thread thread) {
+        this.thread = thread;
+    }
+
+    /**
+     * Starts copying {@code in} to {@code to}, each line prefixed with {@code prefix}; the thread is named
+     * {@code cudaipc4j-<name>}. Bytes are decoded in the platform's native encoding, as the child wrote them.
+     */
+    public static OutputPump start(InputStream in, PrintStream to, String prefix, String name) {
+        Charset cs = nativeCharset();
+        Thread t = Thread.ofPlatform().daemon().name("cudaipc4j-" + name).start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, cs))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    synchronized (to) {
+                        to.println(prefix + line);
+                    }
+                }
+            } catch (IOException e) {
+                // The child is gone; nothing more to copy.
+            } finally {
+                to.flush();
+            }
+        });
+        return new OutputPump(t);
+    }
+
+    /**
+     * Waits at most {@code limit} for the child's end of the stream (a grandchild may hold it open).
+     *
+     * @return true when everything was copied
+     */
+    public boolean join(Duration limit) {
+        try {
+            return limit.isPositive() && thread.join(limit);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static Charset nativeCharset() {
+        try {
+            return Charset.forName(System.getProperty("native.encoding", "UTF-8"));
+        } catch (RuntimeException e) {
+            return Charset.defaultCharset();
+        }
+    }
+}

@@ -1,0 +1,444 @@
+package org.cudaipc4j.coord;
+
+import org.cudaipc4j.coord.internal.Libc;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A file under {@code /dev/shm} (a tmpfs), mapped read-write and shared as a {@link MemorySegment}: the memory
+ * that the processes of a group share.
+ *
+ * <p>Names are {@code cudaipc4j-<pid>-<16 hex random>[-<suffix>]}, where {@code <pid>} is the creator's. The
+ * creator makes the file exclusively with mode 0600 and reserves all of its blocks before mapping, so a full
+ * {@code /dev/shm} is a clear error here rather than a SIGBUS on first touch. The creator's {@link #close()}
+ * unlinks the file; if the creator's JVM is shut down first (SIGINT, SIGTERM, {@code System.exit}), a shutdown
+ * hook unlinks it; if the creator is killed outright, {@link #reapStale()} at the next start removes it.
+ *
+ * <p>The directory is {@code /dev/shm} unless the system property {@value #DIR_PROPERTY} names another one.
+ *
+ * <p>Thread safety: {@link #memory()} may be used from any thread; {@link #close()} is idempotent and may race
+ * with the shutdown hook. Accessing the memory after close throws {@link IllegalStateException}.
+ */
+public final class SharedSegment implements AutoCloseable {
+    /** The prefix of every segment name. */
+    public static final String PREFIX = "cudaipc4j-";
+    /** System property that overrides the directory (default {@code /dev/shm}). */
+    public static final String DIR_PROPERTY = "cudaipc4j.shm.dir";
+
+    private static final String DEFAULT_DIR = "/dev/shm";
+    private static final int MAX_NAME = 200;
+    private static final Pattern SUFFIX = Pattern.compile("[A-Za-z0-9_]{1,32}");
+    private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
+    private static final Pattern OWNED_NAME = Pattern.compile(Pattern.quote(PREFIX) + "([0-9]{1,10})-.+");
+    // A process started this long after a segment file was last modified cannot be the segment's creator.
+    private static final long PID_REUSE_SLACK_MILLIS = 2_000;
+
+    private final String name;
+    private final Path path;
+    private final long size;
+    private final boolean creator;
+    private final Arena arena;
+    private final MemorySegment memory;
+    private boolean closed;
+    private boolean unlinked;
+
+    private SharedSegment(String name, Path path, long size, boolean creator, Arena arena, MemorySegment memory) {
+        this.name = name;
+        this.path = path;
+        this.size = size;
+        this.creator = creator;
+        this.arena = arena;
+        this.memory = memory;
+    }
+
+    /** Creates a new segment of {@code size} bytes, zero-filled. See {@link #create(String, long)}. */
+    public static SharedSegment create(long size) {
+        return create(null, size);
+    }
+
+    /**
+     * Creates a new segment of {@code size} bytes, zero-filled, named
+     * {@code cudaipc4j-<pid>-<16 hex random>-<suffix>} (no suffix when {@code suffix} is null).
+     *
+     * @param suffix letters, digits and '_', at most 32, or null
+     * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
+     */
+    public static SharedSegment create(String suffix, long size) {
+        return create(suffix, size, true);
+    }
+
+    /** As {@link #create(String, long)}; without the free-space check first, the kernel's answer is the check. */
+    static SharedSegment create(String suffix, long size, boolean checkFreeSpaceFirst) {
+        return createNamed(newName(suffix), size, checkFreeSpaceFirst);
+    }
+
+    /**
+     * A fresh segment name for this process, {@code cudaipc4j-<pid>-<16 hex random>[-<suffix>]}, without creating
+     * anything: lets a creator hand the name to processes it starts before the segment exists.
+     *
+     * @param suffix letters, digits and '_', at most 32, or null
+     */
+    public static String newName(String suffix) {
+        if (suffix != null && !SUFFIX.matcher(suffix).matches()) {
+            throw new IllegalArgumentException("bad shared segment suffix '" + suffix
+                    + "': use 1 to 32 letters, digits or '_'");
+        }
+        byte[] random = new byte[8];
+        Entropy.nextBytes(random);
+        return PREFIX + Pids.self() + "-" + HexFormat.of().formatHex(random) + (suffix == null ? "" : "-" + suffix);
+    }
+
+    /**
+     * Creates a new segment of {@code size} bytes, zero-filled, under a name from {@link #newName} of this process.
+     *
+     * @throws IllegalArgumentException when {@code name} is not a name this process could have made
+     * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
+     */
+    public static SharedSegment createNamed(String name, long size) {
+        return createNamed(name, size, true);
+    }
+
+    private static SharedSegment createNamed(String name, long size, boolean checkFreeSpaceFirst) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("shared segment size must be positive, got " + size);
+        }
+        validateName(name);
+        Matcher owned = OWNED_NAME.matcher(name);
+        if (!owned.matches() || Long.parseLong(owned.group(1)) != Pids.self()) {
+            throw new IllegalArgumentException("'" + name + "' is not a segment name of this process (pid "
+                    + Pids.self() + ")");
+        }
+        Path dir = directory();
+        Path path = dir.resolve(name);
+        if (checkFreeSpaceFirst) {
+            checkRoom(dir, name, size);
+        }
+
+        Libc.Result open = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_CLOEXEC, 0600);
+        if (open.value() < 0) {
+            throw new SharedSegmentException(switch (open.errno()) {
+                case Libc.EEXIST -> "cannot create shared segment " + path + ": it already exists";
+                case Libc.ENOENT -> "cannot create shared segment " + path + ": directory " + dir + " does not exist";
+                default -> "cannot create shared segment " + path + ": " + Libc.strerror(open.errno());
+            });
+        }
+        int fd = open.value();
+        Arena arena = null;
+        try {
+            // open() applied the umask; set exactly 0600.
+            Libc.Result chmod = Libc.fchmod(fd, 0600);
+            if (chmod.value() != 0) {
+                throw new SharedSegmentException("cannot set mode 0600 on shared segment " + path + ": "
+                        + Libc.strerror(chmod.errno()));
+            }
+            int err = Libc.posixFallocate(fd, 0, size);
+            if (err != 0) {
+                throw new SharedSegmentException("cannot reserve " + size + " bytes for shared segment " + path + ": "
+                        + Libc.strerror(err) + freeSpace(dir));
+            }
+            arena = Arena.ofShared();
+            MemorySegment memory;
+            try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS))) {
+                memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            }
+            SharedSegment segment = new SharedSegment(name, path, size, true, arena, memory);
+            Cleanup.register(segment);
+            return segment;
+        } catch (IOException | RuntimeException e) {
+            if (arena != null) {
+                arena.close();
+            }
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            if (e instanceof SharedSegmentException s) {
+                throw s;
+            }
+            throw new SharedSegmentException("cannot create shared segment " + path + ": " + e.getMessage(), e);
+        } finally {
+            Libc.close(fd);
+        }
+    }
+
+    /**
+     * Opens an existing segment by name and maps all of it.
+     *
+     * @throws IllegalArgumentException when the name is not a cudaipc4j segment name
+     * @throws SharedSegmentException when it does not exist, is not a regular file, or is owned by another user
+     */
+    public static SharedSegment open(String name) {
+        SharedSegment segment = openIfCreated(name);
+        if (segment == null) {
+            Path path = directory().resolve(name);
+            throw new SharedSegmentException(Files.exists(path, LinkOption.NOFOLLOW_LINKS)
+                    ? "shared segment " + path + " is empty" : "shared segment " + path + " does not exist");
+        }
+        return segment;
+    }
+
+    /**
+     * As {@link #open}, but null while the segment is not there yet: no file, or an empty one (its creator has
+     * not sized it yet).
+     */
+    static SharedSegment openIfCreated(String name) {
+        validateName(name);
+        Path path = directory().resolve(name);
+        BasicFileAttributes attrs;
+        long owner;
+        try {
+            attrs = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            owner = ((Number) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            throw new SharedSegmentException("cannot read shared segment " + path + ": " + e.getMessage(), e);
+        }
+        if (!attrs.isRegularFile()) {
+            throw new SharedSegmentException("shared segment " + path + " is not a regular file");
+        }
+        long uid = Libc.getuid();
+        if (owner != uid) {
+            throw new SharedSegmentException("shared segment " + path + " is owned by uid " + owner
+                    + ", not by us (uid " + uid + "); refusing to use it");
+        }
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS))) {
+            long size = ch.size();
+            if (size == 0) {
+                arena.close();
+                return null;
+            }
+            MemorySegment memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            return new SharedSegment(name, path, size, false, arena, memory);
+        } catch (NoSuchFileException e) {
+            arena.close();
+            return null;
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            if (e instanceof SharedSegmentException s) {
+                throw s;
+            }
+            throw new SharedSegmentException("cannot open shared segment " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The file name (no directory), e.g. {@code cudaipc4j-4242-0123456789abcdef}. */
+    public String name() {
+        return name;
+    }
+
+    /** The full path of the file. */
+    public Path path() {
+        return path;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    /** The mapped memory; valid until {@link #close()}. */
+    public MemorySegment memory() {
+        return memory;
+    }
+
+    /** True in the process that created the segment (and will unlink it). */
+    public boolean isCreator() {
+        return creator;
+    }
+
+    /** Unmaps the memory; the creator also unlinks the file. Idempotent; safe to race with the shutdown hook. */
+    @Override
+    public void close() {
+        RuntimeException failure = null;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (creator) {
+                Cleanup.unregister(this);
+                try {
+                    unlink();
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
+            }
+            try {
+                arena.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Removes the file now, keeping the mapping (creator only). Idempotent. */
+    synchronized void unlink() {
+        if (unlinked) {
+            return;
+        }
+        unlinked = true;
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            throw new SharedSegmentException("cannot remove shared segment " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Deletes segment files {@code cudaipc4j-<pid>-*} owned by our user whose creator {@code <pid>} is no longer
+     * alive (or whose pid now belongs to a process started after the file was last written). Never touches other
+     * users' files, other names, links or directories. Call it when a parent starts.
+     *
+     * @return how many files were removed
+     */
+    public static int reapStale() {
+        Path dir = directory();
+        long uid = Libc.getuid();
+        int removed = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, PREFIX + "*")) {
+            for (Path file : files) {
+                Matcher m = OWNED_NAME.matcher(file.getFileName().toString());
+                if (!m.matches()) {
+                    continue;
+                }
+                long pid = Long.parseLong(m.group(1));
+                try {
+                    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class,
+                            LinkOption.NOFOLLOW_LINKS);
+                    long owner = ((Number) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
+                    if (!attrs.isRegularFile() || owner != uid || creatorAlive(pid, attrs)) {
+                        continue;
+                    }
+                    if (Files.deleteIfExists(file)) {
+                        removed++;
+                    }
+                } catch (NoSuchFileException raced) {
+                    // Removed by its owner meanwhile.
+                }
+            }
+        } catch (NoSuchFileException e) {
+            return 0;
+        } catch (IOException e) {
+            throw new SharedSegmentException("cannot scan " + dir + " for stale segments: " + e.getMessage(), e);
+        }
+        return removed;
+    }
+
+    private static boolean creatorAlive(long pid, BasicFileAttributes attrs) {
+        if (pid == Pids.self()) {
+            return true;
+        }
+        if (!Pids.isAlive(pid)) {
+            return false;
+        }
+        // A live process with that pid may be a newcomer that reused it: it cannot have written the file.
+        Optional<Instant> started = ProcessHandle.of(pid).flatMap(h -> h.info().startInstant());
+        if (started.isEmpty()) {
+            return true;
+        }
+        long lastWrite = attrs.lastModifiedTime().toMillis();
+        return started.get().toEpochMilli() <= lastWrite + PID_REUSE_SLACK_MILLIS;
+    }
+
+    /** The directory segments live in. */
+    public static Path directory() {
+        return Path.of(System.getProperty(DIR_PROPERTY, DEFAULT_DIR));
+    }
+
+    static void validateName(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("shared segment name is empty");
+        }
+        if (!name.startsWith(PREFIX) || name.length() == PREFIX.length()) {
+            throw new IllegalArgumentException("'" + name + "' is not a cudaipc4j shared segment name (must start with "
+                    + PREFIX + ")");
+        }
+        if (name.indexOf('/') >= 0 || name.contains("..") || name.length() > MAX_NAME
+                || !SAFE_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("unsafe shared segment name '" + name
+                    + "': only letters, digits, '_', '-' and single '.' are allowed, no '/'");
+        }
+    }
+
+    private static void checkRoom(Path dir, String name, long size) {
+        try {
+            FileStore store = Files.getFileStore(dir);
+            long usable = store.getUsableSpace();
+            if (store.getTotalSpace() > 0 && size > usable) {
+                throw new SharedSegmentException("cannot create shared segment " + dir.resolve(name) + " of " + size
+                        + " bytes: only " + usable + " bytes free in " + dir);
+            }
+        } catch (NoSuchFileException e) {
+            throw new SharedSegmentException("cannot create shared segment " + dir.resolve(name) + ": directory "
+                    + dir + " does not exist");
+        } catch (IOException e) {
+            // Sizing below reports the real error, if any.
+        }
+    }
+
+    private static String freeSpace(Path dir) {
+        try {
+            return " (" + Files.getFileStore(dir).getUsableSpace() + " bytes free in " + dir + ")";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SharedSegment[" + path + ", " + size + " bytes" + (creator ? ", creator" : "") + "]";
+    }
+
+    /** Unlinks creators' files when the JVM shuts down before they were closed. */
+    private static final class Cleanup {
+        private static final Set<SharedSegment> LIVE = ConcurrentHashMap.newKeySet();
+
+        static {
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-shm-cleanup").unstarted(() -> {
+                for (SharedSegment s : LIVE) {
+                    try {
+                        s.unlink();
+                    } catch (RuntimeException e) {
+                        System.err.println("cudaipc4j: " + e.getMessage());
+                    }
+                }
+            }));
+        }
+
+        static void register(SharedSegment s) {
+            LIVE.add(s);
+        }
+
+        static void unregister(SharedSegment s) {
+            LIVE.remove(s);
+        }
+    }
+}

@@ -1,0 +1,212 @@
+package org.cudaipc4j.coord.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The libc calls the JDK has no API for: creating a file exclusively with an exact mode and reserving its blocks up
+ * front ({@code posix_fallocate}), the real user id, futexes on shared memory. Linux only; each function's handle is
+ * linked on first use. Internal to the coordination library.
+ */
+@SuppressWarnings("restricted") // binding libc is this class's purpose
+public final class Libc {
+    public static final int O_RDWR = 02;
+    public static final int O_CREAT = 0100;
+    public static final int O_EXCL = 0200;
+    public static final int O_CLOEXEC = 02000000;
+
+    public static final int EINTR = 4;
+    public static final int EEXIST = 17;
+    public static final int ENOENT = 2;
+    public static final int ENOSPC = 28;
+    public static final int EFBIG = 27;
+    public static final int EACCES = 13;
+
+    private Libc() {}
+
+    /** Result of a call that reports through errno: the return value and errno captured right after it. */
+    public record Result(int value, int errno) {}
+
+    /** What every binding shares; each function's handle has a holder class of its own, linked on first use. */
+    private static final class Handles {
+        static final Linker LINKER = Linker.nativeLinker();
+        static final SymbolLookup LOOKUP = LINKER.defaultLookup();
+        static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+        static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+        static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
+
+        static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+            MemorySegment symbol = LOOKUP.find(name)
+                    .orElseThrow(() -> new UnsatisfiedLinkError("libc function " + name + " not found"));
+            return LINKER.downcallHandle(symbol, fd, options);
+        }
+    }
+
+    // One holder per function: linking a downcall costs milliseconds, and a process uses only some of them (a
+    // child opening a segment never creates one), so none is linked before it is needed.
+    private static final class Open {
+        static final MethodHandle H = Handles.downcall("open",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Handles.ERRNO_OPTION,
+                Linker.Option.firstVariadicArg(2));
+    }
+
+    private static final class Close {
+        static final MethodHandle H = Handles.downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
+                Handles.ERRNO_OPTION);
+    }
+
+    private static final class Fchmod {
+        static final MethodHandle H = Handles.downcall("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+                Handles.ERRNO_OPTION);
+    }
+
+    private static final class PosixFallocate {
+        static final MethodHandle H = Handles.downcall("posix_fallocate",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
+    }
+
+    private static final class Getuid {
+        static final MethodHandle H = Handles.downcall("getuid", FunctionDescriptor.of(JAVA_INT));
+    }
+
+    private static final class Strerror {
+        static final MethodHandle H = Handles.downcall("strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    }
+
+    private static final class Syscall6 {
+        // long syscall(long number, ...): every variadic argument is read as a long.
+        static final MethodHandle H = Handles.downcall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
+                ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.firstVariadicArg(1));
+    }
+
+    /** {@code open(path, flags, mode)}; value is the descriptor or -1 with errno. */
+    public static Result open(String path, int flags, int mode) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Handles.CAPTURE);
+            MemorySegment cpath = arena.allocateFrom(path);
+            int fd = (int) Open.H.invokeExact(state, cpath, flags, mode);
+            return new Result(fd, fd < 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static Result fchmod(int fd, int mode) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Handles.CAPTURE);
+            int rc = (int) Fchmod.H.invokeExact(state, fd, mode);
+            return new Result(rc, rc != 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    public static Result close(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Handles.CAPTURE);
+            int rc = (int) Close.H.invokeExact(state, fd);
+            return new Result(rc, rc != 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code posix_fallocate}: returns 0 or the error number (it does not set errno); retries on EINTR. */
+    public static int posixFallocate(int fd, long offset, long length) {
+        try {
+            int rc;
+            do {
+                rc = (int) PosixFallocate.H.invokeExact(fd, offset, length);
+            } while (rc == EINTR);
+            return rc;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static final long SYS_FUTEX = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> 202;
+        case "aarch64" -> 98;
+        default -> -1;
+    };
+    private static final long FUTEX_WAIT = 0;
+    private static final long FUTEX_WAKE = 1;
+    private static final boolean FUTEX = SYS_FUTEX > 0 && System.getProperty("os.name").equals("Linux")
+            && !Boolean.getBoolean("cudaipc4j.nofutex");
+
+    /** True where {@link #futexWait} and {@link #futexWake} work (Linux on x86-64 and AArch64). */
+    public static boolean hasFutex() {
+        return FUTEX;
+    }
+
+    /**
+     * Sleeps while the int at {@code word} (in memory shared between processes, so not a private futex) equals
+     * {@code expected}, for at most {@code timeoutNanos}. Returns early on a wake-up, a signal, or when the word
+     * already differs; callers re-check the word.
+     *
+     * @param timespec 16 bytes of scratch memory for the timeout
+     */
+    public static void futexWait(MemorySegment word, int expected, long timeoutNanos, MemorySegment timespec) {
+        timespec.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
+        timespec.set(JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
+        try {
+            long ignored = (long) Syscall6.H.invokeExact(SYS_FUTEX, word, FUTEX_WAIT, (long) expected, timespec,
+                    MemorySegment.NULL, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** Wakes every process sleeping in {@link #futexWait} on {@code word}. */
+    public static void futexWakeAll(MemorySegment word) {
+        try {
+            long ignored = (long) Syscall6.H.invokeExact(SYS_FUTEX, word, FUTEX_WAKE, (long) Integer.MAX_VALUE,
+                    MemorySegment.NULL, MemorySegment.NULL, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The real user id of this process. */
+    public static long getuid() {
+        try {
+            return Integer.toUnsignedLong((int) Getuid.H.invokeExact());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The C library's text for an error number, e.g. "No space left on device". */
+    public static String strerror(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) Strerror.H.invokeExact(errno);
+            if (s.equals(MemorySegment.NULL)) {
+                return "errno " + errno;
+            }
+            return s.reinterpret(1024).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException("libc call failed: " + t, t);
+    }
+}

@@ -1,0 +1,53 @@
+/**
+ * Multi-process coordination for a group of processes that share memory: no GPU needed here.
+ *
+ * <ul>
+ *   <li>{@link org.cudaipc4j.coord.SharedSegment}: a private (0600) file under {@code /dev/shm}, reserved up front,
+ *       mapped as a {@link java.lang.foreign.MemorySegment}, unlinked by its creator (also on SIGINT/SIGTERM) and
+ *       reaped by the next parent when its creator was killed.</li>
+ *   <li>{@link org.cudaipc4j.coord.ControlBlock}: the group's shared layout (header, barrier, assignment, ready and
+ *       abort words, a slot per process with its status, heartbeat and the application's data in a format the
+ *       application gives as a {@link java.lang.foreign.MemoryLayout}), validated on open.</li>
+ *   <li>{@link org.cudaipc4j.coord.Barrier}: a sense-reversing barrier with an idle strategy, a timeout, abort and
+ *       dead-peer detection.</li>
+ *   <li>{@link org.cudaipc4j.coord.Supervisor} (parent) and {@link org.cudaipc4j.coord.ChildRuntime} (child): watch
+ *       the members' exits and heartbeats, end the group on the first failure; children leave when their parent
+ *       dies. {@link org.cudaipc4j.coord.JvmCommand} builds the command line of a child JVM and
+ *       {@link org.cudaipc4j.coord.OutputPump} copies a child's output; a member may be any program, or a process
+ *       started elsewhere ({@link org.cudaipc4j.coord.Supervisor#adopt}).</li>
+ * </ul>
+ *
+ * <p>Parent:
+ * <pre>{@code
+ * static final StructLayout SLOT = MemoryLayout.structLayout(JAVA_LONG.withName("value"));
+ * static final VarHandle VALUE = SLOT.varHandle(MemoryLayout.PathElement.groupElement("value"));
+ *
+ * SharedSegment.reapStale();
+ * try (ControlBlock block = ControlBlock.create(n, SLOT);
+ *      Supervisor supervisor = new Supervisor(block, Supervisor.Options.defaults())) {
+ *     supervisor.start("com.example.Child", argsPerChild);   // each child gets block.name() and its index
+ *     for (int i = 0; i < n; i++) { VALUE.set(block.slotData(i), 0L, 42L); }
+ *     block.publishAssignment();                             // or block.dismiss()
+ *     ... block.publishReady();
+ *     Supervisor.Outcome outcome = supervisor.awaitAll(Deadline.after(Duration.ofMinutes(5), "the run's limit"));
+ *     outcome.failures().forEach(f -> System.out.printf("Process %d failed (%s)%n", f.index(), f.reason()));
+ * }
+ * }</pre>
+ * To overlap the children's start with the block's creation, start them first with a name from
+ * {@code ControlBlock.newName()}, then {@code ControlBlock.create(name, n, SLOT)} and {@code supervisor.watch(block)}
+ * (a {@code new Supervisor(n, options)}); the children join with {@code ChildRuntime.join(name, SLOT, index,
+ * timeout)}, which waits for the block.
+ *
+ * <p>Child:
+ * <pre>{@code
+ * try (ChildRuntime rt = ChildRuntime.join(segmentName, SLOT, index)) {
+ *     if (!rt.block().awaitAssignment(timeout)) { return; }   // dismissed: leave quietly
+ *     long value = (long) VALUE.get(rt.block().slotData(index), 0L);
+ *     rt.block().awaitReady(timeout, "handles");
+ *     Barrier barrier = rt.block().barrier(index, timeout);
+ *     for (...) { work(); barrier.await(); }
+ *     ... close what was opened ...; rt.setStatus(ProcessStatus.RELEASED);
+ * } catch (CoordinationException e) { ... exit non-zero ... }
+ * }</pre>
+ */
+package org.cudaipc4j.coord;

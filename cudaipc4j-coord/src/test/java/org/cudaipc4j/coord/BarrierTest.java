@@ -1,0 +1,209 @@
+package org.cudaipc4j.coord;
+
+import static org.cudaipc4j.coord.TestSupport.assertNoSegmentsOfThisJvm;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.cudaipc4j.coord.internal.Libc;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The barrier with threads standing in for processes (the multi-process runs are in BarrierProcessTest). */
+class BarrierTest {
+    @AfterEach
+    void nothingLeft() {
+        assertNoSegmentsOfThisJvm();
+    }
+
+    @ParameterizedTest(name = "futex {0}")
+    @ValueSource(booleans = {true, false})
+    void noThreadLeavesARoundEarly(boolean futex) throws Exception {
+        int n = 4;
+        int rounds = 3000;
+        try (ControlBlock block = ControlBlock.create(n, TestSupport.SLOT)) {
+            AtomicLong violations = new AtomicLong();
+            List<CompletableFuture<Long>> all = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int index = i;
+                all.add(CompletableFuture.supplyAsync(() -> {
+                    Barrier barrier = new Barrier(block, index, Duration.ofSeconds(30), futex);
+                    for (long r = 1; r <= rounds; r++) {
+                        TestSupport.setRound(block, index, r);
+                        barrier.await();
+                        for (int p = 0; p < n; p++) {
+                            long seen = TestSupport.round(block, p);
+                            if (seen < r || seen > r + 1) {
+                                violations.incrementAndGet();
+                            }
+                        }
+                    }
+                    return barrier.round();
+                }, r -> Thread.ofPlatform().start(r)));
+            }
+            for (CompletableFuture<Long> f : all) {
+                assertEquals(rounds, f.get(60, TimeUnit.SECONDS));
+            }
+            assertEquals(0, violations.get());
+            assertTrue(block.abortState().isEmpty());
+        }
+    }
+
+    @Test
+    void singleProcessBarrierNeverWaits() {
+        try (ControlBlock block = ControlBlock.create(1, TestSupport.SLOT)) {
+            Barrier b = block.barrier(0, Duration.ofMillis(100));
+            for (int i = 0; i < 1000; i++) {
+                b.await();
+            }
+            assertEquals(1000, b.round());
+        }
+    }
+
+    @Test
+    void timeoutNamesTheRoundAndAbortsTheGroup() {
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            Barrier b = block.barrier(0, Duration.ofMillis(200));
+            long t0 = System.nanoTime();
+            BarrierException e = assertThrows(BarrierException.class, b::await);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals("barrier timed out after 200 ms in round 0 (process 0)", e.getMessage());
+            assertTrue(ms >= 200 && ms < 2000, ms + " ms");
+            assertEquals(new ControlBlock.Abort(0, e.getMessage()), block.abortState().orElseThrow());
+        }
+    }
+
+    @ParameterizedTest(name = "futex {0}")
+    @ValueSource(booleans = {true, false})
+    void abortWakesWaitersWithTheAbortersReason(boolean futex) throws Exception {
+        try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT)) {
+            List<CompletableFuture<Void>> waiters = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                Barrier b = new Barrier(block, i, Duration.ofSeconds(30), futex);
+                waiters.add(CompletableFuture.runAsync(b::await));
+            }
+            Thread.sleep(300);
+            long t0 = System.nanoTime();
+            block.abort(2, "device lost");
+            for (CompletableFuture<Void> w : waiters) {
+                ExecutionException e = assertThrows(ExecutionException.class, () -> w.get(2, TimeUnit.SECONDS));
+                assertEquals(BarrierException.class, e.getCause().getClass());
+                assertEquals("barrier aborted by process 2: device lost", e.getCause().getMessage());
+            }
+            assertTrue(System.nanoTime() - t0 < 2_000_000_000L);
+            BarrierException e = assertThrows(BarrierException.class,
+                    () -> block.barrier(2, Duration.ofSeconds(1)).await());
+            assertEquals("barrier aborted by process 2: device lost", e.getMessage());
+        }
+    }
+
+    @Test
+    void deadParticipantIsNamedWithinASecond() throws Exception {
+        long dead = SharedSegmentTest.deadPid();
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            block.setPid(1, dead);
+            Barrier b = block.barrier(0, Duration.ofSeconds(30));
+            long t0 = System.nanoTime();
+            BarrierException e = assertThrows(BarrierException.class, b::await);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals("process 1 (pid " + dead + ") died while process 0 waited in barrier round 0", e.getMessage());
+            assertTrue(ms < 1000, ms + " ms");
+            assertEquals(0, block.abortState().orElseThrow().process());
+        }
+    }
+
+    @Test
+    void awaitConditionReturnsWhenItHoldsAndGivesUpLikeTheBarrier() throws Exception {
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            Barrier b = block.barrier(0, Duration.ofSeconds(30));
+            long until = System.nanoTime() + 50_000_000L;
+            b.awaitCondition(() -> System.nanoTime() - until >= 0, "the device to catch up");
+            assertTrue(block.abortState().isEmpty());
+        }
+        long dead = SharedSegmentTest.deadPid();
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            block.setPid(1, dead);
+            BarrierException e = assertThrows(BarrierException.class,
+                    () -> block.barrier(0, Duration.ofSeconds(30)).awaitCondition(() -> false, "the device to catch up"));
+            assertEquals("process 1 (pid " + dead + ") died while process 0 waited for the device to catch up",
+                    e.getMessage());
+            assertEquals(0, block.abortState().orElseThrow().process());
+        }
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            block.abort(1, "kernel failed");
+            BarrierException e = assertThrows(BarrierException.class,
+                    () -> block.barrier(0, Duration.ofSeconds(30)).awaitCondition(() -> false, "the device to catch up"));
+            assertEquals("waiting for the device to catch up: aborted by process 1: kernel failed", e.getMessage());
+        }
+        try (ControlBlock block = ControlBlock.create(1, TestSupport.SLOT)) {
+            BarrierException e = assertThrows(BarrierException.class,
+                    () -> block.barrier(0, Duration.ofMillis(200)).awaitCondition(() -> false, "the device"));
+            assertEquals("process 0 timed out after 200 ms waiting for the device", e.getMessage());
+        }
+    }
+
+    @Test
+    void participantThatFinishedAndLeftIsReportedAsExited() throws Exception {
+        long dead = SharedSegmentTest.deadPid();
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            block.setPid(1, dead);
+            block.setStatus(1, ProcessStatus.DONE);
+            BarrierException e = assertThrows(BarrierException.class,
+                    () -> block.barrier(0, Duration.ofSeconds(30)).await());
+            assertEquals("process 1 (pid " + dead + ") exited while process 0 waited in barrier round 0", e.getMessage());
+        }
+    }
+
+    @ParameterizedTest(name = "futex {0}")
+    @ValueSource(booleans = {true, false})
+    void longWaitsDoNotBurnACore(boolean futex) throws Exception {
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            Barrier b = new Barrier(block, 0, Duration.ofSeconds(30), futex);
+            var bean = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+            CompletableFuture<Long> cpu = new CompletableFuture<>();
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                long tid = Thread.currentThread().threadId();
+                long before = bean.getThreadCpuTime(tid);
+                try {
+                    b.await();
+                } catch (BarrierException expected) {
+                    // aborted below
+                }
+                cpu.complete(bean.getThreadCpuTime(tid) - before);
+            });
+            Thread.sleep(2000);
+            block.abort(1, "stop");
+            long cpuNanos = cpu.get(5, TimeUnit.SECONDS);
+            waiter.join();
+            // Spinning for 2 s would use up to 2e9 ns (still 3e8 with only 15% of a core on a loaded machine); a
+            // parked or blocked wait costs a few percent of that. A thread's CPU time does not grow with others' load.
+            assertTrue(cpuNanos < 300_000_000L, "waiting 2 s used " + cpuNanos / 1_000_000 + " ms of CPU");
+        }
+    }
+
+    @Test
+    void futexIsAvailableOnLinux() {
+        assertTrue(Libc.hasFutex() || !System.getProperty("os.name").equals("Linux"),
+                "Linux on " + System.getProperty("os.arch") + " should block on a futex");
+    }
+
+    @Test
+    void durationsAreFormattedForPeople() {
+        assertEquals("30 s", Durations.format(Duration.ofSeconds(30)));
+        assertEquals("1.5 s", Durations.format(Duration.ofMillis(1500)));
+        assertEquals("250 ms", Durations.format(Duration.ofMillis(250)));
+        assertEquals("0 ms", Durations.format(Duration.ZERO));
+        assertEquals("2 min", Durations.format(Duration.ofMinutes(2)));
+        assertEquals("1 min 30 s", Durations.format(Duration.ofSeconds(90)));
+        assertEquals("1 h 5 min", Durations.format(Duration.ofMinutes(65)));
+    }
+}

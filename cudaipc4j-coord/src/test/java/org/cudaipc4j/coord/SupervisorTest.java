@@ -1,0 +1,405 @@
+package org.cudaipc4j.coord;
+
+import static org.cudaipc4j.coord.TestSupport.assertNoSegmentsOfThisJvm;
+import static org.cudaipc4j.coord.TestSupport.running;
+import static org.cudaipc4j.coord.TestSupport.waitUntil;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The supervisor with real child JVMs: success, failures of every kind, timeouts, output. */
+class SupervisorTest {
+    private final List<Long> started = new ArrayList<>();
+
+    @AfterEach
+    void nothingLeft() {
+        for (long pid : started) {
+            boolean gone = waitUntil(2000, () -> !running(pid));
+            TestSupport.killIfRunning(pid);
+            assertTrue(gone, "child " + pid + " still runs");
+        }
+        assertNoSegmentsOfThisJvm();
+    }
+
+    @Test
+    void inheritsOnlyJvmOptionsBeforeTheMainClass() {
+        List<String> parent = List.of("-Xmx512m", "-Dfoo=bar", "-XX:+UseG1GC", "-cp", "a.jar:b.jar",
+                "--enable-native-access=ALL-UNNAMED", "-agentlib:jdwp=transport=dt_socket,server=y",
+                "-Xrunjdwp:transport=dt_socket", "-Xdebug", "-javaagent:x.jar", "-XX:AOTCacheOutput=app.aot",
+                "-XX:AOTCache=app.aot", "-ea", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "@argfile",
+                "-Djava.class.path=x", "org.example.Main", "-Dapp=arg", "-Xignored");
+        assertEquals(List.of("-Xmx512m", "-Dfoo=bar", "-XX:+UseG1GC", "-XX:AOTCache=app.aot", "-ea"),
+                JvmCommand.inheritedJvmOptions(parent));
+        assertEquals(List.of("-Dx=1"), JvmCommand.inheritedJvmOptions(List.of("-Dx=1", "-jar", "app.jar", "-Dy=2")));
+        assertEquals(List.of("-Dx=1"), JvmCommand.inheritedJvmOptions(List.of("-Dx=1", "-m", "mod/Main", "-Dy=2")));
+        assertEquals(List.of(), JvmCommand.inheritedJvmOptions(List.of()));
+    }
+
+    @Test
+    void childCommandIsOurJavaOurClassPathAndNativeAccess() {
+        List<String> cmd = JvmCommand.base();
+        assertTrue(cmd.getFirst().endsWith("/java"), cmd.getFirst());
+        assertEquals(System.getProperty("java.class.path"), cmd.getLast());
+        assertEquals("-cp", cmd.get(cmd.size() - 2));
+        assertTrue(cmd.contains("--enable-native-access=ALL-UNNAMED"), cmd.toString());
+    }
+
+    @Test
+    void exitCodesAndSignalsAreDescribed() {
+        assertEquals("exit code 1", Supervisor.describeExit(1));
+        assertEquals("exit code 128", Supervisor.describeExit(128));
+        assertEquals("killed by signal 9 (SIGKILL)", Supervisor.describeExit(137));
+        assertEquals("killed by signal 15 (SIGTERM)", Supervisor.describeExit(143));
+        assertEquals("killed by signal 11 (SIGSEGV)", Supervisor.describeExit(139));
+        assertEquals("killed by signal 6 (SIGABRT)", Supervisor.describeExit(134));
+        assertEquals("killed by signal 40", Supervisor.describeExit(168));
+        assertEquals("exit code 255", Supervisor.describeExit(255));
+    }
+
+    @Test
+    @SuppressWarnings("try") // closes early to flush the output pumps, and twice to check idempotence
+    void healthyGroupSucceedsWithPrefixedOutput() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            sv.start(LoopingChild.class.getName(), args(block, "200"));
+            started.addAll(sv.pids());
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            assertTrue(outcome.ok(), outcome + "\n" + out.text());
+            assertEquals(List.of(0, 0, 0), outcome.exitCodes());
+            sv.close();
+            for (int i = 0; i < 3; i++) {
+                assertTrue(out.text().contains("[" + i + "] done 200\n"), out.text());
+                assertEquals(ProcessStatus.DONE, block.status(i));
+                assertEquals(started.get(i), block.pid(i));
+            }
+            assertTrue(block.abortState().isEmpty());
+        }
+    }
+
+    @Test
+    void nonZeroExitAbortsTheOthersWhoStopQuickly() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "0");
+            args.set(1, List.of(block.name(), "1", "0", "exit:7"));
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            long t0 = System.nanoTime();
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertFalse(outcome.ok());
+            assertEquals(new Supervisor.Failure(1, "exit code 7"), outcome.failures().getFirst(), outcome.toString());
+            // The siblings noticed (abort word or dead sibling) and left their barrier by themselves.
+            assertEquals(List.of(3, 7, 3), outcome.exitCodes(), out.text());
+            // Output is drained before awaitAll returns, and a second call tells the same story.
+            assertTrue(out.text().contains("[0] barrier failed: "), out.text());
+            assertTrue(out.text().contains("[2] barrier failed: "), out.text());
+            assertTrue(ms < 30_000, ms + " ms");
+            assertEquals(outcome, sv.awaitAll(Duration.ofSeconds(1)));
+        }
+    }
+
+    @Test
+    void childThatFailsOnPurposeAbortsTheGroupWithItsOwnReason() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "0");
+            args.set(2, List.of(block.name(), "2", "50", "fail:verification mismatch at 4096"));
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            assertEquals(new Supervisor.Failure(2, "exit code 1"), outcome.failures().getFirst(), outcome.toString());
+            assertEquals(List.of(3, 3, 1), outcome.exitCodes(), out.text());
+            assertEquals(new ControlBlock.Abort(2, "verification mismatch at 4096"), block.abortState().orElseThrow());
+            assertEquals(ProcessStatus.FAILED, block.status(2));
+            assertTrue(out.text().contains("[0] barrier failed: barrier aborted by process 2: verification mismatch at 4096"),
+                    out.text());
+        }
+    }
+
+    @Test
+    void awaitReleasedReturnsWhileTheChildrenStillTearDown() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "20");
+            for (List<String> a : args) {
+                a.add("release:4000");
+            }
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            assertTrue(sv.awaitReleased(Duration.ofSeconds(60)), out.text());
+            // Both are still lingering after their release: the parent did not wait for their exits.
+            for (long pid : sv.pids()) {
+                assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pid " + pid);
+            }
+            assertTrue(sv.awaitAll(Duration.ofSeconds(60)).ok(), out.text());
+        }
+    }
+
+    @Test
+    void childrenStartedBeforeTheirBlockWaitForItThenRunAsUsual() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        String name = ControlBlock.newName();
+        try (Supervisor sv = new Supervisor(3, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                args.add(List.of(name, Integer.toString(i), "50", "loop", "30000"));
+            }
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            assertThrows(IllegalStateException.class, () -> sv.awaitAll(Duration.ofSeconds(1)));
+            // Long enough for the children to be up and polling for the block.
+            sleepMillis(500);
+            try (ControlBlock block = ControlBlock.create(name, 3, TestSupport.SLOT)) {
+                sv.watch(block);
+                Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+                assertTrue(outcome.ok(), outcome + "\n" + out.text());
+                sv.close();
+                for (int i = 0; i < 3; i++) {
+                    assertTrue(out.text().contains("[" + i + "] done 50\n"), out.text());
+                    assertEquals(started.get(i), block.pid(i));
+                }
+            }
+        }
+    }
+
+    @Test
+    void aChildWhoseBlockNeverComesLeavesAtItsTimeoutWithTheReason() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        String name = ControlBlock.newName();
+        try (Supervisor sv = new Supervisor(1, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            sv.start(LoopingChild.class.getName(), List.of(List.of(name, "0", "1", "loop", "300")));
+            started.addAll(sv.pids());
+            assertTrue(waitUntil(30_000, () -> !running(started.getFirst())), out.text());
+            assertTrue(waitUntil(2_000, () -> out.text().contains("cannot join: control block " + name
+                    + " was not created within 300 ms")), out.text());
+        }
+    }
+
+    @Test
+    void childrenGetTheExtraEnvironmentOnTopOfOurs() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(1, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream)
+                     .withEnvironment(Map.of("CUDAIPC4J_TEST_VARIABLE", "42")))) {
+            sv.start(LoopingChild.class.getName(), List.of(List.of(block.name(), "0", "1", "env:CUDAIPC4J_TEST_VARIABLE")));
+            started.addAll(sv.pids());
+            assertTrue(sv.awaitAll(Duration.ofSeconds(60)).ok(), out.text());
+            sv.close();
+            assertTrue(out.text().contains("[0] CUDAIPC4J_TEST_VARIABLE=42\n"), out.text());
+        }
+    }
+
+    @Test
+    void closingBeforeTheBlockExistsKillsTheWaitingChildren() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        String name = ControlBlock.newName();
+        Supervisor sv = new Supervisor(2, Supervisor.Options.defaults().withOutput(out.stream, out.stream));
+        sv.start(LoopingChild.class.getName(), List.of(List.of(name, "0", "1", "loop", "60000"),
+                List.of(name, "1", "1", "loop", "60000")));
+        started.addAll(sv.pids());
+        sleepMillis(300);
+        sv.close();
+        for (long pid : started) {
+            assertFalse(running(pid), "pid " + pid);
+        }
+    }
+
+    @Test
+    void aSupervisorWatchesOneBlockOfItsSize() {
+        try (ControlBlock two = ControlBlock.create(2, TestSupport.SLOT); ControlBlock three = ControlBlock.create(3, TestSupport.SLOT)) {
+            Supervisor sv = new Supervisor(3, Supervisor.Options.defaults());
+            assertThrows(IllegalArgumentException.class, () -> sv.watch(two));
+            sv.watch(three);
+            assertThrows(IllegalStateException.class, () -> sv.watch(three));
+            assertThrows(IllegalArgumentException.class, () -> new Supervisor(0, Supervisor.Options.defaults()));
+            sv.close();
+        }
+    }
+
+    @Test
+    void awaitReleasedGivesUpWhenAChildFails() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "5");
+            args.get(0).add("release:0");
+            args.set(1, List.of(block.name(), "1", "5", "fail:cannot open a handle"));
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            assertFalse(sv.awaitReleased(Duration.ofSeconds(60)), out.text());
+            assertFalse(sv.awaitAll(Duration.ofSeconds(60)).ok());
+        }
+    }
+
+    @Test
+    void childKilledAtARandomMomentStopsTheGroupWithinTwoSeconds() {
+        int n = 4;
+        int victim = ThreadLocalRandom.current().nextInt(n);
+        TestSupport.Capture out = new TestSupport.Capture();
+        String name;
+        try (ControlBlock block = ControlBlock.create(n, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            name = block.name();
+            sv.start(LoopingChild.class.getName(), args(block, "0"));
+            started.addAll(sv.pids());
+            for (int i = 0; i < n; i++) {
+                int index = i;
+                assertTrue(waitUntil(30_000, () -> TestSupport.round(block, index) > 100), "child " + i + " not looping");
+            }
+            sleepMillis(ThreadLocalRandom.current().nextInt(300));
+            long victimPid = started.get(victim);
+            long killedAt = System.nanoTime();
+            ProcessHandle.of(victimPid).orElseThrow().destroyForcibly();
+
+            List<ProcessHandle> others = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (i != victim) {
+                    others.add(ProcessHandle.of(started.get(i)).orElseThrow());
+                }
+            }
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(30));
+            // awaitAll returned, so all are reaped; the bound only proves it (timing: scripts/gpu-chaos.sh).
+            assertTrue(waitUntil(20_000 - (System.nanoTime() - killedAt) / 1_000_000,
+                    () -> others.stream().noneMatch(h -> running(h.pid()))),
+                    "siblings still running 20 s after the kill:\n" + out.text());
+            assertEquals(new Supervisor.Failure(victim, "killed by signal 9 (SIGKILL)"), outcome.failures().getFirst());
+            assertEquals(137, outcome.exitCodes().get(victim));
+            for (int i = 0; i < n; i++) {
+                if (i != victim) {
+                    assertEquals(3, outcome.exitCodes().get(i), "sibling " + i + " should leave its barrier itself:\n"
+                            + out.text());
+                }
+            }
+            assertTrue(out.text().contains("(pid " + victimPid + ") died")
+                    || out.text().contains("aborted by the parent: process " + victim + " failed"), out.text());
+        }
+        assertFalse(java.nio.file.Files.exists(SharedSegment.directory().resolve(name)));
+    }
+
+    @Test
+    void stoppedChildMissesItsHeartbeatAndIsKilled() throws Exception {
+        TestSupport.Capture out = new TestSupport.Capture();
+        Supervisor.Options options = Supervisor.Options.defaults().withOutput(out.stream, out.stream)
+                .withHeartbeatTimeout(Duration.ofSeconds(1)).withGracePeriod(Duration.ofMillis(200));
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT); Supervisor sv = new Supervisor(block, options)) {
+            List<List<String>> args = args(block, "0");
+            args.set(0, List.of(block.name(), "0", "0", "sleep"));
+            args.set(1, List.of(block.name(), "1", "0", "sleep"));
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            assertTrue(waitUntil(30_000, () -> block.lastHeartbeatMillis(1) != 0), "child 1 never joined");
+            Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(started.get(1))).start();
+            assertEquals(0, stop.waitFor());
+            long t0 = System.nanoTime();
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(30));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            Supervisor.Failure first = outcome.failures().getFirst();
+            assertEquals(1, first.index());
+            assertTrue(first.reason().matches("missed heartbeat for 1(\\.[0-9])? s"), first.reason());
+            assertEquals(137, outcome.exitCodes().get(1));
+            // The healthy sleeper got the grace period, then SIGTERM.
+            assertEquals(new Supervisor.Failure(0, "terminated after process 1 failed (killed by signal 15 (SIGTERM))"),
+                    outcome.failures().get(1));
+            assertTrue(ms < 10_000, ms + " ms");
+            assertEquals("aborted by the parent: process 1 failed (" + first.reason() + ")",
+                    block.abortState().orElseThrow().describe());
+        }
+    }
+
+    @Test
+    void awaitAllNeverHangsPastItsTimeout() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> args = args(block, "0");
+            args.set(0, List.of(block.name(), "0", "0", "sleep"));
+            args.set(1, List.of(block.name(), "1", "0", "sleep"));
+            sv.start(LoopingChild.class.getName(), args);
+            started.addAll(sv.pids());
+            long t0 = System.nanoTime();
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(2));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            // Never before the limit; the upper bound only proves it does not hang (timing belongs to benchmarks).
+            assertTrue(ms >= 2000 && ms < 30_000, ms + " ms");
+            String reason = "timed out after 2 s (the supervisor's limit) waiting for it to finish (its status was ";
+            assertEquals(2, outcome.failures().size(), outcome.failures().toString());
+            for (int i = 0; i < 2; i++) {
+                assertEquals(i, outcome.failures().get(i).index());
+                assertTrue(outcome.failures().get(i).reason().startsWith(reason), outcome.failures().get(i).reason());
+            }
+            assertEquals(List.of(137, 137), outcome.exitCodes());
+            for (long pid : sv.pids()) {
+                assertFalse(running(pid));
+            }
+        }
+    }
+
+    @Test
+    void childThatCannotJoinFailsWithItsReason() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(1, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            sv.start(LoopingChild.class.getName(), List.of(List.of(block.name(), "5")));
+            started.addAll(sv.pids());
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            assertEquals(List.of(new Supervisor.Failure(0, "exit code 4")), outcome.failures());
+            assertTrue(out.text().contains("[0] cannot join: process index 5 is out of range 0..0 of control block "
+                    + block.name()), out.text());
+        }
+    }
+
+    @Test
+    @SuppressWarnings("try")
+    void unprefixedOutputAndMisuseAreHandled() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        Supervisor.Options options = Supervisor.Options.defaults().withOutput(out.stream, out.stream)
+                .withPrefixOutput(false);
+        try (ControlBlock block = ControlBlock.create(1, TestSupport.SLOT); Supervisor sv = new Supervisor(block, options)) {
+            assertThrows(IllegalStateException.class, () -> sv.awaitAll(Duration.ofSeconds(1)));
+            assertThrows(IllegalArgumentException.class, () -> sv.start(LoopingChild.class.getName(), List.of()));
+            assertThrows(IllegalArgumentException.class, () -> sv.start(LoopingChild.class.getName(),
+                    List.of(List.of(), List.of())));
+            sv.start(LoopingChild.class.getName(), args(block, "3"));
+            started.addAll(sv.pids());
+            assertThrows(IllegalStateException.class, () -> sv.start(LoopingChild.class.getName(), args(block, "3")));
+            assertTrue(sv.awaitAll(Duration.ofSeconds(60)).ok());
+            sv.close();
+            sv.close();
+            assertEquals("done 3\n", out.text());
+        }
+        assertThrows(IllegalArgumentException.class, () -> Supervisor.Options.defaults()
+                .withHeartbeatTimeout(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> Supervisor.Options.defaults()
+                .withGracePeriod(Duration.ofSeconds(-1)));
+    }
+
+    static List<List<String>> args(ControlBlock block, String rounds) {
+        List<List<String>> all = new ArrayList<>();
+        for (int i = 0; i < block.processCount(); i++) {
+            all.add(new ArrayList<>(List.of(block.name(), Integer.toString(i), rounds)));
+        }
+        return all;
+    }
+
+    static void sleepMillis(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

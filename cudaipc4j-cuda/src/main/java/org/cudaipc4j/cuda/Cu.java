@@ -1,0 +1,83 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.HexFormat;
+import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuSymbols;
+
+/** Helpers shared by the typed layer: result checks and out-parameters. */
+final class Cu {
+    static final int CUDA_SUCCESS = 0;
+    static final int CUDA_ERROR_NOT_READY = 600;
+    static final int CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
+
+    /** Bytes staged per step when copying between a heap segment and device memory. */
+    static final long STAGING_CHUNK = 4L << 20;
+
+    private Cu() {}
+
+    /** Asynchronous copies need memory the driver can address after the call returns. */
+    static void requireNative(MemorySegment segment) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("asynchronous copies need a native segment (use a PinnedArena)");
+        }
+    }
+
+    /** Throws a {@link CudaException} naming {@code call} unless {@code result} is {@code CUDA_SUCCESS}. */
+    static void check(String call, int result) {
+        if (result != CUDA_SUCCESS) {
+            throw CudaException.of(call, result);
+        }
+    }
+
+    /** Attaches the failure of a clean-up call to {@code primary}, unless it succeeded. */
+    static void suppress(Throwable primary, String call, int result) {
+        if (result != CUDA_SUCCESS) {
+            primary.addSuppressed(CudaException.of(call, result));
+        }
+    }
+
+    /** Rounds {@code value} up to a multiple of {@code alignment} (a power of two). */
+    static long alignUp(long value, long alignment) {
+        return (value + alignment - 1) & -alignment;
+    }
+
+    /** Waits for the legacy default stream, where the synchronous memset and copy calls run. */
+    static void waitForLegacyStream() {
+        check("cuStreamSynchronize", CuDriver.cuStreamSynchronize(MemorySegment.NULL));
+    }
+
+    /** Reads the handle a call stored into the pointer-sized out-parameter {@code out}. */
+    static MemorySegment handle(MemorySegment out) {
+        return out.get(ADDRESS, 0);
+    }
+
+    /** A pointer-sized out-parameter in {@code arena}, zeroed. */
+    static MemorySegment pointerOut(Arena arena) {
+        return arena.allocate(ADDRESS);
+    }
+
+    /** A copy of {@code bytes}, checked to be an IPC handle's 64 bytes. */
+    static byte[] handleBytes(byte[] bytes, String what) {
+        if (bytes == null || bytes.length != CuSymbols.IPC_HANDLE_SIZE) {
+            throw new IllegalArgumentException("an IPC " + what + " handle is "
+                    + CuSymbols.IPC_HANDLE_SIZE + " bytes, got "
+                    + (bytes == null ? "null" : bytes.length + " bytes"));
+        }
+        return bytes.clone();
+    }
+
+    /** {@code hex} (128 hex digits) as handle bytes. */
+    static byte[] handleHex(String hex, String what) {
+        byte[] bytes;
+        try {
+            bytes = HexFormat.of().parseHex(hex);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("an IPC " + what + " handle must be 128 hex digits: " + e.getMessage());
+        }
+        return handleBytes(bytes, what);
+    }
+}

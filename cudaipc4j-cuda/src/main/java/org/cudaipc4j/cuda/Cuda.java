@@ -1,0 +1,142 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.cuda.driver.Prelink;
+
+/**
+ * Process-wide CUDA driver state: the library, initialisation, version, and start-up helpers for short-lived
+ * processes. All methods are thread-safe.
+ */
+public final class Cuda {
+    private static volatile boolean initialized;
+    /** The thread of {@link #initInBackground}, once started. */
+    private static volatile Thread starter;
+
+    private Cuda() {}
+
+    /** True when the driver library ({@code libcuda.so.1}) loads in this process (loads it on the first call). */
+    public static boolean isDriverAvailable() {
+        return CudaLibrary.isAvailable();
+    }
+
+    /**
+     * The name under which the driver library loaded.
+     *
+     * @throws DriverNotFoundException when it did not load, listing the names tried
+     */
+    public static String driverLibraryName() {
+        return CudaLibrary.loadedName();
+    }
+
+    /**
+     * Initialises the driver ({@code cuInit}) once per process; later calls return at once. Waits for a start
+     * begun by {@link #initInBackground}.
+     *
+     * @throws DriverNotFoundException when there is no NVIDIA driver
+     * @throws CudaException when the driver refuses (e.g. {@code CUDA_ERROR_NO_DEVICE})
+     */
+    public static void init() {
+        if (initialized) {
+            return;
+        }
+        Thread background = starter;
+        if (background != null && background != Thread.currentThread()) {
+            joinUninterruptibly(background);
+        }
+        synchronized (Cuda.class) {
+            if (!initialized) {
+                Cu.check("cuInit", CuDriver.cuInit(0));
+                initialized = true;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code first}, then {@link #init()}, on a daemon thread and returns at once, so the driver's start-up (the
+     * slowest step of a short CUDA process) overlaps whatever the caller does next. {@code first} is for what must
+     * happen before the driver starts (its {@linkplain DriverEnvironment environment}); {@link #init()} callers wait
+     * for both. {@code then} runs on the same thread once the driver has started (a timestamp). Nothing is reported
+     * here: the driver starts even when {@code first} failed (what it sets is a preference), and the next
+     * {@link #init()} call reports a failure of the driver's start. Only the first call starts a thread.
+     */
+    public static void initInBackground(Runnable first, Runnable then) {
+        synchronized (Cuda.class) {
+            if (initialized || starter != null) {
+                return;
+            }
+            starter = Thread.ofPlatform().daemon().name("cudaipc4j-cuinit").start(() -> {
+                try {
+                    first.run();
+                } catch (RuntimeException e) {
+                    // A preference for the driver's start; it starts without it.
+                }
+                try {
+                    init();
+                    then.run();
+                } catch (RuntimeException | LinkageError e) {
+                    // No driver or no device: the caller's own init() says so.
+                }
+            });
+        }
+    }
+
+    /**
+     * Links the driver functions' FFM handles on a background daemon thread, {@code first} in the order given, then
+     * every other bound function; once the driver has started ({@link #init()}), calls each of {@code warm} once
+     * in a way the driver refuses at once, so that the first real call does not pay for making its invoker. For a
+     * short-lived process, start it first thing in {@code main}, beside {@link #initInBackground}. Does nothing
+     * without a driver. The system properties {@code cudaipc4j.noPrelink} and {@code cudaipc4j.noWarmUp} turn the
+     * two parts off.
+     *
+     * @param first functions (by their {@code cuda.h} names, e.g. {@code cuMemAlloc_v2}) the process calls soonest
+     * @param warm  functions to warm; each must be one of {@link #warmableFunctions()}
+     * @return the thread, or null when prelinking is turned off
+     * @throws IllegalArgumentException when a name is not a bound function or cannot be warmed
+     */
+    public static Thread prelinkInBackground(List<String> first, Collection<String> warm) {
+        return Prelink.startInBackground(first, Cuda::init, warm);
+    }
+
+    /** The functions {@link #prelinkInBackground} can warm. */
+    public static Set<String> warmableFunctions() {
+        return Prelink.warmable();
+    }
+
+    private static void joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The driver's CUDA version as {@code 1000 * major + 10 * minor} (e.g. {@code 13000}). */
+    public static int driverVersion() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            Cu.check("cuDriverGetVersion", CuDriver.cuDriverGetVersion(out));
+            return out.get(JAVA_INT, 0);
+        }
+    }
+
+    /** {@link #driverVersion()} as {@code major.minor}, e.g. {@code 13.0}. */
+    public static String driverVersionString() {
+        int v = driverVersion();
+        return (v / 1000) + "." + (v % 1000) / 10;
+    }
+}

@@ -1,0 +1,97 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.cuda.driver.CuDriver;
+
+/**
+ * Device memory from {@code cuMemAlloc_v2}: the only kind {@code cuIpcGetMemHandle} can export. Owned by its
+ * {@link Context} (closed with it at the latest). Reads of its address and size are thread-safe; see
+ * {@link DeviceMemory} for the operations.
+ */
+public final class DeviceBuffer extends ContextResource implements DeviceMemory {
+    private final long address;
+    private final long bytes;
+    private volatile IpcMemHandle exported;
+
+    private DeviceBuffer(Context context, long address, long bytes) {
+        super(context);
+        this.address = address;
+        this.bytes = bytes;
+    }
+
+    /** Allocates {@code bytes} (at least 1) of device memory in {@code context}. */
+    public static DeviceBuffer allocate(Context context, long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("a device buffer needs at least 1 byte, got " + bytes);
+        }
+        context.makeCurrent();
+        long address;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            Cu.check("cuMemAlloc_v2", CuDriver.cuMemAlloc_v2(out, bytes));
+            address = out.get(JAVA_LONG, 0);
+        }
+        try {
+            return new DeviceBuffer(context, address, bytes);
+        } catch (RuntimeException e) {
+            Cu.suppress(e, "cuMemFree_v2", CuDriver.cuMemFree_v2(address)); // the context began closing meanwhile
+            throw e;
+        }
+    }
+
+    @Override
+    public long address() {
+        requireOpen();
+        return address;
+    }
+
+    @Override
+    public long bytes() {
+        return bytes;
+    }
+
+    /**
+     * The IPC handle of this allocation ({@code cuIpcGetMemHandle}), for another process to open. The same
+     * value on every call; this process refuses to open it ({@link IpcMemHandle#open}).
+     */
+    public IpcMemHandle exportIpcHandle() {
+        IpcMemHandle handle = exported;
+        if (handle == null) {
+            synchronized (this) {
+                handle = exported;
+                if (handle == null) {
+                    long ptr = address();
+                    context.makeCurrent();
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment out = arena.allocate(IpcMemHandle.LAYOUT);
+                        Cu.check("cuIpcGetMemHandle", CuDriver.cuIpcGetMemHandle(out, ptr));
+                        handle = IpcMemHandle.fromBytes(out.toArray(JAVA_BYTE));
+                    }
+                    IpcMemHandle.exportedHere(handle);
+                    exported = handle;
+                }
+            }
+        }
+        return handle;
+    }
+
+    /** Frees the memory ({@code cuMemFree_v2}). */
+    @Override
+    void release() {
+        IpcMemHandle handle = exported;
+        if (handle != null) {
+            IpcMemHandle.noLongerExported(handle);
+        }
+        context.makeCurrent();
+        Cu.check("cuMemFree_v2", CuDriver.cuMemFree_v2(address));
+    }
+
+    @Override
+    public String toString() {
+        return "device buffer of " + bytes + " bytes on " + context.device();
+    }
+}

@@ -1,0 +1,142 @@
+package org.cudaipc4j.cuda;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+import org.cudaipc4j.cuda.driver.CuDriver;
+
+/**
+ * A range of device memory: a {@link DeviceBuffer} this process allocated, or an {@link IpcMappedMemory} another
+ * process exported. Offsets and lengths are in bytes and checked against {@link #bytes()}.
+ *
+ * <p>Synchronous operations return once the device memory holds the result (CUDA's own memset, pageable
+ * host-to-device and device-to-device copies may return earlier; these wait for the legacy default stream they
+ * ran on), so work on any stream, non-blocking ones included, sees it. Synchronous copies accept any segment
+ * (heap segments go through a native staging buffer); asynchronous ones need a native segment, ideally a
+ * {@link PinnedArena}'s, which must stay valid until the stream reaches the copy. Every operation makes
+ * {@link #context()} current on the calling thread.
+ */
+public interface DeviceMemory {
+    /** The device address of byte 0. @throws IllegalStateException when closed */
+    long address();
+
+    /** The length in bytes. */
+    long bytes();
+
+    /** The context the memory belongs to. */
+    Context context();
+
+    /** Sets every byte to {@code value} ({@code cuMemsetD8_v2}). */
+    default void memset(byte value) {
+        memset(0, bytes(), value);
+    }
+
+    /** Sets {@code count} bytes from {@code offset} to {@code value}. */
+    default void memset(long offset, long count, byte value) {
+        long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
+        context().makeCurrent();
+        Cu.check("cuMemsetD8_v2", CuDriver.cuMemsetD8_v2(dst, value & 0xff, count));
+        Cu.waitForLegacyStream();
+    }
+
+    /** Enqueues setting every byte to {@code value} on {@code stream} ({@code cuMemsetD8Async}). */
+    default void memsetAsync(byte value, Stream stream) {
+        memsetAsync(0, bytes(), value, stream);
+    }
+
+    /** Enqueues setting {@code count} bytes from {@code offset} to {@code value} on {@code stream}. */
+    default void memsetAsync(long offset, long count, byte value, Stream stream) {
+        long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
+        context().makeCurrent();
+        Cu.check("cuMemsetD8Async", CuDriver.cuMemsetD8Async(dst, value & 0xff, count, stream.handle()));
+    }
+
+    /** Copies all of {@code src} to this memory at {@code dstOffset} and waits for it. */
+    default void copyFrom(long dstOffset, MemorySegment src) {
+        long dst = address() + Objects.checkFromIndexSize(dstOffset, src.byteSize(), bytes());
+        context().makeCurrent();
+        if (src.isNative()) {
+            Cu.check("cuMemcpyHtoD_v2", CuDriver.cuMemcpyHtoD_v2(dst, src, src.byteSize()));
+        } else {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment staging = arena.allocate(Math.min(src.byteSize(), Cu.STAGING_CHUNK));
+                for (long done = 0; done < src.byteSize(); done += staging.byteSize()) {
+                    long n = Math.min(staging.byteSize(), src.byteSize() - done);
+                    MemorySegment.copy(src, done, staging, 0, n);
+                    Cu.check("cuMemcpyHtoD_v2", CuDriver.cuMemcpyHtoD_v2(dst + done, staging, n));
+                }
+            }
+        }
+        Cu.waitForLegacyStream();
+    }
+
+    /** Copies {@code length} bytes of {@code src} from {@code srcOffset} to this memory at {@code dstOffset}. */
+    default void copyFrom(long dstOffset, byte[] src, int srcOffset, int length) {
+        Objects.checkFromIndexSize(srcOffset, length, src.length);
+        copyFrom(dstOffset, MemorySegment.ofArray(src).asSlice(srcOffset, length));
+    }
+
+    /** Copies {@code dst.byteSize()} bytes of this memory from {@code srcOffset} into {@code dst} and waits. */
+    default void copyTo(long srcOffset, MemorySegment dst) {
+        long src = address() + Objects.checkFromIndexSize(srcOffset, dst.byteSize(), bytes());
+        context().makeCurrent();
+        if (dst.isNative()) {
+            Cu.check("cuMemcpyDtoH_v2", CuDriver.cuMemcpyDtoH_v2(dst, src, dst.byteSize()));
+            return;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment staging = arena.allocate(Math.min(dst.byteSize(), Cu.STAGING_CHUNK));
+            for (long done = 0; done < dst.byteSize(); done += staging.byteSize()) {
+                long n = Math.min(staging.byteSize(), dst.byteSize() - done);
+                Cu.check("cuMemcpyDtoH_v2", CuDriver.cuMemcpyDtoH_v2(staging, src + done, n));
+                MemorySegment.copy(staging, 0, dst, done, n);
+            }
+        }
+    }
+
+    /** Copies {@code length} bytes of this memory from {@code srcOffset} into {@code dst} at {@code dstOffset}. */
+    default void copyTo(long srcOffset, byte[] dst, int dstOffset, int length) {
+        Objects.checkFromIndexSize(dstOffset, length, dst.length);
+        copyTo(srcOffset, MemorySegment.ofArray(dst).asSlice(dstOffset, length));
+    }
+
+    /** {@code length} bytes from {@code offset}, as a new array. */
+    default byte[] read(long offset, int length) {
+        byte[] out = new byte[length];
+        copyTo(offset, out, 0, length);
+        return out;
+    }
+
+    /** Enqueues a copy of all of the native segment {@code src} to this memory at {@code dstOffset}. */
+    default void copyFromAsync(long dstOffset, MemorySegment src, Stream stream) {
+        Cu.requireNative(src);
+        long dst = address() + Objects.checkFromIndexSize(dstOffset, src.byteSize(), bytes());
+        context().makeCurrent();
+        Cu.check("cuMemcpyHtoDAsync_v2", CuDriver.cuMemcpyHtoDAsync_v2(dst, src, src.byteSize(), stream.handle()));
+    }
+
+    /** Enqueues a copy of {@code dst.byteSize()} bytes from {@code srcOffset} into the native segment {@code dst}. */
+    default void copyToAsync(long srcOffset, MemorySegment dst, Stream stream) {
+        Cu.requireNative(dst);
+        long src = address() + Objects.checkFromIndexSize(srcOffset, dst.byteSize(), bytes());
+        context().makeCurrent();
+        Cu.check("cuMemcpyDtoHAsync_v2", CuDriver.cuMemcpyDtoHAsync_v2(dst, src, dst.byteSize(), stream.handle()));
+    }
+
+    /** Copies {@code count} bytes of {@code src} from {@code srcOffset} to this memory at {@code dstOffset}. */
+    default void copyFrom(long dstOffset, DeviceMemory src, long srcOffset, long count) {
+        long dst = address() + Objects.checkFromIndexSize(dstOffset, count, bytes());
+        long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
+        context().makeCurrent();
+        Cu.check("cuMemcpyDtoD_v2", CuDriver.cuMemcpyDtoD_v2(dst, from, count));
+        Cu.waitForLegacyStream();
+    }
+
+    /** Enqueues a device-to-device copy on {@code stream}. */
+    default void copyFromAsync(long dstOffset, DeviceMemory src, long srcOffset, long count, Stream stream) {
+        long dst = address() + Objects.checkFromIndexSize(dstOffset, count, bytes());
+        long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
+        context().makeCurrent();
+        Cu.check("cuMemcpyDtoDAsync_v2", CuDriver.cuMemcpyDtoDAsync_v2(dst, from, count, stream.handle()));
+    }
+}

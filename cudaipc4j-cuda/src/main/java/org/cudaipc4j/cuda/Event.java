@@ -1,0 +1,141 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Set;
+import org.cudaipc4j.cuda.driver.CuDriver;
+
+/**
+ * A CUDA event: created here ({@link #create}) or opened from another process's handle ({@link IpcEventHandle}).
+ * Owned by its {@link Context}. {@link #record} does not make the context current (see {@link Context}); query and
+ * synchronize may be called from any thread.
+ */
+public final class Event extends ContextResource {
+    private final MemorySegment handle;
+    private final Set<EventFlag> flags;
+    private final boolean opened;
+
+    private Event(Context context, MemorySegment handle, Set<EventFlag> flags, boolean opened) {
+        super(context);
+        this.handle = handle;
+        this.flags = Set.copyOf(flags);
+        this.opened = opened;
+    }
+
+    /** Creates an event in {@code context} ({@code cuEventCreate}). */
+    public static Event create(Context context, EventFlag... flags) {
+        return create(context, flags.length == 0 ? EnumSet.noneOf(EventFlag.class) : EnumSet.of(flags[0], flags));
+    }
+
+    /**
+     * Creates an event in {@code context} ({@code cuEventCreate}).
+     *
+     * @throws IllegalArgumentException for {@link EventFlag#INTERPROCESS} without {@link EventFlag#DISABLE_TIMING}
+     */
+    public static Event create(Context context, Set<EventFlag> flags) {
+        if (flags.contains(EventFlag.INTERPROCESS) && !flags.contains(EventFlag.DISABLE_TIMING)) {
+            throw new IllegalArgumentException("an INTERPROCESS event must also be DISABLE_TIMING");
+        }
+        context.makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = Cu.pointerOut(arena);
+            Cu.check("cuEventCreate", CuDriver.cuEventCreate(out, EventFlag.bits(flags)));
+            return adopt(context, Cu.handle(out), flags, false);
+        }
+    }
+
+    /** Wraps a created or opened event handle; destroys it when its context no longer takes resources. */
+    static Event adopt(Context context, MemorySegment handle, Set<EventFlag> flags, boolean opened) {
+        try {
+            return new Event(context, handle, flags, opened);
+        } catch (RuntimeException e) {
+            Cu.suppress(e, "cuEventDestroy_v2", CuDriver.cuEventDestroy_v2(handle));
+            throw e;
+        }
+    }
+
+    /** The flags it was created with (an opened event: {@code INTERPROCESS, DISABLE_TIMING}). */
+    public Set<EventFlag> flags() {
+        return flags;
+    }
+
+    /** True when opened from another process's handle. */
+    public boolean isOpenedFromHandle() {
+        return opened;
+    }
+
+    /** The {@code CUevent}. @throws IllegalStateException when closed */
+    public MemorySegment handle() {
+        requireOpen();
+        return handle;
+    }
+
+    /** Records the event at the current end of {@code stream} ({@code cuEventRecord}). */
+    public void record(Stream stream) {
+        Cu.check("cuEventRecord", CuDriver.cuEventRecord(handle(), stream.handle()));
+    }
+
+    /** Waits until the work before its most recent record has finished ({@code cuEventSynchronize}). */
+    public void synchronize() {
+        Cu.check("cuEventSynchronize", CuDriver.cuEventSynchronize(handle()));
+    }
+
+    /** True when the work before its most recent record has finished (or it was never recorded). */
+    public boolean query() {
+        int r = CuDriver.cuEventQuery(handle());
+        if (r == Cu.CUDA_ERROR_NOT_READY) {
+            return false;
+        }
+        Cu.check("cuEventQuery", r);
+        return true;
+    }
+
+    /**
+     * Milliseconds from {@code start}'s record to this event's ({@code cuEventElapsedTime_v2}); both must have
+     * completed and record timing.
+     */
+    public float elapsedMillis(Event start) {
+        if (flags.contains(EventFlag.DISABLE_TIMING) || start.flags.contains(EventFlag.DISABLE_TIMING)) {
+            throw new IllegalStateException("elapsed time needs two events created without DISABLE_TIMING");
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_FLOAT);
+            Cu.check("cuEventElapsedTime_v2", CuDriver.cuEventElapsedTime_v2(out, start.handle(), handle()));
+            return out.get(JAVA_FLOAT, 0);
+        }
+    }
+
+    /**
+     * The handle another process opens this event with ({@code cuIpcGetEventHandle}).
+     *
+     * @throws IllegalStateException unless created with {@code INTERPROCESS} and {@code DISABLE_TIMING}
+     */
+    public IpcEventHandle exportIpcHandle() {
+        if (!flags.contains(EventFlag.INTERPROCESS) || !flags.contains(EventFlag.DISABLE_TIMING)) {
+            throw new IllegalStateException(
+                    "only an event created with INTERPROCESS and DISABLE_TIMING can be exported; this one has "
+                            + flags);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(IpcEventHandle.LAYOUT);
+            Cu.check("cuIpcGetEventHandle", CuDriver.cuIpcGetEventHandle(out, handle()));
+            return IpcEventHandle.fromBytes(out.toArray(JAVA_BYTE));
+        }
+    }
+
+    /** Destroys the event ({@code cuEventDestroy_v2}); an opened one drops this process's reference. */
+    @Override
+    void release() {
+        context.makeCurrent();
+        Cu.check("cuEventDestroy_v2", CuDriver.cuEventDestroy_v2(handle));
+    }
+
+    @Override
+    public String toString() {
+        return (opened ? "opened event" : "event") + " on " + context.device();
+    }
+}

@@ -1,0 +1,76 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuSymbols;
+
+/** A {@code CUipcEventHandle}: an immutable 64-byte value naming an interprocess event of another process. */
+public final class IpcEventHandle {
+    /** Its size in bytes. */
+    public static final int SIZE = CuSymbols.IPC_HANDLE_SIZE;
+    static final StructLayout LAYOUT = CuSymbols.CU_IPC_EVENT_HANDLE;
+
+    private final byte[] bytes;
+
+    private IpcEventHandle(byte[] bytes) {
+        this.bytes = bytes;
+    }
+
+    /** @throws IllegalArgumentException unless {@code bytes} holds exactly 64 bytes */
+    public static IpcEventHandle fromBytes(byte[] bytes) {
+        return new IpcEventHandle(Cu.handleBytes(bytes, "event"));
+    }
+
+    /** @throws IllegalArgumentException unless {@code hex} is 128 hex digits */
+    public static IpcEventHandle fromHex(String hex) {
+        return new IpcEventHandle(Cu.handleHex(hex, "event"));
+    }
+
+    /** A copy of the 64 bytes. */
+    public byte[] toBytes() {
+        return bytes.clone();
+    }
+
+    /** The 64 bytes as 128 lower-case hex digits. */
+    public String hex() {
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /**
+     * Opens the event in {@code context} ({@code cuIpcOpenEventHandle}); closing the returned event destroys
+     * this process's reference ({@code cuEventDestroy_v2}).
+     */
+    public Event open(Context context) {
+        context.makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = arena.allocate(LAYOUT);
+            MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
+            MemorySegment out = Cu.pointerOut(arena);
+            Cu.check("cuIpcOpenEventHandle", CuDriver.cuIpcOpenEventHandle(out, value));
+            return Event.adopt(context, Cu.handle(out),
+                    EnumSet.of(EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING), true);
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof IpcEventHandle h && Arrays.equals(h.bytes, bytes);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public String toString() {
+        return "IpcEventHandle[" + hex() + "]";
+    }
+}

@@ -1,0 +1,52 @@
+package org.cudaipc4j.cuda;
+
+import org.cudaipc4j.cuda.driver.CuDriver;
+
+/**
+ * Another process's {@code cuMemAlloc_v2} allocation, mapped into this process by {@link IpcMemHandle#open}.
+ * Owned by its {@link Context}; see {@link DeviceMemory} for the operations.
+ */
+public final class IpcMappedMemory extends ContextResource implements DeviceMemory {
+    private final IpcMemHandle.OpenKey key;
+    private final long address;
+    private final long bytes;
+
+    IpcMappedMemory(Context context, IpcMemHandle.OpenKey key, long address, long bytes) {
+        super(context);
+        this.key = key;
+        this.address = address;
+        this.bytes = bytes;
+    }
+
+    /** The handle this mapping was opened from. */
+    public IpcMemHandle handle() {
+        return key.handle();
+    }
+
+    @Override
+    public long address() {
+        requireOpen();
+        return address;
+    }
+
+    @Override
+    public long bytes() {
+        return bytes;
+    }
+
+    /** Unmaps ({@code cuIpcCloseMemHandle}). */
+    @Override
+    void release() {
+        try {
+            context.makeCurrent();
+            Cu.check("cuIpcCloseMemHandle", CuDriver.cuIpcCloseMemHandle(address));
+        } finally {
+            IpcMemHandle.closed(key);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "IPC mapping of " + bytes + " bytes on " + context.device();
+    }
+}

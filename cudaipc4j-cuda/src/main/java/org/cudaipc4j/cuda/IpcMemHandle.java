@@ -1,0 +1,189 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuSymbols;
+
+/**
+ * A {@code CUipcMemHandle}: an immutable 64-byte value naming a whole {@code cuMemAlloc_v2} allocation of another
+ * process. Travels as bytes ({@link #toBytes()}, {@link #fromBytes}) or hex; CuPy's and PyTorch's handles are the
+ * same 64 bytes.
+ *
+ * <p>A handle cannot be opened by the process that exported it, and a process maps a given handle at most once per
+ * context: {@link #open} checks both up front and says so.
+ */
+public final class IpcMemHandle {
+    /** Its size in bytes. */
+    public static final int SIZE = CuSymbols.IPC_HANDLE_SIZE;
+    static final StructLayout LAYOUT = CuSymbols.CU_IPC_MEM_HANDLE;
+
+    /** {@code CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS}. */
+    private static final int LAZY_ENABLE_PEER_ACCESS = 1;
+
+    /** Handles exported by this process and not yet freed. */
+    private static final Set<IpcMemHandle> EXPORTED_HERE = ConcurrentHashMap.newKeySet();
+
+    /** Mappings open in this process: context handle address and memory handle. */
+    private static final Set<OpenKey> OPEN = ConcurrentHashMap.newKeySet();
+
+    record OpenKey(long context, IpcMemHandle handle) {
+        // Written out: a record's generated equals and hashCode bootstrap through invokedynamic on first use, which
+        // costs milliseconds in a fresh JVM, here on the way to a process's first IPC open.
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof OpenKey k && k.context == context && k.handle.equals(handle);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Long.hashCode(context) + handle.hashCode();
+        }
+    }
+
+    private final byte[] bytes;
+
+    private IpcMemHandle(byte[] bytes) {
+        this.bytes = bytes;
+    }
+
+    /** @throws IllegalArgumentException unless {@code bytes} holds exactly 64 bytes */
+    public static IpcMemHandle fromBytes(byte[] bytes) {
+        return new IpcMemHandle(Cu.handleBytes(bytes, "memory"));
+    }
+
+    /** @throws IllegalArgumentException unless {@code hex} is 128 hex digits */
+    public static IpcMemHandle fromHex(String hex) {
+        return new IpcMemHandle(Cu.handleHex(hex, "memory"));
+    }
+
+    /** A copy of the 64 bytes. */
+    public byte[] toBytes() {
+        return bytes.clone();
+    }
+
+    /** The 64 bytes as 128 lower-case hex digits. */
+    public String hex() {
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    static void exportedHere(IpcMemHandle handle) {
+        EXPORTED_HERE.add(handle);
+    }
+
+    static void noLongerExported(IpcMemHandle handle) {
+        EXPORTED_HERE.remove(handle);
+    }
+
+    static void closed(OpenKey key) {
+        OPEN.remove(key);
+    }
+
+    /**
+     * Maps the allocation into {@code context} ({@code cuIpcOpenMemHandle_v2}). {@code lazyPeerAccess} sets
+     * {@code CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS}, so a handle from another device needs no explicit peer
+     * enabling. The mapping's size is the whole allocation's, as the driver reports it
+     * ({@code cuMemGetAddressRange_v2}).
+     *
+     * @throws IllegalArgumentException when this process exported the handle
+     * @throws IllegalStateException when the handle is already open in {@code context}
+     */
+    public IpcMappedMemory open(Context context, boolean lazyPeerAccess) {
+        return map(context, -1, lazyPeerAccess);
+    }
+
+    /**
+     * Like {@link #open(Context, boolean)} with the size the exporter declared, as it travels with the handle:
+     * the mapping spans {@code declaredBytes}. When the driver reports a smaller allocation the open fails; when
+     * it cannot report the size at all, the declared size is used.
+     *
+     * @throws IllegalArgumentException when this process exported the handle, or the allocation is smaller
+     */
+    public IpcMappedMemory open(Context context, long declaredBytes, boolean lazyPeerAccess) {
+        if (declaredBytes < 1) {
+            throw new IllegalArgumentException("a mapping needs at least 1 byte, got " + declaredBytes);
+        }
+        return map(context, declaredBytes, lazyPeerAccess);
+    }
+
+    /** Opens the handle; {@code declaredBytes} is -1 when the size must come from the driver. */
+    private IpcMappedMemory map(Context context, long declaredBytes, boolean lazyPeerAccess) {
+        if (EXPORTED_HERE.contains(this)) {
+            throw new IllegalArgumentException(
+                    "IPC memory handle was exported by this process; open it in another process");
+        }
+        OpenKey key = new OpenKey(context.handle().address(), this);
+        if (!OPEN.add(key)) {
+            throw new IllegalStateException("IPC memory handle " + shortHex() + " is already open in the "
+                    + context + "; a process maps a handle once per context: share that mapping");
+        }
+        try {
+            context.makeCurrent();
+            long address;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment value = arena.allocate(LAYOUT);
+                MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
+                MemorySegment out = arena.allocate(JAVA_LONG);
+                Cu.check("cuIpcOpenMemHandle_v2", CuDriver.cuIpcOpenMemHandle_v2(
+                        out, value, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0));
+                address = out.get(JAVA_LONG, 0);
+            }
+            try {
+                return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
+            } catch (RuntimeException e) {
+                Cu.suppress(e, "cuIpcCloseMemHandle", CuDriver.cuIpcCloseMemHandle(address));
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            OPEN.remove(key);
+            throw e;
+        }
+    }
+
+    /** The allocation's size from the driver, checked against {@code declared} (-1: none declared). */
+    private static long mappedSize(long address, long declared) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment length = arena.allocate(JAVA_LONG);
+            int r = CuDriver.cuMemGetAddressRange_v2(MemorySegment.NULL, length, address);
+            if (r != Cu.CUDA_SUCCESS) {
+                if (declared < 0) {
+                    throw CudaException.of("cuMemGetAddressRange_v2", r);
+                }
+                return declared;
+            }
+            long size = length.get(JAVA_LONG, 0);
+            if (declared > size) {
+                throw new IllegalArgumentException("the IPC allocation has " + size + " bytes, " + declared
+                        + " expected");
+            }
+            return declared < 0 ? size : declared;
+        }
+    }
+
+    private String shortHex() {
+        return hex().substring(0, 16) + "...";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof IpcMemHandle h && Arrays.equals(h.bytes, bytes);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(bytes);
+    }
+
+    @Override
+    public String toString() {
+        return "IpcMemHandle[" + hex() + "]";
+    }
+}

@@ -1,0 +1,18 @@
+package org.cudaipc4j.cuda;
+
+/** The loaded CUDA driver library lacks a function this binding calls (usually: the driver is too old). */
+public final class MissingSymbolException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final String symbol;
+
+    public MissingSymbolException(String symbol, String library) {
+        super(library + " has no symbol " + symbol + " (the NVIDIA driver is too old for this call)");
+        this.symbol = symbol;
+    }
+
+    /** The missing function's name. */
+    public String symbol() {
+        return symbol;
+    }
+}

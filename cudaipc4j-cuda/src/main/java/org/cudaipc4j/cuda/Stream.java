@@ -1,0 +1,93 @@
+package org.cudaipc4j.cuda;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.cuda.driver.CuDriver;
+
+/**
+ * A CUDA stream: work enqueued on it runs in order. Owned by its {@link Context}. Enqueueing calls do not make the
+ * context current (see {@link Context} for the thread rules); one thread should enqueue on a stream at a time.
+ */
+public final class Stream extends ContextResource {
+    /** {@code CU_STREAM_NON_BLOCKING}. */
+    private static final int NON_BLOCKING = 1;
+    /** {@code CU_STREAM_WAIT_VALUE_GEQ}: wait until {@code (int32_t)(*addr - value) >= 0}. */
+    private static final int WAIT_VALUE_GEQ = 0;
+    /** {@code CU_STREAM_WAIT_VALUE_EQ}. */
+    private static final int WAIT_VALUE_EQ = 1;
+
+    private final MemorySegment handle;
+
+    private Stream(Context context, MemorySegment handle) {
+        super(context);
+        this.handle = handle;
+    }
+
+    /**
+     * Creates a stream in {@code context} ({@code cuStreamCreate}); {@code nonBlocking} streams do not
+     * synchronise with the legacy default stream.
+     */
+    public static Stream create(Context context, boolean nonBlocking) {
+        context.makeCurrent();
+        MemorySegment handle;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = Cu.pointerOut(arena);
+            Cu.check("cuStreamCreate", CuDriver.cuStreamCreate(out, nonBlocking ? NON_BLOCKING : 0));
+            handle = Cu.handle(out);
+        }
+        try {
+            return new Stream(context, handle);
+        } catch (RuntimeException e) {
+            Cu.suppress(e, "cuStreamDestroy_v2", CuDriver.cuStreamDestroy_v2(handle));
+            throw e;
+        }
+    }
+
+    /** The {@code CUstream}. @throws IllegalStateException when closed */
+    public MemorySegment handle() {
+        requireOpen();
+        return handle;
+    }
+
+    /**
+     * Makes later work on this stream wait for {@code event}'s most recent record at the time of this call
+     * ({@code cuStreamWaitEvent}); a record made after this call is not waited for.
+     */
+    public void waitEvent(Event event) {
+        Cu.check("cuStreamWaitEvent", CuDriver.cuStreamWaitEvent(handle(), event.handle(), 0));
+    }
+
+    /**
+     * Makes later work on this stream wait until the 32-bit word at device address {@code address} is at least
+     * {@code value} (compared as {@code (int)(word - value) >= 0}, so counters may wrap), or exactly
+     * {@code value} when {@code exactly} ({@code cuStreamWaitValue32_v2}). Any process that maps the word can
+     * release the wait by writing it: a way to stop a stream that waits for work which will never come. The word
+     * must be device memory or host memory mapped for the device.
+     */
+    public void waitValue32(long address, int value, boolean exactly) {
+        Cu.check("cuStreamWaitValue32_v2", CuDriver.cuStreamWaitValue32_v2(handle(), address, value,
+                exactly ? WAIT_VALUE_EQ : WAIT_VALUE_GEQ));
+    }
+
+    /** Enqueues writing {@code value} to the 32-bit word at device address {@code address} ({@code cuStreamWriteValue32_v2}). */
+    public void writeValue32(long address, int value) {
+        Cu.check("cuStreamWriteValue32_v2", CuDriver.cuStreamWriteValue32_v2(handle(), address, value, 0));
+    }
+
+    /** Waits until all work enqueued so far has finished ({@code cuStreamSynchronize}). */
+    public void synchronize() {
+        Cu.check("cuStreamSynchronize", CuDriver.cuStreamSynchronize(handle()));
+    }
+
+    /** Destroys the stream ({@code cuStreamDestroy_v2}); work already enqueued still completes. */
+    @Override
+    void release() {
+        context.makeCurrent();
+        Cu.check("cuStreamDestroy_v2", CuDriver.cuStreamDestroy_v2(handle));
+    }
+
+    @Override
+    public String toString() {
+        return "stream on " + context.device();
+    }
+}

@@ -1,0 +1,147 @@
+package org.cudaipc4j.cuda.driver;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.cudaipc4j.cuda.DriverNotFoundException;
+import org.cudaipc4j.cuda.MissingSymbolException;
+
+/**
+ * Loads the CUDA driver library once, lazily, and links downcall handles against it.
+ *
+ * <p>Names tried, in order: {@code libcuda.so.1}, then {@code libcuda.so}; the system property
+ * {@value #NAMES_PROPERTY} (comma-separated names or paths) replaces that list. When none loads, every call
+ * through {@link CuDriver} throws a {@link DriverNotFoundException} that lists the names tried; a function the
+ * loaded library lacks throws a {@link MissingSymbolException} naming it. Neither failure is cached as a class
+ * initialisation error, so each call reports it the same way.
+ */
+public final class CudaLibrary {
+    /** System property that overrides the library names tried (comma-separated). */
+    public static final String NAMES_PROPERTY = "cudaipc4j.libcuda";
+
+    /** The names tried when {@value #NAMES_PROPERTY} is not set. */
+    public static final List<String> DEFAULT_NAMES = List.of("libcuda.so.1", "libcuda.so");
+
+    private static final Linker LINKER = Linker.nativeLinker();
+
+    private CudaLibrary() {}
+
+    /** The library as loaded once per process: a lookup and the name that loaded, or the names that all failed. */
+    private record Loaded(SymbolLookup lookup, String name, List<String> namesTried) {
+        static Loaded load(List<String> names) {
+            for (String name : names) {
+                try {
+                    return new Loaded(SymbolLookup.libraryLookup(name, Arena.global()), name, names);
+                } catch (IllegalArgumentException notLoadable) {
+                    // try the next name
+                }
+            }
+            return new Loaded(null, null, names);
+        }
+    }
+
+    /** The driver library of this process, loaded on first use. */
+    private static final class ProcessLibrary {
+        static final Loaded INSTANCE = Loaded.load(namesToTry());
+    }
+
+    /** The names this process tries: {@value #NAMES_PROPERTY} when set, else {@link #DEFAULT_NAMES}. */
+    public static List<String> namesToTry() {
+        String override = System.getProperty(NAMES_PROPERTY);
+        if (override == null || override.isBlank()) {
+            return DEFAULT_NAMES;
+        }
+        List<String> names = new ArrayList<>();
+        for (String name : override.split(",")) {
+            if (!name.isBlank()) {
+                names.add(name.strip());
+            }
+        }
+        return List.copyOf(names);
+    }
+
+    /**
+     * Loads the first of {@code names} that exists, in a global arena (never unloaded).
+     *
+     * @throws DriverNotFoundException when none loads
+     */
+    public static SymbolLookup open(List<String> names) {
+        Loaded loaded = Loaded.load(names);
+        if (loaded.lookup() == null) {
+            throw new DriverNotFoundException(names);
+        }
+        return loaded.lookup();
+    }
+
+    /** True when the driver library of this process has loaded (loads it on first call). */
+    public static boolean isAvailable() {
+        return ProcessLibrary.INSTANCE.lookup() != null;
+    }
+
+    /**
+     * The name under which the driver library loaded.
+     *
+     * @throws DriverNotFoundException when it did not load
+     */
+    public static String loadedName() {
+        requireLoaded();
+        return ProcessLibrary.INSTANCE.name();
+    }
+
+    /**
+     * Throws unless the driver library of this process has loaded.
+     *
+     * @throws DriverNotFoundException listing the names tried
+     */
+    public static void requireLoaded() {
+        Loaded loaded = ProcessLibrary.INSTANCE;
+        if (loaded.lookup() == null) {
+            throw new DriverNotFoundException(loaded.namesTried());
+        }
+    }
+
+    /**
+     * A downcall handle for {@code symbol} with its descriptor from {@link CuSymbols#TABLE}. When the library or
+     * the symbol is missing, the handle has the same type and throws the typed exception on every call.
+     */
+    static MethodHandle downcall(String symbol) {
+        FunctionDescriptor descriptor = CuSymbols.TABLE.get(symbol);
+        if (descriptor == null) {
+            throw new IllegalStateException(symbol + " is not in the CUDA symbol table");
+        }
+        MethodType type = descriptor.toMethodType();
+        Loaded loaded = ProcessLibrary.INSTANCE;
+        if (loaded.lookup() == null) {
+            return thrower(type, DriverNotFoundException.class,
+                    MethodType.methodType(void.class, List.class), loaded.namesTried());
+        }
+        Optional<MemorySegment> address = loaded.lookup().find(symbol);
+        if (address.isEmpty()) {
+            return thrower(type, MissingSymbolException.class,
+                    MethodType.methodType(void.class, String.class, String.class), symbol, loaded.name());
+        }
+        return LINKER.downcallHandle(address.get(), descriptor);
+    }
+
+    /** A handle of {@code type} that ignores its arguments and throws a new {@code exception(args)} each call. */
+    private static MethodHandle thrower(MethodType type, Class<? extends RuntimeException> exception,
+                                        MethodType constructor, Object... args) {
+        try {
+            MethodHandle create = MethodHandles.insertArguments(
+                    MethodHandles.publicLookup().findConstructor(exception, constructor), 0, args);
+            MethodHandle raise = MethodHandles.collectArguments(
+                    MethodHandles.throwException(type.returnType(), exception), 0, create);
+            return MethodHandles.dropArguments(raise, 0, type.parameterList());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot build the failing handle for " + exception.getSimpleName(), e);
+        }
+    }
+}

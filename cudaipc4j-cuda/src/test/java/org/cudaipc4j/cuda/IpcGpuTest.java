@@ -1,0 +1,141 @@
+package org.cudaipc4j.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import org.cudaipc4j.testing.GpuTest;
+import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.PythonCupy;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** IPC between real processes: a second JVM, and CuPy (the CUDA runtime) in both directions. */
+@GpuTest
+class IpcGpuTest {
+    private static final Duration CHILD_TIMEOUT = Duration.ofSeconds(120);
+    private static final long BYTES = (1 << 20) + 3;
+
+    private static Context ctx;
+    private static Stream stream;
+
+    @BeforeAll
+    static void open() {
+        ctx = Context.retainPrimary(Device.get(0));
+        stream = Stream.create(ctx, true);
+    }
+
+    @AfterAll
+    static void close() {
+        Closeables.closeAll(stream, ctx);
+    }
+
+    @Test
+    void theExportingProcessCannotOpenItsOwnHandle() {
+        try (DeviceBuffer buf = DeviceBuffer.allocate(ctx, 4096)) {
+            IpcMemHandle h = buf.exportIpcHandle();
+            assertEquals(h, buf.exportIpcHandle(), "one allocation, one handle");
+            IpcMemHandle received = IpcMemHandle.fromBytes(h.toBytes());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> received.open(ctx, true));
+            assertEquals("IPC memory handle was exported by this process; open it in another process",
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void secondJvmWritesWhatThisOneExported() {
+        try (DeviceBuffer buf = DeviceBuffer.allocate(ctx, BYTES);
+             Event event = Event.create(ctx, EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING)) {
+            buf.memset((byte) 0x11);
+            JavaProcess.Result r = JavaProcess.run(CHILD_TIMEOUT, IpcChild.class, List.of(), "write",
+                    buf.exportIpcHandle().hex(), event.exportIpcHandle().hex(), Long.toString(BYTES), "17", "34");
+            assertEquals(0, r.exitCode(), r.describe());
+            stream.waitEvent(event);
+            stream.synchronize();
+            byte[] back = buf.read(0, (int) BYTES);
+            for (int i = 0; i < back.length; i++) {
+                assertEquals(34, back[i], "byte " + i);
+            }
+        }
+    }
+
+    @Test
+    void thisJvmOpensAnotherJvmsExportOncePerContext() {
+        try (JavaProcess.Interactive child = JavaProcess.start(
+                JavaProcess.command(IpcChild.class, List.of(), "export", Long.toString(BYTES), "85"))) {
+            IpcMemHandle mem = IpcMemHandle.fromHex(field(child.readLine(CHILD_TIMEOUT), "MEM"));
+            IpcEventHandle evt = IpcEventHandle.fromHex(field(child.readLine(CHILD_TIMEOUT), "EVENT"));
+            try (IpcMappedMemory buf = mem.open(ctx, true); Event event = evt.open(ctx)) {
+                assertTrue(buf.bytes() >= BYTES, "mapping of " + buf.bytes() + " bytes");
+                assertTrue(event.isOpenedFromHandle());
+                stream.waitEvent(event);
+                stream.synchronize();
+                assertNull(DeviceBytes.firstDifference(buf, BYTES, (byte) 85));
+                assertEquals(85, buf.read(BYTES - 1, 1)[0]);
+                IllegalStateException twice = assertThrows(IllegalStateException.class, () -> mem.open(ctx, true));
+                assertTrue(twice.getMessage().contains("is already open in the primary context of device 0"),
+                        twice.getMessage());
+                buf.close();
+                buf.close();
+                try (IpcMappedMemory again = mem.open(ctx, 4096, true)) {
+                    assertEquals(4096, again.bytes(), "the declared size");
+                    assertEquals(85, again.read(4095, 1)[0]);
+                }
+                IllegalArgumentException larger = assertThrows(IllegalArgumentException.class,
+                        () -> mem.open(ctx, BYTES + (4L << 20), true));
+                assertTrue(larger.getMessage().startsWith("the IPC allocation has "), larger.getMessage());
+                try (IpcMappedMemory third = mem.open(ctx, true)) {
+                    assertEquals(85, third.read(0, 1)[0], "a failed open leaves the handle openable");
+                }
+            }
+            child.writeLine("done");
+            JavaProcess.Result r = child.finish(CHILD_TIMEOUT);
+            assertEquals(0, r.exitCode(), r.describe());
+        }
+    }
+
+    @Test
+    void cupyWritesIntoMemoryThisJvmExported() {
+        PythonCupy.assumeAvailable();
+        try (DeviceBuffer buf = DeviceBuffer.allocate(ctx, BYTES)) {
+            buf.memset((byte) 0x2a);
+            JavaProcess.Result r = JavaProcess.runCommand(CHILD_TIMEOUT, PythonCupy.command("open-and-write",
+                    buf.exportIpcHandle().hex(), Long.toString(BYTES), "42", "201"));
+            assertEquals(0, r.exitCode(), r.describe());
+            byte[] back = buf.read(0, (int) BYTES);
+            for (int i = 0; i < back.length; i++) {
+                assertEquals((byte) 201, back[i], "byte " + i);
+            }
+        }
+    }
+
+    @Test
+    void thisJvmReadsMemoryCupyExported() {
+        PythonCupy.assumeAvailable();
+        try (JavaProcess.Interactive cupy = JavaProcess.start(
+                PythonCupy.command("export", Long.toString(BYTES), "99"))) {
+            IpcMemHandle mem = IpcMemHandle.fromHex(cupy.readLine(CHILD_TIMEOUT).strip());
+            try (IpcMappedMemory buf = mem.open(ctx, true)) {
+                assertTrue(buf.bytes() >= BYTES, "mapping of " + buf.bytes() + " bytes");
+                byte[] back = buf.read(0, (int) BYTES);
+                for (int i = 0; i < back.length; i++) {
+                    assertEquals(99, back[i], "byte " + i);
+                }
+                buf.memset(0, BYTES, (byte) 7);
+                assertNull(DeviceBytes.firstDifference(buf, BYTES, (byte) 7));
+            }
+            cupy.writeLine("done");
+            JavaProcess.Result r = cupy.finish(CHILD_TIMEOUT);
+            assertEquals(0, r.exitCode(), r.describe());
+        }
+    }
+
+    private static String field(String line, String name) {
+        assertTrue(line.startsWith(name + " "), "expected " + name + ": " + line);
+        return line.substring(name.length() + 1).strip();
+    }
+}

@@ -1,0 +1,50 @@
+package org.cudaipc4j.cuda.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.List;
+import org.cudaipc4j.cuda.DriverNotFoundException;
+import org.cudaipc4j.cuda.MissingSymbolException;
+import org.cudaipc4j.testing.JavaProcess;
+import org.junit.jupiter.api.Test;
+
+class CudaLibraryTest {
+    @Test
+    void missingLibraryIsATypedErrorListingEveryNameTried() {
+        List<String> names = List.of("libcudaipc4j-absent.so.1", "/nonexistent/libcuda.so");
+        DriverNotFoundException e = assertThrows(DriverNotFoundException.class, () -> CudaLibrary.open(names));
+        assertEquals(names, e.namesTried());
+        assertEquals("no NVIDIA driver found: could not load libcudaipc4j-absent.so.1, /nonexistent/libcuda.so",
+                e.getMessage());
+    }
+
+    @Test
+    void defaultNamesAreTheDriversSoname() {
+        assertEquals(List.of("libcuda.so.1", "libcuda.so"), CudaLibrary.DEFAULT_NAMES);
+        if (System.getProperty(CudaLibrary.NAMES_PROPERTY) == null) {
+            assertEquals(CudaLibrary.DEFAULT_NAMES, CudaLibrary.namesToTry());
+        }
+    }
+
+    @Test
+    void everyCallWithoutADriverThrowsTheTypedErrorEachTime() {
+        JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
+                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1"));
+        assertEquals(0, r.exitCode(), r.describe());
+        String line = "DriverNotFoundException: no NVIDIA driver found: could not load libcudaipc4j-absent.so.1";
+        assertEquals(List.of(line, line), r.stdout().lines().toList(), r.describe());
+    }
+
+    @Test
+    void aLibraryWithoutTheFunctionThrowsMissingSymbolNamingIt() {
+        // libc loads everywhere and exports no CUDA function.
+        JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
+                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libc.so.6"));
+        assertEquals(0, r.exitCode(), r.describe());
+        String line = "MissingSymbolException: libc.so.6 has no symbol cuInit"
+                + " (the NVIDIA driver is too old for this call)";
+        assertEquals(List.of(line, line), r.stdout().lines().toList(), r.describe());
+    }
+}

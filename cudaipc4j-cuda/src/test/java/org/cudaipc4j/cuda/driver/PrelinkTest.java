@@ -1,0 +1,54 @@
+package org.cudaipc4j.cuda.driver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class PrelinkTest {
+    @Test
+    void linksEveryBoundFunctionInTheBackground() throws InterruptedException {
+        Thread t = Prelink.startInBackground(List.of("cuMemAlloc_v2", "cuInit"), null, List.of());
+        assertNotNull(t);
+        assertTrue(t.isDaemon(), "must not keep a finished process alive");
+        t.join(60_000);
+        assertFalse(t.isAlive(), "prelinking did not finish within 60 s");
+        if (CudaLibrary.isAvailable()) {
+            assertEquals(CuSymbols.TABLE.keySet(), Set.copyOf(Prelink.LINKED), "every holder linked");
+        } else {
+            assertEquals(Set.of(), Set.copyOf(Prelink.LINKED), "without a driver there is nothing to link");
+        }
+    }
+
+    @Test
+    void namesAreCheckedUpFront() {
+        IllegalArgumentException unbound = assertThrows(IllegalArgumentException.class,
+                () -> Prelink.startInBackground(List.of("cuMemAlloc"), null, List.of()));
+        assertEquals("cuMemAlloc is not a bound driver function", unbound.getMessage());
+        IllegalArgumentException cold = assertThrows(IllegalArgumentException.class,
+                () -> Prelink.startInBackground(List.of(), null, List.of("cuInit")));
+        assertEquals("cuInit has no refused call to warm it with", cold.getMessage());
+    }
+
+    @Test
+    void everyWarmableFunctionIsBound() {
+        // A misspelt name would never be warmed.
+        assertTrue(CuSymbols.TABLE.keySet().containsAll(Prelink.warmable()), Prelink.warmable().toString());
+    }
+
+    @Test
+    void canBeTurnedOff() {
+        System.setProperty(Prelink.DISABLE_PROPERTY, "true");
+        try {
+            assertNull(Prelink.startInBackground(List.of(), null, List.of()));
+        } finally {
+            System.clearProperty(Prelink.DISABLE_PROPERTY);
+        }
+    }
+}

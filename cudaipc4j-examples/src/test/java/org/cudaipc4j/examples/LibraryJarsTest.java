@@ -1,0 +1,88 @@
+package org.cudaipc4j.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.jar.JarFile;
+import java.util.spi.ToolProvider;
+import java.util.stream.Collectors;
+import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.cuda.Device;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The published library jars as a user's build resolves them (the reactor hands this module the packaged jars):
+ * nothing but the JDK's {@code java.base} is needed, no third-party class is inside, the module exports its API
+ * package only, and the license travels with the classes.
+ */
+class LibraryJarsTest {
+    private static Path jarOf(String library) {
+        Class<?> probe = library.equals("cuda") ? Device.class : ControlBlock.class;
+        try {
+            return Path.of(probe.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Path requireJar(String library) {
+        Path jar = jarOf(library);
+        Assumptions.assumeTrue(Files.isRegularFile(jar),
+                () -> "skipped: cudaipc4j-" + library + " comes from " + jar + ", not a packaged jar (run mvn verify)");
+        return jar;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cuda", "coord"})
+    void needsOnlyJavaBase(String library) {
+        Path jar = requireJar(library);
+        StringWriter out = new StringWriter();
+        int rc = ToolProvider.findFirst("jdeps").orElseThrow()
+                .run(new PrintWriter(out), new PrintWriter(out), "-s", jar.toString());
+        assertEquals(0, rc, out.toString());
+        List<String> lines = out.toString().lines().filter(l -> !l.isBlank()).toList();
+        assertEquals(List.of("org.cudaipc4j." + library + " -> java.base"), lines);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cuda", "coord"})
+    void holdsOnlyItsOwnClassesAndTheLicense(String library) throws IOException {
+        Path jar = requireJar(library);
+        List<String> foreign = new ArrayList<>();
+        try (JarFile file = new JarFile(jar.toFile())) {
+            file.stream().map(e -> e.getName()).filter(n -> !n.endsWith("/"))
+                    .filter(n -> !n.startsWith("org/cudaipc4j/" + library + "/") && !n.startsWith("META-INF/")
+                            && !n.equals("module-info.class"))
+                    .forEach(foreign::add);
+            assertTrue(file.getEntry("META-INF/LICENSE") != null, "no META-INF/LICENSE in " + jar);
+        }
+        assertEquals(List.of(), foreign, "entries of " + jar + " outside its own packages");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cuda", "coord"})
+    void exportsItsApiPackageOnly(String library) {
+        Path jar = requireJar(library);
+        ModuleDescriptor module = ModuleFinder.of(jar).findAll().iterator().next().descriptor();
+        assertEquals("org.cudaipc4j." + library, module.name());
+        Set<String> exported = module.exports().stream().map(ModuleDescriptor.Exports::source)
+                .collect(Collectors.toSet());
+        assertEquals(Set.of("org.cudaipc4j." + library), exported, "exports");
+        assertTrue(module.exports().stream().noneMatch(ModuleDescriptor.Exports::isQualified));
+        assertEquals(Set.of("java.base"), module.requires().stream().map(ModuleDescriptor.Requires::name)
+                .collect(Collectors.toSet()), "requires");
+    }
+}

@@ -1,0 +1,126 @@
+package org.cudaipc4j.tool;
+
+import com.google.gson.GsonBuilder;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.cudaipc4j.cuda.Cuda;
+import org.cudaipc4j.cuda.CudaError;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.DriverNotFoundException;
+import org.cudaipc4j.cuda.MissingSymbolException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Lists CUDA devices, their IPC capability and the peer-access matrix, as text or JSON. Without a usable driver or
+ * without devices it prints one line and exits {@link ExitCodes#WAIVED}.
+ */
+@Command(name = "devices", mixinStandardHelpOptions = true,
+        description = "List CUDA devices, whether each can take part in IPC, and peer access between them.")
+final class DevicesCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--json", description = "Print JSON instead of text.")
+    private boolean json;
+
+    /** One device as reported. {@code ipcReason} is null when the device is IPC-capable. */
+    record DeviceReport(int ordinal, String name, String pciBusId, long totalMemoryBytes, int multiprocessors,
+                        String computeCapability, boolean unifiedAddressing, String computeMode, boolean ipcCapable,
+                        String ipcReason) {}
+
+    /** All devices; {@code peerAccess[i][j]}: device i can access device j (null on the diagonal). */
+    record Report(String driverVersion, List<DeviceReport> devices, List<List<Boolean>> peerAccess) {}
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        String unusable = driverUnusable();
+        if (unusable != null) {
+            err.println("cudaipc4j: " + unusable);
+            err.flush();
+            return ExitCodes.WAIVED;
+        }
+        List<Device> devices = Device.all();
+        if (devices.isEmpty()) {
+            err.println("cudaipc4j: no CUDA device found");
+            err.flush();
+            return ExitCodes.WAIVED;
+        }
+        Report report = report(devices);
+        if (json) {
+            out.println(new GsonBuilder().setPrettyPrinting().serializeNulls().create().toJson(report));
+        } else {
+            printText(report, out);
+        }
+        out.flush();
+        return ExitCodes.OK;
+    }
+
+    /** Null when the driver loads and initialises, else one line saying why not. */
+    private static String driverUnusable() {
+        try {
+            Cuda.init();
+            return null;
+        } catch (DriverNotFoundException | MissingSymbolException e) {
+            return e.getMessage();
+        } catch (CudaException e) {
+            return e.error() == CudaError.NO_DEVICE ? "no CUDA device found (" + e.getMessage() + ")"
+                    : "the CUDA driver cannot be used: " + e.getMessage();
+        }
+    }
+
+    static Report report(List<Device> devices) {
+        List<DeviceReport> rows = new ArrayList<>();
+        for (Device d : devices) {
+            String reason = d.ipcUnsupportedReason().orElse(null);
+            rows.add(new DeviceReport(d.ordinal(), d.name(), d.pciBusId(), d.totalMemory(), d.multiprocessorCount(),
+                    d.computeCapability().toString(), d.unifiedAddressing(), d.computeMode().displayName(),
+                    reason == null, reason));
+        }
+        List<List<Boolean>> peers = new ArrayList<>();
+        for (Device from : devices) {
+            List<Boolean> row = new ArrayList<>();
+            for (Device to : devices) {
+                row.add(from.equals(to) ? null : from.canAccessPeer(to));
+            }
+            peers.add(row);
+        }
+        return new Report(Cuda.driverVersionString(), List.copyOf(rows), List.copyOf(peers));
+    }
+
+    private static void printText(Report report, PrintWriter out) {
+        int n = report.devices().size();
+        out.printf("CUDA driver %s, %d device%s%n", report.driverVersion(), n, n == 1 ? "" : "s");
+        for (DeviceReport d : report.devices()) {
+            out.printf("%nDevice %d: %s%n", d.ordinal(), d.name());
+            out.printf("  PCI bus id          %s%n", d.pciBusId());
+            out.printf(Locale.ROOT, "  memory              %.1f GiB (%d bytes)%n",
+                    d.totalMemoryBytes() / (double) (1L << 30), d.totalMemoryBytes());
+            out.printf("  multiprocessors     %d%n", d.multiprocessors());
+            out.printf("  compute capability  %s%n", d.computeCapability());
+            out.printf("  unified addressing  %s%n", d.unifiedAddressing() ? "yes" : "no");
+            out.printf("  compute mode        %s%n", d.computeMode());
+            out.printf("  IPC capable         %s%n", d.ipcCapable() ? "yes" : "no (" + d.ipcReason() + ")");
+        }
+        out.printf("%nPeer access (row device can access column device):%n     ");
+        for (DeviceReport d : report.devices()) {
+            out.printf(" %4d", d.ordinal());
+        }
+        out.println();
+        for (int i = 0; i < n; i++) {
+            out.printf("  %3d", report.devices().get(i).ordinal());
+            for (Boolean can : report.peerAccess().get(i)) {
+                out.printf(" %4s", can == null ? "-" : can ? "yes" : "no");
+            }
+            out.println();
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package org.cudaipc4j.tool;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
+import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions.BackendKind;
+import org.cudaipc4j.tool.simpleipc.SimpleIpcParent;
+import org.cudaipc4j.tool.simpleipc.Sizes;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** The tool's default command: the simpleIPC parent. */
+@Command(name = "cudaipc4j", mixinStandardHelpOptions = true, version = "cudaipc4j 0.1.0",
+        sortOptions = false,
+        description = {
+            "Share GPU memory and CUDA events between processes (CUDA IPC).",
+            "Without a command, runs NVIDIA's simpleIPC sample: one process per GPU (or several with",
+            "--procs-per-device), each writing into every other process's buffer through IPC handles in turn,",
+            "then verifying its own buffer."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:success",
+            "1:failure (a process failed, a verification mismatch, a timeout)",
+            "2:waived: no IPC-capable device (the sample's EXIT_WAIVED)",
+            "64:usage error"})
+final class RootCommand implements Callable<Integer> {
+    // Defaults are the fields' initial values (picocli shows them in --help), so a run without arguments, which
+    // skips picocli, gets the same ones.
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--size", paramLabel = "BYTES",
+            description = "Bytes per buffer; suffixes K, M, G (powers of 1024). Default: ${DEFAULT-VALUE}.")
+    String size = "64M";
+
+    @Option(names = "--procs-per-device", paramLabel = "N",
+            description = "Processes sharing each device; the rotation covers all of them. Default: ${DEFAULT-VALUE}.")
+    int procsPerDevice = 1;
+
+    @Option(names = "--devices", paramLabel = "LIST", split = ",",
+            description = "Device ordinals to consider, e.g. 0,2 (default: all).")
+    List<String> devices = new ArrayList<>();
+
+    @Option(names = "--steps", paramLabel = "R",
+            description = "Rounds of the rotation (each round is one step per process). Default: ${DEFAULT-VALUE}.")
+    int rounds = 1;
+
+    @Option(names = "--backend", paramLabel = "cuda|host|auto",
+            description = "cuda: real GPUs; host: devices simulated in host shared memory; auto: cuda when an"
+                    + " IPC-capable GPU exists, else host. Default: ${DEFAULT-VALUE}.")
+    String backend = "auto";
+
+    @Option(names = "--sim-devices", paramLabel = "N",
+            description = "Devices the host backend simulates. Default: ${DEFAULT-VALUE}.")
+    int simulatedDevices = 2;
+
+    @Option(names = "--timeout", paramLabel = "DURATION",
+            description = "Bound on the run and on every wait in it (e.g. 500ms, 30s, 2m). Default: ${DEFAULT-VALUE}.")
+    String timeout = "120s";
+
+    @Option(names = "--kernel", paramLabel = "vec16|simple",
+            description = "Fill kernel on GPUs: vec16 (16-byte stores) or simple (the sample's, one byte per thread)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String kernel = "vec16";
+
+    @Option(names = "--verify", paramLabel = "device|host",
+            description = "Check each buffer by counting wrong bytes on the GPU (device; a wrong buffer is then"
+                    + " copied back for the report) or by copying it to pinned host memory (host, as the sample)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String verify = "device";
+
+    @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")
+    boolean json;
+
+    @Option(names = "--inject-corruption", paramLabel = "PROCESS", hidden = true,
+            description = "Testing: this process writes a wrong value in its last step.")
+    int corruptProcess = -1;
+
+    @Override
+    public Integer call() {
+        return new SimpleIpcParent(options()).run();
+    }
+
+    SimpleIpcOptions options() {
+        long bytes = parse("--size", () -> Sizes.parseBytes(size));
+        if (bytes < 1) {
+            throw usage("--size must be at least 1 byte, got '" + size + "'");
+        }
+        if (procsPerDevice < 1 || procsPerDevice > 1024) {
+            throw usage("--procs-per-device must be between 1 and 1024, got " + procsPerDevice);
+        }
+        if (rounds < 1) {
+            throw usage("--steps must be at least 1, got " + rounds);
+        }
+        if (simulatedDevices < 1 || simulatedDevices > SimpleIpcOptions.MAX_DEVICES) {
+            throw usage("--sim-devices must be between 1 and " + SimpleIpcOptions.MAX_DEVICES + ", got " + simulatedDevices);
+        }
+        Duration limit = parse("--timeout", () -> Sizes.parseDuration(timeout));
+        if (limit.isZero()) {
+            throw usage("--timeout must be positive, got '" + timeout + "'");
+        }
+        BackendKind kind = switch (backend.toLowerCase(Locale.ROOT)) {
+            case "cuda" -> BackendKind.CUDA;
+            case "host" -> BackendKind.HOST;
+            case "auto" -> BackendKind.AUTO;
+            default -> throw usage("--backend must be cuda, host or auto, got '" + backend + "'");
+        };
+        String fillKernel = kernel.toLowerCase(Locale.ROOT);
+        if (!fillKernel.equals("vec16") && !fillKernel.equals("simple")) {
+            throw usage("--kernel must be vec16 or simple, got '" + kernel + "'");
+        }
+        String verifyWhere = verify.toLowerCase(Locale.ROOT);
+        if (!verifyWhere.equals("host") && !verifyWhere.equals("device")) {
+            throw usage("--verify must be host or device, got '" + verify + "'");
+        }
+        LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
+        for (String d : devices) {
+            int ordinal;
+            try {
+                ordinal = Integer.parseInt(d.trim());
+            } catch (NumberFormatException e) {
+                throw usage("--devices takes device ordinals like 0,1; '" + d + "' is not one");
+            }
+            if (ordinal < 0) {
+                throw usage("--devices: ordinal " + ordinal + " is negative");
+            }
+            if (!ordinals.add(ordinal)) {
+                throw usage("--devices: device " + ordinal + " is listed twice");
+            }
+        }
+        return new SimpleIpcOptions(bytes, procsPerDevice, List.copyOf(ordinals), rounds, kind, simulatedDevices,
+                limit, json, corruptProcess, fillKernel, verifyWhere.equals("device"));
+    }
+
+    private <T> T parse(String option, java.util.function.Supplier<T> parser) {
+        try {
+            return parser.get();
+        } catch (IllegalArgumentException e) {
+            throw usage(option + ": " + e.getMessage());
+        }
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

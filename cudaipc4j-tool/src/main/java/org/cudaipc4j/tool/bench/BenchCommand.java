@@ -1,0 +1,261 @@
+package org.cudaipc4j.tool.bench;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.bench.BarrierLatency;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code cudaipc4j bench}: end-to-end phases of simpleIPC runs, per-step latency, barrier latency and fill
+ * bandwidth through IPC-opened pointers; medians with min/max over repeats; JSON and PNG charts.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Measure simpleIPC end to end (per phase), per-step and barrier latency, and fill bandwidth.",
+        subcommands = BenchCommand.Chart.class)
+public final class BenchCommand implements Callable<Integer> {
+    static final Set<String> PARTS = Set.of("e2e", "steps", "barrier", "fill");
+
+    /** Barrier round-trip latency for one process count, as written to bench.json. */
+    record BarrierFigures(int processes, int rounds, long samples, double medianMicros, double p99Micros,
+            double minMicros, double maxMicros, double meanMicros, double wallSeconds) {}
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--only", split = ",", paramLabel = "PARTS",
+            description = "Parts to run, from e2e, steps, barrier, fill (default: all).")
+    List<String> only = new ArrayList<>(List.of("e2e", "steps", "barrier", "fill"));
+
+    @Option(names = "--repeat", defaultValue = "10", paramLabel = "N",
+            description = "End-to-end runs per configuration. Default: ${DEFAULT-VALUE}.")
+    int repeat;
+
+    @Option(names = "--backend", defaultValue = "auto", paramLabel = "cuda|host|auto",
+            description = "Backend of the simpleIPC runs. Default: ${DEFAULT-VALUE}.")
+    String backend;
+
+    @Option(names = "--run-args", paramLabel = "ARGS", defaultValue = "",
+            description = "Extra simpleIPC options for the end-to-end runs, e.g. \"--verify device\".")
+    String runArgs;
+
+    @Option(names = "--procs", split = ",", paramLabel = "LIST", defaultValue = "2,4,8,16",
+            description = "Process counts for step and barrier latency. Default: ${DEFAULT-VALUE}.")
+    List<Integer> procs;
+
+    // The marginal cost is a difference of two runs: with a few hundred rounds, under MPS, it was lost in the noise
+    // of the runs' fixed costs (it came out near zero, or negative).
+    @Option(names = "--step-rounds", defaultValue = "1000", paramLabel = "R",
+            description = "Rotation rounds of the shorter step-latency run (the longer has twice as many)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    int stepRounds;
+
+    @Option(names = "--barrier-rounds", defaultValue = "10000", paramLabel = "R",
+            description = "Barrier rounds per process count. Default: ${DEFAULT-VALUE}.")
+    int barrierRounds;
+
+    @Option(names = "--sizes", split = ",", paramLabel = "LIST", defaultValue = "16M,64M,256M,1G,4G",
+            description = "Buffer sizes for fill bandwidth. Default: ${DEFAULT-VALUE}.")
+    List<String> sizes;
+
+    @Option(names = "--fill-iterations", defaultValue = "20", paramLabel = "N",
+            description = "Timed fills per size and method. Default: ${DEFAULT-VALUE}.")
+    int fillIterations;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Write bench.json (and, where AWT is available, PNG charts) into DIR.")
+    Path out;
+
+    @Override
+    public Integer call() {
+        for (String part : only) {
+            if (!PARTS.contains(part)) {
+                throw new ParameterException(spec.commandLine(), "--only: unknown part '" + part + "' (e2e, steps, barrier, fill)");
+            }
+        }
+        if (repeat < 1) {
+            throw new ParameterException(spec.commandLine(), "--repeat must be at least 1, got " + repeat);
+        }
+        JsonObject results = new JsonObject();
+        Gson gson = new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create();
+        results.addProperty("date", Instant.now().toString());
+        results.addProperty("java", Runtime.version().toString());
+        results.addProperty("backend", backend);
+        if (only.contains("e2e")) {
+            List<EndToEndBench.Result> e2e = new ArrayList<>();
+            // The default run is timed exactly as users type it: no arguments at all.
+            List<String> args = new ArrayList<>();
+            if (!backend.equals("auto")) {
+                args.addAll(List.of("--backend", backend));
+            }
+            if (!runArgs.isBlank()) {
+                args.addAll(List.of(runArgs.trim().split("\\s+")));
+            }
+            e2e.add(endToEnd(args.isEmpty() ? "default run (no arguments)" : String.join(" ", args), args));
+            results.add("endToEnd", gson.toJsonTree(e2e));
+        }
+        if (only.contains("steps")) {
+            results.add("stepLatency", gson.toJsonTree(StepLatencyBench.run(backend, procs, stepRounds, System.out)));
+        }
+        if (only.contains("barrier")) {
+            List<BarrierFigures> barrier = new ArrayList<>();
+            for (int p : procs) {
+                BarrierLatency.Result r = BarrierLatency.measure(p, barrierRounds, Math.max(100, barrierRounds / 10));
+                System.out.println("Barrier round trip: " + r.describe());
+                barrier.add(new BarrierFigures(r.processes(), r.rounds(), r.samples(), r.medianMicros(),
+                        r.p99Micros(), r.minMicros(), r.maxMicros(), r.meanMicros(), r.wall().toMillis() / 1e3));
+            }
+            results.add("barrierLatency", gson.toJsonTree(barrier));
+        }
+        if (only.contains("fill")) {
+            fill(results, gson);
+        }
+        if (out != null) {
+            writeResults(results, gson);
+        }
+        return ExitCodes.OK;
+    }
+
+    private EndToEndBench.Result endToEnd(String label, List<String> args) {
+        EndToEndBench.Result r;
+        try (ProgressBar bar = progress("e2e: " + label, repeat)) {
+            r = EndToEndBench.run(args, repeat, bar::stepTo);
+        }
+        System.out.printf("End to end, %s, %d runs: wall ms %s%n", label, repeat, r.wallMs());
+        System.out.println("  Critical path of the median run (ms):");
+        r.medianRunCriticalPathMs().forEach((k, v) -> System.out.printf("    %-36s %8.2f%n", k, v));
+        System.out.println("  Critical-path phases over all runs (the path varies, so these do not add up):");
+        r.criticalPathMs().forEach((k, v) -> System.out.printf("    %-36s %s%n", k, v));
+        System.out.println("  Each phase on its own (parent and child overlap):");
+        r.phaseMs().forEach((k, v) -> System.out.printf("    %-36s %s%n", k, v));
+        return r;
+    }
+
+    private void fill(JsonObject results, Gson gson) {
+        List<Long> bytes = new ArrayList<>();
+        for (String size : sizes) {
+            try {
+                bytes.add(org.cudaipc4j.tool.simpleipc.Sizes.parseBytes(size));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "--sizes: " + e.getMessage());
+            }
+        }
+        String unusable = cudaUnusable();
+        if (unusable != null) {
+            System.out.println("Fill bandwidth: skipped (" + unusable + ")");
+            return;
+        }
+        FillBench.Result r = FillBench.run(0, bytes, fillIterations, System.out);
+        JsonObject fill = gson.toJsonTree(r).getAsJsonObject();
+        fill.add("gbPerSecond", gson.toJsonTree(r.series()));
+        results.add("fill", fill);
+    }
+
+    /** Why CUDA cannot be used here, or null when a device is there. */
+    private static String cudaUnusable() {
+        try {
+            org.cudaipc4j.cuda.Cuda.init();
+            return org.cudaipc4j.cuda.Device.count() > 0 ? null : "no CUDA device";
+        } catch (RuntimeException e) {
+            return org.cudaipc4j.tool.Failures.oneLine(e);
+        }
+    }
+
+    static ProgressBar progress(String task, long max) {
+        return new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setStyle(ProgressBarStyle.ASCII)
+                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build();
+    }
+
+    private void writeResults(JsonObject results, Gson gson) {
+        try {
+            Files.createDirectories(out);
+            Path json = out.resolve("bench.json");
+            Files.writeString(json, gson.toJson(results));
+            System.out.println("Wrote " + json);
+            if (ModuleLayer.boot().findModule("java.desktop").isPresent()) {
+                Chart.render(json, out);
+            } else {
+                System.out.println("No java.desktop module in this runtime: render charts elsewhere with"
+                        + " 'cudaipc4j bench chart " + json + " DIR'");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write results to " + out, e);
+        }
+    }
+
+    /** {@code cudaipc4j bench chart IN.json OUTDIR}: PNG charts from a bench.json written elsewhere. */
+    @Command(name = "chart", mixinStandardHelpOptions = true,
+            description = "Render PNG charts from a bench.json (e.g. one written on a GPU machine).")
+    static final class Chart implements Callable<Integer> {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "IN.json")
+        Path in;
+
+        @picocli.CommandLine.Parameters(index = "1", paramLabel = "OUTDIR")
+        Path outDir;
+
+        @Override
+        public Integer call() throws IOException {
+            Files.createDirectories(outDir);
+            render(in, outDir);
+            return ExitCodes.OK;
+        }
+
+        static void render(Path json, Path dir) throws IOException {
+            JsonObject results = com.google.gson.JsonParser.parseString(Files.readString(json)).getAsJsonObject();
+            if (results.has("endToEnd")) {
+                Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
+                for (var e : results.getAsJsonArray("endToEnd")) {
+                    JsonObject r = e.getAsJsonObject();
+                    String label = String.join(" ", new Gson().fromJson(r.get("args"), String[].class));
+                    Map<String, Double> phases = new LinkedHashMap<>();
+                    if (r.has("medianRunCriticalPathMs")) {
+                        for (var p : r.getAsJsonObject("medianRunCriticalPathMs").entrySet()) {
+                            phases.put(p.getKey(), p.getValue().getAsDouble());
+                        }
+                    } else { // written by an older build: per-phase medians
+                        for (var p : r.getAsJsonObject("criticalPathMs").entrySet()) {
+                            phases.put(p.getKey(), p.getValue().getAsJsonObject().get("median").getAsDouble());
+                        }
+                    }
+                    bars.put(label.isEmpty() ? "default" : label, phases);
+                }
+                Path png = dir.resolve("bench-phases.png");
+                ChartWriter.phases(bars, "simpleIPC end to end: critical path of the median run", png);
+                System.out.println("Wrote " + png);
+            }
+            if (results.has("fill")) {
+                Map<String, List<double[]>> series = new LinkedHashMap<>();
+                for (var s : results.getAsJsonObject("fill").getAsJsonObject("gbPerSecond").entrySet()) {
+                    List<double[]> points = new ArrayList<>();
+                    for (var p : s.getValue().getAsJsonArray()) {
+                        points.add(new double[] {p.getAsJsonArray().get(0).getAsDouble(),
+                                p.getAsJsonArray().get(1).getAsDouble()});
+                    }
+                    series.put(s.getKey(), points);
+                }
+                Path png = dir.resolve("bench-bandwidth.png");
+                ChartWriter.bandwidth(series, "Device fill bandwidth", png);
+                System.out.println("Wrote " + png);
+            }
+        }
+    }
+}

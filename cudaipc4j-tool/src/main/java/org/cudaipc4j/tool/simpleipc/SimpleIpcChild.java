@@ -1,0 +1,289 @@
+package org.cudaipc4j.tool.simpleipc;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.cudaipc4j.tool.Failures;
+import org.cudaipc4j.tool.LineAtomicOutput;
+import org.cudaipc4j.tool.ProcessExit;
+import org.cudaipc4j.tool.simpleipc.Backend;
+import org.cudaipc4j.tool.simpleipc.Backend.Attachment;
+import org.cudaipc4j.tool.simpleipc.Backend.PeerBuffer;
+import org.cudaipc4j.tool.simpleipc.Backend.PeerEvent;
+import org.cudaipc4j.tool.simpleipc.cuda.CudaAttachment;
+import org.cudaipc4j.tool.simpleipc.cuda.CudaBackend;
+import org.cudaipc4j.coord.Barrier;
+import org.cudaipc4j.coord.ChildRuntime;
+import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.coord.ProcessStatus;
+import org.cudaipc4j.cuda.Cuda;
+
+/**
+ * Child process {@code id} of a simpleIPC run (the sample run with one integer argument). Started by the parent
+ * through the supervisor as a fresh JVM; kept free of the CLI and JSON libraries so it starts fast.
+ *
+ * <p>Arguments: {@code id segmentName bytes rounds backend simulatedDevices timeoutMillis corruptProcess
+ * kernel(vec16|simple) verify(host|device) [phaseLogFile]}.
+ *
+ * <p>It may be started before the parent has chosen its device: it joins the group and starts the driver (at the
+ * same time, on two threads), waits for its device assignment (or leaves quietly, exit 0, when the parent dismisses
+ * the group), attaches to its device (context, stream, kernel) while the parent still allocates, waits for the
+ * ready flag, opens every process's buffer and event, runs the rotation with a barrier after each step, and
+ * verifies its own buffer: every byte must be {@code (id + 1) % n}, written by the next sibling in the last step.
+ * Then it closes what it opened and marks itself RELEASED, so the parent frees while this process tears down.
+ * Exit 0 only when the verification holds.
+ */
+public final class SimpleIpcChild {
+    /** {@link #run}'s result when the parent dismissed the group before assigning devices. */
+    private static final int DISMISSED = -1;
+    /** Steps between progress markers; see the step loop. */
+    private static final int RUN_AHEAD = 16;
+
+    private SimpleIpcChild() {}
+
+    public static void main(String[] args) {
+        LineAtomicOutput.install();
+        PhaseLog phases = new PhaseLog();
+        phases.mark("jvmStart", Clock.processStartMicros());
+        phases.mark("main");
+        if (args.length < 10) {
+            System.err.println("usage: SimpleIpcChild id segment bytes rounds backend simDevices timeoutMillis corrupt"
+                    + " kernel verify [phaseLog]");
+            System.exit(64);
+        }
+        int id = Integer.parseInt(args[0]);
+        String segment = args[1];
+        long bytes = Long.parseLong(args[2]);
+        int rounds = Integer.parseInt(args[3]);
+        String backendName = args[4];
+        int simulatedDevices = Integer.parseInt(args[5]);
+        Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
+        if (backendName.equals("cuda")) {
+            DriverStartUp.applySingleStreamDefaults(); // see SimpleIpcParent
+            DriverStartUp.prelinkInBackground();
+        }
+        int corrupt = Integer.parseInt(args[7]);
+        System.setProperty(CudaBackend.KERNEL_PROPERTY, args[8]);
+        boolean verifyOnDevice = args[9].equals("device");
+        Path phaseFile = args.length > 10 ? Path.of(args[10]) : null;
+
+        // Joining the group (shared memory, checks of the parent) and starting the driver do not depend on each
+        // other: join on a helper thread while this thread, which will own the CUDA context, starts the driver.
+        // The parent may still be creating the block (it starts its children first): the join waits for it.
+        CompletableFuture<ChildRuntime> joining = new CompletableFuture<>();
+        Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
+            try {
+                joining.complete(ChildRuntime.join(segment, SimpleIpcSlot.LAYOUT, id, timeout));
+                phases.mark("joined");
+            } catch (Throwable t) {
+                joining.completeExceptionally(t);
+            }
+        });
+
+        int exit;
+        try (Backend backend = Backends.create(backendName, simulatedDevices)) {
+            RuntimeException driverFailure = null;
+            try {
+                backend.startDriver();
+                phases.mark("driver");
+            } catch (RuntimeException e) {
+                driverFailure = e; // reported once the group is joined, so the siblings hear of it
+            }
+            try (ChildRuntime runtime = awaitJoin(joining)) {
+                try {
+                    if (driverFailure != null) {
+                        throw driverFailure;
+                    }
+                    exit = run(runtime, backend, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
+                } catch (RuntimeException | Error e) {
+                    reportFailure(runtime, e);
+                    exit = 1;
+                }
+                if (exit == 1) {
+                    runtime.fail("verification failed");
+                }
+            }
+        } catch (RuntimeException e) {
+            // Could not join the group at all (bad segment, parent gone), or cleanup failed.
+            System.out.printf("Process %d: %s%n", id, Failures.oneLine(e));
+            exit = 1;
+        }
+        if (exit == DISMISSED) {
+            // Started ahead of the device selection for a group that turned out otherwise: nothing to report.
+            ProcessExit.exit(0);
+        }
+        phases.mark("exit");
+        if (phaseFile != null) {
+            phases.writeTo(phaseFile);
+        }
+        ProcessExit.exit(exit);
+    }
+
+    private static ChildRuntime awaitJoin(CompletableFuture<ChildRuntime> joining) {
+        try {
+            return joining.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
+    private static int run(ChildRuntime runtime, Backend backend, long bytes, int rounds, Duration timeout,
+            int corrupt, boolean verifyOnDevice, PhaseLog phases) {
+        ControlBlock block = runtime.block();
+        int id = runtime.index();
+        if (!block.awaitAssignment(timeout)) {
+            return DISMISSED;
+        }
+        phases.mark("assigned");
+        System.out.println("CP: lshmName = " + block.name());
+        MemorySegment slot = block.slotData(id);
+        int device = SimpleIpcSlot.deviceOrdinal(slot);
+        // Concatenation, not a format string: the first Formatter of a JVM costs milliseconds, here before the
+        // context is made.
+        System.out.println("Process " + id + ": Starting on device " + device + "...");
+
+        try (Attachment attachment = backend.attach(SimpleIpcSlot.deviceUuid(slot))) {
+            try {
+                return work(runtime, attachment, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
+            } catch (RuntimeException | Error e) {
+                // This stream may hold work that waits for a record a dead sibling never ran; closing the context
+                // would wait for it (for seconds). Report, then end now: the kernel reclaims the rest.
+                abandon(runtime, e);
+                throw e;
+            }
+        } finally {
+            phases.mark("closed");
+        }
+    }
+
+    /** The group's failure, reported, then the end of the process without a device teardown. */
+    private static void abandon(ChildRuntime runtime, Throwable e) {
+        reportFailure(runtime, e);
+        ProcessExit.abandon(1);
+    }
+
+    /** Marks this process FAILED, aborts the group with the reason and prints it (with a stack trace on debug). */
+    private static void reportFailure(ChildRuntime runtime, Throwable e) {
+        String reason = Failures.oneLine(e);
+        runtime.fail(reason);
+        System.out.printf("Process %d: %s%n", runtime.index(), reason);
+        if (Failures.debug()) {
+            e.printStackTrace();
+        }
+    }
+
+    /** From the attachment to the verification and the release of what was opened. */
+    private static int work(ChildRuntime runtime, Attachment attachment, long bytes, int rounds, Duration timeout,
+            int corrupt, boolean verifyOnDevice, PhaseLog phases) {
+        ControlBlock block = runtime.block();
+        int id = runtime.index();
+        int n = block.processCount();
+        phases.mark("attached");
+        block.awaitReady(timeout, "handles");
+        phases.mark("ready");
+        // The attachment owns what it opens and closes it before itself.
+        List<PeerBuffer> buffers = new ArrayList<>(n);
+        List<PeerEvent> events = new ArrayList<>(n);
+        for (int p = 0; p < n; p++) {
+            MemorySegment slot = block.slotData(p);
+            buffers.add(attachment.openBuffer(SimpleIpcSlot.memoryHandle(slot), bytes));
+            events.add(attachment.openEvent(SimpleIpcSlot.eventHandle(slot)));
+        }
+        phases.mark("opened");
+
+        Barrier barrier = block.barrier(id, timeout);
+        long steps = (long) n * rounds;
+        // Where a step's time goes, summed over all steps (reported as total.* in the JSON report).
+        long waitNs = 0;
+        long fillNs = 0;
+        long recordNs = 0;
+        long barrierNs = 0;
+        // Markers bound how far this process runs ahead of its device (between RUN_AHEAD and 2 * RUN_AHEAD
+        // steps): unbounded, it would fill the device's queue and block inside the driver, where it cannot see
+        // an abort, and a sibling that dies leaves the device waiting forever for that sibling's records.
+        ArrayDeque<Long> markers = new ArrayDeque<>();
+        for (long step = 0; step < steps; step++) {
+            if (step % RUN_AHEAD == 0) {
+                markers.add(attachment.mark());
+                if (markers.size() > 2) {
+                    long oldest = markers.removeFirst();
+                    barrier.awaitCondition(() -> attachment.reached(oldest), "the device to catch up");
+                }
+            }
+            int b = (int) ((step + id) % n);
+            boolean last = step == steps - 1;
+            byte value = (byte) (last && corrupt == id ? id + 1 : id);
+            long t0 = System.nanoTime();
+            attachment.streamWait(events.get(b));
+            long t1 = System.nanoTime();
+            attachment.fill(buffers.get(b), value);
+            long t2 = System.nanoTime();
+            attachment.record(events.get(b));
+            long t3 = System.nanoTime();
+            // No sibling may re-record an event before every waiter has enqueued its wait on it.
+            barrier.await();
+            long t4 = System.nanoTime();
+            waitNs += t1 - t0;
+            fillNs += t2 - t1;
+            recordNs += t3 - t2;
+            barrierNs += t4 - t3;
+            if (id == 0) {
+                System.out.println("Step " + step + " done");
+            }
+        }
+        phases.mark("steps");
+        phases.mark(PhaseLog.TOTAL + "streamWaitMicros", waitNs / 1000);
+        phases.mark(PhaseLog.TOTAL + "fillLaunchMicros", fillNs / 1000);
+        phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
+        phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
+
+        attachment.streamWait(events.get(id));
+        byte expected = (byte) ((id + 1) % n);
+        Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
+        if (!v.ok()) {
+            System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
+                            + " (%d of %d bytes wrong)%n",
+                    id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
+            return 1;
+        }
+        // Done with the parent's buffers and events: say so, so the parent frees them while this process
+        // tears down its stream and context.
+        attachment.releaseOpened();
+        runtime.setStatus(ProcessStatus.RELEASED);
+        phases.mark("released");
+        System.out.println("Process " + id + " complete!");
+        return 0;
+    }
+
+    /**
+     * Checks that every byte of the process's own buffer is {@code expected}: on the GPU when asked and possible
+     * (a count of wrong bytes; only a wrong buffer is copied back, for the report), else through a copy to host
+     * memory.
+     */
+    private static Verification verify(Attachment attachment, PeerBuffer own, byte expected, boolean onDevice,
+            int id, PhaseLog phases) {
+        if (onDevice && attachment instanceof CudaAttachment gpu) {
+            System.out.println("Process " + id + ": verifying...");
+            long wrong = gpu.countMismatchesOnDevice(own, expected)[0];
+            phases.mark("verified");
+            if (wrong == 0) {
+                return new Verification(0, -1, 0);
+            }
+            return Verification.check(attachment.copyToHost(own), expected);
+        }
+        MemorySegment host = attachment.copyToHost(own);
+        phases.mark("copied");
+        System.out.println("Process " + id + ": verifying...");
+        Verification v = Verification.check(host, expected);
+        phases.mark("verified");
+        return v;
+    }
+}

@@ -1,0 +1,75 @@
+package org.cudaipc4j.tool.simpleipc;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.VarHandle;
+import java.util.UUID;
+
+/**
+ * What a simpleIPC process's control-block slot holds (the application's part of a
+ * {@link org.cudaipc4j.coord.ControlBlock} slot): the handles of the buffer and event the parent made for it, and
+ * its device, by UUID (the same in every process) and by the parent's ordinal (for messages only).
+ */
+final class SimpleIpcSlot {
+    /** Size of a CUDA IPC handle ({@code CUipcMemHandle}, {@code CUipcEventHandle}). */
+    static final int HANDLE_BYTES = 64;
+
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            MemoryLayout.sequenceLayout(HANDLE_BYTES, JAVA_BYTE).withName("memoryHandle"),
+            MemoryLayout.sequenceLayout(HANDLE_BYTES, JAVA_BYTE).withName("eventHandle"),
+            MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("deviceUuid"),
+            JAVA_INT.withName("deviceOrdinal"),
+            MemoryLayout.paddingLayout(4)).withName("SimpleIpcSlot");
+
+    private static final long MEMORY_HANDLE = LAYOUT.byteOffset(groupElement("memoryHandle"));
+    private static final long EVENT_HANDLE = LAYOUT.byteOffset(groupElement("eventHandle"));
+    private static final long DEVICE_UUID = LAYOUT.byteOffset(groupElement("deviceUuid"));
+    private static final VarHandle DEVICE_ORDINAL = LAYOUT.varHandle(groupElement("deviceOrdinal"));
+
+    private SimpleIpcSlot() {}
+
+    static void setDevice(MemorySegment slot, UUID uuid, int ordinal) {
+        // Big-endian, as the driver's 16 bytes read.
+        slot.set(JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), DEVICE_UUID, uuid.getMostSignificantBits());
+        slot.set(JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), DEVICE_UUID + 8,
+                uuid.getLeastSignificantBits());
+        DEVICE_ORDINAL.set(slot, 0L, ordinal);
+    }
+
+    static UUID deviceUuid(MemorySegment slot) {
+        return new UUID(slot.get(JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), DEVICE_UUID),
+                slot.get(JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), DEVICE_UUID + 8));
+    }
+
+    /** The parent's ordinal of the device, for messages. */
+    static int deviceOrdinal(MemorySegment slot) {
+        return (int) DEVICE_ORDINAL.get(slot, 0L);
+    }
+
+    static void setHandles(MemorySegment slot, byte[] memoryHandle, byte[] eventHandle) {
+        put(slot, MEMORY_HANDLE, memoryHandle, "memory");
+        put(slot, EVENT_HANDLE, eventHandle, "event");
+    }
+
+    static byte[] memoryHandle(MemorySegment slot) {
+        return slot.asSlice(MEMORY_HANDLE, HANDLE_BYTES).toArray(JAVA_BYTE);
+    }
+
+    static byte[] eventHandle(MemorySegment slot) {
+        return slot.asSlice(EVENT_HANDLE, HANDLE_BYTES).toArray(JAVA_BYTE);
+    }
+
+    private static void put(MemorySegment slot, long offset, byte[] handle, String kind) {
+        if (handle == null || handle.length != HANDLE_BYTES) {
+            throw new IllegalArgumentException(kind + " IPC handle must be " + HANDLE_BYTES + " bytes, got "
+                    + (handle == null ? "null" : handle.length));
+        }
+        MemorySegment.copy(handle, 0, slot, JAVA_BYTE, offset, HANDLE_BYTES);
+    }
+}

@@ -1,0 +1,118 @@
+package org.cudaipc4j.tool.simpleipc.host;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.cudaipc4j.tool.simpleipc.Backend;
+import org.cudaipc4j.tool.simpleipc.BackendException;
+import org.cudaipc4j.coord.SharedSegment;
+
+/** A simulated device buffer and interprocess event, owned by the exporting process. */
+final class HostExport implements Backend.Export {
+    private final HostBackend backend;
+    private final int device;
+    private final long timeoutNanos;
+    private final SharedSegment memory;
+    private final SharedSegment eventMemory;
+    private final EventSegment event;
+    private final byte[] memoryHandle;
+    private final byte[] eventHandle;
+    private final HostPeerBuffer ownBuffer;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private HostExport(HostBackend backend, int device, long timeoutNanos, SharedSegment memory,
+            SharedSegment eventMemory) {
+        this.backend = backend;
+        this.device = device;
+        this.timeoutNanos = timeoutNanos;
+        this.memory = memory;
+        this.eventMemory = eventMemory;
+        this.event = EventSegment.initialize(eventMemory.memory(), eventMemory.name());
+        long pid = ProcessHandle.current().pid();
+        this.memoryHandle = new HostHandle(HostHandle.Kind.MEMORY, device, pid, memory.size(), memory.name()).encode();
+        this.eventHandle = new HostHandle(HostHandle.Kind.EVENT, device, pid, eventMemory.size(), eventMemory.name())
+                .encode();
+        this.ownBuffer = new HostPeerBuffer(memory.name(), memory.memory(), b -> {});
+    }
+
+    /** Creates both segments; on failure frees what was made and reports why in one line. */
+    static HostExport create(HostBackend backend, int device, long bytes, long timeoutNanos) {
+        SharedSegment memory = null;
+        SharedSegment eventMemory = null;
+        try {
+            memory = SharedSegment.create("mem" + device, bytes);
+            eventMemory = SharedSegment.create("evt" + device, EventSegment.SIZE);
+            return new HostExport(backend, device, timeoutNanos, memory, eventMemory);
+        } catch (RuntimeException e) {
+            BackendException error = new BackendException("cannot export " + HostBackend.size(bytes)
+                    + " on simulated device " + device + ": " + e.getMessage(), e);
+            for (SharedSegment s : new SharedSegment[] {eventMemory, memory}) {
+                if (s != null) {
+                    try {
+                        s.close();
+                    } catch (RuntimeException c) {
+                        error.addSuppressed(c);
+                    }
+                }
+            }
+            throw error;
+        }
+    }
+
+    @Override
+    public byte[] memoryHandle() {
+        return memoryHandle.clone();
+    }
+
+    @Override
+    public byte[] eventHandle() {
+        return eventHandle.clone();
+    }
+
+    /**
+     * The exporter's own view of its buffer (as a CUDA exporter uses its device pointer), usable with any
+     * attachment of this process; owned by this export, so closing the view frees nothing.
+     */
+    Backend.PeerBuffer buffer() {
+        return ownBuffer;
+    }
+
+    /** The event's shared state. */
+    EventSegment event() {
+        return event;
+    }
+
+    /**
+     * Waits (up to the backend's wait timeout) for the event's last record to complete, then unlinks both
+     * segments. A record whose process has exited will never complete; the wait ends there without error.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        BackendException error = null;
+        try {
+            event.await(event.lastTicket(), timeoutNanos, () -> false);
+        } catch (EventSegment.RecorderExitedException e) {
+            // Its recorder died; nothing will ever complete it.
+        } catch (BackendException e) {
+            error = new BackendException("closing the export on simulated device " + device + ": " + e.getMessage(), e);
+        }
+        ownBuffer.close();
+        for (SharedSegment s : new SharedSegment[] {eventMemory, memory}) {
+            try {
+                s.close();
+            } catch (RuntimeException e) {
+                error = HostBackend.chain(error, "freeing segment " + s.name(), e);
+            }
+        }
+        backend.forget(this);
+        if (error != null) {
+            throw error;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "host export of " + HostBackend.size(memory.size()) + " on simulated device " + device;
+    }
+}

@@ -1,0 +1,76 @@
+package org.cudaipc4j.tool.simpleipc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import java.time.Duration;
+import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.ToolRun;
+import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Command-line behaviour of the tool as a process: usage errors and the sample's waiver. */
+class SimpleIpcCliTest {
+    private static final Duration LIMIT = Duration.ofMinutes(1);
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "--size 0                       | --size must be at least 1 byte",
+        "--size lots                    | --size: invalid size 'lots'",
+        "--size 99999999999999999999G   | --size",
+        "--procs-per-device 0           | --procs-per-device must be between 1 and 1024",
+        "--steps 0                      | --steps must be at least 1",
+        "--steps x                      | --steps",
+        "--backend gpu                  | --backend must be cuda, host or auto",
+        "--devices a                    | --devices takes device ordinals",
+        "--devices 0,0                  | device 0 is listed twice",
+        "--devices -1                   | is negative",
+        "--timeout 0                    | --timeout must be positive",
+        "--timeout soon                 | --timeout: invalid duration",
+        "--sim-devices 0                | --sim-devices must be between 1 and 32",
+        "--frobnicate                   | Unknown option: '--frobnicate'",
+        "--backend host --devices 0,5   | device 5 does not exist",
+    })
+    void badInputIsAOneLineUsageError(String args, String expected) {
+        ToolRun run = ToolRun.run(LIMIT, args.trim().split("\\s+"));
+        // Nothing left either where children were started before the bad device list was found.
+        run.assertExit(ExitCodes.USAGE).assertNothingLeft();
+        assertEquals(1, run.err.lines().count(), run.err);
+        assertTrue(run.err.contains(expected), run.err);
+        assertFalse(run.err.contains("Exception") || run.err.contains("\tat "), run.err);
+        assertEquals("", run.out);
+    }
+
+    @Test
+    void cudaBackendWithoutAGpuIsWaived() {
+        assumeFalse(CudaLibrary.isAvailable(), "a CUDA driver is present: the waiver path is not reachable here");
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "cuda");
+        run.assertExit(ExitCodes.WAIVED).assertNothingLeft();
+        assertTrue(run.out.lines().anyMatch("No CUDA devices support IPC"::equals), run.out);
+    }
+
+    @Test
+    void autoWithoutAGpuSaysWhyItSimulates() {
+        assumeFalse(CudaLibrary.isAvailable(), "a CUDA driver is present: auto picks the GPU");
+        ToolRun run = ToolRun.run(LIMIT, "--size", "4K");
+        run.assertExit(ExitCodes.OK).assertNothingLeft();
+        String first = run.out.lines().findFirst().orElse("");
+        assertTrue(first.startsWith("Backend: host (auto: "), first);
+        assertTrue(first.contains("simulated"), first);
+    }
+
+    @Test
+    void helpListsTheOptionsAndExitCodes() {
+        ToolRun run = ToolRun.run(LIMIT, "--help");
+        run.assertExit(ExitCodes.OK);
+        for (String option : new String[] {"--size", "--procs-per-device", "--devices", "--steps", "--backend",
+                "--timeout", "--json", "devices"}) {
+            assertTrue(run.out.contains(option), option + " missing from help:\n" + run.out);
+        }
+        assertTrue(run.out.contains("Exit codes:") && run.out.contains("64") && run.out.contains("usage error"), run.out);
+    }
+}
