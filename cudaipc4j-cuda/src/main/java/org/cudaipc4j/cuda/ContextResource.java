@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * make a later {@code close()} throw for a context that is gone.
  */
 abstract sealed class ContextResource implements AutoCloseable
-        permits DeviceBuffer, Event, Stream, CudaModule, IpcMappedMemory, PinnedArena {
+        permits DeviceBuffer, Event, Stream, CudaModule, IpcMappedMemory, PinnedArena,
+        HostRegistration {
     final Context context;
     private final AtomicBoolean closed = new AtomicBoolean();
 
