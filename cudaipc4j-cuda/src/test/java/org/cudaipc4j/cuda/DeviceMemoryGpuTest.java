@@ -168,7 +168,7 @@ class DeviceMemoryGpuTest {
         buf.close();
         buf.close();
         IllegalStateException e = assertThrows(IllegalStateException.class, buf::address);
-        assertEquals("device buffer of 64 bytes is closed", e.getMessage());
+        assertEquals("device buffer of 64 bytes on device 0 is closed", e.getMessage());
         PinnedArena pinned = PinnedArena.open(ctx);
         MemorySegment seg = pinned.allocate(16);
         pinned.close();
