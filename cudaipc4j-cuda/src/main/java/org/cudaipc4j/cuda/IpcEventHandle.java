@@ -11,7 +11,9 @@ import java.util.HexFormat;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
-/** A {@code CUipcEventHandle}: an immutable 64-byte value naming an interprocess event of another process. */
+/**
+ * A {@code CUipcEventHandle}: an immutable 64-byte value naming an interprocess event of another process. Thread-safe.
+ */
 public final class IpcEventHandle {
     /** Its size in bytes. */
     public static final int SIZE = CuSymbols.IPC_HANDLE_SIZE;

@@ -4,7 +4,8 @@ import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
  * Another process's {@code cuMemAlloc_v2} allocation, mapped into this process by {@link IpcMemHandle#open}.
- * Owned by its {@link Context}; see {@link DeviceMemory} for the operations.
+ * Owned by its {@link Context}; see {@link DeviceMemory} for the operations. Reads of its address and size are
+ * thread-safe, and {@link #close()} may be called from any thread once no other thread uses the mapping.
  */
 public final class IpcMappedMemory extends ContextResource implements DeviceMemory {
     private final IpcMemHandle.OpenKey key;

@@ -19,7 +19,7 @@ import org.cudaipc4j.cuda.driver.CuSymbols;
  * same 64 bytes.
  *
  * <p>A handle cannot be opened by the process that exported it, and a process maps a given handle at most once per
- * context: {@link #open} checks both up front and says so.
+ * context: {@link #open} checks both up front and says so. An immutable value; {@link #open} is thread-safe.
  */
 public final class IpcMemHandle {
     /** Its size in bytes. */
