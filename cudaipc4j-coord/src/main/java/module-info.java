@@ -7,4 +7,5 @@
  */
 module org.cudaipc4j.coord {
     exports org.cudaipc4j.coord;
+    exports org.cudaipc4j.coord.fd;
 }

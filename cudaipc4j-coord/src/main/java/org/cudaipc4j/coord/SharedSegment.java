@@ -39,6 +39,8 @@ import java.util.regex.Pattern;
 public final class SharedSegment implements AutoCloseable {
     /** The prefix of every segment name. */
     public static final String PREFIX = "cudaipc4j-";
+    /** Suffix of the socket directories of {@link org.cudaipc4j.coord.fd.FdServer#open()}, reaped like segments. */
+    public static final String SOCKET_DIRECTORY_SUFFIX = ".fds";
     /** System property that overrides the directory (default {@code /dev/shm}). */
     public static final String DIR_PROPERTY = "cudaipc4j.shm.dir";
 
@@ -314,10 +316,11 @@ public final class SharedSegment implements AutoCloseable {
 
     /**
      * Deletes segment files {@code cudaipc4j-<pid>-*} owned by our user whose creator {@code <pid>} is no longer
-     * alive (or whose pid now belongs to a process started after the file was last written). Never touches other
-     * users' files, other names, links or directories. Call it when a parent starts.
+     * alive (or whose pid now belongs to a process started after the file was last written), and the socket
+     * directories ({@code cudaipc4j-<pid>-*.fds}) of such creators with the socket in them. Never touches other
+     * users' files, other names or links. Call it when a parent starts.
      *
-     * @return how many files were removed
+     * @return how many files and socket directories were removed
      */
     public static int reapStale() {
         Path dir = directory();
@@ -334,10 +337,13 @@ public final class SharedSegment implements AutoCloseable {
                     BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class,
                             LinkOption.NOFOLLOW_LINKS);
                     long owner = ((Number) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
-                    if (!attrs.isRegularFile() || owner != uid || creatorAlive(pid, attrs)) {
+                    if (owner != uid || creatorAlive(pid, attrs)) {
                         continue;
                     }
-                    if (Files.deleteIfExists(file)) {
+                    if (attrs.isRegularFile() && Files.deleteIfExists(file)) {
+                        removed++;
+                    } else if (attrs.isDirectory() && file.getFileName().toString().endsWith(SOCKET_DIRECTORY_SUFFIX)) {
+                        removeSocketDirectory(file);
                         removed++;
                     }
                 } catch (NoSuchFileException raced) {
@@ -350,6 +356,19 @@ public final class SharedSegment implements AutoCloseable {
             throw new SharedSegmentException("cannot scan " + dir + " for stale segments: " + e.getMessage(), e);
         }
         return removed;
+    }
+
+
+    /** Removes a dead creator's socket directory: its sockets, then itself (nothing else is expected there). */
+    private static void removeSocketDirectory(Path dir) throws IOException {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+            for (Path e : entries) {
+                if (!Files.isDirectory(e, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.deleteIfExists(e);
+                }
+            }
+        }
+        Files.deleteIfExists(dir);
     }
 
     private static boolean creatorAlive(long pid, BasicFileAttributes attrs) {

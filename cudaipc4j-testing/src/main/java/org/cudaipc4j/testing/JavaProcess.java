@@ -143,6 +143,11 @@ public final class JavaProcess {
         }
 
         /** The next stdout line; fails with the child's output when none comes within {@code timeout}. */
+        /** The process's pid. */
+        public long pid() {
+            return process.pid();
+        }
+
         public String readLine(Duration timeout) {
             CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
                 try {

@@ -11,6 +11,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
@@ -26,7 +27,34 @@ public final class Libc {
     public static final int O_EXCL = 0200;
     public static final int O_CLOEXEC = 02000000;
 
+    public static final int EPERM = 1;
+    public static final int ESRCH = 3;
     public static final int EINTR = 4;
+    public static final int EBADF = 9;
+    public static final int EAGAIN = 11;
+    public static final int ENOSYS = 38;
+    public static final int EPIPE = 32;
+    public static final int ECONNREFUSED = 111;
+    public static final int ECONNRESET = 104;
+
+    public static final int AF_UNIX = 1;
+    public static final int SOCK_STREAM = 1;
+    public static final int SOCK_CLOEXEC = 02000000;
+    public static final int SOL_SOCKET = 1;
+    public static final int SO_PEERCRED = 17;
+    public static final int SCM_RIGHTS = 1;
+    public static final int MSG_NOSIGNAL = 0x4000;
+    public static final int MSG_CMSG_CLOEXEC = 0x40000000;
+    public static final int MSG_CTRUNC = 0x8;
+    public static final int POLLIN = 0x1;
+    public static final int SHUT_RDWR = 2;
+    public static final int MFD_CLOEXEC = 1;
+    public static final int F_GETFD = 1;
+    public static final int PR_SET_PTRACER = 0x59616d61;
+    /** What {@code prctl(PR_SET_PTRACER)} returns where the kernel has no Yama LSM. */
+    public static final int EINVAL_NO_YAMA = 22;
+    public static final long SYS_PIDFD_OPEN = 434;
+    public static final long SYS_PIDFD_GETFD = 438;
     public static final int EEXIST = 17;
     public static final int ENOENT = 2;
     public static final int ENOSPC = 28;
@@ -90,6 +118,83 @@ public final class Libc {
                 ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.firstVariadicArg(1));
     }
 
+
+    private static final class Ftruncate {
+        static final MethodHandle H = Handles.downcall("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG),
+                Handles.ERRNO_OPTION);
+    }
+
+    private static final class MemfdCreate {
+        static final MethodHandle H = Handles.downcall("memfd_create",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Fcntl {
+        static final MethodHandle H = Handles.downcall("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+                Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(2));
+    }
+
+    private static final class Socket {
+        static final MethodHandle H = Handles.downcall("socket",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Bind {
+        static final MethodHandle H = Handles.downcall("bind",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Listen {
+        static final MethodHandle H = Handles.downcall("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+                Handles.ERRNO_OPTION);
+    }
+
+    private static final class Accept4 {
+        static final MethodHandle H = Handles.downcall("accept4",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Connect {
+        static final MethodHandle H = Handles.downcall("connect",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Sendmsg {
+        static final MethodHandle H = Handles.downcall("sendmsg",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Recvmsg {
+        static final MethodHandle H = Handles.downcall("recvmsg",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Getsockopt {
+        static final MethodHandle H = Handles.downcall("getsockopt",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Poll {
+        static final MethodHandle H = Handles.downcall("poll",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
+    private static final class Shutdown {
+        static final MethodHandle H = Handles.downcall("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+                Handles.ERRNO_OPTION);
+    }
+
+    private static final class Syscall3 {
+        // long syscall(long number, ...): pidfd_open(pid, flags), pidfd_getfd(pidfd, fd, flags).
+        static final MethodHandle H = Handles.downcall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG), Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(1));
+    }
+
+    private static final class Prctl {
+        static final MethodHandle H = Handles.downcall("prctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG,
+                JAVA_LONG, JAVA_LONG, JAVA_LONG), Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(1));
+    }
+
     /** {@code open(path, flags, mode)}; value is the descriptor or -1 with errno. */
     public static Result open(String path, int flags, int mode) {
         try (Arena arena = Arena.ofConfined()) {
@@ -120,6 +225,112 @@ public final class Libc {
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+
+    /** Runs a libc call that reports through errno: {@code call} gets the capture segment first. */
+    @FunctionalInterface
+    private interface ErrnoCall {
+        long invoke(MemorySegment state) throws Throwable;
+    }
+
+    private static Result withErrno(ErrnoCall call) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Handles.CAPTURE);
+            long rc = call.invoke(state);
+            return new Result((int) rc, rc < 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** As {@link #withErrno}, retried while it fails with EINTR. */
+    private static Result retrying(ErrnoCall call) {
+        Result r;
+        do {
+            r = withErrno(call);
+        } while (r.value() < 0 && r.errno() == EINTR);
+        return r;
+    }
+
+    public static Result ftruncate(int fd, long length) {
+        return retrying(s -> (int) Ftruncate.H.invokeExact(s, fd, length));
+    }
+
+    /** {@code memfd_create(name, MFD_CLOEXEC)}: an anonymous file in memory. */
+    public static Result memfdCreate(String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cname = arena.allocateFrom(name);
+            return withErrno(s -> (int) MemfdCreate.H.invokeExact(s, cname, MFD_CLOEXEC));
+        }
+    }
+
+    /** {@code fcntl(fd, F_GETFD)}: fails with EBADF when {@code fd} is not open. */
+    public static Result fcntlGetFd(int fd) {
+        return withErrno(s -> (int) Fcntl.H.invokeExact(s, fd, F_GETFD));
+    }
+
+    public static Result socket(int domain, int type, int protocol) {
+        return withErrno(s -> (int) Socket.H.invokeExact(s, domain, type, protocol));
+    }
+
+    public static Result bind(int fd, MemorySegment address, int length) {
+        return withErrno(s -> (int) Bind.H.invokeExact(s, fd, address, length));
+    }
+
+    public static Result listen(int fd, int backlog) {
+        return withErrno(s -> (int) Listen.H.invokeExact(s, fd, backlog));
+    }
+
+    public static Result accept4(int fd, int flags) {
+        return retrying(s -> (int) Accept4.H.invokeExact(s, fd, MemorySegment.NULL, MemorySegment.NULL, flags));
+    }
+
+    public static Result connect(int fd, MemorySegment address, int length) {
+        return retrying(s -> (int) Connect.H.invokeExact(s, fd, address, length));
+    }
+
+    /** {@code sendmsg}; value is the number of bytes sent (it fits an int here). */
+    public static Result sendmsg(int fd, MemorySegment msghdr, int flags) {
+        return retrying(s -> (long) Sendmsg.H.invokeExact(s, fd, msghdr, flags));
+    }
+
+    /** {@code recvmsg}; value is the number of bytes received, 0 at end of stream. */
+    public static Result recvmsg(int fd, MemorySegment msghdr, int flags) {
+        return retrying(s -> (long) Recvmsg.H.invokeExact(s, fd, msghdr, flags));
+    }
+
+    public static Result getsockopt(int fd, int level, int name, MemorySegment value, MemorySegment length) {
+        return withErrno(s -> (int) Getsockopt.H.invokeExact(s, fd, level, name, value, length));
+    }
+
+    /** {@code poll} on one descriptor for {@code events}; value is 1 when ready, 0 at the timeout. */
+    public static Result poll(int fd, int events, int timeoutMillis) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pfd = arena.allocate(8, 4);
+            pfd.set(JAVA_INT, 0, fd);
+            pfd.set(ValueLayout.JAVA_SHORT, 4, (short) events);
+            return retrying(s -> (int) Poll.H.invokeExact(s, pfd, 1L, timeoutMillis));
+        }
+    }
+
+    public static Result shutdown(int fd, int how) {
+        return withErrno(s -> (int) Shutdown.H.invokeExact(s, fd, how));
+    }
+
+    /** {@code pidfd_open(pid, 0)} (Linux 5.3+). */
+    public static Result pidfdOpen(long pid) {
+        return withErrno(s -> (long) Syscall3.H.invokeExact(s, SYS_PIDFD_OPEN, pid, 0L, 0L));
+    }
+
+    /** {@code pidfd_getfd(pidfd, targetfd, 0)} (Linux 5.6+): a copy of another process's descriptor. */
+    public static Result pidfdGetfd(int pidfd, int targetFd) {
+        return withErrno(s -> (long) Syscall3.H.invokeExact(s, SYS_PIDFD_GETFD, (long) pidfd, (long) targetFd, 0L));
+    }
+
+    /** {@code prctl(PR_SET_PTRACER, pid)}: lets {@code pid} (and its descendants) ptrace, and take fds of, us. */
+    public static Result setPtracer(long pid) {
+        return withErrno(s -> (int) Prctl.H.invokeExact(s, PR_SET_PTRACER, pid, 0L, 0L, 0L));
     }
 
     /** {@code posix_fallocate}: returns 0 or the error number (it does not set errno); retries on EINTR. */

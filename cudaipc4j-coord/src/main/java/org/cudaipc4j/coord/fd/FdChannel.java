@@ -1,0 +1,269 @@
+package org.cudaipc4j.coord.fd;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.cudaipc4j.coord.CoordinationException;
+import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.Durations;
+import org.cudaipc4j.coord.internal.Libc;
+
+/**
+ * One end of a connected Unix stream socket that carries messages with file descriptors ({@code SCM_RIGHTS}): the
+ * way to hand a VMM allocation's or a memory pool's descriptor to another process, in any PID namespace that can
+ * reach the socket. Made by {@link FdServer#accept} or {@link #connect}; the peer is checked to run as this user.
+ *
+ * <p>A message is a 12-byte header (magic {@code "CIFD"}, payload length, descriptor count; little-endian), sent
+ * with the descriptors attached, then the payload. Descriptors received are close-on-exec and owned by the
+ * {@link FdMessage}; a message whose descriptors did not all arrive is refused and what did arrive is closed.
+ *
+ * <p>One thread may send while another receives; two threads must not send (or receive) at once.
+ */
+public final class FdChannel implements AutoCloseable {
+    /** "CIFD" read as a little-endian int. */
+    static final int MAGIC = 0x4446_4943;
+    /** The largest payload accepted. */
+    public static final int MAX_PAYLOAD = 16 << 20;
+    private static final int HEADER = 12;
+
+    private final OwnedFd fd;
+    private final PeerCredentials peer;
+
+    FdChannel(OwnedFd fd, PeerCredentials peer) {
+        this.fd = fd;
+        this.peer = peer;
+    }
+
+    /**
+     * Connects to the {@link FdServer} listening at {@code socket}, waiting up to {@code timeout} for it to appear
+     * (its process may still be starting), and checks that it runs as this user.
+     *
+     * @throws CoordinationException when it cannot connect in time or the listener runs as another user
+     */
+    public static FdChannel connect(Path socket, Duration timeout) {
+        Deadline deadline = Deadline.after(timeout, "the connect timeout");
+        long pause = 1;
+        while (true) {
+            OwnedFd fd = Native.socket();
+            Libc.Result r;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment address = Native.address(arena, socket);
+                r = Libc.connect(fd.value(), address, (int) Native.SOCKADDR_UN.byteSize());
+            } catch (RuntimeException e) {
+                fd.close();
+                throw e;
+            }
+            if (r.value() == 0) {
+                try {
+                    return new FdChannel(fd, FdServer.checkPeer(fd.value(), "listener at " + socket));
+                } catch (RuntimeException e) {
+                    fd.close();
+                    throw e;
+                }
+            }
+            fd.close();
+            if (r.errno() != Libc.ENOENT && r.errno() != Libc.ECONNREFUSED) {
+                throw new CoordinationException("cannot connect to " + socket + ": " + Libc.strerror(r.errno()));
+            }
+            if (deadline.hasPassed()) {
+                throw new CoordinationException("no descriptor server at " + socket + " within "
+                        + Durations.format(timeout) + " (" + Libc.strerror(r.errno()) + ")");
+            }
+            sleep(pause);
+            pause = Math.min(pause * 2, 20);
+        }
+    }
+
+    /** Who is at the other end, as the kernel vouched at connect time. */
+    public PeerCredentials peer() {
+        return peer;
+    }
+
+    /**
+     * Sends {@code payload} with copies of {@code fds} attached (the caller keeps its own and closes them when it
+     * wants; the receiver gets new descriptors for the same open files).
+     *
+     * @throws CoordinationException when the peer is gone or the message is too large
+     */
+    public void send(byte[] payload, List<Integer> fds) {
+        if (payload.length > MAX_PAYLOAD || fds.size() > Native.MAX_FDS) {
+            throw new IllegalArgumentException("a message carries at most " + MAX_PAYLOAD + " bytes and "
+                    + Native.MAX_FDS + " descriptors, got " + payload.length + " and " + fds.size());
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment data = arena.allocate(HEADER + payload.length, 8);
+            data.set(JAVA_INT, 0, MAGIC);
+            data.set(JAVA_INT, 4, payload.length);
+            data.set(JAVA_INT, 8, fds.size());
+            MemorySegment.copy(payload, 0, data, JAVA_BYTE, HEADER, payload.length);
+            transmit(data, fds);
+        }
+    }
+
+    /** Sends {@code data} (a header and its payload) with {@code fds} attached to its first byte. */
+    void transmit(MemorySegment data, List<Integer> fds) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment control = fds.isEmpty() ? MemorySegment.NULL : arena.allocate(Native.cmsgSpace(fds.size()), 8);
+            if (!fds.isEmpty()) {
+                Native.CMSG_LEN.set(control, 0L, Native.CMSGHDR.byteSize() + 4L * fds.size());
+                Native.CMSG_LEVEL.set(control, 0L, Libc.SOL_SOCKET);
+                Native.CMSG_TYPE.set(control, 0L, Libc.SCM_RIGHTS);
+                for (int i = 0; i < fds.size(); i++) {
+                    control.set(JAVA_INT, Native.CMSGHDR.byteSize() + 4L * i, fds.get(i));
+                }
+            }
+            long sent = 0;
+            long total = data.byteSize();
+            while (sent < total) {
+                MemorySegment msg = message(arena, data.asSlice(sent), sent == 0 ? control : MemorySegment.NULL);
+                Libc.Result r = Libc.sendmsg(fd.value(), msg, Libc.MSG_NOSIGNAL);
+                if (r.value() < 0) {
+                    throw new CoordinationException("cannot send to " + describePeer() + ": " + Libc.strerror(r.errno()));
+                }
+                sent += Integer.toUnsignedLong(r.value());
+            }
+        }
+    }
+
+    /**
+     * Receives the next message, waiting at most {@code timeout}.
+     *
+     * @throws CoordinationException at the timeout, when the peer closed the socket, or when the message is not
+     *                               one of ours or lost descriptors on the way (those that came are closed)
+     */
+    public FdMessage receive(Duration timeout) {
+        Deadline deadline = Deadline.after(timeout, "the receive timeout");
+        List<OwnedFd> received = new ArrayList<>();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment header = arena.allocate(HEADER, 8);
+            MemorySegment control = arena.allocate(Native.cmsgSpace(Native.MAX_FDS), 8);
+            long got = 0;
+            while (got < HEADER) {
+                awaitReadable(deadline, "a message");
+                MemorySegment msg = message(arena, header.asSlice(got), got == 0 ? control : MemorySegment.NULL);
+                Libc.Result r = Libc.recvmsg(fd.value(), msg, Libc.MSG_CMSG_CLOEXEC);
+                if (r.value() < 0) {
+                    throw new CoordinationException("cannot receive from " + describePeer() + ": "
+                            + Libc.strerror(r.errno()));
+                }
+                if (got == 0) {
+                    collectFds(msg, control, received);
+                }
+                if (r.value() == 0) {
+                    throw new CoordinationException(describePeer() + " closed the connection"
+                            + (got == 0 ? "" : " in the middle of a message"));
+                }
+                got += r.value();
+            }
+            if (header.get(JAVA_INT, 0) != MAGIC) {
+                throw new CoordinationException("a message from " + describePeer() + " is not a descriptor message"
+                        + " (magic 0x" + Integer.toHexString(header.get(JAVA_INT, 0)) + ")");
+            }
+            int length = header.get(JAVA_INT, 4);
+            int expectedFds = header.get(JAVA_INT, 8);
+            if (length < 0 || length > MAX_PAYLOAD || expectedFds < 0 || expectedFds > Native.MAX_FDS) {
+                throw new CoordinationException("a message from " + describePeer() + " announces " + length
+                        + " bytes and " + expectedFds + " descriptors: refused");
+            }
+            if (received.size() != expectedFds) {
+                throw new CoordinationException("a message from " + describePeer() + " announced " + expectedFds
+                        + " descriptors but " + received.size() + " arrived");
+            }
+            MemorySegment payload = arena.allocate(Math.max(1, length));
+            long read = 0;
+            while (read < length) {
+                awaitReadable(deadline, "the rest of a message");
+                MemorySegment msg = message(arena, payload.asSlice(read, length - read), MemorySegment.NULL);
+                Libc.Result r = Libc.recvmsg(fd.value(), msg, Libc.MSG_CMSG_CLOEXEC);
+                if (r.value() <= 0) {
+                    throw new CoordinationException(describePeer() + (r.value() == 0 ? " closed the connection"
+                            : " failed: " + Libc.strerror(r.errno())) + " after " + read + " of " + length + " bytes");
+                }
+                read += r.value();
+            }
+            return new FdMessage(payload.asSlice(0, length).toArray(JAVA_BYTE), received);
+        } catch (RuntimeException e) {
+            received.forEach(OwnedFd::close);
+            throw e;
+        }
+    }
+
+    /** A msghdr over {@code data} with {@code control} (or none), allocated in {@code arena}. */
+    private static MemorySegment message(Arena arena, MemorySegment data, MemorySegment control) {
+        MemorySegment iov = arena.allocate(Native.IOVEC);
+        Native.IOV_BASE.set(iov, 0L, data);
+        Native.IOV_LEN.set(iov, 0L, data.byteSize());
+        MemorySegment msg = arena.allocate(Native.MSGHDR);
+        Native.MSG_IOV.set(msg, 0L, iov);
+        Native.MSG_IOVLEN.set(msg, 0L, 1L);
+        Native.MSG_CONTROL.set(msg, 0L, control);
+        Native.MSG_CONTROLLEN.set(msg, 0L, control.equals(MemorySegment.NULL) ? 0L : control.byteSize());
+        return msg;
+    }
+
+    /** Takes ownership of the descriptors a recvmsg delivered ({@code SCM_RIGHTS}; one control message at most). */
+    private void collectFds(MemorySegment msg, MemorySegment control, List<OwnedFd> into) {
+        long controlLength = (long) Native.MSG_CONTROLLEN.get(msg, 0L);
+        boolean truncated = ((int) Native.MSG_FLAGS.get(msg, 0L) & Libc.MSG_CTRUNC) != 0;
+        long at = 0;
+        while (at + Native.CMSGHDR.byteSize() <= controlLength) {
+            long len = (long) Native.CMSG_LEN.get(control, at);
+            if (len < Native.CMSGHDR.byteSize() || at + len > controlLength) {
+                break;
+            }
+            if ((int) Native.CMSG_LEVEL.get(control, at) == Libc.SOL_SOCKET
+                    && (int) Native.CMSG_TYPE.get(control, at) == Libc.SCM_RIGHTS) {
+                int count = (int) ((len - Native.CMSGHDR.byteSize()) / 4);
+                for (int i = 0; i < count; i++) {
+                    into.add(OwnedFd.fresh(control.get(JAVA_INT, at + Native.CMSGHDR.byteSize() + 4L * i)));
+                }
+            }
+            at += (len + 7) & ~7L;
+        }
+        if (truncated) {
+            throw new CoordinationException("a message from " + describePeer() + " carried more than "
+                    + Native.MAX_FDS + " descriptors: refused");
+        }
+    }
+
+    private void awaitReadable(Deadline deadline, String what) {
+        while (true) {
+            long left = deadline.remaining().toMillis();
+            Libc.Result r = Libc.poll(fd.value(), Libc.POLLIN, (int) Math.min(Integer.MAX_VALUE, Math.max(left, 0)));
+            if (r.value() > 0) {
+                return;
+            }
+            if (r.value() < 0) {
+                throw new CoordinationException("cannot wait for " + describePeer() + ": " + Libc.strerror(r.errno()));
+            }
+            if (deadline.hasPassed()) {
+                throw new CoordinationException(deadline.timedOut(what + " from " + describePeer()));
+            }
+        }
+    }
+
+    private String describePeer() {
+        return "the peer (pid " + peer.pid() + ")";
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordinationException("interrupted while connecting");
+        }
+    }
+
+    /** Closes the socket; the peer's next receive sees the end of the stream. Idempotent. */
+    @Override
+    public void close() {
+        fd.close();
+    }
+}

@@ -1,0 +1,208 @@
+package org.cudaipc4j.coord.fd;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.coord.CoordinationException;
+import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.SharedSegment;
+import org.cudaipc4j.coord.internal.Libc;
+
+/**
+ * A Unix socket that hands out file descriptors to the processes of one group, private to this user: it lives in a
+ * directory of mode 0700 (in the shared-memory directory, named like a segment, {@code cudaipc4j-<pid>-<random>.fds},
+ * or in a directory the caller names, such as a volume two containers share), and every connection is checked with
+ * {@code SO_PEERCRED} to come from this user. The creator removes the socket and its directory on {@link #close()} or
+ * at JVM shutdown; {@link SharedSegment#reapStale()} removes those of a creator that was killed.
+ *
+ * <p>{@link #accept} is for one thread at a time; {@link #close()} may be called from any thread.
+ */
+public final class FdServer implements AutoCloseable {
+    private static final String SOCKET = "s";
+
+    private final OwnedFd fd;
+    private final Path directory;
+    private final Path socket;
+    private final boolean ownsDirectory;
+    private volatile boolean closed;
+
+    private FdServer(OwnedFd fd, Path directory, Path socket, boolean ownsDirectory) {
+        this.fd = fd;
+        this.directory = directory;
+        this.socket = socket;
+        this.ownsDirectory = ownsDirectory;
+    }
+
+    /** A server in a new private directory in the shared-memory directory. */
+    public static FdServer open() {
+        Path dir = SharedSegment.directory().resolve(SharedSegment.newName(null) + SharedSegment.SOCKET_DIRECTORY_SUFFIX);
+        try {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException e) {
+            throw new CoordinationException("cannot create the socket directory " + dir + ": " + e.getMessage(), e);
+        }
+        return listen(dir, dir.resolve(SOCKET), true);
+    }
+
+    /**
+     * A server whose socket is {@code socket}, in a directory that already exists and that only this user can enter
+     * (mode 0700, as a volume two containers share should be).
+     *
+     * @throws CoordinationException when the directory is missing or others may enter it, or the socket exists
+     */
+    public static FdServer open(Path socket) {
+        Path dir = socket.toAbsolutePath().getParent();
+        try {
+            String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(dir));
+            if (!mode.endsWith("------")) {
+                throw new CoordinationException("the socket directory " + dir + " has mode " + mode
+                        + "; other users could reach the socket: make it rwx------ (chmod 700)");
+            }
+        } catch (IOException e) {
+            throw new CoordinationException("cannot use the socket directory " + dir + ": " + e.getMessage(), e);
+        }
+        return listen(dir, socket.toAbsolutePath(), false);
+    }
+
+    private static FdServer listen(Path dir, Path socket, boolean ownsDirectory) {
+        OwnedFd fd = Native.socket();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment address = Native.address(arena, socket);
+            Libc.Result bound = Libc.bind(fd.value(), address, (int) Native.SOCKADDR_UN.byteSize());
+            if (bound.value() < 0) {
+                throw new CoordinationException("cannot bind a socket at " + socket + ": " + Libc.strerror(bound.errno()));
+            }
+            Libc.Result listening = Libc.listen(fd.value(), 128);
+            if (listening.value() < 0) {
+                throw new CoordinationException("cannot listen at " + socket + ": " + Libc.strerror(listening.errno()));
+            }
+            FdServer server = new FdServer(fd, dir, socket, ownsDirectory);
+            Cleanup.register(server);
+            return server;
+        } catch (RuntimeException e) {
+            fd.close();
+            try {
+                Files.deleteIfExists(socket);
+                if (ownsDirectory) {
+                    Files.deleteIfExists(dir);
+                }
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** The socket's path: what clients {@link FdChannel#connect} to. */
+    public Path socket() {
+        return socket;
+    }
+
+    /**
+     * Waits up to {@code timeout} for the next connection from a process of this user.
+     *
+     * @throws CoordinationException at the timeout, when closed, or when another user's process connected (that
+     *                               connection is closed first)
+     */
+    public FdChannel accept(Duration timeout) {
+        Deadline deadline = Deadline.after(timeout, "the accept timeout");
+        while (true) {
+            if (closed) {
+                throw new CoordinationException("the descriptor server at " + socket + " is closed");
+            }
+            long left = deadline.remaining().toMillis();
+            Libc.Result ready = Libc.poll(fd.value(), Libc.POLLIN, (int) Math.min(left, 100));
+            if (ready.value() > 0) {
+                break;
+            }
+            if (ready.value() < 0) {
+                throw new CoordinationException("cannot wait for connections at " + socket + ": "
+                        + Libc.strerror(ready.errno()));
+            }
+            if (deadline.hasPassed()) {
+                throw new CoordinationException(deadline.timedOut("a connection at " + socket));
+            }
+        }
+        Libc.Result r = Libc.accept4(fd.value(), Libc.SOCK_CLOEXEC);
+        if (r.value() < 0) {
+            throw new CoordinationException("cannot accept a connection at " + socket + ": " + Libc.strerror(r.errno()));
+        }
+        OwnedFd client = OwnedFd.fresh(r.value());
+        try {
+            return new FdChannel(client, checkPeer(client.value(), "process connected at " + socket));
+        } catch (RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    /** The peer's credentials, refused unless it runs as this user. */
+    static PeerCredentials checkPeer(int fd, String what) {
+        PeerCredentials peer = Native.peer(fd);
+        long uid = Libc.getuid();
+        if (peer.uid() != uid) {
+            throw new CoordinationException("refused the " + what + ": it runs as uid " + peer.uid() + " (pid "
+                    + peer.pid() + "), not as this user (uid " + uid + ")");
+        }
+        return peer;
+    }
+
+    /** Stops listening and removes the socket (and the directory {@link #open()} made). Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Cleanup.unregister(this);
+        fd.close();
+        removeFiles();
+    }
+
+    private void removeFiles() {
+        try {
+            Files.deleteIfExists(socket);
+            if (ownsDirectory) {
+                Files.deleteIfExists(directory);
+            }
+        } catch (IOException e) {
+            throw new CoordinationException("cannot remove " + socket + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "descriptor server at " + socket;
+    }
+
+    /** Removes the sockets of servers still open when the JVM shuts down (SIGINT, SIGTERM, exit). */
+    private static final class Cleanup {
+        private static final Set<FdServer> LIVE = ConcurrentHashMap.newKeySet();
+
+        static {
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-fds-cleanup").unstarted(() -> {
+                for (FdServer s : LIVE) {
+                    try {
+                        s.removeFiles();
+                    } catch (RuntimeException e) {
+                        System.err.println("cudaipc4j: " + e.getMessage());
+                    }
+                }
+            }));
+        }
+
+        static void register(FdServer s) {
+            LIVE.add(s);
+        }
+
+        static void unregister(FdServer s) {
+            LIVE.remove(s);
+        }
+    }
+}

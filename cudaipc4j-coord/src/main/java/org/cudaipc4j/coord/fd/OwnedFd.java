@@ -1,0 +1,72 @@
+package org.cudaipc4j.coord.fd;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.cudaipc4j.coord.internal.Libc;
+
+/**
+ * A file descriptor this process owns and closes exactly once: on {@link #close()}, unless ownership was handed on
+ * with {@link #release()} (to a driver call that keeps its own reference, or to another owner). Thread-safe.
+ */
+public final class OwnedFd implements AutoCloseable {
+    private static final int CLOSED = -1;
+    private final AtomicInteger fd;
+
+    private OwnedFd(int fd) {
+        this.fd = new AtomicInteger(fd);
+    }
+
+    /**
+     * Takes ownership of {@code fd}, a descriptor open in this process.
+     *
+     * @throws IllegalArgumentException when {@code fd} is negative or not open
+     */
+    public static OwnedFd adopt(int fd) {
+        if (fd < 0 || Libc.fcntlGetFd(fd).value() < 0) {
+            throw new IllegalArgumentException("file descriptor " + fd + " is not open in this process");
+        }
+        return new OwnedFd(fd);
+    }
+
+    /** Wraps a descriptor a system call just returned (known open). */
+    static OwnedFd fresh(int fd) {
+        return new OwnedFd(fd);
+    }
+
+    /** The descriptor's number. @throws IllegalStateException once closed or released */
+    public int value() {
+        int v = fd.get();
+        if (v == CLOSED) {
+            throw new IllegalStateException("file descriptor already closed or handed on");
+        }
+        return v;
+    }
+
+    /** True until {@link #close()} or {@link #release()}. */
+    public boolean isOpen() {
+        return fd.get() != CLOSED;
+    }
+
+    /** Hands the descriptor on: returns its number and no longer closes it. */
+    public int release() {
+        int v = fd.getAndSet(CLOSED);
+        if (v == CLOSED) {
+            throw new IllegalStateException("file descriptor already closed or handed on");
+        }
+        return v;
+    }
+
+    /** Closes the descriptor, once; later calls do nothing. */
+    @Override
+    public void close() {
+        int v = fd.getAndSet(CLOSED);
+        if (v != CLOSED) {
+            Libc.close(v);
+        }
+    }
+
+    @Override
+    public String toString() {
+        int v = fd.get();
+        return v == CLOSED ? "fd (closed)" : "fd " + v;
+    }
+}

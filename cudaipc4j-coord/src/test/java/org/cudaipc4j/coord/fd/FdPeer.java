@@ -1,0 +1,46 @@
+package org.cudaipc4j.coord.fd;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HexFormat;
+import org.cudaipc4j.coord.internal.Libc;
+
+/**
+ * The other process of the descriptor tests. Modes:
+ * <ul>
+ *   <li>{@code receive SOCKET}: connects, receives one message, prints {@code PAYLOAD <text>} and for each descriptor
+ *       {@code FD <hex of its first bytes>}, closes them, prints {@code OPEN <count of /proc/self/fd>} before and
+ *       after.
+ *   <li>{@code hold TEXT}: puts TEXT in a memfd, prints {@code HOLD <pid> <fd>}, then waits for a line on stdin.
+ * </ul>
+ */
+public final class FdPeer {
+    private FdPeer() {}
+
+    public static void main(String[] args) throws Exception {
+        switch (args[0]) {
+            case "receive" -> {
+                System.out.println("OPEN " + FdCounts.open());
+                try (FdChannel channel = FdChannel.connect(Path.of(args[1]), Duration.ofSeconds(30));
+                     FdMessage m = channel.receive(Duration.ofSeconds(30))) {
+                    System.out.println("PAYLOAD " + new String(m.payload(), StandardCharsets.UTF_8));
+                    for (OwnedFd fd : m.fds()) {
+                        byte[] head = Files.readAllBytes(Path.of("/proc/self/fd/" + fd.value()));
+                        System.out.println("FD " + new String(head, StandardCharsets.UTF_8));
+                    }
+                }
+                System.out.println("OPEN " + FdCounts.open());
+            }
+            case "hold" -> {
+                int fd = Libc.memfdCreate("held").value();
+                Files.writeString(Path.of("/proc/self/fd/" + fd), args[1]);
+                System.out.println("HOLD " + ProcessHandle.current().pid() + " " + fd);
+                System.out.flush();
+                System.in.read();
+            }
+            default -> throw new IllegalArgumentException(args[0] + HexFormat.of().toHexDigits(0));
+        }
+    }
+}
