@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * make a later {@code close()} throw for a context that is gone.
  */
 abstract sealed class ContextResource implements AutoCloseable
-        permits DeviceBuffer, Event, Stream, CudaModule, IpcMappedMemory, PinnedArena,
-        HostRegistration {
+        permits DeviceBuffer, Event, Stream, CudaModule, IpcMappedMemory, PinnedArena, HostRegistration,
+        VmmAllocation, VmmMapping, MemoryPool, PoolBuffer {
     final Context context;
     private final AtomicBoolean closed = new AtomicBoolean();
 

@@ -13,6 +13,10 @@ final class Cu {
     static final int CUDA_SUCCESS = 0;
     static final int CUDA_ERROR_NOT_READY = 600;
     static final int CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
+    static final int CUDA_ERROR_INVALID_VALUE = 1;
+    static final int CUDA_ERROR_NOT_PERMITTED = 800;
+    static final int CUDA_ERROR_NOT_SUPPORTED = 801;
+    static final int CUDA_ERROR_SYSTEM_NOT_READY = 802;
 
     /** Bytes staged per step when copying between a heap segment and device memory. */
     static final long STAGING_CHUNK = 4L << 20;

@@ -12,7 +12,7 @@ import org.cudaipc4j.cuda.driver.CuDriver;
  * {@link Context} (closed with it at the latest). Reads of its address and size are thread-safe; see
  * {@link DeviceMemory} for the operations.
  */
-public final class DeviceBuffer extends ContextResource implements DeviceMemory {
+public final class DeviceBuffer extends ContextResource implements ShareableMemory {
     private final long address;
     private final long bytes;
     private volatile IpcMemHandle exported;
@@ -77,6 +77,13 @@ public final class DeviceBuffer extends ContextResource implements DeviceMemory 
             }
         }
         return handle;
+    }
+
+    /** A descriptor with the legacy IPC handle; nothing else needs to travel. */
+    @Override
+    public SharedMemoryExport export() {
+        return new SharedMemoryExport(SharedMemoryDescriptor.of(IpcPath.LEGACY, this, exportIpcHandle().toBytes(),
+                0, 0), new int[0]);
     }
 
     /** Frees the memory ({@code cuMemFree_v2}). */

@@ -1,13 +1,10 @@
 package org.cudaipc4j.examples;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
@@ -36,7 +33,7 @@ public final class PythonHandoffExample {
 
     static int run(long bytes) throws IOException, InterruptedException {
         Cuda.init();
-        Path script = extractScript();
+        Path script = PythonScripts.extract("read_buffer.py");
         try (Context ctx = Context.retainPrimary(Device.get(0))) {
             DeviceBuffer buffer = DeviceBuffer.allocate(ctx, bytes);
             buffer.memset(VALUE);
@@ -68,17 +65,5 @@ public final class PythonHandoffExample {
         } finally {
             Files.deleteIfExists(script);
         }
-    }
-
-    /** The Python script, from this jar to a private temporary file. */
-    private static Path extractScript() throws IOException {
-        Path file = Files.createTempFile("cudaipc4j-read_buffer", ".py");
-        try (InputStream in = PythonHandoffExample.class.getResourceAsStream("read_buffer.py")) {
-            if (in == null) {
-                throw new UncheckedIOException(new IOException("read_buffer.py is not on the class path"));
-            }
-            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-        }
-        return file;
     }
 }

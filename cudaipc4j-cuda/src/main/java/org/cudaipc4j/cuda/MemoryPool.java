@@ -1,0 +1,258 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.UUID;
+import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuSymbols;
+
+/**
+ * A stream-ordered memory pool ({@code cuMemPoolCreate}) whose allocations other processes can map: the kind
+ * {@code cudaMallocAsync}, RMM's async resource and NVIDIA's {@code cuda.core} use. The pool travels once (a file
+ * descriptor or a fabric handle); then each {@link PoolBuffer} travels as 64 bytes. An importing process imports the
+ * pool ({@link #importFileDescriptor}) and then its buffers ({@link #importBuffer}); it must close those before the
+ * exporter frees them.
+ *
+ * <p>Owned by its {@link Context}; closing a pool closes its buffers first. Thread-safe.
+ */
+public final class MemoryPool extends ContextResource {
+    private static final VarHandle ALLOC_TYPE = CuSymbols.CU_MEM_POOL_PROPS.varHandle(groupElement("allocType"));
+    private static final VarHandle HANDLE_TYPES = CuSymbols.CU_MEM_POOL_PROPS.varHandle(groupElement("handleTypes"));
+    private static final VarHandle LOCATION_TYPE = CuSymbols.CU_MEM_POOL_PROPS.varHandle(groupElement("location"),
+            groupElement("type"));
+    private static final VarHandle LOCATION_ID = CuSymbols.CU_MEM_POOL_PROPS.varHandle(groupElement("location"),
+            groupElement("id"));
+    private static final VarHandle MAX_SIZE = CuSymbols.CU_MEM_POOL_PROPS.varHandle(groupElement("maxSize"));
+
+    private final MemorySegment handle;
+    private final Set<ShareableHandleType> handleTypes;
+    private final boolean imported;
+    private final long poolId;
+    /** Buffers of this pool still open, closed before the pool; guarded by itself. */
+    private final java.util.LinkedHashSet<PoolBuffer> buffers = new java.util.LinkedHashSet<>();
+
+    private MemoryPool(Context context, MemorySegment handle, Set<ShareableHandleType> handleTypes, boolean imported) {
+        super(context);
+        this.handle = handle;
+        this.handleTypes = Set.copyOf(handleTypes);
+        this.imported = imported;
+        this.poolId = SharedMemoryDescriptor.newPoolId();
+    }
+
+    /**
+     * Creates a pool on {@code context}'s device whose allocations can be exported as {@code types}.
+     *
+     * @param maxBytes the most the pool may hold, 0 for the driver's default (the device's memory)
+     */
+    public static MemoryPool create(Context context, Set<ShareableHandleType> types, long maxBytes) {
+        Set<ShareableHandleType> exportable = types.isEmpty() ? EnumSet.noneOf(ShareableHandleType.class)
+                : EnumSet.copyOf(types);
+        context.makeCurrent();
+        MemorySegment pool;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment props = arena.allocate(CuSymbols.CU_MEM_POOL_PROPS);
+            ALLOC_TYPE.set(props, 0L, Vmm.ALLOCATION_TYPE_PINNED);
+            HANDLE_TYPES.set(props, 0L, ShareableHandleType.bits(exportable));
+            LOCATION_TYPE.set(props, 0L, Vmm.LOCATION_TYPE_DEVICE);
+            LOCATION_ID.set(props, 0L, context.device().ordinal());
+            MAX_SIZE.set(props, 0L, maxBytes);
+            MemorySegment out = Cu.pointerOut(arena);
+            int r = CuDriver.cuMemPoolCreate(out, props);
+            if (r != Cu.CUDA_SUCCESS) {
+                throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure("cuMemPoolCreate", r)
+                        : CudaException.of("cuMemPoolCreate", r);
+            }
+            pool = Cu.handle(out);
+        }
+        return adopt(context, pool, exportable, false);
+    }
+
+    private static MemoryPool adopt(Context context, MemorySegment pool, Set<ShareableHandleType> types,
+            boolean imported) {
+        try {
+            return new MemoryPool(context, pool, types, imported);
+        } catch (RuntimeException e) {
+            Cu.suppress(e, "cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(pool));
+            throw e;
+        }
+    }
+
+    /**
+     * Imports another process's pool from its file descriptor (the caller keeps owning {@code fd}), and lets this
+     * context's device use it when the pool lives on another device.
+     *
+     * @param poolDevice the UUID of the exporter's device
+     */
+    public static MemoryPool importFileDescriptor(Context context, int fd, UUID poolDevice) {
+        return importPool(context, Vmm.fdAsPointer(fd), ShareableHandleType.POSIX_FILE_DESCRIPTOR, poolDevice);
+    }
+
+    /** As {@link #importFileDescriptor} for the pool's 64-byte fabric handle. */
+    public static MemoryPool importFabricHandle(Context context, byte[] fabricHandle, UUID poolDevice) {
+        try (Arena arena = Arena.ofConfined()) {
+            return importPool(context, Vmm.fabricHandle(arena, fabricHandle), ShareableHandleType.FABRIC, poolDevice);
+        }
+    }
+
+    private static MemoryPool importPool(Context context, MemorySegment osHandle, ShareableHandleType type,
+            UUID poolDevice) {
+        context.makeCurrent();
+        MemorySegment pool;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = Cu.pointerOut(arena);
+            int r = CuDriver.cuMemPoolImportFromShareableHandle(out, osHandle, type.code(), 0);
+            if (r != Cu.CUDA_SUCCESS) {
+                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure("cuMemPoolImportFromShareableHandle", r)
+                        : CudaException.of("cuMemPoolImportFromShareableHandle", r);
+            }
+            pool = Cu.handle(out);
+            if (!context.device().uuid().equals(poolDevice)) {
+                int access = CuDriver.cuMemPoolSetAccess(pool, Vmm.readWriteAccess(arena, context.device()), 1);
+                if (access != Cu.CUDA_SUCCESS) {
+                    CudaException e = CudaException.of("cuMemPoolSetAccess", access);
+                    Cu.suppress(e, "cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(pool));
+                    throw e;
+                }
+            }
+        }
+        return adopt(context, pool, Set.of(type), true);
+    }
+
+    /** The {@code CUmemoryPool}. */
+    public MemorySegment handle() {
+        requireOpen();
+        return handle;
+    }
+
+    /** True for a pool imported from another process. */
+    public boolean isImported() {
+        return imported;
+    }
+
+    long poolId() {
+        return poolId;
+    }
+
+    Set<ShareableHandleType> handleTypes() {
+        return handleTypes;
+    }
+
+    /**
+     * Allocates {@code bytes} from the pool in stream order ({@code cuMemAllocFromPoolAsync}) and waits for the
+     * allocation, so that the buffer can be exported at once.
+     */
+    public PoolBuffer allocate(long bytes, Stream stream) {
+        if (imported) {
+            throw new IllegalStateException("allocate from the exporter's pool, not from an imported one");
+        }
+        if (bytes < 1) {
+            throw new IllegalArgumentException("a pool allocation needs at least 1 byte, got " + bytes);
+        }
+        context.makeCurrent();
+        long address;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            Cu.check("cuMemAllocFromPoolAsync", CuDriver.cuMemAllocFromPoolAsync(out, bytes, handle(), stream.handle()));
+            address = out.get(JAVA_LONG, 0);
+        }
+        stream.synchronize();
+        return PoolBuffer.adopt(this, address, bytes, false);
+    }
+
+    /**
+     * Maps one of the exporter's buffers from its 64 bytes of export data ({@code cuMemPoolImportPointer}). Close it
+     * before the exporter frees the buffer.
+     */
+    public PoolBuffer importBuffer(byte[] exportData, long bytes) {
+        if (!imported) {
+            throw new IllegalStateException("buffers are imported into an imported pool");
+        }
+        if (exportData == null || exportData.length != 64) {
+            throw new IllegalArgumentException("a pool pointer's export data is 64 bytes, got "
+                    + (exportData == null ? "null" : exportData.length + " bytes"));
+        }
+        context.makeCurrent();
+        long address;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment data = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
+            MemorySegment.copy(exportData, 0, data, JAVA_BYTE, 0, 64);
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            Cu.check("cuMemPoolImportPointer", CuDriver.cuMemPoolImportPointer(out, handle(), data));
+            address = out.get(JAVA_LONG, 0);
+        }
+        return PoolBuffer.adopt(this, address, bytes, true);
+    }
+
+    /** A new file descriptor for this pool; the caller owns it and closes it once passed on. */
+    public int exportFileDescriptor() {
+        requireExportable(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
+        context.makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            Cu.check("cuMemPoolExportToShareableHandle", CuDriver.cuMemPoolExportToShareableHandle(out, handle(),
+                    ShareableHandleType.POSIX_FILE_DESCRIPTOR.code(), 0));
+            return out.get(JAVA_INT, 0);
+        }
+    }
+
+    /** The pool's 64-byte fabric handle. @throws CudaException without the IMEX service, saying so */
+    public byte[] exportFabricHandle() {
+        requireExportable(ShareableHandleType.FABRIC);
+        context.makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
+            int r = CuDriver.cuMemPoolExportToShareableHandle(out, handle(), ShareableHandleType.FABRIC.code(), 0);
+            if (r != Cu.CUDA_SUCCESS) {
+                throw Vmm.fabricFailure("cuMemPoolExportToShareableHandle", r);
+            }
+            return out.toArray(JAVA_BYTE);
+        }
+    }
+
+    private void requireExportable(ShareableHandleType type) {
+        if (imported || !handleTypes.contains(type)) {
+            throw new IllegalStateException(imported ? "an imported pool cannot be exported again"
+                    : "this pool was created for " + handleTypes + ", not " + type);
+        }
+    }
+
+    void track(PoolBuffer buffer) {
+        synchronized (buffers) {
+            buffers.add(buffer);
+        }
+    }
+
+    void forget(PoolBuffer buffer) {
+        synchronized (buffers) {
+            buffers.remove(buffer);
+        }
+    }
+
+    /**
+     * Closes the buffers still open (newest first), then destroys the pool ({@code cuMemPoolDestroy}); an imported
+     * one drops this process's reference.
+     */
+    @Override
+    void release() {
+        java.util.List<PoolBuffer> open;
+        synchronized (buffers) {
+            open = new java.util.ArrayList<>(buffers).reversed();
+        }
+        Closeables.closeAll(open.toArray(AutoCloseable[]::new));
+        context.makeCurrent();
+        Cu.check("cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(handle));
+    }
+
+    @Override
+    public String toString() {
+        return (imported ? "imported memory pool" : "memory pool") + " on " + context.device();
+    }
+}

@@ -1,0 +1,116 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.Posix;
+
+/**
+ * An allocation of a {@link MemoryPool}: made here ({@link MemoryPool#allocate}) or imported from another process
+ * ({@link MemoryPool#importBuffer}). Closing it frees it in stream order on the legacy stream and waits
+ * ({@code cuMemFreeAsync}); an imported buffer must be closed before the exporter frees its own. Owned by its
+ * {@link Context}; thread-safe.
+ */
+public final class PoolBuffer extends ContextResource implements ShareableMemory {
+    private final MemoryPool pool;
+    private final long address;
+    private final long bytes;
+    private final boolean imported;
+
+    private PoolBuffer(MemoryPool pool, long address, long bytes, boolean imported) {
+        super(pool.context());
+        this.pool = pool;
+        this.address = address;
+        this.bytes = bytes;
+        this.imported = imported;
+    }
+
+    static PoolBuffer adopt(MemoryPool pool, long address, long bytes, boolean imported) {
+        try {
+            PoolBuffer buffer = new PoolBuffer(pool, address, bytes, imported);
+            pool.track(buffer);
+            return buffer;
+        } catch (RuntimeException e) {
+            Cu.suppress(e, "cuMemFreeAsync", CuDriver.cuMemFreeAsync(address, MemorySegment.NULL));
+            throw e;
+        }
+    }
+
+    public MemoryPool pool() {
+        return pool;
+    }
+
+    @Override
+    public long address() {
+        requireOpen();
+        return address;
+    }
+
+    @Override
+    public long bytes() {
+        return bytes;
+    }
+
+    /** True for a buffer of another process's pool. */
+    public boolean isImported() {
+        return imported;
+    }
+
+    /** The 64 bytes that name this buffer to a process that imported its pool ({@code cuMemPoolExportPointer}). */
+    public byte[] exportPointer() {
+        if (imported) {
+            throw new IllegalStateException("an imported buffer cannot be exported again");
+        }
+        context.makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
+            Cu.check("cuMemPoolExportPointer", CuDriver.cuMemPoolExportPointer(out, address()));
+            return out.toArray(JAVA_BYTE);
+        }
+    }
+
+    /**
+     * A descriptor with the buffer's export data, and the pool's file descriptor (or, for a fabric-only pool, its
+     * fabric handle in the descriptor). The importer imports the pool once per export id of the pool and then the
+     * buffer.
+     */
+    @Override
+    public SharedMemoryExport export() {
+        byte[] data = exportPointer();
+        if (pool.handleTypes().contains(ShareableHandleType.POSIX_FILE_DESCRIPTOR)) {
+            int fd = pool.exportFileDescriptor();
+            try {
+                return new SharedMemoryExport(SharedMemoryDescriptor.of(IpcPath.POOL_FD, this, data, pool.poolId(), 1),
+                        new int[] {fd});
+            } catch (RuntimeException e) {
+                Posix.close(fd);
+                throw e;
+            }
+        }
+        if (pool.handleTypes().contains(ShareableHandleType.FABRIC)) {
+            byte[] both = new byte[128];
+            System.arraycopy(data, 0, both, 0, 64);
+            System.arraycopy(pool.exportFabricHandle(), 0, both, 64, 64);
+            return new SharedMemoryExport(SharedMemoryDescriptor.of(IpcPath.POOL_FABRIC, this, both, pool.poolId(), 0),
+                    new int[0]);
+        }
+        throw new IllegalStateException("the pool of this buffer was created without a shareable handle type");
+    }
+
+    /** Frees the buffer in stream order on the legacy stream and waits for the free. */
+    @Override
+    void release() {
+        pool.forget(this);
+        context.makeCurrent();
+        Cu.check("cuMemFreeAsync", CuDriver.cuMemFreeAsync(address, MemorySegment.NULL));
+        Cu.waitForLegacyStream();
+    }
+
+    @Override
+    public String toString() {
+        return (imported ? "imported pool buffer" : "pool buffer") + " of " + bytes + " bytes on " + context.device();
+    }
+}

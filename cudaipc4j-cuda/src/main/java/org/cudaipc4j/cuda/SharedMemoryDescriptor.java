@@ -1,0 +1,216 @@
+package org.cudaipc4j.cuda;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What travels so that another process can map shared device memory: the path, the size, the exporter's device (by
+ * UUID), who exported it, and the path's handle bytes (a legacy handle, a fabric handle, a pool pointer's export
+ * data). File descriptors, where the path needs one, travel beside it ({@link #fileDescriptorCount()}).
+ *
+ * <p>As bytes ({@link #toBytes()}, little-endian): magic {@code "CIPCDSC1"}, then path, file descriptor count,
+ * handle length (16-bit each, one spare), size, device UUID, exporter pid, exporter token, export id, pool id,
+ * group, handle bytes. {@link #fromBytes} checks each part and says what is wrong with a truncated or foreign
+ * descriptor. The group is the exporter's choice (0 for none); an importer can insist on it
+ * ({@link #requireGroup}). An immutable value.
+ */
+public final class SharedMemoryDescriptor {
+    /** "CIPCDSC1" read as a little-endian long. */
+    private static final long MAGIC = 0x3143_5344_4350_4943L;
+    private static final int HEADER = 8 + 8 + 8 + 16 + 8 * 5;
+    /** Random per process: with the export id, names an export uniquely even when pids are reused. */
+    private static final long PROCESS_TOKEN = new java.util.Random(System.nanoTime() ^ ProcessHandle.current().pid())
+            .nextLong() | 1;
+    private static final AtomicLong NEXT_ID = new AtomicLong(1);
+    private static final AtomicLong NEXT_POOL = new AtomicLong(1);
+
+    private final IpcPath path;
+    private final int fileDescriptorCount;
+    private final long bytes;
+    private final UUID device;
+    private final long exporterPid;
+    private final long exporterToken;
+    private final long exportId;
+    private final long poolId;
+    private final long group;
+    private final byte[] handle;
+
+    SharedMemoryDescriptor(IpcPath path, int fileDescriptorCount, long bytes, UUID device, long exporterPid,
+            long exporterToken, long exportId, long poolId, long group, byte[] handle) {
+        this.path = path;
+        this.fileDescriptorCount = fileDescriptorCount;
+        this.bytes = bytes;
+        this.device = device;
+        this.exporterPid = exporterPid;
+        this.exporterToken = exporterToken;
+        this.exportId = exportId;
+        this.poolId = poolId;
+        this.group = group;
+        this.handle = handle;
+    }
+
+    /** A fresh descriptor for memory of this process. */
+    static SharedMemoryDescriptor of(IpcPath path, DeviceMemory memory, byte[] handle, long poolId, int fds) {
+        return new SharedMemoryDescriptor(path, fds, memory.bytes(), memory.context().device().uuid(),
+                ProcessHandle.current().pid(), PROCESS_TOKEN, NEXT_ID.getAndIncrement(), poolId, 0, handle.clone());
+    }
+
+    /** A fresh pool id of this process. */
+    static long newPoolId() {
+        return NEXT_POOL.getAndIncrement();
+    }
+
+    /** The same descriptor in group {@code group}, which an importer can {@linkplain #requireGroup insist on}. */
+    public SharedMemoryDescriptor inGroup(long group) {
+        return new SharedMemoryDescriptor(path, fileDescriptorCount, bytes, device, exporterPid, exporterToken,
+                exportId, poolId, group, handle);
+    }
+
+    public IpcPath path() {
+        return path;
+    }
+
+    /** How many file descriptors must travel with it. */
+    public int fileDescriptorCount() {
+        return fileDescriptorCount;
+    }
+
+    /** The size an importer maps. */
+    public long bytes() {
+        return bytes;
+    }
+
+    /** The exporter's device. */
+    public UUID device() {
+        return device;
+    }
+
+    public long exporterPid() {
+        return exporterPid;
+    }
+
+    /** True when this process exported it. */
+    public boolean exportedHere() {
+        return exporterToken == PROCESS_TOKEN && exporterPid == ProcessHandle.current().pid();
+    }
+
+    /** The group it was exported for, 0 for none. */
+    public long group() {
+        return group;
+    }
+
+    /** A copy of the path's handle bytes. */
+    public byte[] handle() {
+        return handle.clone();
+    }
+
+    long exporterToken() {
+        return exporterToken;
+    }
+
+    long exportId() {
+        return exportId;
+    }
+
+    long poolId() {
+        return poolId;
+    }
+
+    /** @throws IllegalArgumentException unless it was exported for {@code expected} */
+    public SharedMemoryDescriptor requireGroup(long expected) {
+        if (group != expected) {
+            throw new IllegalArgumentException("the memory descriptor belongs to group " + Long.toHexString(group)
+                    + ", not to this group (" + Long.toHexString(expected) + ")");
+        }
+        return this;
+    }
+
+    /** The descriptor as bytes. */
+    public byte[] toBytes() {
+        ByteBuffer b = ByteBuffer.allocate(HEADER + handle.length).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(MAGIC).putShort((short) path.ordinal()).putShort((short) fileDescriptorCount)
+                .putShort((short) handle.length).putShort((short) 0).putLong(bytes)
+                .putLong(device.getMostSignificantBits()).putLong(device.getLeastSignificantBits())
+                .putLong(exporterPid).putLong(exporterToken).putLong(exportId).putLong(poolId).putLong(group)
+                .put(handle);
+        return b.array();
+    }
+
+    /**
+     * Reads a descriptor.
+     *
+     * @throws IllegalArgumentException naming what is wrong: too short, not a descriptor, an unknown path, handle
+     *                                  bytes or file descriptor count that do not fit the path, a bad size
+     */
+    public static SharedMemoryDescriptor fromBytes(byte[] data) {
+        Objects.requireNonNull(data, "data");
+        if (data.length < HEADER) {
+            throw new IllegalArgumentException("truncated memory descriptor: " + data.length + " bytes, a descriptor"
+                    + " has at least " + HEADER);
+        }
+        ByteBuffer b = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
+        long magic = b.getLong();
+        if (magic != MAGIC) {
+            throw new IllegalArgumentException("not a memory descriptor (magic 0x" + Long.toHexString(magic) + ")");
+        }
+        int pathCode = b.getShort();
+        int fds = b.getShort();
+        int handleLength = Short.toUnsignedInt(b.getShort());
+        b.getShort();
+        if (pathCode < 0 || pathCode >= IpcPath.values().length) {
+            throw new IllegalArgumentException("memory descriptor names an unknown path " + pathCode);
+        }
+        IpcPath path = IpcPath.values()[pathCode];
+        if (data.length != HEADER + handleLength) {
+            throw new IllegalArgumentException("truncated memory descriptor: " + data.length + " bytes, its header"
+                    + " announces " + (HEADER + handleLength));
+        }
+        int expectedHandle = switch (path) {
+            case LEGACY, VMM_FABRIC, POOL_FD -> 64;
+            case VMM_FD -> 0;
+            case POOL_FABRIC -> 128;
+        };
+        if (handleLength != expectedHandle || fds != (path.needsFileDescriptor() ? 1 : 0)) {
+            throw new IllegalArgumentException("memory descriptor for " + path.displayName() + " carries "
+                    + handleLength + " handle bytes and " + fds + " file descriptors; that path needs "
+                    + expectedHandle + " and " + (path.needsFileDescriptor() ? 1 : 0));
+        }
+        long bytes = b.getLong();
+        if (bytes < 1) {
+            throw new IllegalArgumentException("memory descriptor has a bad size " + bytes);
+        }
+        UUID device = new UUID(b.getLong(), b.getLong());
+        long pid = b.getLong();
+        long token = b.getLong();
+        long exportId = b.getLong();
+        long poolId = b.getLong();
+        long group = b.getLong();
+        byte[] handle = new byte[handleLength];
+        b.get(handle);
+        return new SharedMemoryDescriptor(path, fds, bytes, device, pid, token, exportId, poolId, group, handle);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SharedMemoryDescriptor d && d.exporterToken == exporterToken && d.exportId == exportId
+                && d.exporterPid == exporterPid && d.path == path && d.bytes == bytes && d.group == group
+                && Arrays.equals(d.handle, handle);
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(exporterToken) * 31 + Long.hashCode(exportId);
+    }
+
+    @Override
+    public String toString() {
+        return "memory descriptor " + path.displayName() + " of " + bytes + " bytes from pid " + exporterPid
+                + " (export " + exportId + (handle.length > 0 ? ", handle " + HexFormat.of().formatHex(handle, 0, 8)
+                + "..." : "") + ")";
+    }
+}

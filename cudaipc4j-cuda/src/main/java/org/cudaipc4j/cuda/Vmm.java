@@ -1,0 +1,155 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.Set;
+import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuSymbols;
+
+/** The driver structures and calls VMM allocations, mappings and pools share. */
+final class Vmm {
+    static final int ALLOCATION_TYPE_PINNED = 1;
+    static final int LOCATION_TYPE_DEVICE = 1;
+    static final int ACCESS_READWRITE = 3;
+    static final int GRANULARITY_RECOMMENDED = 1;
+
+    private static final VarHandle PROP_TYPE = CuSymbols.CU_MEM_ALLOCATION_PROP.varHandle(groupElement("type"));
+    private static final VarHandle PROP_HANDLE_TYPES =
+            CuSymbols.CU_MEM_ALLOCATION_PROP.varHandle(groupElement("requestedHandleTypes"));
+    private static final VarHandle PROP_LOCATION_TYPE = CuSymbols.CU_MEM_ALLOCATION_PROP.varHandle(
+            groupElement("location"), groupElement("type"));
+    private static final VarHandle PROP_LOCATION_ID = CuSymbols.CU_MEM_ALLOCATION_PROP.varHandle(
+            groupElement("location"), groupElement("id"));
+    private static final VarHandle ACCESS_LOCATION_TYPE = CuSymbols.CU_MEM_ACCESS_DESC.varHandle(
+            groupElement("location"), groupElement("type"));
+    private static final VarHandle ACCESS_LOCATION_ID = CuSymbols.CU_MEM_ACCESS_DESC.varHandle(
+            groupElement("location"), groupElement("id"));
+    private static final VarHandle ACCESS_FLAGS = CuSymbols.CU_MEM_ACCESS_DESC.varHandle(groupElement("flags"));
+
+    private Vmm() {}
+
+    /** A {@code CUmemAllocationProp} for pinned device memory on {@code device}, exportable as {@code types}. */
+    static MemorySegment allocationProp(Arena arena, Device device, Set<ShareableHandleType> types) {
+        MemorySegment prop = arena.allocate(CuSymbols.CU_MEM_ALLOCATION_PROP);
+        PROP_TYPE.set(prop, 0L, ALLOCATION_TYPE_PINNED);
+        PROP_HANDLE_TYPES.set(prop, 0L, ShareableHandleType.bits(types));
+        PROP_LOCATION_TYPE.set(prop, 0L, LOCATION_TYPE_DEVICE);
+        PROP_LOCATION_ID.set(prop, 0L, device.ordinal());
+        return prop;
+    }
+
+    /** A {@code CUmemAccessDesc} granting {@code device} read-write access. */
+    static MemorySegment readWriteAccess(Arena arena, Device device) {
+        MemorySegment desc = arena.allocate(CuSymbols.CU_MEM_ACCESS_DESC);
+        ACCESS_LOCATION_TYPE.set(desc, 0L, LOCATION_TYPE_DEVICE);
+        ACCESS_LOCATION_ID.set(desc, 0L, device.ordinal());
+        ACCESS_FLAGS.set(desc, 0L, ACCESS_READWRITE);
+        return desc;
+    }
+
+    /** The recommended granularity for allocations on {@code device} exportable as {@code types}. */
+    static long granularity(Device device, Set<ShareableHandleType> types) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            Cu.check("cuMemGetAllocationGranularity", CuDriver.cuMemGetAllocationGranularity(out,
+                    allocationProp(arena, device, types), GRANULARITY_RECOMMENDED));
+            return out.get(JAVA_LONG, 0);
+        }
+    }
+
+    /**
+     * Reserves an address range of {@code size}, maps {@code handle} into it and grants {@code device} read-write
+     * access; returns the address. Undoes what it did when a step fails.
+     */
+    static long reserveMapAndAllow(long handle, long size, long alignment, Device device) {
+        long address;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            Cu.check("cuMemAddressReserve", CuDriver.cuMemAddressReserve(out, size, alignment, 0, 0));
+            address = out.get(JAVA_LONG, 0);
+            int r = CuDriver.cuMemMap(address, size, 0, handle, 0);
+            if (r != Cu.CUDA_SUCCESS) {
+                CudaException e = CudaException.of("cuMemMap", r);
+                Cu.suppress(e, "cuMemAddressFree", CuDriver.cuMemAddressFree(address, size));
+                throw e;
+            }
+            r = CuDriver.cuMemSetAccess(address, size, readWriteAccess(arena, device), 1);
+            if (r != Cu.CUDA_SUCCESS) {
+                CudaException e = CudaException.of("cuMemSetAccess", r);
+                Cu.suppress(e, "cuMemUnmap", CuDriver.cuMemUnmap(address, size));
+                Cu.suppress(e, "cuMemAddressFree", CuDriver.cuMemAddressFree(address, size));
+                throw e;
+            }
+            return address;
+        }
+    }
+
+    /** Unmaps, frees the address range and releases the handle: each tried, the first failure thrown. */
+    static void unmapAndRelease(long address, long size, long handle) {
+        CudaException failure = null;
+        for (int step = 0; step < 3; step++) {
+            String call = step == 0 ? "cuMemUnmap" : step == 1 ? "cuMemAddressFree" : "cuMemRelease";
+            int r = switch (step) {
+                case 0 -> CuDriver.cuMemUnmap(address, size);
+                case 1 -> CuDriver.cuMemAddressFree(address, size);
+                default -> CuDriver.cuMemRelease(handle);
+            };
+            if (r != Cu.CUDA_SUCCESS) {
+                CudaException e = CudaException.of(call, r);
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** The 64 bytes of a fabric handle, checked. */
+    static MemorySegment fabricHandle(Arena arena, byte[] handle) {
+        if (handle == null || handle.length != 64) {
+            throw new IllegalArgumentException("a fabric handle is 64 bytes, got "
+                    + (handle == null ? "null" : handle.length + " bytes"));
+        }
+        MemorySegment h = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
+        MemorySegment.copy(handle, 0, h, JAVA_BYTE, 0, 64);
+        return h;
+    }
+
+    /**
+     * The exception for a failed fabric export or import, saying why fabric handles usually fail: the IMEX service
+     * or its channel is missing.
+     */
+    static CudaException fabricFailure(String call, int code) {
+        CudaException e = CudaException.of(call, code);
+        if (code == Cu.CUDA_ERROR_NOT_PERMITTED || code == Cu.CUDA_ERROR_NOT_SUPPORTED
+                || code == Cu.CUDA_ERROR_INVALID_VALUE || code == Cu.CUDA_ERROR_SYSTEM_NOT_READY) {
+            return new CudaException(call, code, e.errorName(), e.description() + "; fabric handles need the IMEX"
+                    + " service running (nvidia-imex) and an IMEX channel this process can open"
+                    + " (/dev/nvidia-caps-imex-channels/channel0); without them use POSIX file descriptors");
+        }
+        return e;
+    }
+
+    /** The value of a POSIX fd passed as {@code void*}, as {@code cuMem*ImportFromShareableHandle} expects it. */
+    @SuppressWarnings("restricted") // not dereferenced: the driver reads the pointer's value as the descriptor
+    static MemorySegment fdAsPointer(int fd) {
+        if (fd < 0) {
+            throw new IllegalArgumentException("not a file descriptor: " + fd);
+        }
+        return MemorySegment.ofAddress(fd);
+    }
+
+    static int readInt(MemorySegment out) {
+        return out.get(JAVA_INT, 0);
+    }
+}

@@ -1,0 +1,107 @@
+package org.cudaipc4j.cuda;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import org.cudaipc4j.cuda.driver.CuDriver;
+
+/**
+ * Another process's {@link VmmAllocation}, imported from its file descriptor or fabric handle
+ * ({@code cuMemImportFromShareableHandle}) and mapped read-write for this context's device. The import holds its
+ * own reference to the memory: the file descriptor can be closed right after {@link #importFileDescriptor}, and the
+ * memory lives until both sides have released it. Owned by its {@link Context}; thread-safe.
+ */
+public final class VmmMapping extends ContextResource implements DeviceMemory {
+    private final long handle;
+    private final long address;
+    private final long bytes;
+
+    private VmmMapping(Context context, long handle, long address, long bytes) {
+        super(context);
+        this.handle = handle;
+        this.address = address;
+        this.bytes = bytes;
+    }
+
+    /**
+     * Imports the allocation behind {@code fd} (the caller keeps owning {@code fd}) and maps {@code bytes} of it: the
+     * exporter's {@link VmmAllocation#bytes()}, a multiple of the granularity.
+     *
+     * @throws CudaException when {@code fd} is not an allocation's descriptor, or the size does not fit
+     */
+    public static VmmMapping importFileDescriptor(Context context, int fd, long bytes) {
+        return map(context, Vmm.fdAsPointer(fd), ShareableHandleType.POSIX_FILE_DESCRIPTOR, bytes);
+    }
+
+    /**
+     * Imports the allocation named by a 64-byte fabric handle and maps {@code bytes} of it.
+     *
+     * @throws CudaException when the driver refuses; without the IMEX service the message says so
+     */
+    public static VmmMapping importFabricHandle(Context context, byte[] fabricHandle, long bytes) {
+        try (Arena arena = Arena.ofConfined()) {
+            return map(context, Vmm.fabricHandle(arena, fabricHandle), ShareableHandleType.FABRIC, bytes);
+        }
+    }
+
+    private static VmmMapping map(Context context, MemorySegment osHandle, ShareableHandleType type, long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("a mapping needs at least 1 byte, got " + bytes);
+        }
+        Device device = context.device();
+        context.makeCurrent();
+        long granularity = Vmm.granularity(device, Set.of(type));
+        if (bytes % granularity != 0) {
+            throw new IllegalArgumentException("a VMM allocation's size is a multiple of " + granularity
+                    + " bytes on " + device + "; " + bytes + " is not (send the exporter's bytes())");
+        }
+        long handle;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_LONG);
+            int r = CuDriver.cuMemImportFromShareableHandle(out, osHandle, type.code());
+            if (r != Cu.CUDA_SUCCESS) {
+                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure("cuMemImportFromShareableHandle", r)
+                        : CudaException.of("cuMemImportFromShareableHandle", r);
+            }
+            handle = out.get(JAVA_LONG, 0);
+        }
+        long address;
+        try {
+            address = Vmm.reserveMapAndAllow(handle, bytes, granularity, device);
+        } catch (RuntimeException e) {
+            Cu.suppress(e, "cuMemRelease", CuDriver.cuMemRelease(handle));
+            throw e;
+        }
+        try {
+            return new VmmMapping(context, handle, address, bytes);
+        } catch (RuntimeException e) {
+            Vmm.unmapAndRelease(address, bytes, handle);
+            throw e;
+        }
+    }
+
+    @Override
+    public long address() {
+        requireOpen();
+        return address;
+    }
+
+    @Override
+    public long bytes() {
+        return bytes;
+    }
+
+    /** Unmaps and releases this process's reference to the memory. */
+    @Override
+    void release() {
+        context.makeCurrent();
+        Vmm.unmapAndRelease(address, bytes, handle);
+    }
+
+    @Override
+    public String toString() {
+        return "VMM mapping of " + bytes + " bytes on " + context.device();
+    }
+}

@@ -1,0 +1,27 @@
+package org.cudaipc4j.cuda.driver;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.invoke.MethodHandle;
+
+/** The one libc call the CUDA library needs: closing a descriptor the driver exported, when an export fails later. */
+public final class Posix {
+    private Posix() {}
+
+    private static final class Close {
+        static final MethodHandle H = Linker.nativeLinker().downcallHandle(
+                Linker.nativeLinker().defaultLookup().findOrThrow("close"), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+
+    /** {@code close(fd)}; returns its result. */
+    @SuppressWarnings("restricted") // libc's close on a descriptor this process owns
+    public static int close(int fd) {
+        try {
+            return (int) Close.H.invokeExact(fd);
+        } catch (Throwable t) {
+            throw new IllegalStateException("close(" + fd + ") failed: " + t, t);
+        }
+    }
+}

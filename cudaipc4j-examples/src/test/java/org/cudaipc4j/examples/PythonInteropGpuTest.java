@@ -1,0 +1,150 @@
+package org.cudaipc4j.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import org.cudaipc4j.coord.fd.FdChannel;
+import org.cudaipc4j.coord.fd.FdMessage;
+import org.cudaipc4j.coord.fd.FdServer;
+import org.cudaipc4j.coord.fd.OwnedFd;
+import org.cudaipc4j.cuda.Closeables;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.ImportedMemory;
+import org.cudaipc4j.cuda.MemoryImporter;
+import org.cudaipc4j.cuda.MemoryPool;
+import org.cudaipc4j.cuda.ShareableHandleType;
+import org.cudaipc4j.cuda.ShareableMemory;
+import org.cudaipc4j.cuda.SharedMemoryDescriptor;
+import org.cudaipc4j.cuda.SharedMemoryExport;
+import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.testing.GpuTest;
+import org.cudaipc4j.testing.JavaProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Python on the other end, both ways: cuda.core imports a JVM's pool buffer and the JVM imports cuda.core's,
+ * cuda.bindings maps a JVM's VMM allocation, PyTorch reads a JVM's buffer as a tensor without a copy. Each checks
+ * every byte and writes back; the JVM checks what came back.
+ */
+@GpuTest
+class PythonInteropGpuTest {
+    private static final Duration LIMIT = Duration.ofSeconds(180);
+    private static final long BYTES = (32L << 20) + 5;
+    private static Context ctx;
+    private static Stream stream;
+    private static Path script;
+
+    @BeforeAll
+    static void open() throws Exception {
+        JavaProcess.Result probe = JavaProcess.runCommand(Duration.ofSeconds(120), List.of("python3", "-c",
+                "import cuda.bindings, numpy; from cuda import core; print(core.__version__)"));
+        Assumptions.assumeTrue(probe.exitCode() == 0, () -> "skipped: python3 cannot import cuda.core and "
+                + "cuda.bindings: " + probe.stderr().strip().lines().reduce((a, b) -> b).orElse(""));
+        ctx = Context.retainPrimary(Device.get(0));
+        stream = Stream.create(ctx, true);
+        script = PythonScripts.extract("interop.py");
+    }
+
+    @AfterAll
+    static void close() throws Exception {
+        Closeables.closeAll(ctx);
+        if (script != null) {
+            Files.deleteIfExists(script);
+        }
+    }
+
+    /** Sends {@code memory}'s export to {@code interop.py MODE} and checks what it wrote. */
+    private static void pythonImports(String mode, ShareableMemory memory) throws Exception {
+        memory.memset((byte) 17);
+        try (FdServer server = FdServer.open(); SharedMemoryExport export = memory.export()) {
+            JavaProcess.Interactive python = JavaProcess.start(List.of("python3", script.toString(), mode,
+                    server.socket().toString(), "17", "71"));
+            try (FdChannel channel = server.accept(LIMIT)) {
+                channel.send(export.descriptor().toBytes(), Arrays.stream(export.fileDescriptors()).boxed().toList());
+                try (FdMessage done = channel.receive(LIMIT)) {
+                    assertEquals("done", new String(done.payload(), StandardCharsets.UTF_8));
+                }
+            }
+            JavaProcess.Result r = python.finish(LIMIT);
+            assertEquals(0, r.exitCode(), r.describe());
+            System.out.println(r.stdout().strip());
+        }
+        assertNull(Bytes.firstDifference(memory, (byte) 71), "what Python wrote");
+    }
+
+    @Test
+    void cudaCoreImportsAJvmPoolBuffer() throws Exception {
+        MemoryPool pool = MemoryPool.create(ctx, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR), 0);
+        try {
+            pythonImports("import-pool", pool.allocate(BYTES, stream));
+        } finally {
+            pool.close();
+        }
+    }
+
+    @Test
+    void pytorchReadsAJvmPoolBufferWithoutACopy() throws Exception {
+        MemoryPool pool = MemoryPool.create(ctx, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR), 0);
+        try {
+            pythonImports("torch-view", pool.allocate(BYTES, stream));
+        } finally {
+            pool.close();
+        }
+    }
+
+    @Test
+    void cudaBindingsMapsAJvmVmmAllocation() throws Exception {
+        try (VmmAllocation a = VmmAllocation.create(ctx, BYTES, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR))) {
+            pythonImports("import-vmm", a);
+        }
+    }
+
+    @Test
+    void theJvmImportsACudaCorePoolBuffer() throws Exception {
+        try (FdServer server = FdServer.open(); MemoryImporter importer = MemoryImporter.open(ctx, 2)) {
+            JavaProcess.Interactive python = JavaProcess.start(List.of("python3", script.toString(), "export-pool",
+                    server.socket().toString(), Long.toString(BYTES), "23", "32"));
+            try (FdChannel channel = server.accept(LIMIT)) {
+                try (FdMessage m = channel.receive(LIMIT)) {
+                    SharedMemoryDescriptor d = SharedMemoryDescriptor.fromBytes(m.payload());
+                    List<Integer> fds = new ArrayList<>();
+                    for (OwnedFd fd : m.fds()) {
+                        fds.add(fd.value());
+                    }
+                    try (ImportedMemory memory = importer.map(d, fds.stream().mapToInt(Integer::intValue).toArray())) {
+                        assertEquals(BYTES, memory.bytes());
+                        assertNull(Bytes.firstDifference(memory, (byte) 23), "cuda.core's bytes");
+                        memory.memset((byte) 32);
+                    }
+                    assertTrue(importer.evict(d), "unmapped before the exporter frees");
+                }
+                channel.send("done".getBytes(StandardCharsets.UTF_8), List.of());
+            }
+            JavaProcess.Result r = python.finish(LIMIT);
+            assertEquals(0, r.exitCode(), r.describe());
+            System.out.println(r.stdout().strip());
+        }
+    }
+
+    @Test
+    void theDocumentedExampleRuns() throws Exception {
+        JavaProcess.Result r = JavaProcess.run(LIMIT, PoolSharingExample.class, List.of(), Long.toString(BYTES));
+        assertEquals(0, r.exitCode(), r.describe());
+        assertTrue(r.stdout().contains("java: cuda.core wrote into the JVM's " + BYTES + "-byte pool buffer"),
+                r.describe());
+    }
+}

@@ -1,0 +1,69 @@
+package org.cudaipc4j.examples;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.stream.Stream;
+import org.cudaipc4j.coord.fd.FdChannel;
+import org.cudaipc4j.coord.fd.FdMessage;
+import org.cudaipc4j.coord.fd.OwnedFd;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Cuda;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.ImportedMemory;
+import org.cudaipc4j.cuda.MemoryImporter;
+import org.cudaipc4j.cuda.SharedMemoryDescriptor;
+
+/**
+ * The importing process of {@link SharingGpuTest}: {@code SOCKET EXPECTED VALUE} connects, receives a memory
+ * descriptor with its file descriptors, maps it twice (printing {@code IMPORT first_us cached_us}), checks every
+ * byte is EXPECTED, writes VALUE, closes everything, prints {@code FDS before after} and answers {@code done}. Any
+ * failure: one line {@code ERROR <message>} and exit 1.
+ */
+public final class SharingPeer {
+    private SharingPeer() {}
+
+    public static void main(String[] args) throws Exception {
+        long fdsBefore = openFds();
+        int exit = 0;
+        Cuda.init();
+        try (Context ctx = Context.retainPrimary(Device.get(0));
+             FdChannel channel = FdChannel.connect(Path.of(args[0]), Duration.ofSeconds(60))) {
+            byte expected = (byte) Integer.parseInt(args[1]);
+            byte value = (byte) Integer.parseInt(args[2]);
+            try (FdMessage message = channel.receive(Duration.ofSeconds(60));
+                 MemoryImporter importer = MemoryImporter.open(ctx, 4)) {
+                SharedMemoryDescriptor descriptor = SharedMemoryDescriptor.fromBytes(message.payload());
+                int[] fds = message.fds().stream().mapToInt(OwnedFd::value).toArray();
+                long t0 = System.nanoTime();
+                ImportedMemory first = importer.map(descriptor, fds);
+                long t1 = System.nanoTime();
+                ImportedMemory again = importer.map(descriptor, fds);
+                long t2 = System.nanoTime();
+                System.out.printf(Locale.ROOT, "IMPORT %.1f %.2f%n", (t1 - t0) / 1e3, (t2 - t1) / 1e3);
+                String wrong = Bytes.firstDifference(first, expected);
+                if (wrong != null) {
+                    throw new IllegalStateException("the exporter's bytes did not arrive: " + wrong);
+                }
+                first.memset(value);
+                again.close();
+                first.close();
+            }
+            channel.send("done".getBytes(StandardCharsets.UTF_8), java.util.List.of());
+        } catch (RuntimeException e) {
+            System.out.println("ERROR " + e.getMessage());
+            exit = 1;
+        }
+        System.out.println("FDS " + fdsBefore + " " + openFds());
+        System.exit(exit);
+    }
+
+    private static long openFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count() - 1;
+        }
+    }
+}
