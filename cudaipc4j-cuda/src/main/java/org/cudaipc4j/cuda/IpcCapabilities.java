@@ -8,8 +8,8 @@ import java.util.Set;
 
 /**
  * Which ways of sharing memory work on a device, and for each that does not, why: the device's attributes for each
- * path, and for the fabric paths a trial export (fabric handles also need the IMEX service, which no attribute
- * shows). An immutable value.
+ * path, and for the fabric paths a trial export of VMM memory (fabric handles also need the IMEX service, which no
+ * attribute shows). An immutable value.
  *
  * @param device      the device probed
  * @param unsupported each path that does not work, with the reason
@@ -39,8 +39,8 @@ public record IpcCapabilities(Device device, Map<IpcPath, String> unsupported) {
 
     /**
      * Probes {@code device}. With {@code tryFabric}, the fabric paths that the attributes allow are tried (an
-     * allocation and a pool of one granule exported, in a primary context retained for the probe); without it
-     * they count as supported when the attributes say so.
+     * allocation of one granule exported, in a primary context retained for the probe); without it they count as
+     * supported when the attributes say so.
      */
     public static IpcCapabilities probe(Device device, boolean tryFabric) {
         Map<IpcPath, String> no = new EnumMap<>(IpcPath.class);
@@ -77,24 +77,18 @@ public record IpcCapabilities(Device device, Map<IpcPath, String> unsupported) {
         return new IpcCapabilities(device, no);
     }
 
-    /** Exports a granule of VMM memory and of a pool as fabric handles; a refusal becomes the reason. */
+    /**
+     * Exports a granule of VMM memory as a fabric handle; a refusal becomes the reason for both fabric paths, which
+     * need the same IMEX service. (A pool is not created with the fabric type for the trial: on a machine without
+     * IMEX, destroying such a pool crashed the driver.)
+     */
     private static void tryFabric(Device device, Map<IpcPath, String> no) {
-        Set<ShareableHandleType> fabric = Set.of(ShareableHandleType.FABRIC);
-        try (Context context = Context.retainPrimary(device)) {
-            if (!no.containsKey(IpcPath.VMM_FABRIC)) {
-                try (VmmAllocation a = VmmAllocation.create(context, 1, fabric)) {
-                    a.exportFabricHandle();
-                } catch (CudaException e) {
-                    no.put(IpcPath.VMM_FABRIC, e.getMessage());
-                }
-            }
-            if (!no.containsKey(IpcPath.POOL_FABRIC)) {
-                try (MemoryPool pool = MemoryPool.create(context, fabric, 0)) {
-                    pool.exportFabricHandle();
-                } catch (CudaException e) {
-                    no.put(IpcPath.POOL_FABRIC, e.getMessage());
-                }
-            }
+        try (Context context = Context.retainPrimary(device);
+             VmmAllocation a = VmmAllocation.create(context, 1, Set.of(ShareableHandleType.FABRIC))) {
+            a.exportFabricHandle();
+        } catch (CudaException e) {
+            no.putIfAbsent(IpcPath.VMM_FABRIC, e.getMessage());
+            no.putIfAbsent(IpcPath.POOL_FABRIC, e.getMessage());
         }
     }
 
