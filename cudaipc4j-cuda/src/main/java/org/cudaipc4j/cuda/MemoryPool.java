@@ -36,6 +36,11 @@ public final class MemoryPool extends ContextResource {
     private final Set<ShareableHandleType> handleTypes;
     private final boolean imported;
     private final long poolId;
+    /**
+     * The pool's first export, made when it is created (a pool's pointers can be exported only once the pool itself
+     * has been, as cuda.core does too): a file descriptor kept open until the pool is destroyed, or -1.
+     */
+    private volatile int firstExport = -1;
     /** Buffers of this pool still open, closed before the pool; guarded by itself. */
     private final java.util.LinkedHashSet<PoolBuffer> buffers = new java.util.LinkedHashSet<>();
 
@@ -72,7 +77,22 @@ public final class MemoryPool extends ContextResource {
             }
             pool = Cu.handle(out);
         }
-        return adopt(context, pool, exportable, false);
+        MemoryPool created = adopt(context, pool, exportable, false);
+        try {
+            if (exportable.contains(ShareableHandleType.POSIX_FILE_DESCRIPTOR)) {
+                created.firstExport = created.exportFileDescriptor();
+            } else if (exportable.contains(ShareableHandleType.FABRIC)) {
+                created.exportFabricHandle();
+            }
+        } catch (RuntimeException e) {
+            try {
+                created.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return created;
     }
 
     private static MemoryPool adopt(Context context, MemorySegment pool, Set<ShareableHandleType> types,
@@ -247,6 +267,10 @@ public final class MemoryPool extends ContextResource {
             open = new java.util.ArrayList<>(buffers).reversed();
         }
         Closeables.closeAll(open.toArray(AutoCloseable[]::new));
+        if (firstExport >= 0) {
+            org.cudaipc4j.cuda.driver.Posix.close(firstExport);
+            firstExport = -1;
+        }
         context.makeCurrent();
         Cu.check("cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(handle));
     }

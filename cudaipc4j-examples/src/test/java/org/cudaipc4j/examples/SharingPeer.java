@@ -26,12 +26,22 @@ import org.cudaipc4j.cuda.SharedMemoryDescriptor;
 public final class SharingPeer {
     private SharingPeer() {}
 
-    public static void main(String[] args) throws Exception {
-        long fdsBefore = openFds();
+    public static void main(String[] args) {
         int exit = 0;
         Cuda.init();
-        try (Context ctx = Context.retainPrimary(Device.get(0));
-             FdChannel channel = FdChannel.connect(Path.of(args[0]), Duration.ofSeconds(60))) {
+        long fdsBefore;
+        try (Context ctx = Context.retainPrimary(Device.get(0))) {
+            // The driver's own descriptors (device files) are open by now; count from here.
+            ctx.makeCurrent();
+            fdsBefore = openFds();
+            exit = importAndWrite(ctx, args);
+        }
+        System.out.println("FDS " + fdsBefore + " " + openFds());
+        System.exit(exit);
+    }
+
+    private static int importAndWrite(Context ctx, String[] args) {
+        try (FdChannel channel = FdChannel.connect(Path.of(args[0]), Duration.ofSeconds(60))) {
             byte expected = (byte) Integer.parseInt(args[1]);
             byte value = (byte) Integer.parseInt(args[2]);
             try (FdMessage message = channel.receive(Duration.ofSeconds(60));
@@ -53,17 +63,18 @@ public final class SharingPeer {
                 first.close();
             }
             channel.send("done".getBytes(StandardCharsets.UTF_8), java.util.List.of());
+            return 0;
         } catch (RuntimeException e) {
             System.out.println("ERROR " + e.getMessage());
-            exit = 1;
+            return 1;
         }
-        System.out.println("FDS " + fdsBefore + " " + openFds());
-        System.exit(exit);
     }
 
-    private static long openFds() throws IOException {
+    private static long openFds() {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.count() - 1;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }
