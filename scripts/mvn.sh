@@ -9,6 +9,8 @@ if ! JAVA_HOME=$(find_java_home); then
   exit 1
 fi
 export JAVA_HOME
+# Maven 3.8 runs on this JDK too; its own libraries would print warnings about sun.misc.Unsafe.
+export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 command -v mvn >/dev/null 2>&1 || { echo "mvn.sh: Maven (mvn) is not installed" >&2; exit 1; }
 cd "$root"
 exec mvn "$@"

@@ -4,12 +4,16 @@ import com.google.gson.GsonBuilder;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.CudaError;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.IpcCapabilities;
+import org.cudaipc4j.cuda.IpcPath;
 import org.cudaipc4j.cuda.DriverNotFoundException;
 import org.cudaipc4j.cuda.MissingSymbolException;
 import picocli.CommandLine.Command;
@@ -18,11 +22,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * Lists CUDA devices, their IPC capability and the peer-access matrix, as text or JSON. Without a usable driver or
- * without devices it prints one line and exits {@link ExitCodes#WAIVED}.
+ * Lists CUDA devices, which ways of sharing memory work on each (and why not where one does not), and the
+ * peer-access matrix, as text or JSON. Without a usable driver or without devices it says why in one line (and, with
+ * {@code --json}, as a JSON object on stdout) and exits {@link ExitCodes#WAIVED}.
  */
 @Command(name = "devices", mixinStandardHelpOptions = true,
-        description = "List CUDA devices, whether each can take part in IPC, and peer access between them.")
+        description = "List CUDA devices, which ways of sharing memory work on each, and peer access between them.")
 final class DevicesCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -31,29 +36,38 @@ final class DevicesCommand implements Callable<Integer> {
     private boolean json;
 
     /** One device as reported. {@code ipcReason} is null when the device is IPC-capable. */
-    record DeviceReport(int ordinal, String name, String pciBusId, long totalMemoryBytes, int multiprocessors,
-                        String computeCapability, boolean unifiedAddressing, String computeMode, boolean ipcCapable,
-                        String ipcReason) {}
+    record DeviceReport(int ordinal, String uuid, String name, String pciBusId, long totalMemoryBytes,
+                        int multiprocessors, String computeCapability, boolean unifiedAddressing, String computeMode,
+                        boolean ipcCapable, String ipcReason, Map<String, PathReport> ipcPaths) {}
+
+    /** Whether one way of sharing memory works on a device, and why not ({@code reason} null when it does). */
+    record PathReport(boolean supported, String reason) {}
 
     /** All devices; {@code peerAccess[i][j]}: device i can access device j (null on the diagonal). */
     record Report(String driverVersion, List<DeviceReport> devices, List<List<Boolean>> peerAccess) {}
+
+    /** What {@code --json} prints when no device can be listed (exit code 2 all the same). */
+    record Unavailable(boolean available, String reason, List<DeviceReport> devices) {}
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         String unusable = driverUnusable();
+        if (unusable == null && Device.count() == 0) {
+            unusable = "no CUDA device found";
+        }
         if (unusable != null) {
+            if (json) {
+                out.println(new GsonBuilder().setPrettyPrinting().serializeNulls().create()
+                        .toJson(new Unavailable(false, unusable, List.of())));
+                out.flush();
+            }
             err.println("cudaipc4j: " + unusable);
             err.flush();
             return ExitCodes.WAIVED;
         }
         List<Device> devices = Device.all();
-        if (devices.isEmpty()) {
-            err.println("cudaipc4j: no CUDA device found");
-            err.flush();
-            return ExitCodes.WAIVED;
-        }
         Report report = report(devices);
         if (json) {
             out.println(new GsonBuilder().setPrettyPrinting().serializeNulls().create().toJson(report));
@@ -81,9 +95,14 @@ final class DevicesCommand implements Callable<Integer> {
         List<DeviceReport> rows = new ArrayList<>();
         for (Device d : devices) {
             String reason = d.ipcUnsupportedReason().orElse(null);
-            rows.add(new DeviceReport(d.ordinal(), d.name(), d.pciBusId(), d.totalMemory(), d.multiprocessorCount(),
-                    d.computeCapability().toString(), d.unifiedAddressing(), d.computeMode().displayName(),
-                    reason == null, reason));
+            IpcCapabilities caps = IpcCapabilities.probe(d, true);
+            Map<String, PathReport> paths = new LinkedHashMap<>();
+            for (IpcPath p : IpcPath.values()) {
+                paths.put(p.displayName(), new PathReport(caps.supports(p), caps.whyNot(p).orElse(null)));
+            }
+            rows.add(new DeviceReport(d.ordinal(), "GPU-" + d.uuid(), d.name(), d.pciBusId(), d.totalMemory(),
+                    d.multiprocessorCount(), d.computeCapability().toString(), d.unifiedAddressing(),
+                    d.computeMode().displayName(), reason == null, reason, paths));
         }
         List<List<Boolean>> peers = new ArrayList<>();
         for (Device from : devices) {
@@ -108,7 +127,12 @@ final class DevicesCommand implements Callable<Integer> {
             out.printf("  compute capability  %s%n", d.computeCapability());
             out.printf("  unified addressing  %s%n", d.unifiedAddressing() ? "yes" : "no");
             out.printf("  compute mode        %s%n", d.computeMode());
+            out.printf("  UUID                %s%n", d.uuid());
             out.printf("  IPC capable         %s%n", d.ipcCapable() ? "yes" : "no (" + d.ipcReason() + ")");
+            for (Map.Entry<String, PathReport> p : d.ipcPaths().entrySet()) {
+                out.printf("  IPC %-15s %s%n", p.getKey(), p.getValue().supported() ? "yes"
+                        : "no: " + p.getValue().reason());
+            }
         }
         out.printf("%nPeer access (row device can access column device):%n     ");
         for (DeviceReport d : report.devices()) {

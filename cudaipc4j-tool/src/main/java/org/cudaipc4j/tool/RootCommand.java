@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.cudaipc4j.tool.simpleipc.IpcMode;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcParent;
@@ -76,6 +77,13 @@ final class RootCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     String verify = "device";
 
+    @Option(names = "--ipc", paramLabel = "legacy|vmm|pool",
+            description = "How the buffers travel: legacy (cuMemAlloc memory and 64-byte IPC handles, as the sample),"
+                    + " vmm (cuMemCreate memory passed as file descriptors over a private socket) or pool (memory"
+                    + " of an exportable memory pool: its file descriptor, then 64 bytes per buffer)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    String ipc = "legacy";
+
     @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")
     boolean json;
 
@@ -120,6 +128,7 @@ final class RootCommand implements Callable<Integer> {
         if (!verifyWhere.equals("host") && !verifyWhere.equals("device")) {
             throw usage("--verify must be host or device, got '" + verify + "'");
         }
+        IpcMode ipcMode = parse("--ipc", () -> IpcMode.parse(ipc));
         LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
         for (String d : devices) {
             int ordinal;
@@ -136,7 +145,7 @@ final class RootCommand implements Callable<Integer> {
             }
         }
         return new SimpleIpcOptions(bytes, procsPerDevice, List.copyOf(ordinals), rounds, kind, simulatedDevices,
-                limit, json, corruptProcess, fillKernel, verifyWhere.equals("device"));
+                limit, json, corruptProcess, fillKernel, verifyWhere.equals("device"), ipcMode);
     }
 
     private <T> T parse(String option, java.util.function.Supplier<T> parser) {

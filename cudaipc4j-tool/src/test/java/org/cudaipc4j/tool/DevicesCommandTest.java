@@ -29,7 +29,15 @@ class DevicesCommandTest {
             assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
             assertEquals("cudaipc4j: no NVIDIA driver found: could not load libcudaipc4j-absent.so.1\n", r.stderr(),
                     r.describe());
-            assertEquals("", r.stdout(), r.describe());
+            if (args.length == 1) {
+                assertEquals("", r.stdout(), r.describe());
+            } else {
+                JsonObject root = JsonParser.parseString(r.stdout()).getAsJsonObject();
+                assertEquals(false, root.get("available").getAsBoolean(), r.describe());
+                assertEquals("no NVIDIA driver found: could not load libcudaipc4j-absent.so.1",
+                        root.get("reason").getAsString());
+                assertEquals(0, root.getAsJsonArray("devices").size());
+            }
         }
     }
 
@@ -68,7 +76,16 @@ class DevicesCommandTest {
             assertEquals(i, d.get("ordinal").getAsInt());
             assertEquals(Device.get(i).pciBusId(), d.get("pciBusId").getAsString());
             assertEquals(Device.get(i).ipcUnsupportedReason().isEmpty(), d.get("ipcCapable").getAsBoolean());
+            assertEquals("GPU-" + Device.get(i).uuid(), d.get("uuid").getAsString());
+            JsonObject paths = d.getAsJsonObject("ipcPaths");
+            assertEquals(5, paths.size(), paths.toString());
+            for (String path : paths.keySet()) {
+                JsonObject p = paths.getAsJsonObject(path);
+                assertTrue(p.get("supported").getAsBoolean() || !p.get("reason").getAsString().isBlank(),
+                        path + " without a reason: " + p);
+            }
         }
+        assertTrue(text.stdout().contains("  IPC vmm-fd          "), text.describe());
         JsonArray peers = root.getAsJsonArray("peerAccess");
         assertEquals(count, peers.size());
         assertTrue(peers.get(0).getAsJsonArray().get(0).isJsonNull());

@@ -27,6 +27,29 @@ public final class OwnedFd implements AutoCloseable {
         return new OwnedFd(fd);
     }
 
+    /**
+     * A new anonymous file in memory ({@code memfd_create}) of {@code bytes}, its blocks reserved up front (a full
+     * {@code /dev/shm} is an error here, not a SIGBUS later): memory to pass to another process by descriptor, which
+     * maps it through {@code /proc/self/fd/<fd>}.
+     *
+     * @throws org.cudaipc4j.coord.CoordinationException when it cannot be made or sized
+     */
+    public static OwnedFd anonymousMemory(String name, long bytes) {
+        Libc.Result made = Libc.memfdCreate(name);
+        if (made.value() < 0) {
+            throw new org.cudaipc4j.coord.CoordinationException("memfd_create(" + name + ") failed: "
+                    + Libc.strerror(made.errno()));
+        }
+        OwnedFd fd = new OwnedFd(made.value());
+        int err = Libc.posixFallocate(fd.value(), 0, bytes);
+        if (err != 0) {
+            fd.close();
+            throw new org.cudaipc4j.coord.CoordinationException("cannot reserve " + bytes + " bytes of memory for "
+                    + name + ": " + Libc.strerror(err));
+        }
+        return fd;
+    }
+
     /** Wraps a descriptor a system call just returned (known open). */
     static OwnedFd fresh(int fd) {
         return new OwnedFd(fd);

@@ -37,10 +37,20 @@ public interface Backend extends AutoCloseable {
     void prepareDevices(List<Integer> selected);
 
     /**
-     * Parent: allocates {@code bytes} of device memory on {@code device} and an interprocess event
-     * (disable-timing | interprocess) and exports both handles. The returned export owns them.
+     * Parent: allocates {@code bytes} of device memory on {@code device} of the kind {@code mode} shares, and an
+     * interprocess event (disable-timing | interprocess), and exports both. The returned export owns them.
      */
-    Export export(int device, long bytes);
+    Export export(int device, long bytes, IpcMode mode);
+
+    /** As {@link #export(int, long, IpcMode)} with legacy handles. */
+    default Export export(int device, long bytes) {
+        return export(device, bytes, IpcMode.LEGACY);
+    }
+
+    /** Parent: why {@code mode} cannot share memory of {@code device}, empty when it can. */
+    default java.util.Optional<String> unsupported(int device, IpcMode mode) {
+        return java.util.Optional.empty();
+    }
 
     /**
      * Child: starts the driver now ({@code cuInit}), before the device is known, so that this slow step overlaps
@@ -68,8 +78,13 @@ public interface Backend extends AutoCloseable {
 
     /** One exported buffer and event, owned by the parent. */
     interface Export extends AutoCloseable {
-        /** The 64-byte memory IPC handle. */
+        /** What names the memory to another process (a legacy handle, or a memory descriptor), at most 256 bytes. */
         byte[] memoryHandle();
+
+        /** The file descriptors that must travel with {@link #memoryHandle()} (none for legacy handles); owned here. */
+        default int[] memoryFds() {
+            return new int[0];
+        }
 
         /** The 64-byte event IPC handle. */
         byte[] eventHandle();
@@ -84,8 +99,16 @@ public interface Backend extends AutoCloseable {
         /** How many recent {@linkplain #mark markers} can be asked about. */
         int MARKERS = 4;
 
-        /** Opens a sibling's (or its own) buffer from its memory handle (lazy peer access). */
-        PeerBuffer openBuffer(byte[] memoryHandle, long bytes);
+        /**
+         * Opens a sibling's (or its own) buffer from its memory handle and the file descriptors that came with it
+         * (lazy peer access). The caller keeps owning the file descriptors and may close them afterwards.
+         */
+        PeerBuffer openBuffer(byte[] memoryHandle, int[] fds, long bytes);
+
+        /** As {@link #openBuffer(byte[], int[], long)} for a handle that needs no file descriptor. */
+        default PeerBuffer openBuffer(byte[] memoryHandle, long bytes) {
+            return openBuffer(memoryHandle, new int[0], bytes);
+        }
 
         /** Opens a sibling's (or its own) event from its event handle. */
         PeerEvent openEvent(byte[] eventHandle);

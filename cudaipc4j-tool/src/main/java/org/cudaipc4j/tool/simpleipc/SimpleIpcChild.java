@@ -21,14 +21,14 @@ import org.cudaipc4j.coord.Barrier;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.ProcessStatus;
+import org.cudaipc4j.coord.fd.FdMessage;
 import org.cudaipc4j.cuda.Cuda;
 
 /**
  * Child process {@code id} of a simpleIPC run (the sample run with one integer argument). Started by the parent
  * through the supervisor as a fresh JVM; kept free of the CLI and JSON libraries so it starts fast.
  *
- * <p>Arguments: {@code id segmentName bytes rounds backend simulatedDevices timeoutMillis corruptProcess
- * kernel(vec16|simple) verify(host|device) [phaseLogFile]}.
+ * <p>Arguments: see {@link ChildSettings}.
  *
  * <p>It may be started before the parent has chosen its device: it joins the group and starts the driver (at the
  * same time, on two threads), waits for its device assignment (or leaves quietly, exit 0, when the parent dismisses
@@ -51,26 +51,20 @@ public final class SimpleIpcChild {
         PhaseLog phases = new PhaseLog();
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
-        if (args.length < 10) {
-            System.err.println("usage: SimpleIpcChild id segment bytes rounds backend simDevices timeoutMillis corrupt"
-                    + " kernel verify [phaseLog]");
+        ChildSettings settings;
+        try {
+            settings = ChildSettings.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(ChildSettings.USAGE);
             System.exit(64);
+            return;
         }
-        int id = Integer.parseInt(args[0]);
-        String segment = args[1];
-        long bytes = Long.parseLong(args[2]);
-        int rounds = Integer.parseInt(args[3]);
-        String backendName = args[4];
-        int simulatedDevices = Integer.parseInt(args[5]);
-        Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
-        if (backendName.equals("cuda")) {
+        int id = settings.id();
+        if (settings.backend().equals("cuda")) {
             DriverStartUp.applySingleStreamDefaults(); // see SimpleIpcParent
             DriverStartUp.prelinkInBackground();
         }
-        int corrupt = Integer.parseInt(args[7]);
-        System.setProperty(CudaBackend.KERNEL_PROPERTY, args[8]);
-        boolean verifyOnDevice = args[9].equals("device");
-        Path phaseFile = args.length > 10 ? Path.of(args[10]) : null;
+        System.setProperty(CudaBackend.KERNEL_PROPERTY, settings.kernel());
 
         // Joining the group (shared memory, checks of the parent) and starting the driver do not depend on each
         // other: join on a helper thread while this thread, which will own the CUDA context, starts the driver.
@@ -78,7 +72,7 @@ public final class SimpleIpcChild {
         CompletableFuture<ChildRuntime> joining = new CompletableFuture<>();
         Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
             try {
-                joining.complete(ChildRuntime.join(segment, SimpleIpcSlot.LAYOUT, id, timeout));
+                joining.complete(ChildRuntime.join(settings.segment(), SimpleIpcSlot.LAYOUT, id, settings.timeout()));
                 phases.mark("joined");
             } catch (Throwable t) {
                 joining.completeExceptionally(t);
@@ -86,7 +80,7 @@ public final class SimpleIpcChild {
         });
 
         int exit;
-        try (Backend backend = Backends.create(backendName, simulatedDevices)) {
+        try (Backend backend = Backends.create(settings.backend(), settings.simulatedDevices())) {
             RuntimeException driverFailure = null;
             try {
                 backend.startDriver();
@@ -99,7 +93,7 @@ public final class SimpleIpcChild {
                     if (driverFailure != null) {
                         throw driverFailure;
                     }
-                    exit = run(runtime, backend, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
+                    exit = run(runtime, backend, settings, phases);
                 } catch (RuntimeException | Error e) {
                     reportFailure(runtime, e);
                     exit = 1;
@@ -118,8 +112,8 @@ public final class SimpleIpcChild {
             ProcessExit.exit(0);
         }
         phases.mark("exit");
-        if (phaseFile != null) {
-            phases.writeTo(phaseFile);
+        if (settings.phaseFile() != null) {
+            phases.writeTo(settings.phaseFile());
         }
         ProcessExit.exit(exit);
     }
@@ -135,8 +129,8 @@ public final class SimpleIpcChild {
         }
     }
 
-    private static int run(ChildRuntime runtime, Backend backend, long bytes, int rounds, Duration timeout,
-            int corrupt, boolean verifyOnDevice, PhaseLog phases) {
+    private static int run(ChildRuntime runtime, Backend backend, ChildSettings settings, PhaseLog phases) {
+        Duration timeout = settings.timeout();
         ControlBlock block = runtime.block();
         int id = runtime.index();
         if (!block.awaitAssignment(timeout)) {
@@ -152,7 +146,7 @@ public final class SimpleIpcChild {
 
         try (Attachment attachment = backend.attach(SimpleIpcSlot.deviceUuid(slot))) {
             try {
-                return work(runtime, attachment, bytes, rounds, timeout, corrupt, verifyOnDevice, phases);
+                return work(runtime, attachment, settings, phases);
             } catch (RuntimeException | Error e) {
                 // This stream may hold work that waits for a record a dead sibling never ran; closing the context
                 // would wait for it (for seconds). Report, then end now: the kernel reclaims the rest.
@@ -181,8 +175,12 @@ public final class SimpleIpcChild {
     }
 
     /** From the attachment to the verification and the release of what was opened. */
-    private static int work(ChildRuntime runtime, Attachment attachment, long bytes, int rounds, Duration timeout,
-            int corrupt, boolean verifyOnDevice, PhaseLog phases) {
+    private static int work(ChildRuntime runtime, Attachment attachment, ChildSettings settings, PhaseLog phases) {
+        long bytes = settings.bytes();
+        int rounds = settings.rounds();
+        Duration timeout = settings.timeout();
+        int corrupt = settings.corrupt();
+        boolean verifyOnDevice = settings.verifyOnDevice();
         ControlBlock block = runtime.block();
         int id = runtime.index();
         int n = block.processCount();
@@ -192,10 +190,20 @@ public final class SimpleIpcChild {
         // The attachment owns what it opens and closes it before itself.
         List<PeerBuffer> buffers = new ArrayList<>(n);
         List<PeerEvent> events = new ArrayList<>(n);
-        for (int p = 0; p < n; p++) {
-            MemorySegment slot = block.slotData(p);
-            buffers.add(attachment.openBuffer(SimpleIpcSlot.memoryHandle(slot), bytes));
-            events.add(attachment.openEvent(SimpleIpcSlot.eventHandle(slot)));
+        // With --ipc vmm|pool, the memory's file descriptors come over the group's socket, one per process in slot
+        // order; they are closed once the buffers are open (the mappings hold their own references).
+        try (FdMessage received = settings.socket() == null ? null
+                : FdDistribution.fetch(settings.socket(), id, timeout)) {
+            if (received != null && received.fds().size() != n) {
+                throw new BackendException("expected " + n + " file descriptors from the parent, got "
+                        + received.fds().size());
+            }
+            for (int p = 0; p < n; p++) {
+                MemorySegment slot = block.slotData(p);
+                int[] fds = received == null ? new int[0] : new int[] {received.fds().get(p).value()};
+                buffers.add(attachment.openBuffer(SimpleIpcSlot.memoryHandle(slot), fds, bytes));
+                events.add(attachment.openEvent(SimpleIpcSlot.eventHandle(slot)));
+            }
         }
         phases.mark("opened");
 

@@ -17,10 +17,11 @@ import java.util.List;
  * @param corruptProcess for tests: the process that writes a wrong value in its last step, or -1
  * @param kernel the fill kernel on GPUs: {@code vec16} (16-byte stores) or {@code simple} (the sample's)
  * @param verifyOnDevice count wrong bytes on the device instead of copying the buffer back to the host
+ * @param ipc how the buffers travel to the children
  */
 public record SimpleIpcOptions(long bytes, int procsPerDevice, List<Integer> devices, int rounds,
         BackendKind backend, int simulatedDevices, Duration timeout, boolean json, int corruptProcess,
-        String kernel, boolean verifyOnDevice) {
+        String kernel, boolean verifyOnDevice, IpcMode ipc) {
 
     /** The sample's buffer size: 64 MiB (DATA_SIZE). */
     public static final long DEFAULT_BYTES = 64L << 20;

@@ -129,6 +129,12 @@ public final class SimpleIpcParent {
                 }
             }
             printBackendLine();
+            for (int device : selected) {
+                java.util.Optional<String> why = backend.unsupported(device, options.ipc());
+                if (why.isPresent()) {
+                    throw new NoIpcDeviceException(NO_IPC_DEVICES + ": " + why.get());
+                }
+            }
             phases.mark("selected");
             int n = selected.size() * options.procsPerDevice();
             if (n > ControlBlock.MAX_PROCESSES) {
@@ -196,11 +202,20 @@ public final class SimpleIpcParent {
             try {
                 backend.prepareDevices(selected);
                 phases.mark("prepared");
+                List<Integer> fds = new ArrayList<>();
                 for (int p = 0; p < block.processCount(); p++) {
                     MemorySegment slot = block.slotData(p);
                     Backend.Export export = exports.add(backend.export(SimpleIpcSlot.deviceOrdinal(slot),
-                            options.bytes()));
+                            options.bytes(), options.ipc()));
                     SimpleIpcSlot.setHandles(slot, export.memoryHandle(), export.eventHandle());
+                    for (int fd : export.memoryFds()) {
+                        fds.add(fd);
+                    }
+                }
+                if (group.fds != null) {
+                    // Only the group's own children are served; they come once the ready flag is up.
+                    group.fds.serve(block.processCount(), fds.stream().mapToInt(Integer::intValue).toArray(),
+                            pid -> supervisor.pids().contains(pid), deadline);
                 }
                 phases.mark("exported");
                 block.publishReady();
@@ -286,14 +301,16 @@ public final class SimpleIpcParent {
                 options.backend() != BackendKind.HOST ? DriverStartUp.singleStreamDefaultsForChildren() : Map.of());
     }
 
-    private List<List<String>> childArgs(String blockName, int n, String backendName, PhaseFiles phaseFiles) {
+    private List<List<String>> childArgs(String blockName, int n, String backendName, PhaseFiles phaseFiles,
+            Path socket) {
         List<List<String>> all = new ArrayList<>();
         for (int p = 0; p < n; p++) {
             List<String> args = new ArrayList<>(List.of(
                     Integer.toString(p), blockName, Long.toString(options.bytes()), Integer.toString(options.rounds()),
                     backendName, Integer.toString(options.simulatedDevices()),
                     Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
-                    options.kernel(), options.verifyOnDevice() ? "device" : "host"));
+                    options.kernel(), options.verifyOnDevice() ? "device" : "host", options.ipc().optionName(),
+                    socket == null ? "-" : socket.toString()));
             if (phaseFiles.enabled()) {
                 args.add(phaseFiles.file(p).toString());
             }
@@ -302,16 +319,21 @@ public final class SimpleIpcParent {
         return all;
     }
 
-    /** One group of children: their control block, phase-log folder and supervisor, closed together. */
+    /**
+     * One group of children: their control block, phase-log folder, supervisor and (for {@code --ipc vmm|pool}) the
+     * socket their memory's file descriptors travel over, closed together.
+     */
     private static final class ChildGroup implements AutoCloseable {
         final ControlBlock block;
         final PhaseFiles phaseFiles;
         final Supervisor supervisor;
+        final FdDistribution fds;
 
-        private ChildGroup(ControlBlock block, PhaseFiles phaseFiles, Supervisor supervisor) {
+        private ChildGroup(ControlBlock block, PhaseFiles phaseFiles, Supervisor supervisor, FdDistribution fds) {
             this.block = block;
             this.phaseFiles = phaseFiles;
             this.supervisor = supervisor;
+            this.fds = fds;
         }
 
         /**
@@ -324,18 +346,21 @@ public final class SimpleIpcParent {
             PhaseFiles phaseFiles = null;
             Supervisor supervisor = null;
             ControlBlock block = null;
+            FdDistribution fds = null;
             try {
                 phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, name, n);
+                fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.open() : null;
                 supervisor = new Supervisor(n, parent.supervisorOptions());
-                supervisor.start(SimpleIpcChild.class.getName(), parent.childArgs(name, n, backendName, phaseFiles));
+                supervisor.start(SimpleIpcChild.class.getName(), parent.childArgs(name, n, backendName, phaseFiles,
+                        fds == null ? null : fds.socket()));
                 parent.phases.mark("childrenStarted");
                 block = ControlBlock.create(name, n, SimpleIpcSlot.LAYOUT);
                 supervisor.watch(block);
                 parent.phases.mark("blockCreated");
-                return new ChildGroup(block, phaseFiles, supervisor);
+                return new ChildGroup(block, phaseFiles, supervisor, fds);
             } catch (RuntimeException e) {
                 try {
-                    Closeables.closeAll(supervisor, phaseFiles, block);
+                    Closeables.closeAll(supervisor, fds, phaseFiles, block);
                 } catch (RuntimeException cleanup) {
                     e.addSuppressed(cleanup);
                 }
@@ -355,10 +380,10 @@ public final class SimpleIpcParent {
             }
         }
 
-        /** Kills and reaps whatever child still runs, removes the phase logs, unlinks the block. */
+        /** Kills and reaps whatever child still runs, removes the socket and the phase logs, unlinks the block. */
         @Override
         public void close() {
-            Closeables.closeAll(supervisor, phaseFiles, block);
+            Closeables.closeAll(supervisor, fds, phaseFiles, block);
         }
     }
 

@@ -13,15 +13,20 @@ import java.util.UUID;
 
 /**
  * What a simpleIPC process's control-block slot holds (the application's part of a
- * {@link org.cudaipc4j.coord.ControlBlock} slot): the handles of the buffer and event the parent made for it, and
- * its device, by UUID (the same in every process) and by the parent's ordinal (for messages only).
+ * {@link org.cudaipc4j.coord.ControlBlock} slot): what names the buffer the parent made for it (a legacy handle, or
+ * a memory descriptor whose file descriptor travels over the group's socket), its event's handle, and its device,
+ * by UUID (the same in every process) and by the parent's ordinal (for messages only).
  */
 final class SimpleIpcSlot {
     /** Size of a CUDA IPC handle ({@code CUipcMemHandle}, {@code CUipcEventHandle}). */
     static final int HANDLE_BYTES = 64;
+    /** Room for what names a buffer: a legacy handle or a memory descriptor. */
+    static final int MEMORY_BYTES = 256;
 
     static final StructLayout LAYOUT = MemoryLayout.structLayout(
-            MemoryLayout.sequenceLayout(HANDLE_BYTES, JAVA_BYTE).withName("memoryHandle"),
+            MemoryLayout.sequenceLayout(MEMORY_BYTES, JAVA_BYTE).withName("memoryHandle"),
+            JAVA_INT.withName("memoryHandleLength"),
+            MemoryLayout.paddingLayout(4),
             MemoryLayout.sequenceLayout(HANDLE_BYTES, JAVA_BYTE).withName("eventHandle"),
             MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("deviceUuid"),
             JAVA_INT.withName("deviceOrdinal"),
@@ -31,6 +36,7 @@ final class SimpleIpcSlot {
     private static final long EVENT_HANDLE = LAYOUT.byteOffset(groupElement("eventHandle"));
     private static final long DEVICE_UUID = LAYOUT.byteOffset(groupElement("deviceUuid"));
     private static final VarHandle DEVICE_ORDINAL = LAYOUT.varHandle(groupElement("deviceOrdinal"));
+    private static final VarHandle MEMORY_LENGTH = LAYOUT.varHandle(groupElement("memoryHandleLength"));
 
     private SimpleIpcSlot() {}
 
@@ -53,12 +59,21 @@ final class SimpleIpcSlot {
     }
 
     static void setHandles(MemorySegment slot, byte[] memoryHandle, byte[] eventHandle) {
-        put(slot, MEMORY_HANDLE, memoryHandle, "memory");
+        if (memoryHandle.length < 1 || memoryHandle.length > MEMORY_BYTES) {
+            throw new IllegalArgumentException("a memory handle of " + memoryHandle.length + " bytes does not fit"
+                    + " the slot's " + MEMORY_BYTES);
+        }
+        MemorySegment.copy(memoryHandle, 0, slot, JAVA_BYTE, MEMORY_HANDLE, memoryHandle.length);
+        MEMORY_LENGTH.set(slot, 0L, memoryHandle.length);
         put(slot, EVENT_HANDLE, eventHandle, "event");
     }
 
     static byte[] memoryHandle(MemorySegment slot) {
-        return slot.asSlice(MEMORY_HANDLE, HANDLE_BYTES).toArray(JAVA_BYTE);
+        int length = (int) MEMORY_LENGTH.get(slot, 0L);
+        if (length < 1 || length > MEMORY_BYTES) {
+            throw new IllegalStateException("slot holds no memory handle (length " + length + ")");
+        }
+        return slot.asSlice(MEMORY_HANDLE, length).toArray(JAVA_BYTE);
     }
 
     static byte[] eventHandle(MemorySegment slot) {

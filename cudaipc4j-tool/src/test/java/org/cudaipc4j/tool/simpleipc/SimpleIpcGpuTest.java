@@ -34,6 +34,16 @@ class SimpleIpcGpuTest {
         assertEquals(12, run.count("^Step \\d+ done$"), run.out);
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "--ipc {0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"vmm", "pool"})
+    void vmmAndPoolMemoryRunTheSameRotation(String ipc) {
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "cuda", "--devices", "0", "--procs-per-device", "3",
+                "--size", "1048583", "--steps", "3", "--ipc", ipc);
+        run.assertExit(ExitCodes.OK).assertNothingLeft();
+        assertEquals(3, run.count("^Process \\d+ complete!$"), run.out);
+        assertEquals(9, run.count("^Step \\d+ done$"), run.out);
+    }
+
     @Test
     void theSampleKernelPassesToo() {
         ToolRun run = ToolRun.run(LIMIT, "--backend", "cuda", "--devices", "0", "--procs-per-device", "2",

@@ -47,6 +47,17 @@ class SimpleIpcHostTest {
         assertEquals(0, run.count("mismatch|failed"), run.out);
     }
 
+    @ParameterizedTest(name = "--ipc {0}")
+    @CsvSource({"vmm", "pool"})
+    void memoryFilesTravelOverTheGroupsSocket(String ipc) {
+        // The host backend simulates VMM and pool memory with memfd descriptors passed over SCM_RIGHTS.
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--sim-devices", "2", "--procs-per-device", "2",
+                "--size", "1048583", "--steps", "2", "--ipc", ipc);
+        run.assertExit(ExitCodes.OK).assertNothingLeft();
+        assertEquals(4, run.count("^Process \\d+ complete!$"), run.out);
+        assertEquals(0, run.count("mismatch|failed"), run.out);
+    }
+
     @Test
     void aCorruptedBufferFailsTheRun() {
         // Process 1 writes a wrong value into buffer 0 in the last step: process 0's check must catch it.

@@ -13,7 +13,11 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
 import org.cudaipc4j.cuda.IpcEventHandle;
+import org.cudaipc4j.cuda.DeviceMemory;
+import org.cudaipc4j.cuda.ImportedMemory;
 import org.cudaipc4j.cuda.IpcMappedMemory;
+import org.cudaipc4j.cuda.MemoryImporter;
+import org.cudaipc4j.cuda.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.IpcMemHandle;
 import org.cudaipc4j.tool.kernels.MismatchCount;
 import org.cudaipc4j.cuda.PinnedArena;
@@ -33,6 +37,8 @@ public final class CudaAttachment implements Backend.Attachment {
     private final List<AutoCloseable> opened = new ArrayList<>();
     /** Pinned memory for copies to the host, grown on demand. */
     private PinnedArena hostArena;
+    /** Maps memory descriptors ({@code --ipc vmm|pool}), once per export; made on first use. */
+    private MemoryImporter importer;
     private MemorySegment host;
     /** Progress markers, reused round robin (created on first use). */
     private Event[] markers;
@@ -99,16 +105,40 @@ public final class CudaAttachment implements Backend.Attachment {
         return new BackendException(what + " failed: " + e.getMessage(), e);
     }
 
+    /**
+     * Opens a legacy handle (64 bytes) directly, or a memory descriptor through this attachment's importer, which
+     * maps each export once.
+     */
     @Override
-    public CudaPeerBuffer openBuffer(byte[] memoryHandle, long bytes) {
+    public CudaPeerBuffer openBuffer(byte[] memoryHandle, int[] fds, long bytes) {
         check();
-        IpcMappedMemory mapping;
+        DeviceMemory mapping;
+        AutoCloseable owner;
         try {
-            mapping = IpcMemHandle.fromBytes(memoryHandle).open(context, bytes, true);
+            if (memoryHandle.length == IpcMemHandle.SIZE) {
+                IpcMappedMemory legacy = IpcMemHandle.fromBytes(memoryHandle).open(context, bytes, true);
+                mapping = legacy;
+                owner = legacy;
+            } else {
+                if (importer == null) {
+                    importer = MemoryImporter.open(context, 0);
+                }
+                ImportedMemory imported = importer.map(SharedMemoryDescriptor.fromBytes(memoryHandle), fds);
+                if (imported.bytes() < bytes) {
+                    imported.close();
+                    throw new BackendException("the exported buffer has " + imported.bytes() + " bytes, " + bytes
+                            + " expected");
+                }
+                mapping = imported;
+                owner = imported;
+            }
         } catch (CudaException e) {
-            throw failed("opening an IPC memory handle on " + context.device(), e);
+            throw failed("opening shared memory on " + context.device(), e);
+        } catch (IllegalArgumentException e) {
+            throw new BackendException("opening shared memory on " + context.device() + " failed: "
+                    + e.getMessage(), e);
         }
-        CudaPeerBuffer buffer = new CudaPeerBuffer(this, mapping);
+        CudaPeerBuffer buffer = new CudaPeerBuffer(this, mapping, owner);
         opened.add(buffer);
         return buffer;
     }
@@ -265,7 +295,7 @@ public final class CudaAttachment implements Backend.Attachment {
         }
         requireOwner();
         closed = true;
-        Closeables.closeAll(this::closeOpened, this::closeHost, this::closeMarkers, kernels, stream, context);
+        Closeables.closeAll(this::closeOpened, importer, this::closeHost, this::closeMarkers, kernels, stream, context);
     }
 
     /** Closes the buffers and events opened through this attachment, newest first. */
@@ -273,6 +303,7 @@ public final class CudaAttachment implements Backend.Attachment {
         List<AutoCloseable> order = new ArrayList<>(opened.reversed());
         opened.clear();
         Closeables.closeAll(order.toArray(AutoCloseable[]::new));
+        // Unused mappings are not kept (the importer's bound is 0): the exporter may free from here on.
     }
 
     private void closeHost() {

@@ -18,6 +18,12 @@ import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.CudaError;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.IpcCapabilities;
+import org.cudaipc4j.cuda.IpcPath;
+import org.cudaipc4j.cuda.MemoryPool;
+import org.cudaipc4j.cuda.ShareableHandleType;
+import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.tool.simpleipc.IpcMode;
 import org.cudaipc4j.cuda.DriverNotFoundException;
 import org.cudaipc4j.cuda.MissingSymbolException;
 
@@ -38,6 +44,9 @@ public final class CudaBackend implements Backend {
     public static final String KERNEL_PROPERTY = "cudaipc4j.kernel";
 
     private final Map<Integer, Context> contexts = new LinkedHashMap<>();
+    /** The exportable pool of each device ({@code --ipc pool}), made on first use, owned by its context. */
+    private final Map<Integer, MemoryPool> pools = new LinkedHashMap<>();
+    private final Map<Integer, Stream> poolStreams = new LinkedHashMap<>();
     private final List<AutoCloseable> handedOut = new ArrayList<>();
     private boolean closed;
 
@@ -173,11 +182,46 @@ public final class CudaBackend implements Backend {
     }
 
     @Override
-    public synchronized CudaExport export(int device, long bytes) {
+    public CudaExport export(int device, long bytes) {
+        return export(device, bytes, IpcMode.LEGACY);
+    }
+
+    @Override
+    public synchronized CudaExport export(int device, long bytes, IpcMode mode) {
         requireOpen();
-        CudaExport export = CudaExport.create(context(device), bytes);
+        Context ctx = context(device);
+        MemoryPool pool = null;
+        Stream stream = null;
+        if (mode == IpcMode.POOL) {
+            pool = pools.get(device);
+            if (pool == null) {
+                try {
+                    pool = MemoryPool.create(ctx, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR), 0);
+                    pools.put(device, pool);
+                    poolStreams.put(device, Stream.create(ctx, true));
+                } catch (CudaException e) {
+                    throw new BackendException("creating an exportable memory pool on device " + device
+                            + " failed: " + e.getMessage(), e);
+                }
+            }
+            stream = poolStreams.get(device);
+        }
+        CudaExport export = CudaExport.create(ctx, bytes, mode, pool, stream);
         handedOut.add(export);
         return export;
+    }
+
+    /** Why {@code mode} cannot share device {@code ordinal}'s memory, from the device's attributes. */
+    @Override
+    public java.util.Optional<String> unsupported(int ordinal, IpcMode mode) {
+        IpcPath path = switch (mode) {
+            case LEGACY -> IpcPath.LEGACY;
+            case VMM -> IpcPath.VMM_FD;
+            case POOL -> IpcPath.POOL_FD;
+        };
+        return IpcCapabilities.probe(Device.get(ordinal), false).whyNot(path)
+                .map(why -> "--ipc " + mode.optionName() + " needs " + path.displayName() + " on device " + ordinal
+                        + ": " + why);
     }
 
     @Override
@@ -216,8 +260,12 @@ public final class CudaBackend implements Backend {
         }
         closed = true;
         List<AutoCloseable> order = new ArrayList<>(handedOut.reversed());
+        order.addAll(new ArrayList<>(poolStreams.values()).reversed());
+        order.addAll(new ArrayList<>(pools.values()).reversed());
         order.addAll(new ArrayList<>(contexts.values()).reversed());
         handedOut.clear();
+        poolStreams.clear();
+        pools.clear();
         contexts.clear();
         Closeables.closeAll(order.toArray(AutoCloseable[]::new));
     }

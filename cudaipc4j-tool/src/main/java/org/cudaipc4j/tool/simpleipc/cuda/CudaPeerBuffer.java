@@ -1,16 +1,19 @@
 package org.cudaipc4j.tool.simpleipc.cuda;
 
 import org.cudaipc4j.tool.simpleipc.Backend;
-import org.cudaipc4j.cuda.IpcMappedMemory;
+import org.cudaipc4j.cuda.Closeables;
+import org.cudaipc4j.cuda.DeviceMemory;
 
-/** A sibling's buffer opened by a {@link CudaAttachment}: an IPC mapping of the declared size. */
+/** A sibling's buffer opened by a {@link CudaAttachment}: a legacy IPC mapping or an imported memory descriptor. */
 public final class CudaPeerBuffer implements Backend.PeerBuffer {
     private final CudaAttachment attachment;
-    private final IpcMappedMemory mapping;
+    private final DeviceMemory mapping;
+    private final AutoCloseable owner;
 
-    CudaPeerBuffer(CudaAttachment attachment, IpcMappedMemory mapping) {
+    CudaPeerBuffer(CudaAttachment attachment, DeviceMemory mapping, AutoCloseable owner) {
         this.attachment = attachment;
         this.mapping = mapping;
+        this.owner = owner;
     }
 
     CudaAttachment attachment() {
@@ -18,7 +21,7 @@ public final class CudaPeerBuffer implements Backend.PeerBuffer {
     }
 
     /** The mapping. */
-    public IpcMappedMemory mapping() {
+    public DeviceMemory mapping() {
         return mapping;
     }
 
@@ -30,7 +33,7 @@ public final class CudaPeerBuffer implements Backend.PeerBuffer {
     /** Unmaps the buffer. Idempotent. */
     @Override
     public void close() {
-        mapping.close();
+        Closeables.closeAll(owner);
     }
 
     @Override

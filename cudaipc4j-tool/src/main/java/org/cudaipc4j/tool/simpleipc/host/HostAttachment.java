@@ -35,10 +35,21 @@ final class HostAttachment implements Backend.Attachment {
         this.stream = new HostStream("cudaipc4j-host-stream-d" + device);
     }
 
-    /** As in CUDA, the handle's device need not be one this process can see. */
+    /**
+     * As in CUDA, the handle's device need not be one this process can see. A {@code MEMORY_FD} handle's memory is the
+     * file descriptor that came with it (the caller keeps owning it).
+     */
     @Override
-    public Backend.PeerBuffer openBuffer(byte[] memoryHandle, long bytes) {
-        HostHandle h = HostHandle.decode(memoryHandle, HostHandle.Kind.MEMORY);
+    public Backend.PeerBuffer openBuffer(byte[] memoryHandle, int[] fds, long bytes) {
+        HostHandle h = HostHandle.decode(memoryHandle);
+        if (h.kind() == HostHandle.Kind.EVENT) {
+            throw new BackendException("invalid host IPC handle: it is an event handle where a memory handle was"
+                    + " expected");
+        }
+        if (fds.length != (h.kind() == HostHandle.Kind.MEMORY_FD ? 1 : 0)) {
+            throw new BackendException("the memory handle of " + h.segmentName() + " came with " + fds.length
+                    + " file descriptors, " + (h.kind() == HostHandle.Kind.MEMORY_FD ? 1 : 0) + " expected");
+        }
         long self = ProcessHandle.current().pid();
         if (h.exporterPid() == self) {
             throw new BackendException("cannot open memory handle of " + h.segmentName()
@@ -51,7 +62,7 @@ final class HostAttachment implements Backend.Attachment {
         }
         synchronized (this) {
             checkOpen("openBuffer");
-            Mapping mapping = map(h);
+            Mapping mapping = map(h, fds);
             HostPeerBuffer buffer = new HostPeerBuffer(h.segmentName(), mapping.segment.memory().asSlice(0, bytes),
                     this::release);
             opened.put(buffer, mapping);
@@ -64,7 +75,7 @@ final class HostAttachment implements Backend.Attachment {
         HostHandle h = HostHandle.decode(eventHandle, HostHandle.Kind.EVENT);
         synchronized (this) {
             checkOpen("openEvent");
-            Mapping mapping = map(h);
+            Mapping mapping = map(h, new int[0]);
             HostPeerEvent event;
             try {
                 event = new HostPeerEvent(EventSegment.attach(mapping.segment.memory(), h.segmentName()), this::release);
@@ -225,22 +236,23 @@ final class HostAttachment implements Backend.Attachment {
     }
 
     private static final class Mapping {
-        final SharedSegment segment;
+        final HostMemory segment;
         int references;
 
-        Mapping(SharedSegment segment) {
+        Mapping(HostMemory segment) {
             this.segment = segment;
         }
     }
 
-    /** The segment a handle names, mapped once and shared by every view opened from it. */
-    private Mapping map(HostHandle h) {
+    /** The memory a handle names, mapped once and shared by every view opened from it. */
+    private Mapping map(HostHandle h, int[] fds) {
         Mapping mapping = mappings.get(h.segmentName());
         if (mapping == null) {
-            mapping = new Mapping(open(h));
+            mapping = new Mapping(h.kind() == HostHandle.Kind.MEMORY_FD ? HostMemory.map(h.segmentName(), fds[0],
+                    h.size()) : HostMemory.of(open(h)));
             mappings.put(h.segmentName(), mapping);
         } else if (mapping.segment.size() != h.size()) {
-            throw sizeMismatch(h, mapping.segment);
+            throw sizeMismatch(h, mapping.segment.size());
         }
         mapping.references++;
         return mapping;
@@ -264,22 +276,22 @@ final class HostAttachment implements Backend.Attachment {
                     + " exported by pid " + h.exporterPid() + ": " + e.getMessage(), e);
         }
         if (segment.size() != h.size()) {
-            BackendException e = sizeMismatch(h, segment);
+            BackendException e = sizeMismatch(h, segment.size());
             closeQuietly(segment, e);
             throw e;
         }
         return segment;
     }
 
-    private static BackendException sizeMismatch(HostHandle h, SharedSegment segment) {
-        return new BackendException("segment " + h.segmentName() + " is " + segment.size()
+    private static BackendException sizeMismatch(HostHandle h, long size) {
+        return new BackendException("segment " + h.segmentName() + " is " + size
                 + " bytes but its handle says " + h.size());
     }
 
-    private static void closeQuietly(SharedSegment segment, Throwable primary) {
+    private static void closeQuietly(AutoCloseable segment, Throwable primary) {
         try {
             segment.close();
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             primary.addSuppressed(e);
         }
     }

@@ -122,7 +122,7 @@ public final class HostBackend implements Backend {
      * @throws BackendException when the shared-memory directory has too little room or a segment cannot be made
      */
     @Override
-    public Export export(int device, long bytes) {
+    public Export export(int device, long bytes, org.cudaipc4j.tool.simpleipc.IpcMode mode) {
         checkDevice(device);
         if (bytes < 1) {
             throw new IllegalArgumentException("buffer size must be at least 1 byte: " + bytes);
@@ -130,7 +130,7 @@ public final class HostBackend implements Backend {
         checkSpace(device, bytes);
         synchronized (this) {
             checkOpen("export");
-            HostExport export = HostExport.create(this, device, bytes, waitTimeoutNanos);
+            HostExport export = HostExport.create(this, device, bytes, waitTimeoutNanos, mode);
             resources.add(export);
             return export;
         }

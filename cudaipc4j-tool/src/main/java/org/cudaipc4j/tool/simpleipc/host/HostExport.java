@@ -1,16 +1,25 @@
 package org.cudaipc4j.tool.simpleipc.host;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.cudaipc4j.coord.fd.OwnedFd;
+import org.cudaipc4j.tool.simpleipc.IpcMode;
 import org.cudaipc4j.tool.simpleipc.Backend;
 import org.cudaipc4j.tool.simpleipc.BackendException;
 import org.cudaipc4j.coord.SharedSegment;
 
-/** A simulated device buffer and interprocess event, owned by the exporting process. */
+/**
+ * A simulated device buffer and interprocess event, owned by the exporting process. The buffer is a named segment
+ * (legacy handles) or, for {@code --ipc vmm|pool}, an anonymous memory file whose descriptor travels beside the handle.
+ */
 final class HostExport implements Backend.Export {
+    private static final AtomicLong NEXT_FILE = new AtomicLong();
     private final HostBackend backend;
     private final int device;
     private final long timeoutNanos;
-    private final SharedSegment memory;
+    private final HostMemory memory;
+    /** The memory file's descriptor ({@code --ipc vmm|pool}), else null. */
+    private final OwnedFd memoryFd;
     private final SharedSegment eventMemory;
     private final EventSegment event;
     private final byte[] memoryHandle;
@@ -18,37 +27,45 @@ final class HostExport implements Backend.Export {
     private final HostPeerBuffer ownBuffer;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private HostExport(HostBackend backend, int device, long timeoutNanos, SharedSegment memory,
+    private HostExport(HostBackend backend, int device, long timeoutNanos, HostMemory memory, OwnedFd memoryFd,
             SharedSegment eventMemory) {
         this.backend = backend;
         this.device = device;
         this.timeoutNanos = timeoutNanos;
         this.memory = memory;
+        this.memoryFd = memoryFd;
         this.eventMemory = eventMemory;
         this.event = EventSegment.initialize(eventMemory.memory(), eventMemory.name());
         long pid = ProcessHandle.current().pid();
-        this.memoryHandle = new HostHandle(HostHandle.Kind.MEMORY, device, pid, memory.size(), memory.name()).encode();
+        this.memoryHandle = new HostHandle(memoryFd == null ? HostHandle.Kind.MEMORY : HostHandle.Kind.MEMORY_FD,
+                device, pid, memory.size(), memory.name()).encode();
         this.eventHandle = new HostHandle(HostHandle.Kind.EVENT, device, pid, eventMemory.size(), eventMemory.name())
                 .encode();
         this.ownBuffer = new HostPeerBuffer(memory.name(), memory.memory(), b -> {});
     }
 
     /** Creates both segments; on failure frees what was made and reports why in one line. */
-    static HostExport create(HostBackend backend, int device, long bytes, long timeoutNanos) {
-        SharedSegment memory = null;
+    static HostExport create(HostBackend backend, int device, long bytes, long timeoutNanos, IpcMode mode) {
+        HostMemory memory = null;
+        OwnedFd[] fd = new OwnedFd[1];
         SharedSegment eventMemory = null;
         try {
-            memory = SharedSegment.create("mem" + device, bytes);
+            memory = mode == IpcMode.LEGACY ? HostMemory.of(SharedSegment.create("mem" + device, bytes))
+                    : HostMemory.create("cudaipc4j-memfd-" + ProcessHandle.current().pid() + "-"
+                            + NEXT_FILE.incrementAndGet(), bytes, fd);
             eventMemory = SharedSegment.create("evt" + device, EventSegment.SIZE);
-            return new HostExport(backend, device, timeoutNanos, memory, eventMemory);
+            return new HostExport(backend, device, timeoutNanos, memory, fd[0], eventMemory);
         } catch (RuntimeException e) {
             BackendException error = new BackendException("cannot export " + HostBackend.size(bytes)
                     + " on simulated device " + device + ": " + e.getMessage(), e);
-            for (SharedSegment s : new SharedSegment[] {eventMemory, memory}) {
+            if (fd[0] != null) {
+                fd[0].close();
+            }
+            for (AutoCloseable s : new AutoCloseable[] {eventMemory, memory}) {
                 if (s != null) {
                     try {
                         s.close();
-                    } catch (RuntimeException c) {
+                    } catch (Exception c) {
                         error.addSuppressed(c);
                     }
                 }
@@ -60,6 +77,11 @@ final class HostExport implements Backend.Export {
     @Override
     public byte[] memoryHandle() {
         return memoryHandle.clone();
+    }
+
+    @Override
+    public int[] memoryFds() {
+        return memoryFd == null ? new int[0] : new int[] {memoryFd.value()};
     }
 
     @Override
@@ -98,12 +120,18 @@ final class HostExport implements Backend.Export {
             error = new BackendException("closing the export on simulated device " + device + ": " + e.getMessage(), e);
         }
         ownBuffer.close();
-        for (SharedSegment s : new SharedSegment[] {eventMemory, memory}) {
-            try {
-                s.close();
-            } catch (RuntimeException e) {
-                error = HostBackend.chain(error, "freeing segment " + s.name(), e);
-            }
+        if (memoryFd != null) {
+            memoryFd.close();
+        }
+        try {
+            eventMemory.close();
+        } catch (RuntimeException e) {
+            error = HostBackend.chain(error, "freeing segment " + eventMemory.name(), e);
+        }
+        try {
+            memory.close();
+        } catch (RuntimeException e) {
+            error = HostBackend.chain(error, "freeing " + memory.name(), e);
         }
         backend.forget(this);
         if (error != null) {

@@ -13,7 +13,7 @@ import org.cudaipc4j.tool.simpleipc.BackendException;
  * <pre>
  * offset size  field (little-endian)
  *   0     4    magic, ASCII "C4JH" (a new layout gets a new magic)
- *   4     1    kind: 1 = memory, 2 = event
+ *   4     1    kind: 1 = memory (a segment), 2 = event, 3 = memory passed as a file descriptor beside the handle
  *   5     1    length n of the segment name (1..44)
  *   6     2    device ordinal (unsigned)
  *   8     4    exporter pid (the process that exported it; it may not open a memory handle)
@@ -46,7 +46,7 @@ public record HostHandle(Kind kind, int device, long exporterPid, long size, Str
 
     /** What a handle names. */
     public enum Kind {
-        MEMORY(1), EVENT(2);
+        MEMORY(1), EVENT(2), MEMORY_FD(3);
 
         final int code;
 
@@ -136,7 +136,7 @@ public record HostHandle(Kind kind, int device, long exporterPid, long size, Str
     }
 
     private static String article(Kind k) {
-        return k == Kind.MEMORY ? "a memory" : "an event";
+        return k == Kind.EVENT ? "an event" : "a memory";
     }
 
     private static String problem(Kind kind, int device, long pid, long size, String name) {

@@ -41,18 +41,18 @@ class CudaBackendGpuTest {
         try (CudaExport export = backend.export(0, BYTES)) {
             assertEquals(64, export.memoryHandle().length);
             assertEquals(64, export.eventHandle().length);
-            export.buffer().memset((byte) 0);
+            export.memory().memset((byte) 0);
             JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(120), BackendChild.class, jvmOptions, "fill",
                     "0", HexFormat.of().formatHex(export.memoryHandle()), HexFormat.of().formatHex(export.eventHandle()),
                     Long.toString(BYTES), Integer.toString(value));
             assertEquals(0, r.exitCode(), r.describe());
             assertTrue(r.stdout().startsWith(kernel + " grid "), r.describe());
             export.event().synchronize();
-            try (BuiltinKernels kernels = BuiltinKernels.load(export.buffer().context());
-                 Stream stream = Stream.create(export.buffer().context(), true)) {
-                assertEquals(new MismatchCount(0, -1), kernels.countMismatches(export.buffer(), value, stream));
+            try (BuiltinKernels kernels = BuiltinKernels.load(export.memory().context());
+                 Stream stream = Stream.create(export.memory().context(), true)) {
+                assertEquals(new MismatchCount(0, -1), kernels.countMismatches(export.memory(), value, stream));
             }
-            assertEquals(value, export.buffer().read(BYTES - 1, 1)[0]);
+            assertEquals(value, export.memory().read(BYTES - 1, 1)[0]);
             export.close();
             export.close();
         }

@@ -91,7 +91,7 @@ class HostHandleTest {
     }
 
     @ParameterizedTest
-    @ValueSource(bytes = {0, 3, -1})
+    @ValueSource(bytes = {0, 4, -1})
     void rejectsUnknownKind(byte kind) {
         assertRejected("unknown kind " + kind, b -> b[4] = kind);
     }

@@ -1,0 +1,85 @@
+package org.cudaipc4j.tool.simpleipc;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongPredicate;
+import org.cudaipc4j.coord.CoordinationException;
+import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.fd.FdChannel;
+import org.cudaipc4j.coord.fd.FdMessage;
+import org.cudaipc4j.coord.fd.FdServer;
+
+/**
+ * How the file descriptors of the parent's exports reach the children when they cannot travel in the control block
+ * ({@code --ipc vmm|pool}): the parent listens on a private Unix socket (its path on the children's command line);
+ * each child connects, names its index, and receives every process's memory descriptors in slot order. Only this
+ * user's processes that the supervisor started are served.
+ */
+final class FdDistribution implements AutoCloseable {
+    private final FdServer server;
+    private CompletableFuture<Void> serving;
+
+    private FdDistribution(FdServer server) {
+        this.server = server;
+    }
+
+    /** Opens the group's socket (in the shared-memory directory, mode 0700). */
+    static FdDistribution open() {
+        return new FdDistribution(FdServer.open());
+    }
+
+    Path socket() {
+        return server.socket();
+    }
+
+    /**
+     * Serves {@code children} connections on a daemon thread until the deadline: each gets {@code fds}. A peer that
+     * is not one of the group ({@code member} says no) is refused.
+     */
+    void serve(int children, int[] fds, LongPredicate member, Deadline deadline) {
+        List<Integer> all = new ArrayList<>(fds.length);
+        for (int fd : fds) {
+            all.add(fd);
+        }
+        serving = CompletableFuture.runAsync(() -> {
+            int served = 0;
+            while (served < children) {
+                try (FdChannel channel = server.accept(deadline.remaining())) {
+                    if (!member.test(channel.peer().pid())) {
+                        continue; // not one of ours: nothing is sent
+                    }
+                    try (FdMessage request = channel.receive(deadline.remaining())) {
+                        channel.send(request.payload(), all);
+                    }
+                    served++;
+                } catch (CoordinationException e) {
+                    if (deadline.hasPassed()) {
+                        return;
+                    }
+                }
+            }
+        }, r -> Thread.ofPlatform().daemon().name("cudaipc4j-fd-distribution").start(r));
+    }
+
+    /**
+     * Child side: connects to {@code socket}, asks as process {@code index}, and returns the descriptors (owned by
+     * the message).
+     */
+    static FdMessage fetch(Path socket, int index, Duration timeout) {
+        try (FdChannel channel = FdChannel.connect(socket, timeout)) {
+            channel.send(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(index).array(), List.of());
+            return channel.receive(timeout);
+        }
+    }
+
+    /** Stops listening and removes the socket. */
+    @Override
+    public void close() {
+        server.close();
+    }
+}
