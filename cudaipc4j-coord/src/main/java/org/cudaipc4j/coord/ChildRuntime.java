@@ -146,6 +146,12 @@ public final class ChildRuntime implements AutoCloseable {
                 System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
                         + ") is gone; exiting");
                 System.err.flush();
+                // Siblings and devices that wait for this group hear of it first (abort listeners release them).
+                try {
+                    block.abort(index, "the parent (pid " + parentPid + ") is gone");
+                } catch (RuntimeException unmapped) {
+                    // Leaving anyway.
+                }
                 Runtime.getRuntime().halt(1);
             }
             try {

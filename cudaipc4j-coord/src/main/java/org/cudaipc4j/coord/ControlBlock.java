@@ -76,6 +76,11 @@ public final class ControlBlock implements AutoCloseable {
     public static final MemoryLayout NO_SLOT_DATA = MemoryLayout.structLayout().withName("NoSlotData");
     /** The line every hot word has to itself, and the alignment of slots. */
     public static final long LINE = 128;
+    /**
+     * Blocks are whole pages, so that a process can register one for device access (a stream can then wait on a
+     * word of it, and any process release the wait with a store).
+     */
+    public static final long PAGE = 4096;
 
     /** The block's header: the group's facts, then its hot words, each on its own line. */
     public static final StructLayout HEADER = MemoryLayout.structLayout(
@@ -147,6 +152,8 @@ public final class ControlBlock implements AutoCloseable {
     private final long runToken;
     private final MemoryLayout slotData;
     private final long slotSize;
+    /** What this process runs when the group is aborted through {@link #abort}; guarded by itself. */
+    private final java.util.List<Runnable> abortListeners = new java.util.ArrayList<>();
 
     private ControlBlock(SharedSegment segment, int processCount, long creatorPid, long runToken,
             MemoryLayout slotData) {
@@ -176,7 +183,8 @@ public final class ControlBlock implements AutoCloseable {
     public static long sizeFor(int processCount, MemoryLayout slotData) {
         checkCount(processCount);
         checkSlotData(slotData);
-        return HEADER.byteSize() + processCount * slotSize(slotData);
+        long used = HEADER.byteSize() + processCount * slotSize(slotData);
+        return (used + PAGE - 1) / PAGE * PAGE;
     }
 
     /**
@@ -520,6 +528,7 @@ public final class ControlBlock implements AutoCloseable {
             checkProcess(process);
         }
         if (!ABORT_WORD.compareAndSet(mem, 0L, 0, process + 2)) {
+            runAbortListeners();
             return;
         }
         byte[] bytes = truncateUtf8(reason == null ? "" : reason.replace('\n', ' '), MAX_REASON_BYTES);
@@ -529,6 +538,32 @@ public final class ControlBlock implements AutoCloseable {
         // Processes blocked in a barrier wake up and see the abort now rather than at their next check.
         if (Libc.hasFutex()) {
             Libc.futexWakeAll(word(BARRIER_SENSE_OFFSET));
+        }
+        runAbortListeners();
+    }
+
+    /**
+     * Runs {@code action} in this process whenever this process calls {@link #abort}, whether its abort or an
+     * earlier one wins: the place to release what other processes might wait for (words a device polls). Actions
+     * must be quick, must not throw, and may run more than once.
+     */
+    public void onAbort(Runnable action) {
+        synchronized (abortListeners) {
+            abortListeners.add(action);
+        }
+    }
+
+    private void runAbortListeners() {
+        java.util.List<Runnable> actions;
+        synchronized (abortListeners) {
+            actions = java.util.List.copyOf(abortListeners);
+        }
+        for (Runnable a : actions) {
+            try {
+                a.run();
+            } catch (RuntimeException ignored) {
+                // An abort must go on; the listener's owner reports its own failures.
+            }
         }
     }
 

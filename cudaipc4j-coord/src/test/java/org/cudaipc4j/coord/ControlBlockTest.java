@@ -37,6 +37,25 @@ class ControlBlockTest {
         assertNoSegmentsOfThisJvm();
     }
 
+    private static long pages(long bytes) {
+        return (bytes + 4095) / 4096 * 4096;
+    }
+
+    @Test
+    void abortListenersRunInTheProcessThatAbortsWhoeverWon() {
+        try (ControlBlock b = ControlBlock.create(2, TestSupport.SLOT)) {
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            b.onAbort(runs::incrementAndGet);
+            b.onAbort(() -> {
+                throw new IllegalStateException("a failing listener does not stop the others or the abort");
+            });
+            b.abort(0, "first");
+            b.abort(ControlBlock.PARENT, "second");
+            assertEquals(2, runs.get());
+            assertEquals("aborted by process 0: first", b.abortState().orElseThrow().describe());
+        }
+    }
+
     private static long offset(String field) {
         return ControlBlock.HEADER.byteOffset(MemoryLayout.PathElement.groupElement(field));
     }
@@ -49,12 +68,13 @@ class ControlBlockTest {
         assertNotEquals(offset("barrierCount") / 128, offset("barrierSense") / 128);
         assertEquals(896, ControlBlock.HEADER.byteSize());
         assertEquals(128, ControlBlock.SLOT_HEADER.byteSize());
-        // TestSupport.SLOT is 72 bytes: one line of slot header, one line of data.
-        assertEquals(896 + 32 * 256, ControlBlock.sizeFor(32, TestSupport.SLOT));
-        assertEquals(896 + 1024 * 256, ControlBlock.sizeFor(ControlBlock.MAX_PROCESSES, TestSupport.SLOT));
-        assertEquals(896 + 3 * 128, ControlBlock.sizeFor(3, ControlBlock.NO_SLOT_DATA));
-        assertEquals(896 + 2 * (128 + 256), ControlBlock.sizeFor(2,
+        // TestSupport.SLOT is 72 bytes: one line of slot header, one line of data; blocks are whole pages.
+        assertEquals(pages(896 + 32 * 256), ControlBlock.sizeFor(32, TestSupport.SLOT));
+        assertEquals(pages(896 + 1024 * 256), ControlBlock.sizeFor(ControlBlock.MAX_PROCESSES, TestSupport.SLOT));
+        assertEquals(4096, ControlBlock.sizeFor(3, ControlBlock.NO_SLOT_DATA));
+        assertEquals(pages(896 + 2 * (128 + 256)), ControlBlock.sizeFor(2,
                 MemoryLayout.sequenceLayout(129, ValueLayout.JAVA_BYTE)));
+        assertEquals(0, ControlBlock.sizeFor(7, TestSupport.SLOT) % 4096);
         assertThrows(IllegalArgumentException.class, () -> ControlBlock.sizeFor(0, TestSupport.SLOT));
         assertThrows(IllegalArgumentException.class,
                 () -> ControlBlock.sizeFor(1, ValueLayout.JAVA_LONG.withByteAlignment(256)));
@@ -291,9 +311,10 @@ class ControlBlockTest {
     @Test
     void countThatDisagreesWithTheFileSizeIsRefused() {
         long size4 = ControlBlock.sizeFor(4, TestSupport.SLOT);
-        assertCorruptionRefused(m -> m.memory().set(ValueLayout.JAVA_INT, offset("processCount"), 5),
-                "has the wrong size: file is " + size4 + " bytes, header says " + size4 + ", 5 processes need "
-                        + ControlBlock.sizeFor(5, TestSupport.SLOT));
+        // Counts within one page share a size; 40 processes need three pages.
+        assertCorruptionRefused(m -> m.memory().set(ValueLayout.JAVA_INT, offset("processCount"), 40),
+                "has the wrong size: file is " + size4 + " bytes, header says " + size4 + ", 40 processes need "
+                        + ControlBlock.sizeFor(40, TestSupport.SLOT));
     }
 
     @Test

@@ -84,6 +84,12 @@ final class RootCommand implements Callable<Integer> {
                     + " Default: ${DEFAULT-VALUE}.")
     String ipc = "legacy";
 
+    @Option(names = "--sync", paramLabel = "counters|events",
+            description = "How each step waits for the previous writer of its buffer: counters (stream memory"
+                    + " operations on counters in the control block; a failed process's siblings are freed at once)"
+                    + " or events (the sample's interprocess events). Default: ${DEFAULT-VALUE}.")
+    String sync = "counters";
+
     @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")
     boolean json;
 
@@ -129,6 +135,10 @@ final class RootCommand implements Callable<Integer> {
             throw usage("--verify must be host or device, got '" + verify + "'");
         }
         IpcMode ipcMode = parse("--ipc", () -> IpcMode.parse(ipc));
+        String syncMode = sync.toLowerCase(Locale.ROOT);
+        if (!syncMode.equals("counters") && !syncMode.equals("events")) {
+            throw usage("--sync must be counters or events, got '" + sync + "'");
+        }
         LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
         for (String d : devices) {
             int ordinal;
@@ -145,7 +155,8 @@ final class RootCommand implements Callable<Integer> {
             }
         }
         return new SimpleIpcOptions(bytes, procsPerDevice, List.copyOf(ordinals), rounds, kind, simulatedDevices,
-                limit, json, corruptProcess, fillKernel, verifyWhere.equals("device"), ipcMode);
+                limit, json, corruptProcess, fillKernel, verifyWhere.equals("device"), ipcMode,
+                syncMode.equals("counters"));
     }
 
     private <T> T parse(String option, java.util.function.Supplier<T> parser) {

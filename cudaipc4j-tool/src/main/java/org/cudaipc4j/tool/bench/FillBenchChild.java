@@ -1,25 +1,35 @@
 package org.cudaipc4j.tool.bench;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.cudaipc4j.tool.kernels.BuiltinKernels;
+import org.cudaipc4j.coord.fd.FdChannel;
+import org.cudaipc4j.coord.fd.FdMessage;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.Event;
-import org.cudaipc4j.cuda.IpcMappedMemory;
-import org.cudaipc4j.cuda.IpcMemHandle;
-import org.cudaipc4j.tool.kernels.MismatchCount;
+import org.cudaipc4j.cuda.ImportedMemory;
+import org.cudaipc4j.cuda.MemoryImporter;
+import org.cudaipc4j.cuda.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.tool.kernels.BuiltinKernels;
+import org.cudaipc4j.tool.kernels.MismatchCount;
 import org.cudaipc4j.tool.simpleipc.DriverStartUp;
 
 /**
- * The measuring side of {@link FillBench}, run in its own JVM so the handles are opened in a process other than
- * the exporter's. Arguments: {@code device iterations size:hexHandle...}. Prints one {@code FILL} line per size.
+ * The measuring side of {@link FillBench}, run in its own JVM so the memory is mapped in a process other than the
+ * exporter's. Arguments: {@code device iterations socket}. Prints one {@code FILL} line per path and size:
+ * {@code FILL path bytes firstImportMs cachedImportUs} then tab-separated {@code method=GB/s}.
  */
 public final class FillBenchChild {
+    static final String LOCAL_MEMSET = "cuMemsetD8 on local memory";
     static final String MEMSET = "cuMemsetD8";
     static final String VEC16 = "fill_bytes_vec16 kernel";
     static final String SIMPLE = "fill_bytes kernel (sample's)";
@@ -30,43 +40,59 @@ public final class FillBenchChild {
     public static void main(String[] args) {
         int ordinal = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
-        // As in a simpleIPC child: handles linked and warmed while the driver starts, so that the first open times
-        // the driver's work, not the JVM's first call through the by-value handle.
+        // As in a simpleIPC child: handles linked and warmed while the driver starts, so that the first import times
+        // the driver's work, not the JVM's first call through a handle.
         DriverStartUp.prelinkInBackground();
         Cuda.init();
-        try (Context context = Context.retainPrimary(Device.get(ordinal))) {
+        try (Context context = Context.retainPrimary(Device.get(ordinal));
+             FdChannel channel = FdChannel.connect(Path.of(args[2]), Duration.ofMinutes(2));
+             FdMessage message = channel.receive(Duration.ofMinutes(2));
+             MemoryImporter importer = MemoryImporter.open(context, 0)) {
             context.makeCurrent();
-            try (Stream stream = Stream.create(context, true);
-                 BuiltinKernels kernels = BuiltinKernels.load(context);
-                 Event start = Event.create(context);
-                 Event stop = Event.create(context)) {
-                for (int i = 2; i < args.length; i++) {
-                    String[] sizeAndHandle = args[i].split(":", 2);
-                    long bytes = Long.parseLong(sizeAndHandle[0]);
-                    IpcMemHandle handle = IpcMemHandle.fromHex(sizeAndHandle[1]);
-                    long t0 = System.nanoTime();
-                    try (IpcMappedMemory memory = handle.open(context, bytes, true)) {
-                        double openMillis = (System.nanoTime() - t0) / 1e6;
-                        Map<String, Double> gbps = new LinkedHashMap<>();
-                        gbps.put(MEMSET, time(bytes, iterations, stream, start, stop,
-                                v -> memory.memsetAsync(v, stream)));
-                        gbps.put(VEC16, time(bytes, iterations, stream, start, stop,
-                                v -> kernels.fill(BuiltinKernels.Fill.VEC16, memory, v, stream)));
-                        gbps.put(SIMPLE, time(bytes, iterations, stream, start, stop,
-                                v -> kernels.fill(BuiltinKernels.Fill.SIMPLE, memory, v, stream)));
-                        // The last fill wrote (iterations + WARMUP - 1): the measured kernels must have written it.
-                        byte last = (byte) (iterations + WARMUP - 1);
-                        MismatchCount check = kernels.countMismatches(memory, last, stream);
-                        if (!check.clean()) {
-                            throw new IllegalStateException("fill of " + bytes + " bytes left " + check.count()
-                                    + " wrong bytes, first at " + check.firstBadOffset());
-                        }
-                        StringBuilder line = new StringBuilder("FILL ").append(bytes).append(' ').append(openMillis);
-                        gbps.forEach((k, v) -> line.append('\t').append(k).append('=').append(v));
-                        System.out.println(line);
-                    }
+            Stream stream = Stream.create(context, true);
+            BuiltinKernels kernels = BuiltinKernels.load(context);
+            Event start = Event.create(context);
+            Event stop = Event.create(context);
+            ByteBuffer payload = ByteBuffer.wrap(message.payload()).order(ByteOrder.LITTLE_ENDIAN);
+            int count = payload.getInt();
+            int nextFd = 0;
+            Map<Long, DeviceBuffer> local = new LinkedHashMap<>();
+            for (int i = 0; i < count; i++) {
+                byte[] d = new byte[payload.getInt()];
+                payload.get(d);
+                SharedMemoryDescriptor descriptor = SharedMemoryDescriptor.fromBytes(d);
+                int[] fds = new int[descriptor.fileDescriptorCount()];
+                for (int k = 0; k < fds.length; k++) {
+                    fds[k] = message.fds().get(nextFd++).value();
                 }
+                long bytes = descriptor.bytes();
+                long t0 = System.nanoTime();
+                ImportedMemory memory = importer.map(descriptor, fds);
+                long t1 = System.nanoTime();
+                importer.map(descriptor, fds).close();
+                long t2 = System.nanoTime();
+                DeviceBuffer own = local.computeIfAbsent(bytes, b -> DeviceBuffer.allocate(context, b));
+                Map<String, Double> gbps = new LinkedHashMap<>();
+                gbps.put(LOCAL_MEMSET, time(bytes, iterations, stream, start, stop, v -> own.memsetAsync(v, stream)));
+                gbps.put(MEMSET, time(bytes, iterations, stream, start, stop, v -> memory.memsetAsync(v, stream)));
+                gbps.put(VEC16, time(bytes, iterations, stream, start, stop,
+                        v -> kernels.fill(BuiltinKernels.Fill.VEC16, memory, v, stream)));
+                gbps.put(SIMPLE, time(bytes, iterations, stream, start, stop,
+                        v -> kernels.fill(BuiltinKernels.Fill.SIMPLE, memory, v, stream)));
+                // The last fill wrote (iterations + WARMUP - 1): the measured kernels must have written it.
+                byte last = (byte) (iterations + WARMUP - 1);
+                MismatchCount check = kernels.countMismatches(memory, last, stream);
+                if (!check.clean()) {
+                    throw new IllegalStateException("fill of " + bytes + " bytes via " + descriptor.path()
+                            .displayName() + " left " + check.count() + " wrong bytes");
+                }
+                memory.close();
+                StringBuilder line = new StringBuilder("FILL ").append(descriptor.path().displayName()).append(' ')
+                        .append(bytes).append(' ').append((t1 - t0) / 1e6).append(' ').append((t2 - t1) / 1e3);
+                gbps.forEach((k, v) -> line.append('\t').append(k).append('=').append(v));
+                System.out.println(line);
             }
+            channel.send("done".getBytes(java.nio.charset.StandardCharsets.UTF_8), List.of());
         }
     }
 
@@ -102,7 +128,8 @@ public final class FillBenchChild {
                 int eq = fields[i].lastIndexOf('=');
                 gbps.put(fields[i].substring(0, eq), Double.parseDouble(fields[i].substring(eq + 1)));
             }
-            points.add(new FillBench.Point(Long.parseLong(head[1]), Double.parseDouble(head[2]), gbps));
+            points.add(new FillBench.Point(head[1], Long.parseLong(head[2]), Double.parseDouble(head[3]),
+                    Double.parseDouble(head[4]), gbps));
         }
         return points;
     }

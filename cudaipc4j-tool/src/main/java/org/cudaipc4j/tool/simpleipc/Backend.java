@@ -116,6 +116,19 @@ public interface Backend extends AutoCloseable {
         /** Makes the stream wait for the event's most recent record at the time of this call. */
         void streamWait(PeerEvent event);
 
+        /**
+         * Orders the stream by 32-bit counters instead of events ({@code --sync counters}): the counters are the
+         * ints at {@code offsets} in {@code shared}, memory every process of the group maps (whole pages). A wait on a
+         * counter is released by a store from any process, so a group that aborts can free every stream at once.
+         */
+        void useCounters(java.lang.foreign.MemorySegment shared, long[] offsets);
+
+        /** Makes later work on the stream wait until counter {@code index} is at least {@code value}. */
+        void waitCounter(int index, int value);
+
+        /** Enqueues setting counter {@code index} to {@code value} after the work enqueued so far. */
+        void writeCounter(int index, int value);
+
         /** Enqueues the kernel that writes {@code value} into every byte of {@code buffer}. */
         void fill(PeerBuffer buffer, byte value);
 

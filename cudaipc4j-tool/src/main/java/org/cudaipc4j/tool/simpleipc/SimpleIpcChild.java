@@ -89,6 +89,7 @@ public final class SimpleIpcChild {
                 driverFailure = e; // reported once the group is joined, so the siblings hear of it
             }
             try (ChildRuntime runtime = awaitJoin(joining)) {
+                SimpleIpcSlot.releaseCountersOnAbort(runtime.block());
                 try {
                     if (driverFailure != null) {
                         throw driverFailure;
@@ -190,6 +191,10 @@ public final class SimpleIpcChild {
         // The attachment owns what it opens and closes it before itself.
         List<PeerBuffer> buffers = new ArrayList<>(n);
         List<PeerEvent> events = new ArrayList<>(n);
+        boolean counters = settings.counters();
+        if (counters) {
+            attachment.useCounters(block.segment().memory(), SimpleIpcSlot.counterOffsets(block));
+        }
         // With --ipc vmm|pool, the memory's file descriptors come over the group's socket, one per process in slot
         // order; they are closed once the buffers are open (the mappings hold their own references).
         try (FdMessage received = settings.socket() == null ? null
@@ -202,7 +207,9 @@ public final class SimpleIpcChild {
                 MemorySegment slot = block.slotData(p);
                 int[] fds = received == null ? new int[0] : new int[] {received.fds().get(p).value()};
                 buffers.add(attachment.openBuffer(SimpleIpcSlot.memoryHandle(slot), fds, bytes));
-                events.add(attachment.openEvent(SimpleIpcSlot.eventHandle(slot)));
+                if (!counters) {
+                    events.add(attachment.openEvent(SimpleIpcSlot.eventHandle(slot)));
+                }
             }
         }
         phases.mark("opened");
@@ -230,11 +237,20 @@ public final class SimpleIpcChild {
             boolean last = step == steps - 1;
             byte value = (byte) (last && corrupt == id ? id + 1 : id);
             long t0 = System.nanoTime();
-            attachment.streamWait(events.get(b));
+            // Buffer b was written once in each earlier step: wait for the last of those writes to be done.
+            if (counters) {
+                attachment.waitCounter(b, (int) step);
+            } else {
+                attachment.streamWait(events.get(b));
+            }
             long t1 = System.nanoTime();
             attachment.fill(buffers.get(b), value);
             long t2 = System.nanoTime();
-            attachment.record(events.get(b));
+            if (counters) {
+                attachment.writeCounter(b, (int) step + 1);
+            } else {
+                attachment.record(events.get(b));
+            }
             long t3 = System.nanoTime();
             // No sibling may re-record an event before every waiter has enqueued its wait on it.
             barrier.await();
@@ -253,7 +269,11 @@ public final class SimpleIpcChild {
         phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
         phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
 
-        attachment.streamWait(events.get(id));
+        if (counters) {
+            attachment.waitCounter(id, (int) steps);
+        } else {
+            attachment.streamWait(events.get(id));
+        }
         byte expected = (byte) ((id + 1) % n);
         Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
         if (!v.ok()) {

@@ -18,10 +18,12 @@ import java.util.List;
  * @param kernel the fill kernel on GPUs: {@code vec16} (16-byte stores) or {@code simple} (the sample's)
  * @param verifyOnDevice count wrong bytes on the device instead of copying the buffer back to the host
  * @param ipc how the buffers travel to the children
+ * @param counters order the rotation by counters in the control block (a group that fails frees every waiting
+ *                 stream at once) instead of by the sample's interprocess events
  */
 public record SimpleIpcOptions(long bytes, int procsPerDevice, List<Integer> devices, int rounds,
         BackendKind backend, int simulatedDevices, Duration timeout, boolean json, int corruptProcess,
-        String kernel, boolean verifyOnDevice, IpcMode ipc) {
+        String kernel, boolean verifyOnDevice, IpcMode ipc, boolean counters) {
 
     /** The sample's buffer size: 64 MiB (DATA_SIZE). */
     public static final long DEFAULT_BYTES = 64L << 20;

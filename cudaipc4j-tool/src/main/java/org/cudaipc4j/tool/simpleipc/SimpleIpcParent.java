@@ -310,7 +310,7 @@ public final class SimpleIpcParent {
                     backendName, Integer.toString(options.simulatedDevices()),
                     Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
                     options.kernel(), options.verifyOnDevice() ? "device" : "host", options.ipc().optionName(),
-                    socket == null ? "-" : socket.toString()));
+                    socket == null ? "-" : socket.toString(), options.counters() ? "counters" : "events"));
             if (phaseFiles.enabled()) {
                 args.add(phaseFiles.file(p).toString());
             }
@@ -355,6 +355,7 @@ public final class SimpleIpcParent {
                         fds == null ? null : fds.socket()));
                 parent.phases.mark("childrenStarted");
                 block = ControlBlock.create(name, n, SimpleIpcSlot.LAYOUT);
+                SimpleIpcSlot.releaseCountersOnAbort(block);
                 supervisor.watch(block);
                 parent.phases.mark("blockCreated");
                 return new ChildGroup(block, phaseFiles, supervisor, fds);

@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.util.UUID;
+import org.cudaipc4j.coord.ControlBlock;
 
 /**
  * What a simpleIPC process's control-block slot holds (the application's part of a
@@ -30,13 +31,18 @@ final class SimpleIpcSlot {
             MemoryLayout.sequenceLayout(HANDLE_BYTES, JAVA_BYTE).withName("eventHandle"),
             MemoryLayout.sequenceLayout(16, JAVA_BYTE).withName("deviceUuid"),
             JAVA_INT.withName("deviceOrdinal"),
-            MemoryLayout.paddingLayout(4)).withName("SimpleIpcSlot");
+            JAVA_INT.withName("writes")).withName("SimpleIpcSlot");
 
     private static final long MEMORY_HANDLE = LAYOUT.byteOffset(groupElement("memoryHandle"));
     private static final long EVENT_HANDLE = LAYOUT.byteOffset(groupElement("eventHandle"));
     private static final long DEVICE_UUID = LAYOUT.byteOffset(groupElement("deviceUuid"));
     private static final VarHandle DEVICE_ORDINAL = LAYOUT.varHandle(groupElement("deviceOrdinal"));
     private static final VarHandle MEMORY_LENGTH = LAYOUT.varHandle(groupElement("memoryHandleLength"));
+    /** Completed writes into this slot's buffer ({@code --sync counters}): a device waits on it, any process may set it. */
+    static final long WRITES = LAYOUT.byteOffset(groupElement("writes"));
+    private static final VarHandle WRITES_WORD = LAYOUT.varHandle(groupElement("writes"));
+    /** What every counter is set to when the group aborts: every wait on it is over (waits compare as at least). */
+    static final int RELEASED = Integer.MAX_VALUE;
 
     private SimpleIpcSlot() {}
 
@@ -56,6 +62,34 @@ final class SimpleIpcSlot {
     /** The parent's ordinal of the device, for messages. */
     static int deviceOrdinal(MemorySegment slot) {
         return (int) DEVICE_ORDINAL.get(slot, 0L);
+    }
+
+    /** Sets the slot's write counter to {@link #RELEASED} (a plain store, visible to devices polling it). */
+    static void release(MemorySegment slot) {
+        WRITES_WORD.setVolatile(slot, 0L, RELEASED);
+    }
+
+    /**
+     * When this process aborts the group (a failure seen by the supervisor or a sibling, a timeout, a shutdown, a
+     * parent gone), every counter a device may wait on is set to {@link #RELEASED}: the streams of every process run
+     * out at once, and the processes can end without waiting for work that will never come.
+     */
+    static void releaseCountersOnAbort(ControlBlock block) {
+        block.onAbort(() -> {
+            for (int p = 0; p < block.processCount(); p++) {
+                release(block.slotData(p));
+            }
+        });
+    }
+
+    /** The offsets of every process's write counter in the block's whole mapping. */
+    static long[] counterOffsets(ControlBlock block) {
+        long base = block.segment().memory().address();
+        long[] offsets = new long[block.processCount()];
+        for (int p = 0; p < offsets.length; p++) {
+            offsets[p] = block.slotData(p).address() - base + WRITES;
+        }
+        return offsets;
     }
 
     static void setHandles(MemorySegment slot, byte[] memoryHandle, byte[] eventHandle) {

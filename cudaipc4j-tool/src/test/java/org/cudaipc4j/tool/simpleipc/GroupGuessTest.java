@@ -17,7 +17,7 @@ class GroupGuessTest {
     private static SimpleIpcOptions options(BackendKind backend, List<Integer> devices, int procsPerDevice,
             int simulated) {
         return new SimpleIpcOptions(1024, procsPerDevice, devices, 1, backend, simulated, Duration.ofSeconds(60),
-                false, -1, "vec16", true, IpcMode.LEGACY);
+                false, -1, "vec16", true, IpcMode.LEGACY, true);
     }
 
     @Test

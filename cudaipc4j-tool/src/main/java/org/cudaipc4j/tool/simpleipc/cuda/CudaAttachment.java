@@ -12,6 +12,7 @@ import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
+import org.cudaipc4j.cuda.HostRegistration;
 import org.cudaipc4j.cuda.IpcEventHandle;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.ImportedMemory;
@@ -37,6 +38,9 @@ public final class CudaAttachment implements Backend.Attachment {
     private final List<AutoCloseable> opened = new ArrayList<>();
     /** Pinned memory for copies to the host, grown on demand. */
     private PinnedArena hostArena;
+    /** The counters' memory, registered for the device ({@code --sync counters}), and their device addresses. */
+    private HostRegistration counterMemory;
+    private long[] counters;
     /** Maps memory descriptors ({@code --ipc vmm|pool}), once per export; made on first use. */
     private MemoryImporter importer;
     private MemorySegment host;
@@ -162,6 +166,40 @@ public final class CudaAttachment implements Backend.Attachment {
             stream.waitEvent(own(event));
         } catch (CudaException e) {
             throw failed("waiting for an event", e);
+        }
+    }
+
+    @Override
+    public void useCounters(MemorySegment shared, long[] offsets) {
+        check();
+        try {
+            counterMemory = HostRegistration.register(context, shared);
+        } catch (CudaException e) {
+            throw failed("registering the group's shared memory for the device", e);
+        }
+        counters = new long[offsets.length];
+        for (int i = 0; i < offsets.length; i++) {
+            counters[i] = counterMemory.devicePointer(offsets[i]);
+        }
+    }
+
+    @Override
+    public void waitCounter(int index, int value) {
+        check();
+        try {
+            stream.waitValue32(counters[index], value, false);
+        } catch (CudaException e) {
+            throw failed("waiting for counter " + index, e);
+        }
+    }
+
+    @Override
+    public void writeCounter(int index, int value) {
+        check();
+        try {
+            stream.writeValue32(counters[index], value);
+        } catch (CudaException e) {
+            throw failed("writing counter " + index, e);
         }
     }
 
@@ -295,7 +333,8 @@ public final class CudaAttachment implements Backend.Attachment {
         }
         requireOwner();
         closed = true;
-        Closeables.closeAll(this::closeOpened, importer, this::closeHost, this::closeMarkers, kernels, stream, context);
+        Closeables.closeAll(this::closeOpened, importer, this::closeHost, this::closeMarkers, kernels, stream,
+                counterMemory, context);
     }
 
     /** Closes the buffers and events opened through this attachment, newest first. */

@@ -99,6 +99,46 @@ final class HostAttachment implements Backend.Attachment {
         stream.enqueue("streamWait", () -> () -> e.await(ticket, timeoutNanos, stream::isClosed));
     }
 
+    private MemorySegment counterMemory;
+    private long[] counterOffsets;
+
+    @Override
+    public void useCounters(MemorySegment shared, long[] offsets) {
+        this.counterMemory = shared;
+        this.counterOffsets = offsets.clone();
+    }
+
+    /** As a device polls a word of host memory: until {@code (int) (word - value) >= 0}, closed, or timed out. */
+    @Override
+    public void waitCounter(int index, int value) {
+        MemorySegment m = counterMemory;
+        long offset = counterOffsets[index];
+        stream.enqueue("waitCounter", () -> () -> {
+            long deadline = System.nanoTime() + timeoutNanos;
+            long pause = 1_000;
+            while ((int) ((int) COUNTER.getAcquire(m, offset) - value) < 0) {
+                if (stream.isClosed()) {
+                    return;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new BackendException("counter " + index + " did not reach " + value + " within "
+                            + HostBackend.seconds(timeoutNanos));
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(pause);
+                pause = Math.min(pause * 2, 1_000_000);
+            }
+        });
+    }
+
+    @Override
+    public void writeCounter(int index, int value) {
+        MemorySegment m = counterMemory;
+        long offset = counterOffsets[index];
+        stream.enqueue("writeCounter", () -> () -> COUNTER.setRelease(m, offset, value));
+    }
+
+    private static final java.lang.invoke.VarHandle COUNTER = java.lang.foreign.ValueLayout.JAVA_INT.varHandle();
+
     @Override
     public void fill(Backend.PeerBuffer buffer, byte value) {
         MemorySegment m = own(buffer).memory("fill");
