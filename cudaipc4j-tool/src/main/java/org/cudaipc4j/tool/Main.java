@@ -37,17 +37,58 @@ public final class Main {
         return commandLine().execute(args);
     }
 
+    /**
+     * Why these simpleIPC options would be a usage error, or null when they are fine: the bench checks the options
+     * of its runs before it starts any.
+     */
+    public static String usageProblem(java.util.List<String> simpleIpcArgs) {
+        CommandLine cl = commandLine();
+        try {
+            CommandLine.ParseResult parsed = cl.parseArgs(simpleIpcArgs.toArray(String[]::new));
+            if (parsed.hasSubcommand()) {
+                return "'" + parsed.subcommand().commandSpec().name() + "' is a command, not a simpleIPC option";
+            }
+            if (parsed.isUsageHelpRequested() || parsed.isVersionHelpRequested()) {
+                return "--help and --version do not run simpleIPC";
+            }
+            ((RootCommand) cl.getCommand()).options();
+            return null;
+        } catch (CommandLine.ParameterException e) {
+            return usageMessage(e);
+        }
+    }
+
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new RootCommand());
         cl.addSubcommand(new DevicesCommand());
         cl.addSubcommand(new org.cudaipc4j.tool.bench.BenchCommand());
+        // Help fits the terminal (100 columns when there is none), so phrases are not broken early.
+        cl.setUsageHelpWidth(100);
+        cl.setUsageHelpAutoWidth(true);
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println("cudaipc4j: " + ex.getMessage() + " (try --help)");
+            c.getErr().println("cudaipc4j: " + usageMessage(ex) + " (try --help)");
             return ExitCodes.USAGE;
         });
         cl.setExecutionExceptionHandler((ex, c, parseResult) -> reportFailure(ex, c.getErr()));
         return cl;
+    }
+
+    /**
+     * A command-line error in words: a stray word (the command takes no other words) is named as an unknown command,
+     * with the commands there are.
+     */
+    static String usageMessage(CommandLine.ParameterException ex) {
+        CommandLine c = ex.getCommandLine();
+        if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !c.getSubcommands().isEmpty()) {
+            java.util.List<String> args = unmatched.getUnmatched();
+            if (!args.isEmpty() && !args.getFirst().startsWith("-")) {
+                return "'" + args.getFirst() + "' is not a command of " + c.getCommandName() + "; the commands are "
+                        + String.join(", ", c.getSubcommands().keySet())
+                        + (c.getParent() == null ? " (without one, simpleIPC runs)" : "");
+            }
+        }
+        return ex.getMessage();
     }
 
     /** Prints a failure in one line (a stack trace too with CUDAIPC4J_DEBUG=1) and returns the exit code. */

@@ -1,7 +1,6 @@
 package org.cudaipc4j.tool;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -22,9 +21,11 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {
             "Share GPU memory and CUDA events between processes (CUDA IPC).",
-            "Without a command, runs NVIDIA's simpleIPC sample: one process per GPU (or several with",
-            "--procs-per-device), each writing into every other process's buffer through IPC handles in turn,",
-            "then verifying its own buffer."},
+            "",
+            "Without a command, runs NVIDIA's simpleIPC sample: one process per GPU (or several with"
+                    + " --procs-per-device), each writing into every other process's buffer through IPC handles in"
+                    + " turn, then verifying its own buffer.",
+            ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
@@ -45,9 +46,9 @@ final class RootCommand implements Callable<Integer> {
             description = "Processes sharing each device; the rotation covers all of them. Default: ${DEFAULT-VALUE}.")
     int procsPerDevice = 1;
 
-    @Option(names = "--devices", paramLabel = "LIST", split = ",",
-            description = "Device ordinals to consider, e.g. 0,2 (default: all).")
-    List<String> devices = new ArrayList<>();
+    @Option(names = "--devices", paramLabel = "N[,N...]",
+            description = "Device ordinals to consider, such as 0,2 (default: all).")
+    String devices = "";
 
     @Option(names = "--steps", paramLabel = "R",
             description = "Rounds of the rotation (each round is one step per process). Default: ${DEFAULT-VALUE}.")
@@ -63,7 +64,7 @@ final class RootCommand implements Callable<Integer> {
     int simulatedDevices = 2;
 
     @Option(names = "--timeout", paramLabel = "DURATION",
-            description = "Bound on the run and on every wait in it (e.g. 500ms, 30s, 2m). Default: ${DEFAULT-VALUE}.")
+            description = "Bound on the run and on every wait in it (such as 500ms, 30s, 2m). Default: ${DEFAULT-VALUE}.")
     String timeout = "120s";
 
     @Option(names = "--kernel", paramLabel = "vec16|simple",
@@ -140,7 +141,7 @@ final class RootCommand implements Callable<Integer> {
             throw usage("--sync must be counters or events, got '" + sync + "'");
         }
         LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
-        for (String d : devices) {
+        for (String d : devices.isBlank() ? new String[0] : devices.split(",", -1)) {
             int ordinal;
             try {
                 ordinal = Integer.parseInt(d.trim());

@@ -42,9 +42,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--only", split = ",", paramLabel = "PARTS",
+    @Option(names = "--only", paramLabel = "PART[,PART...]",
             description = "Parts to run, from e2e, steps, barrier, fill (default: all).")
-    List<String> only = new ArrayList<>(List.of("e2e", "steps", "barrier", "fill"));
+    String onlyText = "e2e,steps,barrier,fill";
 
     @Option(names = "--repeat", defaultValue = "10", paramLabel = "N",
             description = "End-to-end runs per configuration. Default: ${DEFAULT-VALUE}.")
@@ -55,12 +55,12 @@ public final class BenchCommand implements Callable<Integer> {
     String backend;
 
     @Option(names = "--run-args", paramLabel = "ARGS", defaultValue = "",
-            description = "Extra simpleIPC options for the end-to-end runs, e.g. \"--verify device\".")
+            description = "Extra simpleIPC options for the end-to-end runs, such as \"--ipc vmm\".")
     String runArgs;
 
-    @Option(names = "--procs", split = ",", paramLabel = "LIST", defaultValue = "2,4,8,16",
+    @Option(names = "--procs", paramLabel = "N[,N...]", defaultValue = "2,4,8,16",
             description = "Process counts for step and barrier latency. Default: ${DEFAULT-VALUE}.")
-    List<Integer> procs;
+    String procsText;
 
     // The marginal cost is a difference of two runs: with a few hundred rounds, under MPS, it was lost in the noise
     // of the runs' fixed costs (it came out near zero, or negative).
@@ -73,9 +73,9 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Barrier rounds per process count. Default: ${DEFAULT-VALUE}.")
     int barrierRounds;
 
-    @Option(names = "--sizes", split = ",", paramLabel = "LIST", defaultValue = "16M,64M,256M,1G,4G",
+    @Option(names = "--sizes", paramLabel = "SIZE[,SIZE...]", defaultValue = "16M,64M,256M,1G,4G",
             description = "Buffer sizes for fill bandwidth. Default: ${DEFAULT-VALUE}.")
-    List<String> sizes;
+    String sizesText;
 
     @Option(names = "--fill-iterations", defaultValue = "20", paramLabel = "N",
             description = "Timed fills per size and method. Default: ${DEFAULT-VALUE}.")
@@ -85,16 +85,97 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Write bench.json (and, where AWT is available, PNG charts) into DIR.")
     Path out;
 
-    @Override
-    public Integer call() {
-        for (String part : only) {
+    /** The options, checked; every bad value is a usage error before anything runs. */
+    private List<String> only;
+    private List<Integer> procs;
+    private List<Long> sizes;
+    private List<String> runArguments;
+
+    private void validate() {
+        only = new ArrayList<>();
+        for (String part : list("--only", onlyText)) {
             if (!PARTS.contains(part)) {
-                throw new ParameterException(spec.commandLine(), "--only: unknown part '" + part + "' (e2e, steps, barrier, fill)");
+                throw usage("--only: unknown part '" + part + "' (the parts are e2e, steps, barrier, fill)");
+            }
+            if (!only.contains(part)) {
+                only.add(part);
             }
         }
-        if (repeat < 1) {
-            throw new ParameterException(spec.commandLine(), "--repeat must be at least 1, got " + repeat);
+        atLeast("--repeat", repeat, 1);
+        if (!Set.of("cuda", "host", "auto").contains(backend)) {
+            throw usage("--backend must be cuda, host or auto, got '" + backend + "'");
         }
+        runArguments = new ArrayList<>();
+        if (!backend.equals("auto")) {
+            runArguments.addAll(List.of("--backend", backend));
+        }
+        if (!runArgs.isBlank()) {
+            runArguments.addAll(List.of(runArgs.trim().split("\\s+")));
+        }
+        String problem = org.cudaipc4j.tool.Main.usageProblem(runArguments);
+        if (problem != null) {
+            throw usage("--run-args: " + problem);
+        }
+        procs = new ArrayList<>();
+        for (String p : list("--procs", procsText)) {
+            int count;
+            try {
+                count = Integer.parseInt(p);
+            } catch (NumberFormatException e) {
+                throw usage("--procs takes process counts like 2,4,8; '" + p + "' is not one");
+            }
+            // Step latency is a rotation between processes and barrier latency a round trip: both need two.
+            if (count < 2 || count > org.cudaipc4j.coord.ControlBlock.MAX_PROCESSES) {
+                throw usage("--procs: process counts must be between 2 and "
+                        + org.cudaipc4j.coord.ControlBlock.MAX_PROCESSES + ", got " + count);
+            }
+            procs.add(count);
+        }
+        atLeast("--step-rounds", stepRounds, 1);
+        atLeast("--barrier-rounds", barrierRounds, 1);
+        sizes = new ArrayList<>();
+        for (String size : list("--sizes", sizesText)) {
+            long bytes;
+            try {
+                bytes = org.cudaipc4j.tool.simpleipc.Sizes.parseBytes(size);
+            } catch (IllegalArgumentException e) {
+                throw usage("--sizes: " + e.getMessage());
+            }
+            if (bytes < 1) {
+                throw usage("--sizes: sizes must be at least 1 byte, got '" + size + "'");
+            }
+            sizes.add(bytes);
+        }
+        atLeast("--fill-iterations", fillIterations, 1);
+        if (out != null && Files.exists(out) && !Files.isDirectory(out)) {
+            throw usage("--out: " + out + " exists and is not a directory");
+        }
+    }
+
+    private List<String> list(String option, String text) {
+        List<String> items = new ArrayList<>();
+        for (String item : text.split(",", -1)) {
+            if (item.isBlank()) {
+                throw usage(option + ": empty item in '" + text + "'");
+            }
+            items.add(item.trim());
+        }
+        return items;
+    }
+
+    private void atLeast(String option, int value, int least) {
+        if (value < least) {
+            throw usage(option + " must be at least " + least + ", got " + value);
+        }
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    @Override
+    public Integer call() {
+        validate();
         JsonObject results = new JsonObject();
         Gson gson = new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create();
         results.addProperty("date", Instant.now().toString());
@@ -103,23 +184,24 @@ public final class BenchCommand implements Callable<Integer> {
         if (only.contains("e2e")) {
             List<EndToEndBench.Result> e2e = new ArrayList<>();
             // The default run is timed exactly as users type it: no arguments at all.
-            List<String> args = new ArrayList<>();
-            if (!backend.equals("auto")) {
-                args.addAll(List.of("--backend", backend));
-            }
-            if (!runArgs.isBlank()) {
-                args.addAll(List.of(runArgs.trim().split("\\s+")));
-            }
-            e2e.add(endToEnd(args.isEmpty() ? "default run (no arguments)" : String.join(" ", args), args));
+            e2e.add(endToEnd(runArguments.isEmpty() ? "default run (no arguments)" : String.join(" ", runArguments),
+                    runArguments));
             results.add("endToEnd", gson.toJsonTree(e2e));
         }
         if (only.contains("steps")) {
-            results.add("stepLatency", gson.toJsonTree(StepLatencyBench.run(backend, procs, stepRounds, System.out)));
+            try (ProgressBar bar = progress("steps", 2L * procs.size())) {
+                results.add("stepLatency", gson.toJsonTree(
+                        StepLatencyBench.run(backend, procs, stepRounds, System.out, bar::step)));
+            }
         }
         if (only.contains("barrier")) {
             List<BarrierFigures> barrier = new ArrayList<>();
             for (int p : procs) {
-                BarrierLatency.Result r = BarrierLatency.measure(p, barrierRounds, Math.max(100, barrierRounds / 10));
+                BarrierLatency.Result r;
+                try (ProgressBar bar = progress("barrier, " + p + " processes", 1)) {
+                    r = BarrierLatency.measure(p, barrierRounds, Math.max(100, barrierRounds / 10));
+                    bar.step();
+                }
                 System.out.println("Barrier round trip: " + r.describe());
                 barrier.add(new BarrierFigures(r.processes(), r.rounds(), r.samples(), r.medianMicros(),
                         r.p99Micros(), r.minMicros(), r.maxMicros(), r.meanMicros(), r.wall().toMillis() / 1e3));
@@ -151,20 +233,12 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     private void fill(JsonObject results, Gson gson) {
-        List<Long> bytes = new ArrayList<>();
-        for (String size : sizes) {
-            try {
-                bytes.add(org.cudaipc4j.tool.simpleipc.Sizes.parseBytes(size));
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "--sizes: " + e.getMessage());
-            }
-        }
         String unusable = cudaUnusable();
         if (unusable != null) {
             System.out.println("Fill bandwidth: skipped (" + unusable + ")");
             return;
         }
-        FillBench.Result r = FillBench.run(0, bytes, fillIterations, System.out);
+        FillBench.Result r = FillBench.run(0, sizes, fillIterations, System.out);
         JsonObject fill = gson.toJsonTree(r).getAsJsonObject();
         fill.add("gbPerSecond", gson.toJsonTree(r.series()));
         results.add("fill", fill);
@@ -180,9 +254,35 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * A progress bar on stderr while a part runs, drawn only on a terminal: in files and pipes its frames would be
+     * noise, and each part prints its own result lines when it ends.
+     */
     static ProgressBar progress(String task, long max) {
-        return new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setStyle(ProgressBarStyle.ASCII)
-                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)).build();
+        ProgressBarBuilder builder = new ProgressBarBuilder().setTaskName(task).setInitialMax(max)
+                .setStyle(ProgressBarStyle.ASCII);
+        if (onTerminal()) {
+            builder.setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err));
+        } else {
+            builder.setConsumer(new me.tongfei.progressbar.ProgressBarConsumer() {
+                @Override
+                public void accept(String rendered) {}
+
+                @Override
+                public int getMaxRenderedLength() {
+                    return 80;
+                }
+
+                @Override
+                public void close() {}
+            });
+        }
+        return builder.build();
+    }
+
+    private static boolean onTerminal() {
+        java.io.Console console = System.console();
+        return console != null && console.isTerminal();
     }
 
     private void writeResults(JsonObject results, Gson gson) {
@@ -204,7 +304,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** {@code cudaipc4j bench chart IN.json OUTDIR}: PNG charts from a bench.json written elsewhere. */
     @Command(name = "chart", mixinStandardHelpOptions = true,
-            description = "Render PNG charts from a bench.json (e.g. one written on a GPU machine).")
+            description = "Render PNG charts from a bench.json (such as one written on a GPU machine).")
     static final class Chart implements Callable<Integer> {
         @picocli.CommandLine.Parameters(index = "0", paramLabel = "IN.json")
         Path in;

@@ -27,11 +27,15 @@ final class StepLatencyBench {
 
     private StepLatencyBench() {}
 
-    static List<Result> run(String backend, List<Integer> processCounts, int rounds, PrintStream out) {
+    /** Runs every process count; {@code ranOne} is told after each of the 2 runs per count. */
+    static List<Result> run(String backend, List<Integer> processCounts, int rounds, PrintStream out,
+            Runnable ranOne) {
         List<Result> results = new ArrayList<>();
         for (int p : processCounts) {
             Run shorter = runOnce(backend, p, rounds);
+            ranOne.run();
             Run longer = runOnce(backend, p, 2 * rounds);
+            ranOne.run();
             double marginal = (longer.worstStepsMs() - shorter.worstStepsMs()) * 1000
                     / (longer.steps() - shorter.steps());
             Breakdown slowest = longer.breakdowns().getFirst();
@@ -44,7 +48,12 @@ final class StepLatencyBench {
                     longer.breakdowns().getFirst(), slowest);
             out.printf("Per-step latency, %2d processes on device 0: %.1f us/step marginal, %.1f us/step over a whole"
                             + " run of %d steps%n", p, marginal, r.microsPerStep(), r.steps());
-            out.printf("    %s%n    %s%n", describe(r.process0()), describe(slowest));
+            if (slowest == r.process0()) {
+                out.printf("    process 0, also the slowest in its own calls: %s%n", describe(slowest));
+            } else {
+                out.printf("    process 0: %s%n    slowest in its own calls, process %d: %s%n", describe(r.process0()),
+                        slowest.process(), describe(slowest));
+            }
             results.add(r);
         }
         return results;
@@ -55,8 +64,8 @@ final class StepLatencyBench {
     }
 
     private static String describe(Breakdown b) {
-        return String.format("process %d per step: wait %.1f, fill launch %.1f, record %.1f, barrier %.1f us",
-                b.process(), b.streamWaitMicros(), b.fillLaunchMicros(), b.recordMicros(), b.barrierMicros());
+        return String.format("per step wait %.1f, fill launch %.1f, record %.1f, barrier %.1f us",
+                b.streamWaitMicros(), b.fillLaunchMicros(), b.recordMicros(), b.barrierMicros());
     }
 
     private static Run runOnce(String backend, int processes, int rounds) {

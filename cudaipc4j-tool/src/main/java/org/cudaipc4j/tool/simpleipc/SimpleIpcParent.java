@@ -129,6 +129,9 @@ public final class SimpleIpcParent {
                 }
             }
             printBackendLine();
+            if (backend.simulated() && options.kernel().equals("simple")) {
+                out.println("Note: --kernel simple is for GPUs; simulated devices fill their buffers on the CPU");
+            }
             for (int device : selected) {
                 java.util.Optional<String> why = backend.unsupported(device, options.ipc());
                 if (why.isPresent()) {
@@ -239,11 +242,26 @@ public final class SimpleIpcParent {
                 report.failures.add(new RunReport.FailureEntry(f.index(), f.reason()));
             }
             exit = outcome.ok() ? ExitCodes.OK : ExitCodes.FAILURE;
+            printSummary(outcome, block.processCount(), selected.size(), backend.simulated());
         }
         phases.mark("teardown");
         report.childPhases = group.phaseFiles.read();
         report.result = exit == ExitCodes.OK ? "passed" : "failed";
         return exit;
+    }
+
+    /** The run's last line: what passed or how many failed, and the time since the parent started. */
+    private void printSummary(Supervisor.Outcome outcome, int processes, int devices, boolean simulated) {
+        long start = Clock.processStartMicros();
+        String took = start > 0 ? String.format(java.util.Locale.ROOT, ", %.2f s", (Clock.micros() - start) / 1e6) : "";
+        String where = processes + " process" + (processes == 1 ? "" : "es") + " on " + devices + " "
+                + (simulated ? "simulated " : "") + "device" + (devices == 1 ? "" : "s");
+        if (outcome.ok()) {
+            out.println("Passed: " + where + ", " + processes + " x " + Sizes.format(options.bytes()) + " verified, "
+                    + options.rounds() + " round" + (options.rounds() == 1 ? "" : "s") + took);
+        } else {
+            out.println("Failed: " + outcome.failures().size() + " of " + where + took);
+        }
     }
 
     /** Prints the backend line once, before anything else the run prints. */

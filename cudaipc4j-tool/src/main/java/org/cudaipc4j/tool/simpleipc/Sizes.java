@@ -53,15 +53,25 @@ public final class Sizes {
         };
     }
 
-    /** Human-readable binary size: 64 MiB, 1 GiB, 4095 B. */
+    /**
+     * Human-readable binary size, the one way sizes are written everywhere: exact as typed where a unit divides it
+     * (4095 B, 1025 KiB, 64 MiB, 1 TiB), else in the largest unit that fits with one decimal (23.5 GiB).
+     */
     public static String format(long bytes) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        int exact = 0;
+        while (exact < units.length - 1 && bytes % (1L << (10 * (exact + 1))) == 0
+                && Math.abs(bytes) >= 1L << (10 * (exact + 1))) {
+            exact++;
+        }
+        long inExact = bytes / (1L << (10 * exact));
+        if (Math.abs(inExact) < 10240) {
+            return inExact + " " + units[exact];
+        }
         int u = 0;
-        long v = bytes;
-        while (u < units.length - 1 && v >= 1024 && v % 1024 == 0) {
-            v /= 1024;
+        while (u < units.length - 1 && Math.abs(bytes) >= 1L << (10 * (u + 1))) {
             u++;
         }
-        return v + " " + units[u];
+        return String.format(Locale.ROOT, "%.1f %s", bytes / (double) (1L << (10 * u)), units[u]);
     }
 }

@@ -33,6 +33,12 @@ class SimpleIpcCliTest {
         "--timeout soon                 | --timeout: invalid duration",
         "--sim-devices 0                | --sim-devices must be between 1 and 32",
         "--frobnicate                   | Unknown option: '--frobnicate'",
+        "frobnicate                     | 'frobnicate' is not a command of cudaipc4j; the commands are devices, bench",
+        "--kernel fast                  | --kernel must be vec16 or simple, got 'fast'",
+        "--verify gpu                   | --verify must be host or device, got 'gpu'",
+        "--ipc magic                    | --ipc",
+        "--sync spin                    | --sync must be counters or events, got 'spin'",
+        "--devices 0 1                  | '1' is not a command of cudaipc4j",
         "--backend host --devices 0,5   | device 5 does not exist",
     })
     void badInputIsAOneLineUsageError(String args, String expected) {
@@ -72,5 +78,29 @@ class SimpleIpcCliTest {
             assertTrue(run.out.contains(option), option + " missing from help:\n" + run.out);
         }
         assertTrue(run.out.contains("Exit codes:") && run.out.contains("64") && run.out.contains("usage error"), run.out);
+        // Lines break between phrases: no abbreviation split over two lines, lists named once.
+        assertFalse(run.out.lines().anyMatch(l -> l.endsWith(" e.") || l.endsWith("(e.")), run.out);
+        assertTrue(run.out.contains("[--devices=N[,N...]]"), run.out);
+        assertFalse(run.out.contains("]]..."), run.out);
+    }
+
+    @Test
+    void benchHelpNamesListsOnce() {
+        ToolRun run = ToolRun.run(LIMIT, "bench", "--help");
+        run.assertExit(ExitCodes.OK);
+        for (String synopsis : new String[] {"[--only=PART[,PART...]]", "[--procs=N[,N...]]", "[--sizes=SIZE[,SIZE...]]"}) {
+            assertTrue(run.out.contains(synopsis), synopsis + " missing:\n" + run.out);
+        }
+        assertFalse(run.out.contains("]]..."), run.out);
+    }
+
+    @Test
+    void hostRunEndsWithASummaryLine() {
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--size", "4K", "--kernel", "simple");
+        run.assertExit(ExitCodes.OK).assertNothingLeft();
+        String last = run.out.lines().reduce((a, b) -> b).orElse("");
+        assertTrue(last.matches("Passed: 2 processes on 2 simulated devices, 2 x 4 KiB verified, 1 round, \\d+\\.\\d\\d s"),
+                last);
+        assertTrue(run.out.contains("Note: --kernel simple is for GPUs"), run.out);
     }
 }

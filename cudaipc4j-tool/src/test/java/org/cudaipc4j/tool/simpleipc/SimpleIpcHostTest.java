@@ -69,6 +69,8 @@ class SimpleIpcHostTest {
         assertTrue(run.out.contains("Process 0 failed ("), run.out);
         assertEquals(1, run.count("^Process \\d+: Verification mismatch"), run.out);
         assertTrue(run.out.contains("Process 1 complete!"), run.out);
+        String last = run.out.lines().reduce((a, b) -> b).orElse("");
+        assertTrue(last.startsWith("Failed: 1 of 3 processes on 3 simulated devices, "), last);
     }
 
     @Test

@@ -42,5 +42,10 @@ class SizesTest {
         assertEquals("1 GiB", Sizes.format(1L << 30));
         assertEquals("4095 B", Sizes.format(4095));
         assertEquals("1025 KiB", Sizes.format(1025L << 10));
+        assertEquals("1 TiB", Sizes.format(1L << 40));
+        assertEquals("23.5 GiB", Sizes.format((47L << 30) / 2 + 12345));
+        assertEquals("1536 B", Sizes.format(1536));
+        assertEquals("10001 B", Sizes.format(10001));
+        assertEquals("19.5 KiB", Sizes.format(20001));
     }
 }

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.cudaipc4j.tool.simpleipc.Backend;
 import org.cudaipc4j.tool.simpleipc.BackendException;
+import org.cudaipc4j.tool.simpleipc.Sizes;
 
 /**
  * simpleIPC's devices simulated in host shared memory, with CUDA's ordering semantics, so the whole program runs
@@ -240,12 +241,6 @@ public final class HostBackend implements Backend {
     }
 
     static String size(long bytes) {
-        if (bytes >= 1L << 30) {
-            return String.format("%.1f GiB", bytes / (double) (1L << 30));
-        }
-        if (bytes >= 1L << 20) {
-            return String.format("%.1f MiB", bytes / (double) (1L << 20));
-        }
-        return bytes + (bytes == 1 ? " byte" : " bytes");
+        return Sizes.format(bytes);
     }
 }
