@@ -109,7 +109,19 @@ public final class MemoryImporter implements AutoCloseable {
 
     private DeviceMemory mapNew(SharedMemoryDescriptor d, int[] fds) {
         return switch (d.path()) {
-            case LEGACY -> IpcMemHandle.fromBytes(d.handle()).open(context, d.bytes(), true);
+            case LEGACY -> {
+                try {
+                    yield IpcMemHandle.fromBytes(d.handle()).open(context, d.bytes(), true);
+                } catch (CudaException e) {
+                    if (!d.fromAnotherPidNamespace()) {
+                        throw e;
+                    }
+                    throw new CudaException(e.call(), e.code(), e.errorName(), e.description() + "; the exporter"
+                            + " (pid " + d.exporterPid() + " there) runs in another PID namespace, which legacy IPC"
+                            + " handles do not cross: export VMM or pool memory and pass its file descriptor"
+                            + " (IpcPath.VMM_FD, IpcPath.POOL_FD)");
+                }
+            }
             case VMM_FD -> VmmMapping.importFileDescriptor(context, fds[0], d.bytes());
             case VMM_FABRIC -> VmmMapping.importFabricHandle(context, d.handle(), d.bytes());
             case POOL_FD, POOL_FABRIC -> {

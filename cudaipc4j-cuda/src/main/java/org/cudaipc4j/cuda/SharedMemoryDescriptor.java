@@ -15,19 +15,21 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>As bytes ({@link #toBytes()}, little-endian): magic {@code "CIPCDSC1"}, then path, file descriptor count,
  * handle length (16-bit each, one spare), size, device UUID, exporter pid, exporter token, export id, pool id,
- * group, handle bytes. {@link #fromBytes} checks each part and says what is wrong with a truncated or foreign
+ * group, the exporter's PID namespace (the inode of {@code /proc/self/ns/pid}, 0 when unknown), handle bytes. {@link #fromBytes} checks each part and says what is wrong with a truncated or foreign
  * descriptor. The group is the exporter's choice (0 for none); an importer can insist on it
  * ({@link #requireGroup}). An immutable value.
  */
 public final class SharedMemoryDescriptor {
     /** "CIPCDSC1" read as a little-endian long. */
     private static final long MAGIC = 0x3143_5344_4350_4943L;
-    private static final int HEADER = 8 + 8 + 8 + 16 + 8 * 5;
+    private static final int HEADER = 8 + 8 + 8 + 16 + 8 * 6;
     /** Random per process: with the export id, names an export uniquely even when pids are reused. */
     private static final long PROCESS_TOKEN = new java.util.Random(System.nanoTime() ^ ProcessHandle.current().pid())
             .nextLong() | 1;
     private static final AtomicLong NEXT_ID = new AtomicLong(1);
     private static final AtomicLong NEXT_POOL = new AtomicLong(1);
+    /** This process's PID namespace: legacy handles work only between processes of one. */
+    private static final long PID_NAMESPACE = readPidNamespace();
 
     private final IpcPath path;
     private final int fileDescriptorCount;
@@ -38,10 +40,11 @@ public final class SharedMemoryDescriptor {
     private final long exportId;
     private final long poolId;
     private final long group;
+    private final long pidNamespace;
     private final byte[] handle;
 
     SharedMemoryDescriptor(IpcPath path, int fileDescriptorCount, long bytes, UUID device, long exporterPid,
-            long exporterToken, long exportId, long poolId, long group, byte[] handle) {
+            long exporterToken, long exportId, long poolId, long group, long pidNamespace, byte[] handle) {
         this.path = path;
         this.fileDescriptorCount = fileDescriptorCount;
         this.bytes = bytes;
@@ -51,13 +54,15 @@ public final class SharedMemoryDescriptor {
         this.exportId = exportId;
         this.poolId = poolId;
         this.group = group;
+        this.pidNamespace = pidNamespace;
         this.handle = handle;
     }
 
     /** A fresh descriptor for memory of this process. */
     static SharedMemoryDescriptor of(IpcPath path, DeviceMemory memory, byte[] handle, long poolId, int fds) {
         return new SharedMemoryDescriptor(path, fds, memory.bytes(), memory.context().device().uuid(),
-                ProcessHandle.current().pid(), PROCESS_TOKEN, NEXT_ID.getAndIncrement(), poolId, 0, handle.clone());
+                ProcessHandle.current().pid(), PROCESS_TOKEN, NEXT_ID.getAndIncrement(), poolId, 0, PID_NAMESPACE,
+                handle.clone());
     }
 
     /** A fresh pool id of this process. */
@@ -68,7 +73,7 @@ public final class SharedMemoryDescriptor {
     /** The same descriptor in group {@code group}, which an importer can {@linkplain #requireGroup insist on}. */
     public SharedMemoryDescriptor inGroup(long group) {
         return new SharedMemoryDescriptor(path, fileDescriptorCount, bytes, device, exporterPid, exporterToken,
-                exportId, poolId, group, handle);
+                exportId, poolId, group, pidNamespace, handle);
     }
 
     public IpcPath path() {
@@ -104,6 +109,25 @@ public final class SharedMemoryDescriptor {
         return group;
     }
 
+    /**
+     * True when the exporter is known to run in another PID namespace than this process (another container, or
+     * {@code unshare --pid}): legacy handles do not work there, file descriptors do.
+     */
+    public boolean fromAnotherPidNamespace() {
+        return pidNamespace != 0 && PID_NAMESPACE != 0 && pidNamespace != PID_NAMESPACE;
+    }
+
+    /** The inode of this process's PID namespace, 0 when /proc does not say. */
+    private static long readPidNamespace() {
+        try {
+            String link = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/ns/pid")).toString();
+            // "pid:[4026531836]"
+            return Long.parseLong(link.substring(link.indexOf('[') + 1, link.indexOf(']')));
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
     /** A copy of the path's handle bytes. */
     public byte[] handle() {
         return handle.clone();
@@ -137,7 +161,7 @@ public final class SharedMemoryDescriptor {
                 .putShort((short) handle.length).putShort((short) 0).putLong(bytes)
                 .putLong(device.getMostSignificantBits()).putLong(device.getLeastSignificantBits())
                 .putLong(exporterPid).putLong(exporterToken).putLong(exportId).putLong(poolId).putLong(group)
-                .put(handle);
+                .putLong(pidNamespace).put(handle);
         return b.array();
     }
 
@@ -190,9 +214,11 @@ public final class SharedMemoryDescriptor {
         long exportId = b.getLong();
         long poolId = b.getLong();
         long group = b.getLong();
+        long pidNamespace = b.getLong();
         byte[] handle = new byte[handleLength];
         b.get(handle);
-        return new SharedMemoryDescriptor(path, fds, bytes, device, pid, token, exportId, poolId, group, handle);
+        return new SharedMemoryDescriptor(path, fds, bytes, device, pid, token, exportId, poolId, group, pidNamespace,
+                handle);
     }
 
     @Override

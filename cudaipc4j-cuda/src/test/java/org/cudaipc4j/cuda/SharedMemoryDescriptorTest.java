@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.UUID;
@@ -14,7 +15,21 @@ class SharedMemoryDescriptorTest {
         byte[] data = new byte[64];
         data[0] = 7;
         return SharedMemoryDescriptor.fromBytes(new SharedMemoryDescriptor(IpcPath.POOL_FD, 1, 4096,
-                new UUID(1, 2), 4242, 99, 5, 3, 0, data).toBytes());
+                new UUID(1, 2), 4242, 99, 5, 3, 0, 0, data).toBytes());
+    }
+
+    private static SharedMemoryDescriptor legacyFromNamespace(long pidNamespace) {
+        return SharedMemoryDescriptor.fromBytes(new SharedMemoryDescriptor(IpcPath.LEGACY, 0, 4096,
+                new UUID(1, 2), 4242, 99, 5, 0, 0, pidNamespace, new byte[64]).toBytes());
+    }
+
+    @Test
+    void tellsWhenTheExporterRunsInAnotherPidNamespace() throws Exception {
+        String link = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/ns/pid")).toString();
+        long own = Long.parseLong(link.replaceAll("\\D", ""));
+        assertFalse(legacyFromNamespace(own).fromAnotherPidNamespace());
+        assertTrue(legacyFromNamespace(own + 1).fromAnotherPidNamespace());
+        assertFalse(legacyFromNamespace(0).fromAnotherPidNamespace(), "0: the exporter could not tell");
     }
 
     @Test
@@ -36,10 +51,10 @@ class SharedMemoryDescriptorTest {
     @Test
     void truncatedForeignOrInconsistentDescriptorsAreRefusedSayingWhy() {
         byte[] good = pool().toBytes();
-        assertEquals("truncated memory descriptor: 79 bytes, a descriptor has at least 80",
+        assertEquals("truncated memory descriptor: 87 bytes, a descriptor has at least 88",
                 assertThrows(IllegalArgumentException.class,
-                        () -> SharedMemoryDescriptor.fromBytes(Arrays.copyOf(good, 79))).getMessage());
-        assertEquals("truncated memory descriptor: 100 bytes, its header announces 144",
+                        () -> SharedMemoryDescriptor.fromBytes(Arrays.copyOf(good, 87))).getMessage());
+        assertEquals("truncated memory descriptor: 100 bytes, its header announces 152",
                 assertThrows(IllegalArgumentException.class,
                         () -> SharedMemoryDescriptor.fromBytes(Arrays.copyOf(good, 100))).getMessage());
         byte[] foreign = good.clone();

@@ -28,7 +28,7 @@ except ImportError:  # older cuda.core releases
 
 MESSAGE_MAGIC = 0x44464943
 DESCRIPTOR_MAGIC = 0x3143534443504943
-DESCRIPTOR_HEADER = struct.Struct("<QHHHHQ16sQQQQQ")
+DESCRIPTOR_HEADER = struct.Struct("<QHHHHQ16sQQQQQQ")
 PATHS = ["legacy", "vmm-fd", "pool-fd", "vmm-fabric", "pool-fabric"]
 
 
@@ -73,7 +73,7 @@ def send(sock, payload, fds=()):
 
 
 def parse(descriptor):
-    (magic, path, fds, handle_len, _spare, size, _uuid, _pid, _token, _export, _pool, _group) = \
+    (magic, path, fds, handle_len, _spare, size, _uuid, _pid, _token, _export, _pool, _group, _pid_ns) = \
         DESCRIPTOR_HEADER.unpack_from(descriptor)
     if magic != DESCRIPTOR_MAGIC:
         sys.exit("interop: not a memory descriptor")
@@ -86,7 +86,8 @@ def describe(path, size, handle, device_uuid):
     least = int.from_bytes(device_uuid[8:], "big")
     return DESCRIPTOR_HEADER.pack(DESCRIPTOR_MAGIC, PATHS.index(path), 1 if path.endswith("-fd") else 0,
                                   len(handle), 0, size, struct.pack("<QQ", most, least), os.getpid(),
-                                  int.from_bytes(os.urandom(8), "little") | 1, 1, 1, 0) + handle
+                                  int.from_bytes(os.urandom(8), "little") | 1, 1, 1, 0,
+                                  os.stat("/proc/self/ns/pid").st_ino) + handle
 
 
 def count_other(ptr, size, expected):

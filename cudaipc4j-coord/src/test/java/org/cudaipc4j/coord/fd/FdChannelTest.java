@@ -100,6 +100,48 @@ class FdChannelTest {
         }
     }
 
+    /**
+     * Two containers sharing a socket volume: the receiver runs in its own PID namespace ({@code unshare --pid}).
+     * Descriptors cross it over the socket, the peer check still names the process (as this namespace sees it), and
+     * pidfd_getfd, which needs the other's pid, says the pid means nothing there.
+     */
+    @Test
+    void descriptorsCrossPidNamespacesOverTheSocketButNotByPid() throws Exception {
+        List<String> unshare = List.of("unshare", "--pid", "--fork", "--kill-child", "--mount-proc");
+        JavaProcess.Result probe = JavaProcess.runCommand(LIMIT, concat(unshare, List.of("true")));
+        org.junit.jupiter.api.Assumptions.assumeTrue(probe.exitCode() == 0,
+                "unshare --pid is refused here (needs root or user namespaces): " + probe.describe());
+        try (FdServer server = FdServer.open(); OwnedFd a = memfd("across namespaces")) {
+            JavaProcess.Interactive child = JavaProcess.start(concat(unshare,
+                    JavaProcess.command(FdPeer.class, List.of(), "receive", server.socket().toString())));
+            long openBefore = Long.parseLong(child.readLine(LIMIT).substring(5));
+            try (FdChannel channel = server.accept(LIMIT)) {
+                long peer = channel.peer().pid();
+                assertEquals(child.pid(), ProcessHandle.of(peer).flatMap(ProcessHandle::parent).orElseThrow().pid(),
+                        "SO_PEERCRED names the JVM under unshare, by its pid here");
+                channel.send("hello".getBytes(StandardCharsets.UTF_8), List.of(a.value()));
+            }
+            assertEquals("PAYLOAD hello", child.readLine(LIMIT));
+            assertEquals("FD across namespaces", child.readLine(LIMIT));
+            assertEquals("OPEN " + openBefore, child.readLine(LIMIT), "the child closed what it received");
+            JavaProcess.Result r = child.finish(LIMIT);
+            assertEquals(0, r.exitCode(), r.describe());
+
+            JavaProcess.Result take = JavaProcess.runCommand(LIMIT, concat(unshare, JavaProcess.command(FdPeer.class,
+                    List.of(), "take", Long.toString(ProcessHandle.current().pid()), Integer.toString(a.value()))));
+            assertEquals(0, take.exitCode(), take.describe());
+            // Our pid in the child's namespace is nobody, or (pids are small there) some other process there.
+            assertTrue(take.stdout().startsWith("REFUSED ") && (take.stdout().contains("in this PID namespace")
+                    || take.stdout().contains("has no open descriptor")), take.stdout());
+        }
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
     @Test
     void aMessageThatLostDescriptorsOrIsNotOursIsRefusedAndLeavesNothingOpen() throws Exception {
         long before = FdCounts.open();

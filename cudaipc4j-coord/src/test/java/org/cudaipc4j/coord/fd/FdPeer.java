@@ -14,6 +14,8 @@ import org.cudaipc4j.coord.internal.Libc;
  *       {@code FD <hex of its first bytes>}, closes them, prints {@code OPEN <count of /proc/self/fd>} before and
  *       after.
  *   <li>{@code hold TEXT}: puts TEXT in a memfd, prints {@code HOLD <pid> <fd>}, then waits for a line on stdin.
+ *   <li>{@code take PID FD}: takes descriptor FD of process PID with {@link PidFd#take}; prints {@code TAKEN <its
+ *       contents>} or {@code REFUSED <message>}.
  * </ul>
  */
 public final class FdPeer {
@@ -39,6 +41,13 @@ public final class FdPeer {
                 System.out.println("HOLD " + ProcessHandle.current().pid() + " " + fd);
                 System.out.flush();
                 System.in.read();
+            }
+            case "take" -> {
+                try (OwnedFd fd = PidFd.take(Long.parseLong(args[1]), Integer.parseInt(args[2]))) {
+                    System.out.println("TAKEN " + Files.readString(Path.of("/proc/self/fd/" + fd.value())));
+                } catch (org.cudaipc4j.coord.CoordinationException e) {
+                    System.out.println("REFUSED " + e.getMessage());
+                }
             }
             default -> throw new IllegalArgumentException(args[0] + HexFormat.of().toHexDigits(0));
         }
