@@ -1,0 +1,234 @@
+package org.cudaipc4j.coord;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Who still maps an exporter's memory, across processes: a table in a shared-memory segment that an importer signs
+ * into when it maps an export ({@link #hold}) and out of when it unmaps it ({@link Hold#close}), so that the
+ * exporter frees only memory that nobody maps ({@link #awaitReleased}). A holder that dies does not pin the memory:
+ * its entries count only while its process lives (checked by pid and process start time, so a reused pid does not
+ * count either).
+ *
+ * <p>The exporter {@linkplain #create creates} the table and sends its {@link #name()} to importers with the
+ * export (for instance beside a memory descriptor); each importer {@linkplain #open opens} it. Exports are named by
+ * a {@code long} key of the exporter's choice, such as the memory descriptor's export id. Closing the table unmaps
+ * it; the creator's close also removes its name.
+ *
+ * <p>Each entry is {@code state, pid, start time, key}; an importer claims a free entry by compare-and-set of its
+ * state (free, claimed, held), so entries are never torn.
+ */
+public final class ExportHolders implements AutoCloseable {
+    private static final long MAGIC = 0x3153_444c_4f48_5043L; // "CPHOLDS1"
+    private static final int HEADER = 64;
+    private static final int ENTRY = 32;
+    private static final int FREE = 0;
+    private static final int CLAIMED = 1;
+    private static final int HELD = 2;
+    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** The most entries a table can have: simultaneous holds of all exports by all importers. */
+    public static final int MAX_ENTRIES = 1 << 16;
+
+    private final SharedSegment segment;
+    private final MemorySegment memory;
+    private final int capacity;
+    /** This process's holds in the table, released when the table is closed. */
+    private final java.util.Set<Hold> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    private ExportHolders(SharedSegment segment, int capacity) {
+        this.segment = segment;
+        this.memory = segment.memory();
+        this.capacity = capacity;
+    }
+
+    /** A new table for up to {@code capacity} simultaneous holds, in a fresh shared-memory segment. */
+    public static ExportHolders create(int capacity) {
+        if (capacity < 1 || capacity > MAX_ENTRIES) {
+            throw new IllegalArgumentException("capacity must be between 1 and " + MAX_ENTRIES + ", got " + capacity);
+        }
+        SharedSegment segment = SharedSegment.create("holders", HEADER + (long) capacity * ENTRY);
+        MemorySegment m = segment.memory();
+        m.set(ValueLayout.JAVA_INT, 8, capacity);
+        LONG.setRelease(m, 0L, MAGIC);
+        return new ExportHolders(segment, capacity);
+    }
+
+    /**
+     * Opens a table another process created.
+     *
+     * @throws CoordinationException when {@code name} is no table (missing, too small, another format)
+     */
+    public static ExportHolders open(String name) {
+        SharedSegment segment = SharedSegment.open(name);
+        try {
+            MemorySegment m = segment.memory();
+            if (m.byteSize() < HEADER || (long) LONG.getAcquire(m, 0L) != MAGIC) {
+                throw new CoordinationException("shared-memory segment " + name + " is not an export holder table");
+            }
+            int capacity = m.get(ValueLayout.JAVA_INT, 8);
+            if (capacity < 1 || capacity > MAX_ENTRIES || m.byteSize() < HEADER + (long) capacity * ENTRY) {
+                throw new CoordinationException("export holder table " + name + " is damaged (capacity " + capacity
+                        + " in " + m.byteSize() + " bytes)");
+            }
+            return new ExportHolders(segment, capacity);
+        } catch (RuntimeException e) {
+            segment.close();
+            throw e;
+        }
+    }
+
+    /** The name an importer {@linkplain #open opens}. */
+    public String name() {
+        return segment.name();
+    }
+
+    /** How many simultaneous holds the table has room for. */
+    public int capacity() {
+        return capacity;
+    }
+
+    /**
+     * This process holds export {@code key} until the returned hold is closed (or this process ends).
+     *
+     * @throws CoordinationException when every entry is taken by a live holder
+     */
+    public Hold hold(long key) {
+        if (closed) {
+            throw new IllegalStateException("export holder table " + name() + " is closed");
+        }
+        long pid = Pids.self();
+        long start = startTime(pid);
+        for (int attempt = 0; attempt < 2; attempt++) {
+            for (int i = 0; i < capacity; i++) {
+                long at = offset(i);
+                if (INT.compareAndSet(memory, at, FREE, CLAIMED)) {
+                    memory.set(ValueLayout.JAVA_LONG, at + 8, pid);
+                    memory.set(ValueLayout.JAVA_LONG, at + 16, start);
+                    memory.set(ValueLayout.JAVA_LONG, at + 24, key);
+                    INT.setRelease(memory, at, HELD);
+                    Hold hold = new Hold(this, i, key);
+                    open.add(hold);
+                    return hold;
+                }
+            }
+            reclaimDead();
+        }
+        throw new CoordinationException("export holder table " + name() + " is full: " + capacity
+                + " holds by live processes");
+    }
+
+    /** The pids of the live processes that hold export {@code key}, one per hold. */
+    public List<Long> holders(long key) {
+        List<Long> pids = new ArrayList<>();
+        for (int i = 0; i < capacity; i++) {
+            long at = offset(i);
+            if ((int) INT.getAcquire(memory, at) != HELD || memory.get(ValueLayout.JAVA_LONG, at + 24) != key) {
+                continue;
+            }
+            long pid = memory.get(ValueLayout.JAVA_LONG, at + 8);
+            if (isLive(pid, memory.get(ValueLayout.JAVA_LONG, at + 16))) {
+                pids.add(pid);
+            } else {
+                // A dead holder's entry: free it, unless it changed meanwhile.
+                INT.compareAndSet(memory, at, HELD, FREE);
+            }
+        }
+        return pids;
+    }
+
+    /**
+     * Waits until no live process holds export {@code key}: then the exporter may free it.
+     *
+     * @throws CoordinationException at the deadline, naming the limit and the pids that still hold it
+     */
+    public void awaitReleased(long key, Deadline deadline) {
+        Objects.requireNonNull(deadline, "deadline");
+        long pause = 10_000;
+        while (true) {
+            List<Long> left = holders(key);
+            if (left.isEmpty()) {
+                return;
+            }
+            if (deadline.hasPassed()) {
+                throw new CoordinationException(deadline.timedOut("export " + key + " to be released") + ": still"
+                        + " held by pid" + (left.size() == 1 ? " " : "s ") + left.stream().map(String::valueOf)
+                                .reduce((a, b) -> a + ", " + b).orElseThrow());
+            }
+            LockSupport.parkNanos(pause);
+            pause = Math.min(pause * 2, 5_000_000);
+        }
+    }
+
+    private void reclaimDead() {
+        for (int i = 0; i < capacity; i++) {
+            long at = offset(i);
+            if ((int) INT.getAcquire(memory, at) == HELD && !isLive(memory.get(ValueLayout.JAVA_LONG, at + 8),
+                    memory.get(ValueLayout.JAVA_LONG, at + 16))) {
+                INT.compareAndSet(memory, at, HELD, FREE);
+            }
+        }
+    }
+
+    private static long offset(int entry) {
+        return HEADER + (long) entry * ENTRY;
+    }
+
+    private static boolean isLive(long pid, long startTime) {
+        return Pids.isAlive(pid) && startTime(pid) == startTime;
+    }
+
+    /** When {@code pid} started (epoch millis), or -1 when that cannot be told: tells a reused pid apart. */
+    private static long startTime(long pid) {
+        return ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(java.time.Instant::toEpochMilli)
+                .orElse(-1L);
+    }
+
+    /** Ends this process's holds, unmaps the table; the creator also removes its name. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        for (Hold hold : open) {
+            hold.close();
+        }
+        closed = true;
+        segment.close();
+    }
+
+    /** One process's hold of one export; closing it (once or more) signs out. */
+    public static final class Hold implements AutoCloseable {
+        private final ExportHolders table;
+        private final int entry;
+        private final long key;
+        private boolean closed;
+
+        private Hold(ExportHolders table, int entry, long key) {
+            this.table = table;
+            this.entry = entry;
+            this.key = key;
+        }
+
+        public long key() {
+            return key;
+        }
+
+        @Override
+        public void close() {
+            synchronized (table) {
+                if (!closed && !table.closed) {
+                    INT.setRelease(table.memory, offset(entry), FREE);
+                    table.open.remove(this);
+                }
+                closed = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package org.cudaipc4j.coord;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.ShmLeaks;
+import org.junit.jupiter.api.Test;
+
+/** The exporter frees only what nobody maps: live holds count, released and dead ones do not. */
+class ExportHoldersTest {
+    private static final Duration LIMIT = Duration.ofSeconds(60);
+
+    @Test
+    void aLiveHoldKeepsTheExportAndTheTimeoutNamesTheHolder() {
+        try (ExportHolders table = ExportHolders.create(8); ExportHolders importer = ExportHolders.open(table.name())) {
+            ExportHolders.Hold hold = importer.hold(7);
+            assertEquals(List.of(ProcessHandle.current().pid()), table.holders(7));
+            assertEquals(List.of(), table.holders(8), "another export is not held");
+            CoordinationException held = assertThrows(CoordinationException.class,
+                    () -> table.awaitReleased(7, Deadline.after(Duration.ofMillis(100), "the test's limit")));
+            assertEquals("timed out after 100 ms (the test's limit) waiting for export 7 to be released: still held"
+                    + " by pid " + ProcessHandle.current().pid(), held.getMessage());
+            hold.close();
+            hold.close();
+            table.awaitReleased(7, Deadline.after(Duration.ofMillis(100), "the test's limit"));
+        }
+    }
+
+    @Test
+    void anotherProcessHoldsUntilItReleasesOrDies() throws Exception {
+        try (ExportHolders table = ExportHolders.create(8)) {
+            JavaProcess.Interactive releases = JavaProcess.start(JavaProcess.command(HolderPeer.class, List.of(),
+                    table.name(), "1"));
+            JavaProcess.Interactive dies = JavaProcess.start(JavaProcess.command(HolderPeer.class, List.of(),
+                    table.name(), "1"));
+            assertEquals("HOLDING", releases.readLine(LIMIT));
+            assertEquals("HOLDING", dies.readLine(LIMIT));
+            assertEquals(2, table.holders(1).size());
+            assertTrue(table.holders(1).contains(dies.pid()));
+
+            releases.writeLine("go");
+            assertEquals("RELEASED", releases.readLine(LIMIT));
+            assertEquals(0, releases.finish(LIMIT).exitCode());
+            ShmLeaks.assertNoneOf(releases.pid());
+            assertEquals(List.of(dies.pid()), table.holders(1));
+
+            ProcessHandle.of(dies.pid()).orElseThrow().destroyForcibly();
+            dies.finish(LIMIT);
+            long start = System.nanoTime();
+            table.awaitReleased(1, Deadline.after(Duration.ofSeconds(5), "the test's limit"));
+            assertTrue(System.nanoTime() - start < Duration.ofSeconds(2).toNanos(), "a dead holder does not pin it");
+        }
+    }
+
+    @Test
+    void aFullTableSaysSoAndClosingTheTableEndsItsHolds() {
+        try (ExportHolders table = ExportHolders.create(2)) {
+            ExportHolders importer = ExportHolders.open(table.name());
+            importer.hold(1);
+            importer.hold(2);
+            CoordinationException full = assertThrows(CoordinationException.class, () -> importer.hold(3));
+            assertTrue(full.getMessage().endsWith("is full: 2 holds by live processes"), full.getMessage());
+            importer.close();
+            assertEquals(List.of(), table.holders(1));
+            assertEquals(List.of(), table.holders(2));
+        }
+    }
+
+    @Test
+    void openingSomethingElseIsRefusedAndNothingIsLeft() {
+        try (SharedSegment other = SharedSegment.create("other", 4096)) {
+            CoordinationException e = assertThrows(CoordinationException.class, () -> ExportHolders.open(other.name()));
+            assertEquals("shared-memory segment " + other.name() + " is not an export holder table", e.getMessage());
+        }
+        assertThrows(IllegalArgumentException.class, () -> ExportHolders.create(0));
+        ShmLeaks.assertNoneOfThisJvm();
+    }
+}
