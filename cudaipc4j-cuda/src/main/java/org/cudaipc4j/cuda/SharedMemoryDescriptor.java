@@ -137,7 +137,11 @@ public final class SharedMemoryDescriptor {
         return exporterToken;
     }
 
-    long exportId() {
+    /**
+     * The export's number, unique among this exporter's exports: a key for tracking who maps it (such as
+     * {@code ExportHolders} of {@code cudaipc4j-coord}).
+     */
+    public long exportId() {
         return exportId;
     }
 
