@@ -90,6 +90,27 @@ final class Vmm {
         }
     }
 
+    /**
+     * Maps {@code handle} (reserve, map, allow {@code device}) and gives the address to {@code owner}, which wraps
+     * it in the resource that will own it. The handle is released when mapping fails, and unmapped and released
+     * when the owner cannot be made: one owner at every step.
+     */
+    static <T> T mapOwned(long handle, long size, long alignment, Device device, java.util.function.LongFunction<T> owner) {
+        long address;
+        try {
+            address = reserveMapAndAllow(handle, size, alignment, device);
+        } catch (RuntimeException e) {
+            Cu.suppress(e, "cuMemRelease", CuDriver.cuMemRelease(handle));
+            throw e;
+        }
+        try {
+            return owner.apply(address);
+        } catch (RuntimeException e) {
+            unmapAndRelease(address, size, handle);
+            throw e;
+        }
+    }
+
     /** Unmaps, frees the address range and releases the handle: each tried, the first failure thrown. */
     static void unmapAndRelease(long address, long size, long handle) {
         CudaException failure = null;

@@ -72,19 +72,8 @@ public final class VmmAllocation extends ContextResource implements ShareableMem
             }
             handle = out.get(JAVA_LONG, 0);
         }
-        long address;
-        try {
-            address = Vmm.reserveMapAndAllow(handle, size, granularity, device);
-        } catch (RuntimeException e) {
-            Cu.suppress(e, "cuMemRelease", CuDriver.cuMemRelease(handle));
-            throw e;
-        }
-        try {
-            return new VmmAllocation(context, handle, address, size, bytes, exportable);
-        } catch (RuntimeException e) {
-            Vmm.unmapAndRelease(address, size, handle);
-            throw e;
-        }
+        return Vmm.mapOwned(handle, size, granularity, device,
+                address -> new VmmAllocation(context, handle, address, size, bytes, exportable));
     }
 
     @Override

@@ -67,19 +67,8 @@ public final class VmmMapping extends ContextResource implements DeviceMemory {
             }
             handle = out.get(JAVA_LONG, 0);
         }
-        long address;
-        try {
-            address = Vmm.reserveMapAndAllow(handle, bytes, granularity, device);
-        } catch (RuntimeException e) {
-            Cu.suppress(e, "cuMemRelease", CuDriver.cuMemRelease(handle));
-            throw e;
-        }
-        try {
-            return new VmmMapping(context, handle, address, bytes);
-        } catch (RuntimeException e) {
-            Vmm.unmapAndRelease(address, bytes, handle);
-            throw e;
-        }
+        return Vmm.mapOwned(handle, bytes, granularity, device,
+                address -> new VmmMapping(context, handle, address, bytes));
     }
 
     @Override
