@@ -23,7 +23,13 @@ public final class JvmCommand {
 
     /** {@link #base()}, then {@code mainClass} and {@code args}. */
     public static List<String> of(String mainClass, List<String> args) {
+        return of(List.of(), mainClass, args);
+    }
+
+    /** {@link #base()}, then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}. */
+    public static List<String> of(List<String> jvmOptions, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>(base());
+        cmd.addAll(jvmOptions);
         cmd.add(mainClass);
         cmd.addAll(args);
         return cmd;

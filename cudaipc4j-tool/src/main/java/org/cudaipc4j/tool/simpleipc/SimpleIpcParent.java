@@ -21,6 +21,7 @@ import org.cudaipc4j.tool.simpleipc.Backend;
 import org.cudaipc4j.tool.simpleipc.NoIpcDeviceException;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Closeables;
@@ -242,6 +243,7 @@ public final class SimpleIpcParent {
                 report.failures.add(new RunReport.FailureEntry(f.index(), f.reason()));
             }
             exit = outcome.ok() ? ExitCodes.OK : ExitCodes.FAILURE;
+            group.passed = outcome.ok();
             printSummary(outcome, block.processCount(), selected.size(), backend.simulated());
         }
         phases.mark("teardown");
@@ -346,12 +348,17 @@ public final class SimpleIpcParent {
         final PhaseFiles phaseFiles;
         final Supervisor supervisor;
         final FdDistribution fds;
+        /** The children's AOT cache, or null; a recording of it is kept only when the run passed. */
+        final ChildStartCache startCache;
+        boolean passed;
 
-        private ChildGroup(ControlBlock block, PhaseFiles phaseFiles, Supervisor supervisor, FdDistribution fds) {
+        private ChildGroup(ControlBlock block, PhaseFiles phaseFiles, Supervisor supervisor, FdDistribution fds,
+                ChildStartCache startCache) {
             this.block = block;
             this.phaseFiles = phaseFiles;
             this.supervisor = supervisor;
             this.fds = fds;
+            this.startCache = startCache;
         }
 
         /**
@@ -365,21 +372,31 @@ public final class SimpleIpcParent {
             Supervisor supervisor = null;
             ControlBlock block = null;
             FdDistribution fds = null;
+            ChildStartCache startCache = ChildStartCache.forBackend(backendName);
             try {
                 phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, name, n);
                 fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.open() : null;
                 supervisor = new Supervisor(n, parent.supervisorOptions());
-                supervisor.start(SimpleIpcChild.class.getName(), parent.childArgs(name, n, backendName, phaseFiles,
-                        fds == null ? null : fds.socket()));
+                List<List<String>> args = parent.childArgs(name, n, backendName, phaseFiles,
+                        fds == null ? null : fds.socket());
+                List<List<String>> commands = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    commands.add(JvmCommand.of(startCache == null ? List.of() : startCache.jvmOptions(i),
+                            SimpleIpcChild.class.getName(), args.get(i)));
+                }
+                supervisor.start(commands);
                 parent.phases.mark("childrenStarted");
                 block = ControlBlock.create(name, n, SimpleIpcSlot.LAYOUT);
                 SimpleIpcSlot.releaseCountersOnAbort(block);
                 supervisor.watch(block);
                 parent.phases.mark("blockCreated");
-                return new ChildGroup(block, phaseFiles, supervisor, fds);
+                return new ChildGroup(block, phaseFiles, supervisor, fds, startCache);
             } catch (RuntimeException e) {
                 try {
                     Closeables.closeAll(supervisor, fds, phaseFiles, block);
+                    if (startCache != null) {
+                        startCache.finish(false);
+                    }
                 } catch (RuntimeException cleanup) {
                     e.addSuppressed(cleanup);
                 }
@@ -399,10 +416,19 @@ public final class SimpleIpcParent {
             }
         }
 
-        /** Kills and reaps whatever child still runs, removes the socket and the phase logs, unlinks the block. */
+        /**
+         * Kills and reaps whatever child still runs, removes the socket and the phase logs, unlinks the block; keeps
+         * the children's AOT cache recorded by a run that passed.
+         */
         @Override
         public void close() {
-            Closeables.closeAll(supervisor, fds, phaseFiles, block);
+            try {
+                Closeables.closeAll(supervisor, fds, phaseFiles, block);
+            } finally {
+                if (startCache != null) {
+                    startCache.finish(passed);
+                }
+            }
         }
     }
 
