@@ -29,6 +29,7 @@ public final class ChildRuntime implements AutoCloseable {
     private final long parentPid;
     private final Thread watchdog;
     private volatile boolean stopping;
+    private final java.util.List<Runnable> parentGoneActions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean failed;
     private boolean closed;
 
@@ -81,6 +82,19 @@ public final class ChildRuntime implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The pid of the group's parent (the control block's creator). */
+    public long parentPid() {
+        return parentPid;
+    }
+
+    /**
+     * Runs {@code action} on the watchdog thread when the parent is found gone, after the group is aborted and
+     * before this JVM halts: the last chance to clean up what the dead parent (or this process) leaves.
+     */
+    public void onParentGone(Runnable action) {
+        parentGoneActions.add(java.util.Objects.requireNonNull(action, "action"));
     }
 
     public ControlBlock block() {
@@ -151,6 +165,13 @@ public final class ChildRuntime implements AutoCloseable {
                     block.abort(index, "the parent (pid " + parentPid + ") is gone");
                 } catch (RuntimeException unmapped) {
                     // Leaving anyway.
+                }
+                for (Runnable action : parentGoneActions) {
+                    try {
+                        action.run();
+                    } catch (RuntimeException ignored) {
+                        // Leaving anyway.
+                    }
                 }
                 Runtime.getRuntime().halt(1);
             }

@@ -63,6 +63,36 @@ class IpcGpuTest {
         }
     }
 
+    /**
+     * A killed exporter leaves the driver's files of its interprocess state in /dev/shm; they carry its pid, so whoever
+     * learns of the death removes them.
+     */
+    @Test
+    void aKilledExportersDriverFilesAreFoundAndRemoved() throws Exception {
+        try (JavaProcess.Interactive child = JavaProcess.start(
+                JavaProcess.command(IpcChild.class, List.of(), "export", Long.toString(BYTES), "85"))) {
+            field(child.readLine(CHILD_TIMEOUT), "MEM");
+            IpcEventHandle evt = IpcEventHandle.fromHex(field(child.readLine(CHILD_TIMEOUT), "EVENT"));
+            try (Event event = evt.open(ctx)) {
+                assertTrue(event.isOpenedFromHandle());
+            }
+            java.util.List<java.nio.file.Path> files = DriverFiles.of(child.pid());
+            String all;
+            try (java.util.stream.Stream<java.nio.file.Path> shm = java.nio.file.Files.list(java.nio.file.Path.of("/dev/shm"))) {
+                all = shm.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("cuda.")).toList().toString();
+            }
+            assertTrue(!files.isEmpty(), "no driver file names pid " + child.pid() + " (hex "
+                    + Long.toHexString(child.pid()) + "); the driver's files: " + all);
+            ProcessHandle exporter = ProcessHandle.of(child.pid()).orElseThrow();
+            exporter.destroyForcibly();
+            exporter.onExit().get();
+            assertTrue(files.stream().allMatch(java.nio.file.Files::exists), "the killed exporter left them: " + files);
+            assertEquals(files.size(), DriverFiles.removeOf(child.pid()));
+            assertEquals(List.of(), DriverFiles.of(child.pid()));
+            System.out.println("driver files of a killed exporter: " + files);
+        }
+    }
+
     @Test
     void thisJvmOpensAnotherJvmsExportOncePerContext() {
         try (JavaProcess.Interactive child = JavaProcess.start(

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.cudaipc4j.cuda.DriverFiles;
 import org.cudaipc4j.tool.Failures;
 import org.cudaipc4j.tool.LineAtomicOutput;
 import org.cudaipc4j.tool.ProcessExit;
@@ -90,6 +91,14 @@ public final class SimpleIpcChild {
             }
             try (ChildRuntime runtime = awaitJoin(joining)) {
                 SimpleIpcSlot.releaseCountersOnAbort(runtime.block());
+                if (settings.backend().equals("cuda")) {
+                    // Killed, the parent leaves the driver's /dev/shm files, and this process halts without the
+                    // driver's at-exit handler: remove both (the names carry the pid).
+                    runtime.onParentGone(() -> {
+                        DriverFiles.removeOf(runtime.parentPid());
+                        DriverFiles.removeOf(ProcessHandle.current().pid());
+                    });
+                }
                 try {
                     if (driverFailure != null) {
                         throw driverFailure;
@@ -162,6 +171,8 @@ public final class SimpleIpcChild {
     /** The group's failure, reported, then the end of the process without a device teardown. */
     private static void abandon(ChildRuntime runtime, Throwable e) {
         reportFailure(runtime, e);
+        // _exit skips the driver's at-exit handler, which would remove this process's /dev/shm files.
+        DriverFiles.removeOf(ProcessHandle.current().pid());
         ProcessExit.abandon(1);
     }
 

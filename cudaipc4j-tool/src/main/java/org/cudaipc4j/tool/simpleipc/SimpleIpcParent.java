@@ -26,6 +26,7 @@ import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Cuda;
+import org.cudaipc4j.cuda.DriverFiles;
 
 /**
  * The parent of a simpleIPC run (the sample run with no argument).
@@ -385,6 +386,12 @@ public final class SimpleIpcParent {
                             SimpleIpcChild.class.getName(), args.get(i)));
                 }
                 supervisor.start(commands);
+                if (backendName.equals("cuda")) {
+                    // A child that is killed, or ends with _exit, leaves the driver's /dev/shm files of its pid.
+                    for (long pid : supervisor.pids()) {
+                        ProcessHandle.of(pid).ifPresent(h -> h.onExit().thenRun(() -> DriverFiles.removeOf(pid)));
+                    }
+                }
                 parent.phases.mark("childrenStarted");
                 block = ControlBlock.create(name, n, SimpleIpcSlot.LAYOUT);
                 SimpleIpcSlot.releaseCountersOnAbort(block);
