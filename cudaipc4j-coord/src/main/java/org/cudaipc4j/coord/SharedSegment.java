@@ -133,11 +133,14 @@ public final class SharedSegment implements AutoCloseable {
             checkRoom(dir, name, size);
         }
 
-        Libc.Result open = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_CLOEXEC, 0600);
+        // Created and known to the shutdown cleanup in one step: a file made while the JVM shuts down (a signal at
+        // start-up) would be seen by nobody.
+        Libc.Result open = Cleanup.createFile(path);
         if (open.value() < 0) {
             throw new SharedSegmentException(switch (open.errno()) {
                 case Libc.EEXIST -> "cannot create shared segment " + path + ": it already exists";
                 case Libc.ENOENT -> "cannot create shared segment " + path + ": directory " + dir + " does not exist";
+                case Libc.EINTR -> "cannot create shared segment " + path + ": this JVM is shutting down";
                 default -> "cannot create shared segment " + path + ": " + Libc.strerror(open.errno());
             });
         }
@@ -165,6 +168,7 @@ public final class SharedSegment implements AutoCloseable {
             Cleanup.register(segment);
             return segment;
         } catch (IOException | RuntimeException e) {
+            Cleanup.forget(path);
             if (arena != null) {
                 arena.close();
             }
@@ -436,12 +440,33 @@ public final class SharedSegment implements AutoCloseable {
         return "SharedSegment[" + path + ", " + size + " bytes" + (creator ? ", creator" : "") + "]";
     }
 
-    /** Unlinks creators' files when the JVM shuts down before they were closed. */
+    /**
+     * Unlinks creators' files when the JVM shuts down before they were closed. A file is known to it from the moment
+     * it is created: the shutdown waits for a creation under way, and no file is created after it began.
+     */
     private static final class Cleanup {
         private static final Set<SharedSegment> LIVE = ConcurrentHashMap.newKeySet();
+        /** Files created and not yet wrapped in a registered segment. */
+        private static final Set<Path> CREATING = ConcurrentHashMap.newKeySet();
+        private static final java.util.concurrent.locks.ReentrantReadWriteLock LOCK =
+                new java.util.concurrent.locks.ReentrantReadWriteLock();
+        private static boolean shuttingDown; // guarded by LOCK
 
         static {
             Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-shm-cleanup").unstarted(() -> {
+                LOCK.writeLock().lock();
+                try {
+                    shuttingDown = true;
+                } finally {
+                    LOCK.writeLock().unlock();
+                }
+                for (Path p : CREATING) {
+                    try {
+                        Files.deleteIfExists(p);
+                    } catch (IOException e) {
+                        System.err.println("cudaipc4j: cannot remove shared segment " + p + ": " + e.getMessage());
+                    }
+                }
                 for (SharedSegment s : LIVE) {
                     try {
                         s.unlink();
@@ -452,8 +477,31 @@ public final class SharedSegment implements AutoCloseable {
             }));
         }
 
+        /** Creates {@code path} (exclusively, mode 0600) unless the JVM is shutting down (then EINTR). */
+        static Libc.Result createFile(Path path) {
+            LOCK.readLock().lock();
+            try {
+                if (shuttingDown) {
+                    return new Libc.Result(-1, Libc.EINTR);
+                }
+                Libc.Result open = Libc.open(path.toString(),
+                        Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_CLOEXEC, 0600);
+                if (open.value() >= 0) {
+                    CREATING.add(path);
+                }
+                return open;
+            } finally {
+                LOCK.readLock().unlock();
+            }
+        }
+
         static void register(SharedSegment s) {
             LIVE.add(s);
+            CREATING.remove(s.path);
+        }
+
+        static void forget(Path path) {
+            CREATING.remove(path);
         }
 
         static void unregister(SharedSegment s) {
