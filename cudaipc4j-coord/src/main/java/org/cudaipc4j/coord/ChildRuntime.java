@@ -9,7 +9,8 @@ import java.util.concurrent.locks.LockSupport;
  * A child process's membership in its group: opens the {@link ControlBlock} (checking that our parent created it),
  * claims slot {@code index}, and runs a daemon watchdog that heartbeats every {@value #HEARTBEAT_MILLIS} ms and
  * ends this JVM ({@code Runtime.halt(1)}) within a few hundred milliseconds of the parent process disappearing
- * (our parent pid changed, or the parent is no longer alive). The watchdog, not {@code PR_SET_PDEATHSIG}, is the
+ * (our parent pid changed, or the parent is no longer alive), after removing what the dead parent left in shared
+ * memory ({@link SharedSegment#reapStale}) and running {@link #onParentGone} actions. The watchdog, not {@code PR_SET_PDEATHSIG}, is the
  * mechanism: the latter fires on the death of the spawning thread, not of the parent process.
  *
  * <pre>{@code
@@ -165,6 +166,12 @@ public final class ChildRuntime implements AutoCloseable {
                     block.abort(index, "the parent (pid " + parentPid + ") is gone");
                 } catch (RuntimeException unmapped) {
                     // Leaving anyway.
+                }
+                // The dead parent cannot remove its control block (or socket folder): the first child to leave does.
+                try {
+                    SharedSegment.reapStale();
+                } catch (RuntimeException e) {
+                    // Leaving anyway; the next run's parent reaps them.
                 }
                 for (Runnable action : parentGoneActions) {
                     try {

@@ -115,6 +115,13 @@ public final class SimpleIpcParent {
         }
         try (Backend backend = chooseBackend()) {
             phases.mark("driver");
+            if (!backend.simulated()) {
+                // Ended by a signal, this JVM exits with its contexts alive, and the driver leaves its /dev/shm file
+                // of this process behind; on a normal exit the contexts are gone first and this finds nothing.
+                long self = ProcessHandle.current().pid();
+                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-driver-files")
+                        .unstarted(() -> DriverFiles.removeOf(self)));
+            }
             report.backend = backend.name();
             report.simulated = backend.simulated();
             // The sample's selection messages follow the backend line, and nothing is printed for a bad request.
