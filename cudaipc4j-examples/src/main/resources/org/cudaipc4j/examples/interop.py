@@ -111,9 +111,10 @@ def import_pool_buffer(device, path, size, handle, fd):
     mr = DeviceMemoryResource.from_allocation_handle(device, fd)
     descriptor = ipc_buffer_descriptor_class()._init(bytes(handle), size)
     try:
+        # cuda.core 1.x: the stream on which the imported buffer is freed is a keyword argument.
+        buffer = Buffer.from_ipc_descriptor(mr, descriptor, stream=device.default_stream)
+    except TypeError:  # releases before it took no stream
         buffer = Buffer.from_ipc_descriptor(mr, descriptor)
-    except TypeError:
-        buffer = Buffer.from_ipc_descriptor(mr, descriptor, device.default_stream)
     return mr, buffer
 
 

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.stream.Stream;
 import org.cudaipc4j.coord.fd.FdChannel;
 import org.cudaipc4j.coord.fd.FdMessage;
 import org.cudaipc4j.coord.fd.OwnedFd;
@@ -20,23 +19,27 @@ import org.cudaipc4j.cuda.SharedMemoryDescriptor;
 /**
  * The importing process of {@link SharingGpuTest}: {@code SOCKET EXPECTED VALUE} connects, receives a memory
  * descriptor with its file descriptors, maps it twice (printing {@code IMPORT first_us cached_us}), checks every
- * byte is EXPECTED, writes VALUE, closes everything, prints {@code FDS before after} and answers {@code done}. Any
- * failure: one line {@code ERROR <message>} and exit 1.
+ * byte is EXPECTED, writes VALUE, closes everything, answers {@code done} and prints {@code FDS closed} when every
+ * descriptor it received is closed (its number free, or holding another file), else {@code FDS open <fd> <file>}.
+ * Any failure: one line {@code ERROR <message>} and exit 1.
  */
 public final class SharingPeer {
     private SharingPeer() {}
 
+    /** What each descriptor this process received named when it came: fd number to file. */
+    private static final java.util.Map<Integer, String> RECEIVED = new java.util.LinkedHashMap<>();
+
     public static void main(String[] args) {
-        int exit = 0;
+        int exit;
         Cuda.init();
-        long fdsBefore;
         try (Context ctx = Context.retainPrimary(Device.get(0))) {
-            // The driver's own descriptors (device files) are open by now; count from here.
             ctx.makeCurrent();
-            fdsBefore = openFds();
             exit = importAndWrite(ctx, args);
         }
-        System.out.println("FDS " + fdsBefore + " " + openFds());
+        // Counting descriptors would not do: the driver opens and closes its own meanwhile.
+        String open = RECEIVED.entrySet().stream().filter(e -> e.getValue().equals(target(e.getKey())))
+                .map(e -> e.getKey() + " " + e.getValue()).findFirst().orElse(null);
+        System.out.println(open == null ? "FDS closed" : "FDS open " + open);
         System.exit(exit);
     }
 
@@ -48,6 +51,9 @@ public final class SharingPeer {
                  MemoryImporter importer = MemoryImporter.open(ctx, 4)) {
                 SharedMemoryDescriptor descriptor = SharedMemoryDescriptor.fromBytes(message.payload());
                 int[] fds = message.fds().stream().mapToInt(OwnedFd::value).toArray();
+                for (int fd : fds) {
+                    RECEIVED.put(fd, target(fd));
+                }
                 long t0 = System.nanoTime();
                 ImportedMemory first = importer.map(descriptor, fds);
                 long t1 = System.nanoTime();
@@ -70,11 +76,12 @@ public final class SharingPeer {
         }
     }
 
-    private static long openFds() {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count() - 1;
+    /** The file descriptor {@code fd} names now ({@code /proc/self/fd}), or null when it is not open. */
+    private static String target(int fd) {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/fd", Integer.toString(fd))).toString();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            return null;
         }
     }
 }

@@ -98,10 +98,12 @@ class CudaBackendGpuTest {
             CudaExport export = parent.export(0, 4096);
             CudaAttachment att = child.attach(0);
             assertEquals(BuiltinKernels.Fill.VEC16, att.fillKernel());
-            IllegalArgumentException own = assertThrows(IllegalArgumentException.class,
+            org.cudaipc4j.tool.simpleipc.BackendException own = assertThrows(
+                    org.cudaipc4j.tool.simpleipc.BackendException.class,
                     () -> att.openBuffer(export.memoryHandle(), 4096));
-            assertEquals("IPC memory handle was exported by this process; open it in another process",
-                    own.getMessage());
+            assertEquals("opening shared memory on device 0 failed: IPC memory handle was exported by this process;"
+                    + " open it in another process", own.getMessage());
+            assertTrue(own.getCause() instanceof IllegalArgumentException, String.valueOf(own.getCause()));
             AtomicReference<Throwable> fromOtherThread = new AtomicReference<>();
             Thread t = Thread.ofPlatform().name("intruder").start(() -> {
                 try {
