@@ -31,8 +31,9 @@ import org.cudaipc4j.tool.simpleipc.Sizes;
  * Import latency and fill bandwidth through each way of sharing memory: this process allocates one buffer per size
  * and path (legacy {@code cuMemAlloc}, VMM, memory pool) on a device and exports it; a second JVM
  * ({@link FillBenchChild}) receives every descriptor with its file descriptors over a private socket, maps each
- * (timing the first import, and the median cached one once warm), and times {@code cuMemsetD8} and both fill kernels on the mapping
- * with CUDA events, against {@code cuMemsetD8} on memory of its own. Bandwidth counts the bytes written.
+ * (timing the first import, and the median cached one once warm), and times {@code cuMemsetD8} and both fill
+ * kernels on the mapping with CUDA events, against {@code cuMemsetD8} on memory of its own. Bandwidth counts the
+ * bytes written.
  */
 final class FillBench {
     static final List<IpcPath> PATHS = List.of(IpcPath.LEGACY, IpcPath.VMM_FD, IpcPath.POOL_FD);
