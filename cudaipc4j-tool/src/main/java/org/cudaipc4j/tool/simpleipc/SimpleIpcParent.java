@@ -115,13 +115,6 @@ public final class SimpleIpcParent {
         }
         try (Backend backend = chooseBackend()) {
             phases.mark("driver");
-            if (!backend.simulated()) {
-                // Ended by a signal, this JVM exits with its contexts alive, and the driver leaves its /dev/shm file
-                // of this process behind; on a normal exit the contexts are gone first and this finds nothing.
-                long self = ProcessHandle.current().pid();
-                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-driver-files")
-                        .unstarted(() -> DriverFiles.removeOf(self)));
-            }
             report.backend = backend.name();
             report.simulated = backend.simulated();
             // The sample's selection messages follow the backend line, and nothing is printed for a bad request.
@@ -194,6 +187,12 @@ public final class SimpleIpcParent {
      */
     private void startDriverInBackground() {
         if (options.backend() != BackendKind.HOST) {
+            // Ended by a signal, this JVM exits with the driver still up, which leaves its /dev/shm file of this
+            // process behind (seen after SIGTERM both at start-up and mid-run); on a normal exit the contexts are
+            // gone first and this finds nothing. Registered before the driver starts, so no moment is missed.
+            long self = ProcessHandle.current().pid();
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-driver-files")
+                    .unstarted(() -> DriverFiles.removeOf(self)));
             // One stream per process: one hardware work queue per context makes contexts much cheaper to create and
             // tear down. ./cudaipc4j puts the setting in the environment, and then nothing is set here. Started
             // otherwise (java -jar), it is set on the driver's thread, before the driver starts: that native call
