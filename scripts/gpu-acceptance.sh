@@ -24,7 +24,10 @@ check() {  # name expected-exit args...
     local started; started=$(grep -c '^Process [0-9]*: Starting on device' "$log")
     [ "$n" -gt 0 ] && [ "$n" = "$started" ] || problems+=" complete=$n/started=$started"
     grep -q -i 'mismatch\|failed' "$log" && problems+=" mismatch-or-failure-in-output"
+    grep -q '^Passed: ' "$log" || problems+=" no-summary-line"
   fi
+  # Lines that are not the tool's: the JVM's own reports (an AOT cache written at exit, options picked up).
+  grep -q -E 'AOTCache|AOTConfiguration|Picked up|warning' "$log" && problems+=" foreign-lines-in-output"
   sleep 0.2
   [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left:$seg"
   [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"

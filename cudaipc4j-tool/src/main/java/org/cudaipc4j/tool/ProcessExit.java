@@ -17,13 +17,42 @@ import java.lang.invoke.MethodHandle;
  * its device state, as for a process that is killed.
  */
 public final class ProcessExit {
+    /**
+     * System property: this process's JVM writes an AOT cache at exit ({@code -XX:AOTCacheOutput}), which prints
+     * what it does on standard output and error; those lines are not the tool's, so they go to {@code /dev/null}.
+     */
+    public static final String QUIET_EXIT_PROPERTY = "cudaipc4j.quietExit";
+
     private ProcessExit() {}
 
     /** Flushes standard output and error and ends the process with {@code code}; does not return. */
     public static void exit(int code) {
         System.out.flush();
         System.err.flush();
+        if (Boolean.getBoolean(QUIET_EXIT_PROPERTY)) {
+            silenceStandardStreams();
+        }
         System.exit(code);
+    }
+
+    /** Points file descriptors 1 and 2 at {@code /dev/null} (for what the JVM itself prints on its way out). */
+    @SuppressWarnings("restricted") // libc's open and dup2, once on the way out
+    private static void silenceStandardStreams() {
+        Linker linker = Linker.nativeLinker();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MethodHandle open = linker.downcallHandle(linker.defaultLookup().findOrThrow("open"),
+                    FunctionDescriptor.of(JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS, JAVA_INT, JAVA_INT),
+                    Linker.Option.firstVariadicArg(2));
+            MethodHandle dup2 = linker.downcallHandle(linker.defaultLookup().findOrThrow("dup2"),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+            int devNull = (int) open.invokeExact(arena.allocateFrom("/dev/null"), 1 /* O_WRONLY */, 0);
+            if (devNull >= 0) {
+                int out = (int) dup2.invokeExact(devNull, 1);
+                int err = (int) dup2.invokeExact(devNull, 2);
+            }
+        } catch (Throwable t) {
+            // The JVM's lines then show: noise, not a failure.
+        }
     }
 
     /** Flushes standard output and error and ends the process at once ({@code _exit}); does not return. */

@@ -83,7 +83,10 @@ final class ChildStartCache {
         if (recording == null) {
             return prepend("-XX:AOTCache=" + cache);
         }
-        return index == 0 ? prepend("-XX:AOTCacheOutput=" + recording) : List.of();
+        // The JVM reports the recording on the child's output at exit: not the tool's lines (see ProcessExit).
+        return index == 0 ? java.util.stream.Stream.concat(prepend("-XX:AOTCacheOutput=" + recording).stream(),
+                java.util.stream.Stream.of("-D" + org.cudaipc4j.tool.ProcessExit.QUIET_EXIT_PROPERTY + "=true"))
+                .toList() : List.of();
     }
 
     /** True while this run records the cache (its child 0 writes it at exit). */
