@@ -53,6 +53,13 @@ public final class SimpleIpcParent {
     private final Path reportFile;
     /** The first line of the run: which backend, and why when chosen automatically. */
     private String backendLine;
+    /**
+     * Held (shared) while the parent makes its contexts and exports; the shutdown hook takes it whole, so that it
+     * removes the driver's file after any export under way, and no export starts after it.
+     */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock exporting =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
+    private volatile boolean shuttingDown;
 
     public SimpleIpcParent(SimpleIpcOptions options) {
         this.options = options;
@@ -189,10 +196,19 @@ public final class SimpleIpcParent {
         if (options.backend() != BackendKind.HOST) {
             // Ended by a signal, this JVM exits with the driver still up, which leaves its /dev/shm file of this
             // process behind (seen after SIGTERM both at start-up and mid-run); on a normal exit the contexts are
-            // gone first and this finds nothing. Registered before the driver starts, so no moment is missed.
+            // gone first and this finds nothing. The file comes with the exports (only the exporting parent had one),
+            // which may still be under way when the signal comes: the hook waits for them and stops the next.
             long self = ProcessHandle.current().pid();
-            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-driver-files")
-                    .unstarted(() -> DriverFiles.removeOf(self)));
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-driver-files").unstarted(() -> {
+                try {
+                    if (exporting.writeLock().tryLock(2, java.util.concurrent.TimeUnit.SECONDS)) {
+                        shuttingDown = true;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                DriverFiles.removeOf(self);
+            }));
             // One stream per process: one hardware work queue per context makes contexts much cheaper to create and
             // tear down. ./cudaipc4j puts the setting in the environment, and then nothing is set here. Started
             // otherwise (java -jar), it is set on the driver's thread, before the driver starts: that native call
@@ -211,17 +227,25 @@ public final class SimpleIpcParent {
         int exit;
         try (Resources<Backend.Export> exports = new Resources<>()) {
             try {
-                backend.prepareDevices(selected);
-                phases.mark("prepared");
                 List<Integer> fds = new ArrayList<>();
-                for (int p = 0; p < block.processCount(); p++) {
-                    MemorySegment slot = block.slotData(p);
-                    Backend.Export export = exports.add(backend.export(SimpleIpcSlot.deviceOrdinal(slot),
-                            options.bytes(), options.ipc()));
-                    SimpleIpcSlot.setHandles(slot, export.memoryHandle(), export.eventHandle());
-                    for (int fd : export.memoryFds()) {
-                        fds.add(fd);
+                exporting.readLock().lock();
+                try {
+                    if (shuttingDown) {
+                        throw new IllegalStateException("the parent is shutting down");
                     }
+                    backend.prepareDevices(selected);
+                    phases.mark("prepared");
+                    for (int p = 0; p < block.processCount(); p++) {
+                        MemorySegment slot = block.slotData(p);
+                        Backend.Export export = exports.add(backend.export(SimpleIpcSlot.deviceOrdinal(slot),
+                                options.bytes(), options.ipc()));
+                        SimpleIpcSlot.setHandles(slot, export.memoryHandle(), export.eventHandle());
+                        for (int fd : export.memoryFds()) {
+                            fds.add(fd);
+                        }
+                    }
+                } finally {
+                    exporting.readLock().unlock();
                 }
                 if (group.fds != null) {
                     // Only the group's own children are served; they come once the ready flag is up.
