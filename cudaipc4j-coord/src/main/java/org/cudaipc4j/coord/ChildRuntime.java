@@ -10,8 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  * claims slot {@code index}, and runs a daemon watchdog that heartbeats every {@value #HEARTBEAT_MILLIS} ms and
  * ends this JVM ({@code Runtime.halt(1)}) within a few hundred milliseconds of the parent process disappearing
  * (our parent pid changed, or the parent is no longer alive), after removing what the dead parent left in shared
- * memory ({@link SharedSegment#reapStale}) and running {@link #onParentGone} actions. The watchdog, not {@code PR_SET_PDEATHSIG}, is the
- * mechanism: the latter fires on the death of the spawning thread, not of the parent process.
+ * memory ({@link SharedSegment#reapStale}) and running {@link #onParentGone} actions. The watchdog, not
+ * {@code PR_SET_PDEATHSIG}, is the mechanism: the latter fires on the death of the spawning thread, not of the
+ * parent process.
  *
  * <pre>{@code
  * try (ChildRuntime rt = ChildRuntime.join(segmentName, SLOT_DATA, index)) {
@@ -30,8 +31,8 @@ public final class ChildRuntime implements AutoCloseable {
     private final long parentPid;
     private final Thread watchdog;
     private volatile boolean stopping;
-    private final java.util.List<Runnable> parentGoneActions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean failed;
+    private final java.util.List<Runnable> parentGoneActions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean closed;
 
     private ChildRuntime(ControlBlock block, int index) {
