@@ -227,63 +227,81 @@ public final class SimpleIpcChild {
 
         Barrier barrier = block.barrier(id, timeout);
         long steps = (long) n * rounds;
+        // Buffer b's previous writer is always the next process, (id + 1) % n. Alone in the group, that is this
+        // process on this stream: stream order already puts each step after the last, and the waits and records
+        // would only cost GPU time.
+        boolean alone = n == 1;
         // Where a step's time goes, summed over all steps (reported as total.* in the JSON report).
         long waitNs = 0;
         long fillNs = 0;
         long recordNs = 0;
         long barrierNs = 0;
+        long deviceWaitNs = 0;
+        long outputNs = 0;
+        // Process 0's "Step N done" lines, written in one call per marker interval rather than one per step (a
+        // write(2) per line cost more host time than the GPU spends on a small step).
+        StringBuilder stepLines = id == 0 ? new StringBuilder(32 * RUN_AHEAD) : null;
         // Markers bound how far this process runs ahead of its device (between RUN_AHEAD and 2 * RUN_AHEAD
         // steps): unbounded, it would fill the device's queue and block inside the driver, where it cannot see
         // an abort, and a sibling that dies leaves the device waiting forever for that sibling's records.
         ArrayDeque<Long> markers = new ArrayDeque<>();
-        for (long step = 0; step < steps; step++) {
-            if (step % RUN_AHEAD == 0) {
-                markers.add(attachment.mark());
-                if (markers.size() > 2) {
-                    long oldest = markers.removeFirst();
-                    barrier.awaitCondition(() -> attachment.reached(oldest), "the device to catch up");
+        try {
+            for (long step = 0; step < steps; step++) {
+                if (step % RUN_AHEAD == 0) {
+                    long o0 = System.nanoTime();
+                    writeStepLines(stepLines);
+                    long o1 = System.nanoTime();
+                    outputNs += o1 - o0;
+                    markers.add(attachment.mark());
+                    if (markers.size() > 2) {
+                        long oldest = markers.removeFirst();
+                        barrier.awaitCondition(() -> attachment.reached(oldest), "the device to catch up");
+                    }
+                    deviceWaitNs += System.nanoTime() - o1;
+                }
+                int b = (int) ((step + id) % n);
+                boolean last = step == steps - 1;
+                byte value = (byte) (last && corrupt == id ? id + 1 : id);
+                long t0 = System.nanoTime();
+                // Buffer b was written once in each earlier step: wait for the last of those writes to be done.
+                if (!alone) {
+                    awaitWriter(attachment, counters ? null : events.get(b), b, (int) step);
+                }
+                long t1 = System.nanoTime();
+                attachment.fill(buffers.get(b), value);
+                long t2 = System.nanoTime();
+                if (!alone) {
+                    if (counters) {
+                        attachment.writeCounter(b, (int) step + 1);
+                    } else {
+                        attachment.record(events.get(b));
+                    }
+                }
+                long t3 = System.nanoTime();
+                // No sibling may re-record an event before every waiter has enqueued its wait on it.
+                barrier.await();
+                long t4 = System.nanoTime();
+                waitNs += t1 - t0;
+                fillNs += t2 - t1;
+                recordNs += t3 - t2;
+                barrierNs += t4 - t3;
+                if (stepLines != null) {
+                    stepLines.append("Step ").append(step).append(" done\n");
                 }
             }
-            int b = (int) ((step + id) % n);
-            boolean last = step == steps - 1;
-            byte value = (byte) (last && corrupt == id ? id + 1 : id);
-            long t0 = System.nanoTime();
-            // Buffer b was written once in each earlier step: wait for the last of those writes to be done.
-            if (counters) {
-                attachment.waitCounter(b, (int) step);
-            } else {
-                attachment.streamWait(events.get(b));
-            }
-            long t1 = System.nanoTime();
-            attachment.fill(buffers.get(b), value);
-            long t2 = System.nanoTime();
-            if (counters) {
-                attachment.writeCounter(b, (int) step + 1);
-            } else {
-                attachment.record(events.get(b));
-            }
-            long t3 = System.nanoTime();
-            // No sibling may re-record an event before every waiter has enqueued its wait on it.
-            barrier.await();
-            long t4 = System.nanoTime();
-            waitNs += t1 - t0;
-            fillNs += t2 - t1;
-            recordNs += t3 - t2;
-            barrierNs += t4 - t3;
-            if (id == 0) {
-                System.out.println("Step " + step + " done");
-            }
+        } finally {
+            writeStepLines(stepLines);
         }
         phases.mark("steps");
         phases.mark(PhaseLog.TOTAL + "streamWaitMicros", waitNs / 1000);
         phases.mark(PhaseLog.TOTAL + "fillLaunchMicros", fillNs / 1000);
         phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
         phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
+        phases.mark(PhaseLog.TOTAL + "deviceWaitMicros", deviceWaitNs / 1000);
+        phases.mark(PhaseLog.TOTAL + "outputMicros", outputNs / 1000);
 
-        if (counters) {
-            attachment.waitCounter(id, (int) steps);
-        } else {
-            attachment.streamWait(events.get(id));
+        if (!alone) {
+            awaitWriter(attachment, counters ? null : events.get(id), id, (int) steps);
         }
         byte expected = (byte) ((id + 1) % n);
         Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
@@ -300,6 +318,26 @@ public final class SimpleIpcChild {
         phases.mark("released");
         System.out.println("Process " + id + " complete!");
         return 0;
+    }
+
+    /**
+     * Makes the stream wait until buffer {@code b} has been written {@code writes} times: on its counter, or on its
+     * event when {@code event} is given ({@code --sync events}).
+     */
+    private static void awaitWriter(Attachment attachment, PeerEvent event, int b, int writes) {
+        if (event == null) {
+            attachment.waitCounter(b, writes);
+        } else {
+            attachment.streamWait(event);
+        }
+    }
+
+    /** Writes the buffered step lines in one call (whole lines, so siblings' lines cannot land inside). */
+    private static void writeStepLines(StringBuilder lines) {
+        if (lines != null && !lines.isEmpty()) {
+            System.out.print(lines);
+            lines.setLength(0);
+        }
     }
 
     /**
