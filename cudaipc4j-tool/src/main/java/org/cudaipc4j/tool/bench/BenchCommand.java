@@ -19,6 +19,7 @@ import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.cudaipc4j.tool.ExitCodes;
 import org.cudaipc4j.tool.bench.BarrierLatency;
+import org.cudaipc4j.tool.simpleipc.Sizes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -58,16 +59,25 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Extra simpleIPC options for the end-to-end runs, such as \"--ipc vmm\".")
     String runArgs;
 
-    @Option(names = "--procs", paramLabel = "N[,N...]", defaultValue = "2,4,8,16",
-            description = "Process counts for step and barrier latency. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--procs", paramLabel = "N[,N...]", defaultValue = "1,2,4,8",
+            description = "Processes on device 0 for step costs and barrier latency (the barrier skips 1)."
+                    + " Default: ${DEFAULT-VALUE}.")
     String procsText;
 
-    // The marginal cost is a difference of two runs: with a few hundred rounds, under MPS, it was lost in the noise
-    // of the runs' fixed costs (it came out near zero, or negative).
-    @Option(names = "--step-rounds", defaultValue = "1000", paramLabel = "R",
-            description = "Rotation rounds of the shorter step-latency run (the longer has twice as many)."
-                    + " Default: ${DEFAULT-VALUE}.")
-    int stepRounds;
+    // The marginal cost is a difference of two runs: too few steps and it is lost in the noise of the runs' fixed
+    // costs (it came out near zero, or negative).
+    @Option(names = "--step-count", defaultValue = "2000", paramLabel = "N",
+            description = "Steps of the shorter step-cost run, all processes together (the longer has twice as"
+                    + " many). Default: ${DEFAULT-VALUE}.")
+    int stepCount;
+
+    @Option(names = "--step-size", defaultValue = "64M", paramLabel = "BYTES",
+            description = "Buffer size of the step-cost runs. Default: ${DEFAULT-VALUE}.")
+    String stepSizeText;
+
+    @Option(names = "--step-kernels", defaultValue = "vec16,simple", paramLabel = "KERNEL[,KERNEL...]",
+            description = "Fill kernels of the step-cost runs on GPUs. Default: ${DEFAULT-VALUE}.")
+    String stepKernelsText;
 
     @Option(names = "--barrier-rounds", defaultValue = "10000", paramLabel = "R",
             description = "Barrier rounds per process count. Default: ${DEFAULT-VALUE}.")
@@ -89,6 +99,8 @@ public final class BenchCommand implements Callable<Integer> {
     private List<String> only;
     private List<Integer> procs;
     private List<Long> sizes;
+    private long stepSize;
+    private List<String> stepKernels;
     private List<String> runArguments;
 
     private void validate() {
@@ -124,14 +136,30 @@ public final class BenchCommand implements Callable<Integer> {
             } catch (NumberFormatException e) {
                 throw usage("--procs takes process counts like 2,4,8; '" + p + "' is not one");
             }
-            // Step latency is a rotation between processes and barrier latency a round trip: both need two.
-            if (count < 2 || count > org.cudaipc4j.coord.ControlBlock.MAX_PROCESSES) {
-                throw usage("--procs: process counts must be between 2 and "
+            if (count < 1 || count > org.cudaipc4j.coord.ControlBlock.MAX_PROCESSES) {
+                throw usage("--procs: process counts must be between 1 and "
                         + org.cudaipc4j.coord.ControlBlock.MAX_PROCESSES + ", got " + count);
             }
             procs.add(count);
         }
-        atLeast("--step-rounds", stepRounds, 1);
+        atLeast("--step-count", stepCount, 1);
+        try {
+            stepSize = org.cudaipc4j.tool.simpleipc.Sizes.parseBytes(stepSizeText);
+        } catch (IllegalArgumentException e) {
+            throw usage("--step-size: " + e.getMessage());
+        }
+        if (stepSize < 1) {
+            throw usage("--step-size must be at least 1 byte, got '" + stepSizeText + "'");
+        }
+        stepKernels = new ArrayList<>();
+        for (String kernel : list("--step-kernels", stepKernelsText)) {
+            if (!Set.of("vec16", "simple").contains(kernel)) {
+                throw usage("--step-kernels: unknown kernel '" + kernel + "' (the kernels are vec16, simple)");
+            }
+            if (!stepKernels.contains(kernel)) {
+                stepKernels.add(kernel);
+            }
+        }
         atLeast("--barrier-rounds", barrierRounds, 1);
         sizes = new ArrayList<>();
         for (String size : list("--sizes", sizesText)) {
@@ -189,14 +217,17 @@ public final class BenchCommand implements Callable<Integer> {
             results.add("endToEnd", gson.toJsonTree(e2e));
         }
         if (only.contains("steps")) {
-            try (ProgressBar bar = progress("steps", 2L * procs.size())) {
-                results.add("stepLatency", gson.toJsonTree(
-                        StepLatencyBench.run(backend, procs, stepRounds, System.out, bar::step)));
+            StepLatencyBench.Plan plan = stepPlan();
+            try (ProgressBar bar = progress("steps", plan.runs())) {
+                results.add("stepLatency", gson.toJsonTree(StepLatencyBench.run(plan, System.out, bar::step)));
             }
         }
         if (only.contains("barrier")) {
             List<BarrierFigures> barrier = new ArrayList<>();
             for (int p : procs) {
+                if (p < 2) {
+                    continue; // a round trip needs two
+                }
                 BarrierLatency.Result r;
                 try (ProgressBar bar = progress("barrier, " + p + " processes", 1)) {
                     r = BarrierLatency.measure(p, barrierRounds, Math.max(100, barrierRounds / 10));
@@ -215,6 +246,25 @@ public final class BenchCommand implements Callable<Integer> {
             writeResults(results, gson);
         }
         return ExitCodes.OK;
+    }
+
+    /**
+     * The step-cost runs: on a GPU each kernel, timed on its own first (and its context released before the
+     * runs); on simulated devices one series without kernel times.
+     */
+    private StepLatencyBench.Plan stepPlan() {
+        String unusable = backend.equals("host") ? "the host backend" : cudaUnusable();
+        String runBackend = unusable == null ? "cuda" : "host";
+        if (unusable != null && backend.equals("cuda")) {
+            throw new IllegalStateException("--backend cuda: " + unusable);
+        }
+        List<String> kernels = unusable == null ? stepKernels : List.of(StepLatencyBench.SIMULATED);
+        Map<String, Double> kernelMicros = unusable == null
+                ? KernelTime.micros(0, stepSize, stepKernels, 200) : Map.of();
+        kernelMicros.forEach((k, us) -> System.out.printf("Kernel %s on %s: %.2f us per launch (GPU time, back to"
+                + " back)%n", k, Sizes.format(stepSize), us));
+        return new StepLatencyBench.Plan(runBackend, stepSize, stepCount, kernels, procs, kernelMicros,
+                unusable == null ? StepLatencyBench.runningMpsDaemon(System.getenv()) : null);
     }
 
     private EndToEndBench.Result endToEnd(String label, List<String> args) {
@@ -302,6 +352,32 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Chart series of the step results: per kernel (and MPS mode) the marginal step cost, and per kernel the GPU's
+     * floor, the kernel's time times the process count.
+     */
+    static Map<String, List<double[]>> stepSeries(com.google.gson.JsonArray steps) {
+        Map<String, List<double[]>> measured = new LinkedHashMap<>();
+        Map<String, List<double[]>> floors = new LinkedHashMap<>();
+        for (var e : steps) {
+            JsonObject r = e.getAsJsonObject();
+            String kernel = r.get("kernel").getAsString();
+            int processes = r.get("processes").getAsInt();
+            boolean mps = r.has("mps") && r.get("mps").getAsBoolean();
+            measured.computeIfAbsent(kernel + " kernel, step" + (mps ? " under MPS" : ""), k -> new ArrayList<>())
+                    .add(new double[] {processes, r.get("marginalMicrosPerStep").getAsDouble()});
+            double kernelMicros = r.has("kernelMicros") ? r.get("kernelMicros").getAsDouble() : Double.NaN;
+            if (!Double.isNaN(kernelMicros) && !mps) {
+                floors.computeIfAbsent(kernel + " kernel's GPU time x processes", k -> new ArrayList<>())
+                        .add(new double[] {processes, kernelMicros * processes});
+            }
+        }
+        measured.putAll(floors);
+        // A log axis cannot show a marginal cost at or below zero (two noisy runs): leave such points out.
+        measured.values().forEach(points -> points.removeIf(p -> p[1] <= 0));
+        return measured;
+    }
+
     /** {@code cudaipc4j bench chart IN.json OUTDIR}: PNG charts from a bench.json written elsewhere. */
     @Command(name = "chart", mixinStandardHelpOptions = true,
             description = "Render PNG charts from a bench.json (such as one written on a GPU machine).")
@@ -340,6 +416,12 @@ public final class BenchCommand implements Callable<Integer> {
                 }
                 Path png = dir.resolve("bench-phases.png");
                 ChartWriter.phases(bars, "simpleIPC end to end: critical path of the median run", png);
+                System.out.println("Wrote " + png);
+            }
+            if (results.has("stepLatency")) {
+                Path png = dir.resolve("bench-steps.png");
+                ChartWriter.stepCosts(stepSeries(results.getAsJsonArray("stepLatency")),
+                        "simpleIPC rotation: marginal cost of a step", png);
                 System.out.println("Wrote " + png);
             }
             if (results.has("fill")) {

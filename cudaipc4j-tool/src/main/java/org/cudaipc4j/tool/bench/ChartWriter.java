@@ -66,6 +66,36 @@ final class ChartWriter {
         write(chart, png, 900, 520);
     }
 
+    /**
+     * Microseconds per step against the process count, one line per series (the measured step costs and the
+     * kernels' GPU floors).
+     *
+     * @param series label -> list of {processes, microseconds} points
+     */
+    static void stepCosts(Map<String, List<double[]>> series, String title, Path png) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        series.forEach((label, points) -> {
+            XYSeries s = new XYSeries(label);
+            for (double[] p : points) {
+                s.add(p[0], p[1]);
+            }
+            data.addSeries(s);
+        });
+        JFreeChart chart = ChartFactory.createXYLineChart(title, "processes on the GPU", "microseconds per step",
+                data, PlotOrientation.VERTICAL, true, false, false);
+        XYPlot plot = chart.getXYPlot();
+        LogAxis processes = new LogAxis("processes on the GPU (log scale)");
+        processes.setBase(2);
+        plot.setDomainAxis(processes);
+        LogAxis micros = new LogAxis("microseconds per step (log scale)");
+        plot.setRangeAxis(micros);
+        plot.setRenderer(new XYLineAndShapeRenderer(true, true));
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        chart.setBackgroundPaint(Color.WHITE);
+        write(chart, png, 900, 560);
+    }
+
     private static void write(JFreeChart chart, Path png, int width, int height) {
         try {
             ChartUtils.saveChartAsPNG(png.toFile(), chart, width, height);

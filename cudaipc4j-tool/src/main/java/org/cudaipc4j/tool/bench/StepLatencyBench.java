@@ -2,76 +2,150 @@ package org.cudaipc4j.tool.bench;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * Per-step overhead of the rotation (stream wait + kernel launch + event record + barrier) with P processes on
- * one device: simpleIPC runs with tiny buffers and many rounds.
+ * The rotation's steady state: per fill kernel and process count on one device, the marginal cost of a step, the
+ * kernel's own GPU time beside it, and the host's share of a step.
  *
- * <p>Each process count runs twice, with R and 2R rounds. The whole-run figure (steps phase of the slowest process
- * divided by its steps) includes the warm-up of a fresh JVM (interpreted code, first calls); the marginal figure,
- * the difference of the two runs divided by the difference of their steps, is the steady-state cost of a step.
- * The breakdown is per step of the run with 2R rounds, for process 0 and for the process whose own calls
- * (wait + launch + record) took longest.
+ * <p>Each configuration runs simpleIPC twice, with S and 2S steps in all (rounds = steps / processes). The
+ * whole-run figure (the steps phase of the slowest process divided by its steps) includes the warm-up of a fresh
+ * JVM; the marginal figure, the difference of the two runs divided by the difference of their steps, is the
+ * steady-state cost of a step. Each step every process fills one buffer, so the GPU's floor for a step is the
+ * kernel's time times the process count. The host's own time per step is what a process spends in its calls
+ * (stream wait, launch, record) and in writing its output, without the barrier and the waits for its device; its
+ * share is that over the marginal step cost (near or above 1: the host sets the pace).
+ *
+ * <p>When an MPS control daemon is running, every configuration runs under it and, with the daemon's pipe
+ * directory hidden from the processes, without it.
  */
 final class StepLatencyBench {
     record Breakdown(int process, double streamWaitMicros, double fillLaunchMicros, double recordMicros,
-            double barrierMicros) {}
+            double barrierMicros, double deviceWaitMicros, double outputMicros) {
+        /** The host's own time per step: its calls and its output, not the barrier or the waits for its device. */
+        double ownMicros() {
+            return streamWaitMicros + fillLaunchMicros + recordMicros + outputMicros;
+        }
+    }
 
-    record Result(int processes, long steps, double microsPerStep, double marginalMicrosPerStep,
-            Breakdown process0, Breakdown slowestCalls) {}
+    /**
+     * One configuration's figures; {@code kernelMicros} is NaN on simulated devices, {@code mps} whether the
+     * processes ran under an MPS daemon.
+     */
+    record Result(String kernel, boolean mps, int processes, long bytes, long steps, double kernelMicros,
+            double microsPerStep, double marginalMicrosPerStep, double hostShare, Breakdown process0,
+            Breakdown slowestCalls) {}
 
     private record Run(long steps, double worstStepsMs, List<Breakdown> breakdowns) {}
 
+    /** What the runs share: backend, step size, steps of the shorter run, and the MPS environments to try. */
+    record Plan(String backend, long bytes, int steps, List<String> kernels, List<Integer> processCounts,
+            Map<String, Double> kernelMicros, Path mpsPipeDirectory) {
+        int runs() {
+            return 2 * kernels.size() * processCounts.size() * (mpsPipeDirectory == null ? 1 : 2);
+        }
+    }
+
+    /** The kernel name of runs on simulated devices, which have no kernels. */
+    static final String SIMULATED = "simulated";
+
     private StepLatencyBench() {}
 
-    /** Runs every process count; {@code ranOne} is told after each of the 2 runs per count. */
-    static List<Result> run(String backend, List<Integer> processCounts, int rounds, PrintStream out,
-            Runnable ranOne) {
+    /**
+     * The pipe directory of a running MPS control daemon of the processes' environment, or null: its
+     * {@code control} pipe in {@code CUDA_MPS_PIPE_DIRECTORY}, else in the default {@code /tmp/nvidia-mps}.
+     */
+    static Path runningMpsDaemon(Map<String, String> env) {
+        Path dir = Path.of(env.getOrDefault("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps"));
+        return Files.exists(dir.resolve("control")) ? dir : null;
+    }
+
+    /** Runs every configuration; {@code ranOne} is told after each simpleIPC run. */
+    static List<Result> run(Plan plan, PrintStream out, Runnable ranOne) {
         List<Result> results = new ArrayList<>();
-        for (int p : processCounts) {
-            Run shorter = runOnce(backend, p, rounds);
-            ranOne.run();
-            Run longer = runOnce(backend, p, 2 * rounds);
-            ranOne.run();
-            double marginal = (longer.worstStepsMs() - shorter.worstStepsMs()) * 1000
-                    / (longer.steps() - shorter.steps());
-            Breakdown slowest = longer.breakdowns().getFirst();
-            for (Breakdown b : longer.breakdowns()) {
-                if (ownCalls(b) > ownCalls(slowest)) {
-                    slowest = b;
+        List<Boolean> mpsModes = plan.mpsPipeDirectory() == null ? List.of(false) : List.of(true, false);
+        for (boolean mps : mpsModes) {
+            Path hidden = mps || plan.mpsPipeDirectory() == null ? null : emptyDirectory();
+            try {
+                Map<String, String> env = hidden == null ? Map.of()
+                        : Map.of("CUDA_MPS_PIPE_DIRECTORY", hidden.toString());
+                for (String kernel : plan.kernels()) {
+                    for (int p : plan.processCounts()) {
+                        results.add(measure(plan, kernel, mps, p, env, out, ranOne));
+                    }
+                }
+            } finally {
+                if (hidden != null) {
+                    hidden.toFile().delete();
                 }
             }
-            Result r = new Result(p, longer.steps(), longer.worstStepsMs() * 1000 / longer.steps(), marginal,
-                    longer.breakdowns().getFirst(), slowest);
-            out.printf("Per-step latency, %2d processes on device 0: %.1f us/step marginal, %.1f us/step over a whole"
-                            + " run of %d steps%n", p, marginal, r.microsPerStep(), r.steps());
-            if (slowest == r.process0()) {
-                out.printf("    process 0, also the slowest in its own calls: %s%n", describe(slowest));
-            } else {
-                out.printf("    process 0: %s%n    slowest in its own calls, process %d: %s%n", describe(r.process0()),
-                        slowest.process(), describe(slowest));
-            }
-            results.add(r);
         }
         return results;
     }
 
-    private static double ownCalls(Breakdown b) {
-        return b.streamWaitMicros() + b.fillLaunchMicros() + b.recordMicros();
+    private static Result measure(Plan plan, String kernel, boolean mps, int p, Map<String, String> env,
+            PrintStream out, Runnable ranOne) {
+        int rounds = Math.max(1, plan.steps() / p);
+        Run shorter = runOnce(plan, kernel, p, rounds, env);
+        ranOne.run();
+        Run longer = runOnce(plan, kernel, p, 2 * rounds, env);
+        ranOne.run();
+        double marginal = (longer.worstStepsMs() - shorter.worstStepsMs()) * 1000
+                / (longer.steps() - shorter.steps());
+        Breakdown slowest = longer.breakdowns().getFirst();
+        for (Breakdown b : longer.breakdowns()) {
+            if (b.ownMicros() > slowest.ownMicros()) {
+                slowest = b;
+            }
+        }
+        double kernelMicros = plan.kernelMicros().getOrDefault(kernel, Double.NaN);
+        Result r = new Result(kernel, mps, p, plan.bytes(), longer.steps(),
+                kernelMicros, longer.worstStepsMs() * 1000 / longer.steps(), marginal,
+                marginal > 0 ? slowest.ownMicros() / marginal : Double.NaN, longer.breakdowns().getFirst(), slowest);
+        out.println(describe(r));
+        if (slowest == r.process0()) {
+            out.printf("    process 0, also the slowest in its own calls: %s%n", describe(slowest));
+        } else {
+            out.printf("    process 0: %s%n    slowest in its own calls, process %d: %s%n", describe(r.process0()),
+                    slowest.process(), describe(slowest));
+        }
+        return r;
+    }
+
+    static String describe(Result r) {
+        String gpu = Double.isNaN(r.kernelMicros()) ? ""
+                : String.format(" = %.2fx the GPU's floor (kernel %.1f us x %d)", r.marginalMicrosPerStep()
+                        / (r.kernelMicros() * r.processes()), r.kernelMicros(), r.processes());
+        String share = Double.isNaN(r.hostShare()) ? "n/a (the runs were too close to tell a marginal cost)"
+                : String.format("%.0f%% of a step", 100 * r.hostShare());
+        return String.format("Step cost, %s, %d process%s%s: %.1f us/step marginal%s; host's own time %s;"
+                        + " %.1f us/step over a whole run of %d steps",
+                r.kernel().equals(SIMULATED) ? "simulated devices" : r.kernel() + " kernel", r.processes(),
+                r.processes() == 1 ? "" : "es", r.mps() ? " under MPS" : "", r.marginalMicrosPerStep(), gpu, share,
+                r.microsPerStep(), r.steps());
     }
 
     private static String describe(Breakdown b) {
-        return String.format("per step wait %.1f, fill launch %.1f, record %.1f, barrier %.1f us",
-                b.streamWaitMicros(), b.fillLaunchMicros(), b.recordMicros(), b.barrierMicros());
+        return String.format("per step wait %.1f, fill launch %.1f, record %.1f, output %.1f, barrier %.1f,"
+                        + " waiting for the device %.1f us", b.streamWaitMicros(), b.fillLaunchMicros(),
+                b.recordMicros(), b.outputMicros(), b.barrierMicros(), b.deviceWaitMicros());
     }
 
-    private static Run runOnce(String backend, int processes, int rounds) {
-        List<String> args = List.of("--backend", backend, "--devices", "0", "--procs-per-device",
-                Integer.toString(processes), "--size", "4K", "--steps", Integer.toString(rounds), "--json");
-        JsonObject json = launchJson(args);
+    private static Run runOnce(Plan plan, String kernel, int processes, int rounds, Map<String, String> env) {
+        List<String> args = new ArrayList<>(List.of("--backend", plan.backend(), "--devices", "0",
+                "--procs-per-device", Integer.toString(processes), "--size", Long.toString(plan.bytes()),
+                "--steps", Integer.toString(rounds), "--json"));
+        if (plan.backend().equals("cuda")) {
+            args.addAll(List.of("--kernel", kernel));
+        }
+        JsonObject json = launchJson(args, env);
         long steps = (long) processes * rounds;
         double worst = 0;
         List<Breakdown> breakdowns = new ArrayList<>();
@@ -83,17 +157,31 @@ final class StepLatencyBench {
             // total.* are microseconds summed over the steps, reported in ms: us per step = ms * 1000 / steps.
             breakdowns.add(new Breakdown(index++, perStep(child, "streamWaitMicros", steps),
                     perStep(child, "fillLaunchMicros", steps), perStep(child, "recordMicros", steps),
-                    perStep(child, "barrierMicros", steps)));
+                    perStep(child, "barrierMicros", steps), perStep(child, "deviceWaitMicros", steps),
+                    perStep(child, "outputMicros", steps)));
         }
         return new Run(steps, worst, breakdowns);
     }
 
     private static double perStep(JsonObject child, String total, long steps) {
-        return child.get("total." + total).getAsDouble() * 1000 / steps;
+        var value = child.get("total." + total);
+        return value == null ? 0 : value.getAsDouble() * 1000 / steps;
+    }
+
+    private static Path emptyDirectory() {
+        try {
+            return Files.createTempDirectory("cudaipc4j-no-mps");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make a directory to hide the MPS daemon from the runs", e);
+        }
     }
 
     static JsonObject launchJson(List<String> args) {
-        ToolLauncher.Outcome o = ToolLauncher.run(args);
+        return launchJson(args, Map.of());
+    }
+
+    static JsonObject launchJson(List<String> args, Map<String, String> env) {
+        ToolLauncher.Outcome o = ToolLauncher.runMain(org.cudaipc4j.tool.Main.class.getName(), args, env);
         if (o.exitCode() != 0) {
             throw new IllegalStateException(String.join(" ", args) + " exited " + o.exitCode() + ": " + o.lastErrorLine());
         }
