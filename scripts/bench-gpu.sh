@@ -4,7 +4,7 @@
 # Usage: scripts/bench-gpu.sh [--jar JAR] [--mps] [-Dname=value ...] BENCH-ARGS...
 #   e.g. scripts/bench-gpu.sh --only e2e --repeat 10 --out docs/bench-h200.json
 #        scripts/bench-gpu.sh -Dcudaipc4j.noEarlyStart=true --only e2e      (one lever off)
-#        scripts/bench-gpu.sh --mps --only steps --procs 2,8               (under a private MPS server)
+#        scripts/bench-gpu.sh --mps --only steps --procs 1,2,8             (under a private MPS server, and without)
 # --mps starts an MPS control daemon of this user with private pipe and log folders for the bench's processes
 # and quits it afterwards (nvidia-cuda-mps-control must be installed).
 set -euo pipefail

@@ -11,8 +11,21 @@ __device__ __forceinline__ u64 head_bytes(const void* p, u64 n) {
     return lead < n ? lead : n;
 }
 
+// Whether a grid-stride loop over [0, n) may use 32-bit indices: the index stays below 2^31 and the stride at most
+// 2^31, so index + stride cannot pass 2^32 - 1. 32-bit index arithmetic takes fewer instructions per element.
+__device__ __forceinline__ bool fits_32_bits(u64 n) {
+    return n <= 0x80000000ull && (u64)gridDim.x * blockDim.x <= 0x80000000ull;
+}
+
 // simpleIPC's kernel: one byte per thread.
 extern "C" __global__ void fill_bytes(unsigned char* dst, unsigned char value, u64 n) {
+    if (fits_32_bits(n)) {
+        unsigned int stride = gridDim.x * blockDim.x;
+        for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < (unsigned int)n; i += stride) {
+            dst[i] = value;
+        }
+        return;
+    }
     u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         dst[i] = value;
@@ -29,8 +42,14 @@ extern "C" __global__ void fill_bytes_vec16(unsigned char* dst, unsigned char va
     unsigned int w = value * 0x01010101u;
     uint4 v = make_uint4(w, w, w, w);
     uint4* body = (uint4*)(dst + head);
-    for (u64 i = tid; i < vecs; i += stride) {
-        body[i] = v;
+    if (fits_32_bits(vecs)) {
+        for (unsigned int i = (unsigned int)tid; i < (unsigned int)vecs; i += (unsigned int)stride) {
+            body[i] = v;
+        }
+    } else {
+        for (u64 i = tid; i < vecs; i += stride) {
+            body[i] = v;
+        }
     }
     for (u64 i = tid; i < head; i += stride) {
         dst[i] = value;

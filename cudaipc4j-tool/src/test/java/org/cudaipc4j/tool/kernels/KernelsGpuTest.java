@@ -93,6 +93,26 @@ class KernelsGpuTest {
         }
     }
 
+    /**
+     * Past 2 GiB the one-byte kernel leaves its 32-bit indices for 64-bit ones: a fill of 2^31 bytes (the last size
+     * of the 32-bit loop) and one of 2^31 + 4097 bytes each write exactly their range.
+     */
+    @ParameterizedTest
+    @EnumSource(Fill.class)
+    void fillsOnBothSidesOfTheTwoGibibyteLimitWriteExactlyTheirRange(Fill fill) {
+        long limit = 1L << 31;
+        long n = limit + 4097;
+        try (DeviceBuffer big = DeviceBuffer.allocate(ctx, n + GUARD)) {
+            big.memsetAsync(0, n + GUARD, GUARD_BYTE, stream);
+            kernels.fill(fill, big.address(), n, (byte) 0x11, stream);
+            assertEquals(0, kernels.countMismatches(big.address(), n, (byte) 0x11, stream).count());
+            assertEquals(0, kernels.countMismatches(big.address() + n, GUARD, GUARD_BYTE, stream).count());
+            kernels.fill(fill, big.address(), limit, (byte) 0x22, stream);
+            assertEquals(0, kernels.countMismatches(big.address(), limit, (byte) 0x22, stream).count());
+            assertEquals(0, kernels.countMismatches(big.address() + limit, n - limit, (byte) 0x11, stream).count());
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Fill.class)
     void zeroBytesWritesNothing(Fill fill) {
