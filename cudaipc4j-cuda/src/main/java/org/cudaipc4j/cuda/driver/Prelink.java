@@ -64,6 +64,22 @@ public final class Prelink {
         w.put("cuMemsetD8Async", out -> CuDriver.cuMemsetD8Async(0, 0, 1, none));
         w.put("cuMemcpyDtoHAsync_v2", out -> CuDriver.cuMemcpyDtoHAsync_v2(out, 0, 1, none));
         w.put("cuStreamSynchronize", out -> CuDriver.cuStreamSynchronize(none));
+        // Stream memory operations on registered host memory (simpleIPC's counters).
+        w.put("cuMemHostRegister_v2", out -> CuDriver.cuMemHostRegister_v2(none, 0, 0));
+        w.put("cuMemHostGetDevicePointer_v2", out -> CuDriver.cuMemHostGetDevicePointer_v2(out, none, 0));
+        w.put("cuStreamWaitValue32_v2", out -> CuDriver.cuStreamWaitValue32_v2(none, 0, 0, 0));
+        w.put("cuStreamWriteValue32_v2", out -> CuDriver.cuStreamWriteValue32_v2(none, 0, 0, 0));
+        // Importing VMM and pool memory: fd -1, size 0, null handles and pools.
+        w.put("cuMemImportFromShareableHandle", out -> CuDriver.cuMemImportFromShareableHandle(out,
+                MemorySegment.ofAddress(-1), 1));
+        w.put("cuMemGetAllocationGranularity", out -> CuDriver.cuMemGetAllocationGranularity(out, none, 0));
+        w.put("cuMemAddressReserve", out -> CuDriver.cuMemAddressReserve(out, 0, 0, 0, 0));
+        w.put("cuMemMap", out -> CuDriver.cuMemMap(0, 0, 0, 0, 0));
+        w.put("cuMemSetAccess", out -> CuDriver.cuMemSetAccess(0, 0, none, 0));
+        w.put("cuMemRelease", out -> CuDriver.cuMemRelease(0));
+        w.put("cuMemPoolImportFromShareableHandle", out -> CuDriver.cuMemPoolImportFromShareableHandle(out,
+                MemorySegment.ofAddress(-1), 1, 0));
+        w.put("cuMemPoolImportPointer", out -> CuDriver.cuMemPoolImportPointer(out, none, none));
         return Map.copyOf(w);
     }
 

@@ -22,12 +22,19 @@ public final class DriverStartUp {
             "cuLaunchKernel", "cuEventRecord", "cuEventQuery", "cuMemsetD8Async", "cuMemcpyDtoHAsync_v2",
             "cuStreamSynchronize");
 
-    /** Warmed once the driver has started: the critical path's calls (context, memory and IPC, the step's). */
+    /**
+     * Warmed once the driver has started: the critical path's calls (context, memory and IPC, the step's with
+     * events or counters, and the imports of {@code --ipc vmm|pool}).
+     */
     static final List<String> WARM = List.of(
             "cuDevicePrimaryCtxRetain", "cuMemAlloc_v2", "cuEventCreate", "cuIpcGetMemHandle", "cuIpcGetEventHandle",
             "cuStreamCreate", "cuModuleLoadData", "cuModuleGetFunction", "cuIpcOpenMemHandle_v2",
             "cuMemGetAddressRange_v2", "cuIpcOpenEventHandle", "cuStreamWaitEvent", "cuLaunchKernel", "cuEventRecord",
-            "cuEventQuery", "cuMemsetD8Async", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize");
+            "cuEventQuery", "cuMemsetD8Async", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize",
+            "cuMemHostRegister_v2", "cuMemHostGetDevicePointer_v2", "cuStreamWaitValue32_v2",
+            "cuStreamWriteValue32_v2", "cuMemImportFromShareableHandle", "cuMemGetAllocationGranularity",
+            "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess", "cuMemRelease",
+            "cuMemPoolImportFromShareableHandle", "cuMemPoolImportPointer");
 
     private DriverStartUp() {}
 
