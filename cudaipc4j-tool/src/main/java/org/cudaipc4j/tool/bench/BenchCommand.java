@@ -353,12 +353,12 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * Chart series of the step results: per kernel (and MPS mode) the marginal step cost, and per kernel the GPU's
-     * floor, the kernel's time times the process count.
+     * Chart series of the step results: per kernel (and MPS mode) the marginal step cost, and per kernel its
+     * back-to-back time times the process count (one kernel per process and step).
      */
     static Map<String, List<double[]>> stepSeries(com.google.gson.JsonArray steps) {
         Map<String, List<double[]>> measured = new LinkedHashMap<>();
-        Map<String, List<double[]>> floors = new LinkedHashMap<>();
+        Map<String, List<double[]>> backToBack = new LinkedHashMap<>();
         for (var e : steps) {
             JsonObject r = e.getAsJsonObject();
             String kernel = r.get("kernel").getAsString();
@@ -368,11 +368,11 @@ public final class BenchCommand implements Callable<Integer> {
                     .add(new double[] {processes, r.get("marginalMicrosPerStep").getAsDouble()});
             double kernelMicros = r.has("kernelMicros") ? r.get("kernelMicros").getAsDouble() : Double.NaN;
             if (!Double.isNaN(kernelMicros) && !mps) {
-                floors.computeIfAbsent(kernel + " kernel's GPU time x processes", k -> new ArrayList<>())
+                backToBack.computeIfAbsent(kernel + " kernel, back to back x processes", k -> new ArrayList<>())
                         .add(new double[] {processes, kernelMicros * processes});
             }
         }
-        measured.putAll(floors);
+        measured.putAll(backToBack);
         // A log axis cannot show a marginal cost at or below zero (two noisy runs): leave such points out.
         measured.values().forEach(points -> points.removeIf(p -> p[1] <= 0));
         return measured;

@@ -68,7 +68,7 @@ final class ChartWriter {
 
     /**
      * Microseconds per step against the process count, one line per series (the measured step costs and the
-     * kernels' GPU floors).
+     * kernels' back-to-back times).
      *
      * @param series label -> list of {processes, microseconds} points
      */

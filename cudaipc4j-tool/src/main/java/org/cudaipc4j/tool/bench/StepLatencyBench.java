@@ -18,10 +18,11 @@ import java.util.Map;
  * <p>Each configuration runs simpleIPC twice, with S and 2S steps in all (rounds = steps / processes). The
  * whole-run figure (the steps phase of the slowest process divided by its steps) includes the warm-up of a fresh
  * JVM; the marginal figure, the difference of the two runs divided by the difference of their steps, is the
- * steady-state cost of a step. Each step every process fills one buffer, so the GPU's floor for a step is the
- * kernel's time times the process count. The host's own time per step is what a process spends in its calls
- * (stream wait, launch, record) and in writing its output, without the barrier and the waits for its device; its
- * share is that over the marginal step cost (near or above 1: the host sets the pace).
+ * steady-state cost of a step. Each step every process fills one buffer, so beside it stands the time of as many
+ * kernels launched back to back on one stream (concurrent kernels of several processes may take less). The host's
+ * own time per step is what a process spends in its calls (stream wait, launch, record) and in writing its output,
+ * without the barrier and the waits for its device, taken the same way (the difference of the two runs), so a fresh
+ * JVM's warm-up does not count; its share is that over the marginal step cost (near 1: the host sets the pace).
  *
  * <p>When an MPS control daemon is running, every configuration runs under it and, with the daemon's pipe
  * directory hidden from the processes, without it.
@@ -43,7 +44,12 @@ final class StepLatencyBench {
             double microsPerStep, double marginalMicrosPerStep, double hostShare, Breakdown process0,
             Breakdown slowestCalls) {}
 
-    private record Run(long steps, double worstStepsMs, List<Breakdown> breakdowns) {}
+    private record Run(long steps, double worstStepsMs, List<Breakdown> breakdowns) {
+        /** Microseconds of the process's own time over the whole run. */
+        double ownTotalMicros(int process) {
+            return breakdowns.get(process).ownMicros() * steps;
+        }
+    }
 
     /** What the runs share: backend, step size, steps of the shorter run, and the MPS environments to try. */
     record Plan(String backend, long bytes, int steps, List<String> kernels, List<Integer> processCounts,
@@ -106,9 +112,11 @@ final class StepLatencyBench {
             }
         }
         double kernelMicros = plan.kernelMicros().getOrDefault(kernel, Double.NaN);
+        int s = slowest.process();
+        double marginalOwn = (longer.ownTotalMicros(s) - shorter.ownTotalMicros(s)) / (longer.steps() - shorter.steps());
         Result r = new Result(kernel, mps, p, plan.bytes(), longer.steps(),
                 kernelMicros, longer.worstStepsMs() * 1000 / longer.steps(), marginal,
-                marginal > 0 ? slowest.ownMicros() / marginal : Double.NaN, longer.breakdowns().getFirst(), slowest);
+                marginal > 0 ? marginalOwn / marginal : Double.NaN, longer.breakdowns().getFirst(), slowest);
         out.println(describe(r));
         if (slowest == r.process0()) {
             out.printf("    process 0, also the slowest in its own calls: %s%n", describe(slowest));
@@ -121,8 +129,9 @@ final class StepLatencyBench {
 
     static String describe(Result r) {
         String gpu = Double.isNaN(r.kernelMicros()) ? ""
-                : String.format(" = %.2fx the GPU's floor (kernel %.1f us x %d)", r.marginalMicrosPerStep()
-                        / (r.kernelMicros() * r.processes()), r.kernelMicros(), r.processes());
+                : String.format(" = %.2fx %d kernel%s back to back (%.1f us each)", r.marginalMicrosPerStep()
+                        / (r.kernelMicros() * r.processes()), r.processes(), r.processes() == 1 ? "" : "s",
+                        r.kernelMicros());
         String share = Double.isNaN(r.hostShare()) ? "n/a (the runs were too close to tell a marginal cost)"
                 : String.format("%.0f%% of a step", 100 * r.hostShare());
         return String.format("Step cost, %s, %d process%s%s: %.1f us/step marginal%s; host's own time %s;"

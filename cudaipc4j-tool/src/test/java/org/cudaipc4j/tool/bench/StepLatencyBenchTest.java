@@ -64,8 +64,8 @@ class StepLatencyBenchTest {
         Gson gson = new GsonBuilder().serializeSpecialFloatingPointValues().create();
         Map<String, List<double[]>> series = BenchCommand.stepSeries(gson.toJsonTree(results).getAsJsonArray());
         assertEquals(List.of("vec16 kernel, step", "vec16 kernel, step under MPS",
-                "vec16 kernel's GPU time x processes"), List.copyOf(series.keySet()));
-        assertEquals(31.0, series.get("vec16 kernel's GPU time x processes").get(1)[1], 1e-9);
+                "vec16 kernel, back to back x processes"), List.copyOf(series.keySet()));
+        assertEquals(31.0, series.get("vec16 kernel, back to back x processes").get(1)[1], 1e-9);
         assertEquals(1, series.get("vec16 kernel, step under MPS").size(), "a negative marginal is left out");
     }
 }
