@@ -4,12 +4,14 @@ import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.List;
 import java.util.Map;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
@@ -86,8 +88,11 @@ final class ChartWriter {
         XYPlot plot = chart.getXYPlot();
         LogAxis processes = new LogAxis("processes on the GPU (log scale)");
         processes.setBase(2);
+        processes.setTickUnit(new NumberTickUnit(1)); // a tick per power of two
+        processes.setNumberFormatOverride(new DecimalFormat("0"));
         plot.setDomainAxis(processes);
         LogAxis micros = new LogAxis("microseconds per step (log scale)");
+        micros.setNumberFormatOverride(new DecimalFormat("0.#"));
         plot.setRangeAxis(micros);
         plot.setRenderer(new XYLineAndShapeRenderer(true, true));
         plot.setBackgroundPaint(Color.WHITE);
