@@ -47,15 +47,7 @@ final class ChartWriter {
      * @param series label -> list of {bytes, GB/s} points
      */
     static void bandwidth(Map<String, List<double[]>> series, String title, Path png) {
-        XYSeriesCollection data = new XYSeriesCollection();
-        series.forEach((label, points) -> {
-            XYSeries s = new XYSeries(label);
-            for (double[] p : points) {
-                s.add(p[0], p[1]);
-            }
-            data.addSeries(s);
-        });
-        JFreeChart chart = ChartFactory.createXYLineChart(title, "buffer size (bytes)", "GB/s", data,
+        JFreeChart chart = ChartFactory.createXYLineChart(title, "buffer size (bytes)", "GB/s", xy(series),
                 PlotOrientation.VERTICAL, true, false, false);
         XYPlot plot = chart.getXYPlot();
         LogAxis sizes = new LogAxis("buffer size (bytes, log scale)");
@@ -75,16 +67,8 @@ final class ChartWriter {
      * @param series label -> list of {processes, microseconds} points
      */
     static void stepCosts(Map<String, List<double[]>> series, String title, Path png) {
-        XYSeriesCollection data = new XYSeriesCollection();
-        series.forEach((label, points) -> {
-            XYSeries s = new XYSeries(label);
-            for (double[] p : points) {
-                s.add(p[0], p[1]);
-            }
-            data.addSeries(s);
-        });
         JFreeChart chart = ChartFactory.createXYLineChart(title, "processes on the GPU", "microseconds per step",
-                data, PlotOrientation.VERTICAL, true, false, false);
+                xy(series), PlotOrientation.VERTICAL, true, false, false);
         XYPlot plot = chart.getXYPlot();
         LogAxis processes = new LogAxis("processes on the GPU (log scale)");
         processes.setBase(2);
@@ -99,6 +83,19 @@ final class ChartWriter {
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         chart.setBackgroundPaint(Color.WHITE);
         write(chart, png, 900, 560);
+    }
+
+    /** One XY series per label, in the map's order. */
+    private static XYSeriesCollection xy(Map<String, List<double[]>> series) {
+        XYSeriesCollection data = new XYSeriesCollection();
+        series.forEach((label, points) -> {
+            XYSeries s = new XYSeries(label);
+            for (double[] p : points) {
+                s.add(p[0], p[1]);
+            }
+            data.addSeries(s);
+        });
+        return data;
     }
 
     private static void write(JFreeChart chart, Path png, int width, int height) {
