@@ -361,14 +361,15 @@ public final class BenchCommand implements Callable<Integer> {
         Map<String, List<double[]>> backToBack = new LinkedHashMap<>();
         for (var e : steps) {
             JsonObject r = e.getAsJsonObject();
-            String kernel = r.get("kernel").getAsString();
+            // Results of earlier builds name no kernel: they ran 4 KiB buffers with the default kernel.
+            String kernel = r.has("kernel") ? r.get("kernel").getAsString() + " kernel" : "4 KiB buffers";
             int processes = r.get("processes").getAsInt();
             boolean mps = r.has("mps") && r.get("mps").getAsBoolean();
-            measured.computeIfAbsent(kernel + " kernel, step" + (mps ? " under MPS" : ""), k -> new ArrayList<>())
+            measured.computeIfAbsent(kernel + ", step" + (mps ? " under MPS" : ""), k -> new ArrayList<>())
                     .add(new double[] {processes, r.get("marginalMicrosPerStep").getAsDouble()});
             double kernelMicros = r.has("kernelMicros") ? r.get("kernelMicros").getAsDouble() : Double.NaN;
             if (!Double.isNaN(kernelMicros) && !mps) {
-                backToBack.computeIfAbsent(kernel + " kernel, back to back x processes", k -> new ArrayList<>())
+                backToBack.computeIfAbsent(kernel + ", back to back x processes", k -> new ArrayList<>())
                         .add(new double[] {processes, kernelMicros * processes});
             }
         }

@@ -46,6 +46,16 @@ class StepLatencyBenchTest {
     }
 
     @Test
+    void stepResultsOfEarlierBuildsStillMakeAChart() {
+        String older = "[{\"processes\": 2, \"steps\": 4000, \"microsPerStep\": 151.2,"
+                + " \"marginalMicrosPerStep\": 153.5}]";
+        Map<String, List<double[]>> series = BenchCommand.stepSeries(
+                com.google.gson.JsonParser.parseString(older).getAsJsonArray());
+        assertEquals(List.of("4 KiB buffers, step"), List.copyOf(series.keySet()));
+        assertEquals(153.5, series.get("4 KiB buffers, step").getFirst()[1], 1e-9);
+    }
+
+    @Test
     void aDaemonIsRunningWhereItsControlPipeIs(@TempDir Path dir) throws IOException {
         Map<String, String> env = Map.of("CUDA_MPS_PIPE_DIRECTORY", dir.toString());
         assertNull(StepLatencyBench.runningMpsDaemon(env));
