@@ -9,8 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * make a later {@code close()} throw for a context that is gone.
  */
 abstract sealed class ContextResource implements AutoCloseable
-        permits DeviceBuffer, Event, Stream, CudaModule, IpcMappedMemory, PinnedArena, HostRegistration,
-        VmmAllocation, VmmMapping, MemoryPool, PoolBuffer {
+        permits DeviceRange, Event, Stream, CudaModule, PinnedArena, HostRegistration, MemoryPool {
     final Context context;
     private final AtomicBoolean closed = new AtomicBoolean();
 

@@ -12,15 +12,11 @@ import org.cudaipc4j.cuda.driver.CuDriver;
  * {@link Context} (closed with it at the latest). Reads of its address and size are thread-safe; see
  * {@link DeviceMemory} for the operations.
  */
-public final class DeviceBuffer extends ContextResource implements ShareableMemory {
-    private final long address;
-    private final long bytes;
+public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
     private volatile IpcMemHandle exported;
 
     private DeviceBuffer(Context context, long address, long bytes) {
-        super(context);
-        this.address = address;
-        this.bytes = bytes;
+        super(context, address, bytes);
     }
 
     /** Allocates {@code bytes} (at least 1) of device memory in {@code context}. */
@@ -41,17 +37,6 @@ public final class DeviceBuffer extends ContextResource implements ShareableMemo
             Cu.suppress(e, "cuMemFree_v2", CuDriver.cuMemFree_v2(address)); // the context began closing meanwhile
             throw e;
         }
-    }
-
-    @Override
-    public long address() {
-        requireOpen();
-        return address;
-    }
-
-    @Override
-    public long bytes() {
-        return bytes;
     }
 
     /**

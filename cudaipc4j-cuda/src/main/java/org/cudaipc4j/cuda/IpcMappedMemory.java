@@ -7,32 +7,17 @@ import org.cudaipc4j.cuda.driver.CuDriver;
  * Owned by its {@link Context}; see {@link DeviceMemory} for the operations. Reads of its address and size are
  * thread-safe, and {@link #close()} may be called from any thread once no other thread uses the mapping.
  */
-public final class IpcMappedMemory extends ContextResource implements DeviceMemory {
+public final class IpcMappedMemory extends DeviceRange {
     private final IpcMemHandle.OpenKey key;
-    private final long address;
-    private final long bytes;
 
     IpcMappedMemory(Context context, IpcMemHandle.OpenKey key, long address, long bytes) {
-        super(context);
+        super(context, address, bytes);
         this.key = key;
-        this.address = address;
-        this.bytes = bytes;
     }
 
     /** The handle this mapping was opened from. */
     public IpcMemHandle handle() {
         return key.handle();
-    }
-
-    @Override
-    public long address() {
-        requireOpen();
-        return address;
-    }
-
-    @Override
-    public long bytes() {
-        return bytes;
     }
 
     /** Unmaps ({@code cuIpcCloseMemHandle}). */

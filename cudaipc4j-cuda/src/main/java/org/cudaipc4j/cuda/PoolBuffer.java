@@ -14,17 +14,13 @@ import org.cudaipc4j.cuda.driver.Posix;
  * ({@code cuMemFreeAsync}); an imported buffer must be closed before the exporter frees its own. Owned by its
  * {@link Context}; thread-safe.
  */
-public final class PoolBuffer extends ContextResource implements ShareableMemory {
+public final class PoolBuffer extends DeviceRange implements ShareableMemory {
     private final MemoryPool pool;
-    private final long address;
-    private final long bytes;
     private final boolean imported;
 
     private PoolBuffer(MemoryPool pool, long address, long bytes, boolean imported) {
-        super(pool.context());
+        super(pool.context(), address, bytes);
         this.pool = pool;
-        this.address = address;
-        this.bytes = bytes;
         this.imported = imported;
     }
 
@@ -41,17 +37,6 @@ public final class PoolBuffer extends ContextResource implements ShareableMemory
 
     public MemoryPool pool() {
         return pool;
-    }
-
-    @Override
-    public long address() {
-        requireOpen();
-        return address;
-    }
-
-    @Override
-    public long bytes() {
-        return bytes;
     }
 
     /** True for a buffer of another process's pool. */

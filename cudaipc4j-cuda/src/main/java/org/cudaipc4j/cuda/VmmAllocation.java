@@ -21,19 +21,15 @@ import org.cudaipc4j.cuda.driver.Posix;
  * asked for, {@link #bytes()} what was allocated (rounded up) and what an importer maps. Owned by its
  * {@link Context}; thread-safe.
  */
-public final class VmmAllocation extends ContextResource implements ShareableMemory {
+public final class VmmAllocation extends DeviceRange implements ShareableMemory {
     private final long handle;
-    private final long address;
-    private final long bytes;
     private final long requestedBytes;
     private final Set<ShareableHandleType> handleTypes;
 
     private VmmAllocation(Context context, long handle, long address, long bytes, long requestedBytes,
             Set<ShareableHandleType> handleTypes) {
-        super(context);
+        super(context, address, bytes);
         this.handle = handle;
-        this.address = address;
-        this.bytes = bytes;
         this.requestedBytes = requestedBytes;
         this.handleTypes = Set.copyOf(handleTypes);
     }
@@ -74,18 +70,6 @@ public final class VmmAllocation extends ContextResource implements ShareableMem
         }
         return Vmm.mapOwned(handle, size, granularity, device,
                 address -> new VmmAllocation(context, handle, address, size, bytes, exportable));
-    }
-
-    @Override
-    public long address() {
-        requireOpen();
-        return address;
-    }
-
-    /** The allocated size: {@link #requestedBytes()} rounded up to the granularity. */
-    @Override
-    public long bytes() {
-        return bytes;
     }
 
     /** The size asked for at creation. */

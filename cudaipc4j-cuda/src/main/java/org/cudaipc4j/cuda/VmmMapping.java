@@ -13,16 +13,12 @@ import org.cudaipc4j.cuda.driver.CuDriver;
  * own reference to the memory: the file descriptor can be closed right after {@link #importFileDescriptor}, and the
  * memory lives until both sides have released it. Owned by its {@link Context}; thread-safe.
  */
-public final class VmmMapping extends ContextResource implements DeviceMemory {
+public final class VmmMapping extends DeviceRange {
     private final long handle;
-    private final long address;
-    private final long bytes;
 
     private VmmMapping(Context context, long handle, long address, long bytes) {
-        super(context);
+        super(context, address, bytes);
         this.handle = handle;
-        this.address = address;
-        this.bytes = bytes;
     }
 
     /**
@@ -69,17 +65,6 @@ public final class VmmMapping extends ContextResource implements DeviceMemory {
         }
         return Vmm.mapOwned(handle, bytes, granularity, device,
                 address -> new VmmMapping(context, handle, address, bytes));
-    }
-
-    @Override
-    public long address() {
-        requireOpen();
-        return address;
-    }
-
-    @Override
-    public long bytes() {
-        return bytes;
     }
 
     /** Unmaps and releases this process's reference to the memory. */
