@@ -113,26 +113,10 @@ final class Vmm {
 
     /** Unmaps, frees the address range and releases the handle: each tried, the first failure thrown. */
     static void unmapAndRelease(long address, long size, long handle) {
-        CudaException failure = null;
-        for (int step = 0; step < 3; step++) {
-            String call = step == 0 ? "cuMemUnmap" : step == 1 ? "cuMemAddressFree" : "cuMemRelease";
-            int r = switch (step) {
-                case 0 -> CuDriver.cuMemUnmap(address, size);
-                case 1 -> CuDriver.cuMemAddressFree(address, size);
-                default -> CuDriver.cuMemRelease(handle);
-            };
-            if (r != Cu.CUDA_SUCCESS) {
-                CudaException e = CudaException.of(call, r);
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        Closeables.closeAll(
+                () -> Cu.check("cuMemUnmap", CuDriver.cuMemUnmap(address, size)),
+                () -> Cu.check("cuMemAddressFree", CuDriver.cuMemAddressFree(address, size)),
+                () -> Cu.check("cuMemRelease", CuDriver.cuMemRelease(handle)));
     }
 
     /** The 64 bytes of a fabric handle, checked. */
