@@ -115,22 +115,13 @@ public final class FillBenchChild {
 
     private static final int CACHED_SAMPLES = 1000;
 
-    private interface Fill {
-        void launch(byte value);
-    }
-
     /** Bytes written per second over {@code iterations} fills, after warm-up, timed by CUDA events; in GB/s. */
-    private static double time(long bytes, int iterations, Stream stream, Event start, Event stop, Fill fill) {
+    private static double time(long bytes, int iterations, Stream stream, Event start, Event stop,
+            KernelTime.Launch fill) {
         for (int i = 0; i < WARMUP; i++) {
             fill.launch((byte) i);
         }
-        start.record(stream);
-        for (int i = 0; i < iterations; i++) {
-            fill.launch((byte) (WARMUP + i));
-        }
-        stop.record(stream);
-        stop.synchronize();
-        double seconds = stop.elapsedMillis(start) / 1e3;
+        double seconds = KernelTime.backToBackMillis(iterations, WARMUP, stream, start, stop, fill) / 1e3;
         return bytes * (double) iterations / seconds / 1e9;
     }
 

@@ -22,6 +22,26 @@ final class KernelTime {
 
     private KernelTime() {}
 
+    /** Enqueues one launch that writes {@code value}. */
+    interface Launch {
+        void launch(byte value);
+    }
+
+    /**
+     * Milliseconds of GPU time, by CUDA events on {@code stream}, for {@code launches} launches back to back, the
+     * i-th writing {@code firstValue + i}; waits for them.
+     */
+    static double backToBackMillis(int launches, int firstValue, Stream stream, Event start, Event stop,
+            Launch launch) {
+        start.record(stream);
+        for (int i = 0; i < launches; i++) {
+            launch.launch((byte) (firstValue + i));
+        }
+        stop.record(stream);
+        stop.synchronize();
+        return stop.elapsedMillis(start);
+    }
+
     /** Microseconds per launch of each named kernel ({@code vec16}, {@code simple}) for {@code bytes}. */
     static Map<String, Double> micros(int ordinal, long bytes, List<String> kernels, int launchesPerBatch) {
         Cuda.init();
@@ -35,18 +55,14 @@ final class KernelTime {
                  Event stop = Event.create(context)) {
                 for (String kernel : kernels) {
                     BuiltinKernels.Fill fill = BuiltinKernels.Fill.valueOf(kernel.toUpperCase(java.util.Locale.ROOT));
+                    Launch launch = value -> loaded.fill(fill, buffer, value, stream);
                     for (int i = 0; i < launchesPerBatch; i++) {
-                        loaded.fill(fill, buffer, (byte) i, stream);
+                        launch.launch((byte) i);
                     }
                     double[] batches = new double[BATCHES];
                     for (int b = 0; b < BATCHES; b++) {
-                        start.record(stream);
-                        for (int i = 0; i < launchesPerBatch; i++) {
-                            loaded.fill(fill, buffer, (byte) i, stream);
-                        }
-                        stop.record(stream);
-                        stop.synchronize();
-                        batches[b] = stop.elapsedMillis(start) * 1000 / launchesPerBatch;
+                        batches[b] = backToBackMillis(launchesPerBatch, 0, stream, start, stop, launch) * 1000
+                                / launchesPerBatch;
                     }
                     Arrays.sort(batches);
                     micros.put(kernel, batches[BATCHES / 2]);
