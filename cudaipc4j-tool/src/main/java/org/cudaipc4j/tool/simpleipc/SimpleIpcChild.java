@@ -265,17 +265,13 @@ public final class SimpleIpcChild {
                 long t0 = System.nanoTime();
                 // Buffer b was written once in each earlier step: wait for the last of those writes to be done.
                 if (!alone) {
-                    awaitWriter(attachment, counters ? null : events.get(b), b, (int) step);
+                    awaitWrites(attachment, counters, events, b, (int) step);
                 }
                 long t1 = System.nanoTime();
                 attachment.fill(buffers.get(b), value);
                 long t2 = System.nanoTime();
                 if (!alone) {
-                    if (counters) {
-                        attachment.writeCounter(b, (int) step + 1);
-                    } else {
-                        attachment.record(events.get(b));
-                    }
+                    signalWrite(attachment, counters, events, b, (int) step + 1);
                 }
                 long t3 = System.nanoTime();
                 // No sibling may re-record an event before every waiter has enqueued its wait on it.
@@ -301,7 +297,7 @@ public final class SimpleIpcChild {
         phases.mark(PhaseLog.TOTAL + "outputMicros", outputNs / 1000);
 
         if (!alone) {
-            awaitWriter(attachment, counters ? null : events.get(id), id, (int) steps);
+            awaitWrites(attachment, counters, events, id, (int) steps);
         }
         byte expected = (byte) ((id + 1) % n);
         Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
@@ -322,13 +318,27 @@ public final class SimpleIpcChild {
 
     /**
      * Makes the stream wait until buffer {@code b} has been written {@code writes} times: on its counter, or on its
-     * event when {@code event} is given ({@code --sync events}).
+     * event ({@code --sync events}), last recorded by that write.
      */
-    private static void awaitWriter(Attachment attachment, PeerEvent event, int b, int writes) {
-        if (event == null) {
+    private static void awaitWrites(Attachment attachment, boolean counters, List<PeerEvent> events, int b,
+            int writes) {
+        if (counters) {
             attachment.waitCounter(b, writes);
         } else {
-            attachment.streamWait(event);
+            attachment.streamWait(events.get(b));
+        }
+    }
+
+    /**
+     * Tells the next writer of buffer {@code b}, once the stream gets here, that it was written {@code writes}
+     * times.
+     */
+    private static void signalWrite(Attachment attachment, boolean counters, List<PeerEvent> events, int b,
+            int writes) {
+        if (counters) {
+            attachment.writeCounter(b, writes);
+        } else {
+            attachment.record(events.get(b));
         }
     }
 
