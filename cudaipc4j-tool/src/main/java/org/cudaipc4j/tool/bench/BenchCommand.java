@@ -144,7 +144,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
         atLeast("--step-count", stepCount, 1);
         try {
-            stepSize = org.cudaipc4j.tool.simpleipc.Sizes.parseBytes(stepSizeText);
+            stepSize = Sizes.parseBytes(stepSizeText);
         } catch (IllegalArgumentException e) {
             throw usage("--step-size: " + e.getMessage());
         }
@@ -165,7 +165,7 @@ public final class BenchCommand implements Callable<Integer> {
         for (String size : list("--sizes", sizesText)) {
             long bytes;
             try {
-                bytes = org.cudaipc4j.tool.simpleipc.Sizes.parseBytes(size);
+                bytes = Sizes.parseBytes(size);
             } catch (IllegalArgumentException e) {
                 throw usage("--sizes: " + e.getMessage());
             }
@@ -253,18 +253,19 @@ public final class BenchCommand implements Callable<Integer> {
      * runs); on simulated devices one series without kernel times.
      */
     private StepLatencyBench.Plan stepPlan() {
-        String unusable = backend.equals("host") ? "the host backend" : cudaUnusable();
-        String runBackend = unusable == null ? "cuda" : "host";
+        String unusable = backend.equals("host") ? null : cudaUnusable();
         if (unusable != null && backend.equals("cuda")) {
             throw new IllegalStateException("--backend cuda: " + unusable);
         }
-        List<String> kernels = unusable == null ? stepKernels : List.of(StepLatencyBench.SIMULATED);
-        Map<String, Double> kernelMicros = unusable == null
-                ? KernelTime.micros(0, stepSize, stepKernels, 200) : Map.of();
+        if (backend.equals("host") || unusable != null) {
+            return new StepLatencyBench.Plan("host", stepSize, stepCount, List.of(StepLatencyBench.SIMULATED), procs,
+                    Map.of(), null);
+        }
+        Map<String, Double> kernelMicros = KernelTime.micros(0, stepSize, stepKernels, 200);
         kernelMicros.forEach((k, us) -> System.out.printf("Kernel %s on %s: %.2f us per launch (GPU time, back to"
                 + " back)%n", k, Sizes.format(stepSize), us));
-        return new StepLatencyBench.Plan(runBackend, stepSize, stepCount, kernels, procs, kernelMicros,
-                unusable == null ? StepLatencyBench.runningMpsDaemon(System.getenv()) : null);
+        return new StepLatencyBench.Plan("cuda", stepSize, stepCount, stepKernels, procs, kernelMicros,
+                StepLatencyBench.runningMpsDaemon(System.getenv()));
     }
 
     private EndToEndBench.Result endToEnd(String label, List<String> args) {
