@@ -103,8 +103,8 @@ final class StepLatencyBench {
         ranOne.run();
         Run longer = runOnce(plan, kernel, p, 2 * rounds, env);
         ranOne.run();
-        double marginal = (longer.worstStepsMs() - shorter.worstStepsMs()) * 1000
-                / (longer.steps() - shorter.steps());
+        long extraSteps = longer.steps() - shorter.steps();
+        double marginal = (longer.worstStepsMs() - shorter.worstStepsMs()) * 1000 / extraSteps;
         Breakdown slowest = longer.breakdowns().getFirst();
         for (Breakdown b : longer.breakdowns()) {
             if (b.ownMicros() > slowest.ownMicros()) {
@@ -113,7 +113,7 @@ final class StepLatencyBench {
         }
         double kernelMicros = plan.kernelMicros().getOrDefault(kernel, Double.NaN);
         int s = slowest.process();
-        double marginalOwn = (longer.ownTotalMicros(s) - shorter.ownTotalMicros(s)) / (longer.steps() - shorter.steps());
+        double marginalOwn = (longer.ownTotalMicros(s) - shorter.ownTotalMicros(s)) / extraSteps;
         Result r = new Result(kernel, mps, p, plan.bytes(), longer.steps(),
                 kernelMicros, longer.worstStepsMs() * 1000 / longer.steps(), marginal,
                 marginal > 0 ? marginalOwn / marginal : Double.NaN, longer.breakdowns().getFirst(), slowest);
@@ -185,11 +185,7 @@ final class StepLatencyBench {
         }
     }
 
-    static JsonObject launchJson(List<String> args) {
-        return launchJson(args, Map.of());
-    }
-
-    static JsonObject launchJson(List<String> args, Map<String, String> env) {
+    private static JsonObject launchJson(List<String> args, Map<String, String> env) {
         ToolLauncher.Outcome o = ToolLauncher.runMain(org.cudaipc4j.tool.Main.class.getName(), args, env);
         if (o.exitCode() != 0) {
             throw new IllegalStateException(String.join(" ", args) + " exited " + o.exitCode() + ": " + o.lastErrorLine());
