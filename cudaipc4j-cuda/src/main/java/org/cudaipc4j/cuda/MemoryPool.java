@@ -258,21 +258,26 @@ public final class MemoryPool extends ContextResource {
 
     /**
      * Closes the buffers still open (newest first), then destroys the pool ({@code cuMemPoolDestroy}); an imported
-     * one drops this process's reference.
+     * one drops this process's reference. The pool's exported descriptor is closed and the pool destroyed even when
+     * a buffer fails to close.
      */
     @Override
     void release() {
-        java.util.List<PoolBuffer> open;
+        java.util.List<AutoCloseable> steps = new java.util.ArrayList<>();
         synchronized (buffers) {
-            open = new java.util.ArrayList<>(buffers).reversed();
+            steps.addAll(buffers.reversed());
         }
-        Closeables.closeAll(open.toArray(AutoCloseable[]::new));
-        if (firstExport >= 0) {
-            org.cudaipc4j.cuda.driver.Posix.close(firstExport);
-            firstExport = -1;
-        }
-        context.makeCurrent();
-        Cu.check("cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(handle));
+        steps.add(() -> {
+            if (firstExport >= 0) {
+                org.cudaipc4j.cuda.driver.Posix.close(firstExport);
+                firstExport = -1;
+            }
+        });
+        steps.add(() -> {
+            context.makeCurrent();
+            Cu.check("cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(handle));
+        });
+        Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
     }
 
     @Override
