@@ -1,5 +1,7 @@
 package org.cudaipc4j.cuda;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 /**
  * One use of memory another process shared, mapped by a {@link MemoryImporter}: the importer keeps one mapping per
  * export and counts its uses. {@link #close()} ends this use; the mapping stays cached for the next until the
@@ -8,7 +10,7 @@ package org.cudaipc4j.cuda;
 public final class ImportedMemory implements DeviceMemory, AutoCloseable {
     private final MemoryImporter importer;
     private final MemoryImporter.Entry entry;
-    private volatile boolean closed;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     ImportedMemory(MemoryImporter importer, MemoryImporter.Entry entry) {
         this.importer = importer;
@@ -17,7 +19,7 @@ public final class ImportedMemory implements DeviceMemory, AutoCloseable {
 
     @Override
     public long address() {
-        if (closed) {
+        if (closed.get()) {
             throw new IllegalStateException("this use of " + entry.descriptor() + " is closed");
         }
         return entry.mapping().address();
@@ -46,8 +48,7 @@ public final class ImportedMemory implements DeviceMemory, AutoCloseable {
     /** Ends this use. Idempotent. */
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
+        if (closed.compareAndSet(false, true)) {
             importer.release(entry);
         }
     }
