@@ -56,13 +56,11 @@ public final class MemoryImporter implements AutoCloseable {
 
     /** A cached mapping and its uses. */
     static final class Entry {
-        private final Key key;
         private final SharedMemoryDescriptor descriptor;
         private final DeviceMemory mapping;
         private int uses;
 
-        Entry(Key key, SharedMemoryDescriptor descriptor, DeviceMemory mapping) {
-            this.key = key;
+        Entry(SharedMemoryDescriptor descriptor, DeviceMemory mapping) {
             this.descriptor = descriptor;
             this.mapping = mapping;
         }
@@ -99,7 +97,7 @@ public final class MemoryImporter implements AutoCloseable {
         if (entry != null) {
             hits++;
         } else {
-            entry = new Entry(key, descriptor, mapNew(descriptor, fds));
+            entry = new Entry(descriptor, mapNew(descriptor, fds));
             entries.put(key, entry);
             opens++;
         }

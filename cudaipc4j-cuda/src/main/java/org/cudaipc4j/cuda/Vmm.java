@@ -2,7 +2,6 @@ package org.cudaipc4j.cuda;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
@@ -152,9 +151,5 @@ final class Vmm {
             throw new IllegalArgumentException("not a file descriptor: " + fd);
         }
         return MemorySegment.ofAddress(fd);
-    }
-
-    static int readInt(MemorySegment out) {
-        return out.get(JAVA_INT, 0);
     }
 }
