@@ -135,36 +135,23 @@ public final class Context implements AutoCloseable {
      */
     @Override
     public void close() {
-        List<ContextResource> newestFirst;
+        List<AutoCloseable> steps = new ArrayList<>();
         synchronized (owned) {
             if (state != State.OPEN) {
                 return;
             }
             state = State.CLOSING;
-            newestFirst = new ArrayList<>(owned).reversed();
+            steps.addAll(owned.reversed()); // newest first
         }
-        RuntimeException failure = null;
-        try {
-            Closeables.closeAll(newestFirst.toArray(AutoCloseable[]::new));
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        synchronized (owned) {
-            owned.clear();
-            state = State.CLOSED;
-        }
-        int r = CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle());
-        if (r != Cu.CUDA_SUCCESS) {
-            CudaException released = CudaException.of("cuDevicePrimaryCtxRelease_v2", r);
-            if (failure == null) {
-                failure = released;
-            } else {
-                failure.addSuppressed(released);
+        steps.add(() -> {
+            synchronized (owned) {
+                owned.clear();
+                state = State.CLOSED;
             }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        });
+        steps.add(() -> Cu.check("cuDevicePrimaryCtxRelease_v2",
+                CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle())));
+        Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
     }
 
     @Override
