@@ -60,6 +60,11 @@ public final class Device {
         if (ordinal < 0 || ordinal >= count) {
             throw new IllegalArgumentException("no CUDA device " + ordinal + " (" + count + " present)");
         }
+        return handleOf(ordinal);
+    }
+
+    /** The device with {@code ordinal}, known to be in range ({@code cuDeviceGet}). */
+    private static Device handleOf(int ordinal) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
             Cu.check("cuDeviceGet", CuDriver.cuDeviceGet(out, ordinal));
@@ -90,7 +95,7 @@ public final class Device {
         int count = count();
         List<Device> devices = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            devices.add(get(i));
+            devices.add(handleOf(i));
         }
         return List.copyOf(devices);
     }
