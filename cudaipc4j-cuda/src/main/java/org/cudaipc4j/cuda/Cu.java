@@ -66,12 +66,20 @@ final class Cu {
 
     /** A copy of {@code bytes}, checked to be an IPC handle's 64 bytes. */
     static byte[] handleBytes(byte[] bytes, String what) {
-        if (bytes == null || bytes.length != CuSymbols.IPC_HANDLE_SIZE) {
-            throw new IllegalArgumentException("an IPC " + what + " handle is "
-                    + CuSymbols.IPC_HANDLE_SIZE + " bytes, got "
+        return requireLength(bytes, CuSymbols.IPC_HANDLE_SIZE, "an IPC " + what + " handle").clone();
+    }
+
+    /**
+     * {@code bytes}, checked to be {@code size} bytes long.
+     *
+     * @param what names the bytes in the message, such as "a fabric handle"
+     */
+    static byte[] requireLength(byte[] bytes, long size, String what) {
+        if (bytes == null || bytes.length != size) {
+            throw new IllegalArgumentException(what + " is " + size + " bytes, got "
                     + (bytes == null ? "null" : bytes.length + " bytes"));
         }
-        return bytes.clone();
+        return bytes;
     }
 
     /** {@code hex} (128 hex digits) as handle bytes. */

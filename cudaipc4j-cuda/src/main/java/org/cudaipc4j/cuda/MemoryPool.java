@@ -195,15 +195,13 @@ public final class MemoryPool extends ContextResource {
         if (!imported) {
             throw new IllegalStateException("buffers are imported into an imported pool");
         }
-        if (exportData == null || exportData.length != 64) {
-            throw new IllegalArgumentException("a pool pointer's export data is 64 bytes, got "
-                    + (exportData == null ? "null" : exportData.length + " bytes"));
-        }
+        Cu.requireLength(exportData, CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA.byteSize(),
+                "a pool pointer's export data");
         context.makeCurrent();
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment data = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
-            MemorySegment.copy(exportData, 0, data, JAVA_BYTE, 0, 64);
+            MemorySegment.copy(exportData, 0, data, JAVA_BYTE, 0, exportData.length);
             MemorySegment out = arena.allocate(JAVA_LONG);
             Cu.check("cuMemPoolImportPointer", CuDriver.cuMemPoolImportPointer(out, handle(), data));
             address = out.get(JAVA_LONG, 0);

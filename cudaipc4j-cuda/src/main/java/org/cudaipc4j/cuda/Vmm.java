@@ -120,12 +120,9 @@ final class Vmm {
 
     /** The 64 bytes of a fabric handle, checked. */
     static MemorySegment fabricHandle(Arena arena, byte[] handle) {
-        if (handle == null || handle.length != 64) {
-            throw new IllegalArgumentException("a fabric handle is 64 bytes, got "
-                    + (handle == null ? "null" : handle.length + " bytes"));
-        }
+        Cu.requireLength(handle, CuSymbols.CU_MEM_FABRIC_HANDLE.byteSize(), "a fabric handle");
         MemorySegment h = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
-        MemorySegment.copy(handle, 0, h, JAVA_BYTE, 0, 64);
+        MemorySegment.copy(handle, 0, h, JAVA_BYTE, 0, handle.length);
         return h;
     }
 
