@@ -20,8 +20,11 @@ import java.util.concurrent.locks.LockSupport;
  * a {@code long} key of the exporter's choice, such as the memory descriptor's export id. Closing the table unmaps
  * it; the creator's close also removes its name.
  *
- * <p>Each entry is {@code state, pid, start time, key}; an importer claims a free entry by compare-and-set of its
- * state (free, claimed, held), so entries are never torn.
+ * <p>Each entry is {@code state, pid, start time, key}. Its state word holds the state (free, claimed, held) and a
+ * generation that each claim advances: an importer claims a free entry by compare-and-set of that word, readers
+ * take the entry's fields only when the word is the same before and after, and an entry is freed (by its holder, or
+ * for a dead holder by anyone) only by compare-and-set of the exact word it was read with. So entries are never
+ * torn, and no stale reader or late close frees an entry that was taken again meanwhile.
  */
 public final class ExportHolders implements AutoCloseable {
     private static final long MAGIC = 0x3153_444c_4f48_5043L; // "CPHOLDS1"
@@ -30,6 +33,8 @@ public final class ExportHolders implements AutoCloseable {
     private static final int FREE = 0;
     private static final int CLAIMED = 1;
     private static final int HELD = 2;
+    /** The state's bits of an entry's state word; the rest is the generation. */
+    private static final int STATE = 3;
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     /** The most entries a table can have: simultaneous holds of all exports by all importers. */
@@ -104,16 +109,19 @@ public final class ExportHolders implements AutoCloseable {
             throw new IllegalStateException("export holder table " + name() + " is closed");
         }
         long pid = Pids.self();
-        long start = startTime(pid);
+        long start = SelfStart.MILLIS;
         for (int attempt = 0; attempt < 2; attempt++) {
             for (int i = 0; i < capacity; i++) {
                 long at = offset(i);
-                if (INT.compareAndSet(memory, at, FREE, CLAIMED)) {
+                int word = (int) INT.getAcquire(memory, at);
+                int claimed = (word & ~STATE) + (STATE + 1) | CLAIMED; // the next generation
+                if ((word & STATE) == FREE && INT.compareAndSet(memory, at, word, claimed)) {
                     memory.set(ValueLayout.JAVA_LONG, at + 8, pid);
                     memory.set(ValueLayout.JAVA_LONG, at + 16, start);
                     memory.set(ValueLayout.JAVA_LONG, at + 24, key);
-                    INT.setRelease(memory, at, HELD);
-                    Hold hold = new Hold(this, i, key);
+                    int held = (claimed & ~STATE) | HELD;
+                    INT.setRelease(memory, at, held);
+                    Hold hold = new Hold(this, i, key, held);
                     open.add(hold);
                     return hold;
                 }
@@ -128,16 +136,14 @@ public final class ExportHolders implements AutoCloseable {
     public List<Long> holders(long key) {
         List<Long> pids = new ArrayList<>();
         for (int i = 0; i < capacity; i++) {
-            long at = offset(i);
-            if ((int) INT.getAcquire(memory, at) != HELD || memory.get(ValueLayout.JAVA_LONG, at + 24) != key) {
+            Entry e = read(i);
+            if (e == null || e.key() != key) {
                 continue;
             }
-            long pid = memory.get(ValueLayout.JAVA_LONG, at + 8);
-            if (isLive(pid, memory.get(ValueLayout.JAVA_LONG, at + 16))) {
-                pids.add(pid);
+            if (isLive(e.pid(), e.startTime())) {
+                pids.add(e.pid());
             } else {
-                // A dead holder's entry: free it, unless it changed meanwhile.
-                INT.compareAndSet(memory, at, HELD, FREE);
+                freeIfUnchanged(i, e);
             }
         }
         return pids;
@@ -168,12 +174,37 @@ public final class ExportHolders implements AutoCloseable {
 
     private void reclaimDead() {
         for (int i = 0; i < capacity; i++) {
-            long at = offset(i);
-            if ((int) INT.getAcquire(memory, at) == HELD && !isLive(memory.get(ValueLayout.JAVA_LONG, at + 8),
-                    memory.get(ValueLayout.JAVA_LONG, at + 16))) {
-                INT.compareAndSet(memory, at, HELD, FREE);
+            Entry e = read(i);
+            if (e != null && !isLive(e.pid(), e.startTime())) {
+                freeIfUnchanged(i, e);
             }
         }
+    }
+
+    /** A held entry as read: its state word and fields. */
+    private record Entry(int word, long pid, long startTime, long key) {}
+
+    /** Entry {@code i} when it is held, its fields read under one unchanged state word; else null. */
+    private Entry read(int i) {
+        long at = offset(i);
+        while (true) {
+            int word = (int) INT.getAcquire(memory, at);
+            if ((word & STATE) != HELD) {
+                return null;
+            }
+            long pid = memory.get(ValueLayout.JAVA_LONG, at + 8);
+            long start = memory.get(ValueLayout.JAVA_LONG, at + 16);
+            long key = memory.get(ValueLayout.JAVA_LONG, at + 24);
+            VarHandle.acquireFence(); // the fields are read before the word is read again
+            if ((int) INT.getAcquire(memory, at) == word) {
+                return new Entry(word, pid, start, key);
+            }
+        }
+    }
+
+    /** Frees entry {@code i} of a dead holder, unless it changed since it was read as {@code e}. */
+    private void freeIfUnchanged(int i, Entry e) {
+        INT.compareAndSet(memory, offset(i), e.word(), (e.word() & ~STATE) | FREE);
     }
 
     private static long offset(int entry) {
@@ -182,6 +213,11 @@ public final class ExportHolders implements AutoCloseable {
 
     private static boolean isLive(long pid, long startTime) {
         return Pids.isAlive(pid) && startTime(pid) == startTime;
+    }
+
+    /** This process's start time, read once. */
+    private static final class SelfStart {
+        static final long MILLIS = startTime(Pids.self());
     }
 
     /** When {@code pid} started (epoch millis), or -1 when that cannot be told: tells a reused pid apart. */
@@ -208,12 +244,15 @@ public final class ExportHolders implements AutoCloseable {
         private final ExportHolders table;
         private final int entry;
         private final long key;
+        /** The entry's state word while this hold has it. */
+        private final int word;
         private boolean closed;
 
-        private Hold(ExportHolders table, int entry, long key) {
+        private Hold(ExportHolders table, int entry, long key, int word) {
             this.table = table;
             this.entry = entry;
             this.key = key;
+            this.word = word;
         }
 
         public long key() {
@@ -224,7 +263,8 @@ public final class ExportHolders implements AutoCloseable {
         public void close() {
             synchronized (table) {
                 if (!closed && !table.closed) {
-                    INT.setRelease(table.memory, offset(entry), FREE);
+                    // Only the entry this hold took: if it was freed and taken again meanwhile, it is not ours.
+                    INT.compareAndSet(table.memory, offset(entry), word, (word & ~STATE) | FREE);
                     table.open.remove(this);
                 }
                 closed = true;
