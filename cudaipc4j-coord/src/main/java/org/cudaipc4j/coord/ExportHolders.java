@@ -6,7 +6,6 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Who still maps an exporter's memory, across processes: a table in a shared-memory segment that an importer signs
@@ -156,7 +155,7 @@ public final class ExportHolders implements AutoCloseable {
      */
     public void awaitReleased(long key, Deadline deadline) {
         Objects.requireNonNull(deadline, "deadline");
-        long pause = 10_000;
+        IdleStrategy idle = new IdleStrategy(0, 0, 10_000, 5_000_000); // parks of 10 us, doubling up to 5 ms
         while (true) {
             List<Long> left = holders(key);
             if (left.isEmpty()) {
@@ -167,8 +166,7 @@ public final class ExportHolders implements AutoCloseable {
                         + " held by pid" + (left.size() == 1 ? " " : "s ") + left.stream().map(String::valueOf)
                                 .reduce((a, b) -> a + ", " + b).orElseThrow());
             }
-            LockSupport.parkNanos(pause);
-            pause = Math.min(pause * 2, 5_000_000);
+            idle.idle();
         }
     }
 
