@@ -313,7 +313,19 @@ public final class BenchCommand implements Callable<Integer> {
         ProgressBarBuilder builder = new ProgressBarBuilder().setTaskName(task).setInitialMax(max)
                 .setStyle(ProgressBarStyle.ASCII);
         if (onTerminal()) {
-            builder.setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err));
+            // Straight to the descriptor: System.err holds text back until a newline (LineAtomicOutput), and a
+            // frame has none. Each frame ends back at the start of its line, so a result line printed meanwhile
+            // writes over the bar rather than after it.
+            java.io.PrintStream terminal = new java.io.PrintStream(
+                    new java.io.FileOutputStream(java.io.FileDescriptor.err), true);
+            builder.setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(terminal) {
+                @Override
+                public void accept(String rendered) {
+                    int width = getMaxRenderedLength();
+                    terminal.print("\r" + (rendered.length() > width ? rendered.substring(0, width) : rendered)
+                            + "\r");
+                }
+            });
         } else {
             builder.setConsumer(new me.tongfei.progressbar.ProgressBarConsumer() {
                 @Override
