@@ -4,28 +4,18 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.cudaipc4j.tool.Main;
 import org.cudaipc4j.coord.JvmCommand;
 
 /**
  * Starts the tool as a fresh process the way the {@code cudaipc4j} script does: the same java binary, class path
  * and JVM options as this process (so an AOT cache or GC choice applies to what is measured), through
- * {@link JvmCommand#base()}.
+ * {@link JvmCommand#of}.
  */
 final class ToolLauncher {
     private ToolLauncher() {}
-
-    /** A fresh JVM like this one, running {@code mainClass} from this class path. */
-    static List<String> command(String mainClass, List<String> args) {
-        List<String> cmd = new ArrayList<>(JvmCommand.base());
-        cmd.add(mainClass);
-        cmd.addAll(args);
-        return cmd;
-    }
 
     /** What a finished run of the tool printed, and its exit code. */
     record Outcome(int exitCode, String stdout, String stderr) {
@@ -35,15 +25,10 @@ final class ToolLauncher {
         }
     }
 
-    /** Runs the tool to completion (at most 10 minutes) and returns what it printed. */
-    static Outcome run(List<String> toolArgs) {
-        return runMain(Main.class.getName(), toolArgs, java.util.Map.of());
-    }
-
     /** Runs {@code mainClass} in a fresh JVM with extra environment variables to completion (at most 10 minutes). */
     static Outcome runMain(String mainClass, List<String> toolArgs, java.util.Map<String, String> env) {
         try {
-            ProcessBuilder pb = new ProcessBuilder(command(mainClass, toolArgs));
+            ProcessBuilder pb = new ProcessBuilder(JvmCommand.of(mainClass, toolArgs));
             pb.environment().putAll(env);
             Process p = pb.start();
             p.getOutputStream().close();
