@@ -250,14 +250,13 @@ public final class CudaAttachment implements Backend.Attachment {
      * Counts, on the device, the bytes of {@code buffer} that differ from {@code expected}, after all work enqueued
      * so far.
      *
-     * @return {@code {count, firstBadOffset}}; the offset is {@code -1} when every byte matches
+     * @return the count and the first bad offset ({@code -1} when every byte matches)
      */
-    public long[] countMismatchesOnDevice(Backend.PeerBuffer buffer, byte expected) {
+    public MismatchCount countMismatchesOnDevice(Backend.PeerBuffer buffer, byte expected) {
         check();
         CudaPeerBuffer b = own(buffer);
         try {
-            MismatchCount m = kernels.countMismatches(b.mapping().address(), b.bytes(), expected, stream);
-            return new long[] {m.count(), m.firstBadOffset()};
+            return kernels.countMismatches(b.mapping().address(), b.bytes(), expected, stream);
         } catch (CudaException e) {
             throw failed("counting mismatches in " + b.bytes() + " bytes", e);
         }

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import java.util.List;
+import org.cudaipc4j.tool.kernels.MismatchCount;
 import org.cudaipc4j.tool.simpleipc.Backend;
 
 /**
@@ -45,11 +46,12 @@ public final class BackendChild {
                         throw new IllegalStateException("host copy: byte " + i + " is " + host.get(JAVA_BYTE, i));
                     }
                 }
-                long[] clean = att.countMismatchesOnDevice(buf, value);
-                long[] wrong = att.countMismatchesOnDevice(buf, (byte) (value + 1));
-                if (clean[0] != 0 || clean[1] != -1 || wrong[0] != bytes || wrong[1] != 0) {
-                    throw new IllegalStateException("countMismatchesOnDevice: clean " + clean[0] + "/" + clean[1]
-                            + ", wrong " + wrong[0] + "/" + wrong[1]);
+                MismatchCount clean = att.countMismatchesOnDevice(buf, value);
+                MismatchCount wrong = att.countMismatchesOnDevice(buf, (byte) (value + 1));
+                if (clean.count() != 0 || clean.firstBadOffset() != -1 || wrong.count() != bytes
+                        || wrong.firstBadOffset() != 0) {
+                    throw new IllegalStateException("countMismatchesOnDevice: clean " + clean.count() + "/"
+                            + clean.firstBadOffset() + ", wrong " + wrong.count() + "/" + wrong.firstBadOffset());
                 }
                 System.out.println("kernel " + att.fillKernel() + " grid " + att.fillGrid(bytes));
             }
