@@ -91,10 +91,6 @@ public final class BuiltinKernels implements AutoCloseable {
         return fill == Fill.SIMPLE ? fillBytes : fillBytesVec16;
     }
 
-    public Kernel countMismatchesKernel() {
-        return countMismatches;
-    }
-
     /** The grid {@link #fill} uses for {@code n} bytes. */
     public int grid(Fill fill, long n) {
         return fill == Fill.SIMPLE ? simpleGrid : vecGrid(n, vecWave);
