@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.tool.simpleipc.IpcMode;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions.BackendKind;
@@ -108,8 +109,9 @@ final class RootCommand implements Callable<Integer> {
         if (bytes < 1) {
             throw usage("--size must be at least 1 byte, got '" + size + "'");
         }
-        if (procsPerDevice < 1 || procsPerDevice > 1024) {
-            throw usage("--procs-per-device must be between 1 and 1024, got " + procsPerDevice);
+        if (procsPerDevice < 1 || procsPerDevice > ControlBlock.MAX_PROCESSES) {
+            throw usage("--procs-per-device must be between 1 and " + ControlBlock.MAX_PROCESSES + ", got "
+                    + procsPerDevice);
         }
         if (rounds < 1) {
             throw usage("--steps must be at least 1, got " + rounds);
