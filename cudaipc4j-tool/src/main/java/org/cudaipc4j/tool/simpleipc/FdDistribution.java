@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongPredicate;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
@@ -22,7 +21,6 @@ import org.cudaipc4j.coord.fd.FdServer;
  */
 final class FdDistribution implements AutoCloseable {
     private final FdServer server;
-    private CompletableFuture<Void> serving;
 
     private FdDistribution(FdServer server) {
         this.server = server;
@@ -46,7 +44,7 @@ final class FdDistribution implements AutoCloseable {
         for (int fd : fds) {
             all.add(fd);
         }
-        serving = CompletableFuture.runAsync(() -> {
+        Thread.ofPlatform().daemon().name("cudaipc4j-fd-distribution").start(() -> {
             int served = 0;
             while (served < children) {
                 try (FdChannel channel = server.accept(deadline.remaining())) {
@@ -63,7 +61,7 @@ final class FdDistribution implements AutoCloseable {
                     }
                 }
             }
-        }, r -> Thread.ofPlatform().daemon().name("cudaipc4j-fd-distribution").start(r));
+        });
     }
 
     /**
