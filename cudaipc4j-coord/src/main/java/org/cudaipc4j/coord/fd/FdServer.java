@@ -31,6 +31,9 @@ public final class FdServer implements AutoCloseable {
     private final Path socket;
     private final boolean ownsDirectory;
     private volatile boolean closed;
+    /** Held (shared) while accept uses the descriptor, exclusively while close() closes it. */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock inUse =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
 
     private FdServer(OwnedFd fd, Path directory, Path socket, boolean ownsDirectory) {
         this.fd = fd;
@@ -112,24 +115,32 @@ public final class FdServer implements AutoCloseable {
      */
     public FdChannel accept(Duration timeout) {
         Deadline deadline = Deadline.after(timeout, "the accept timeout");
-        while (true) {
-            if (closed) {
-                throw new CoordinationException("the descriptor server at " + socket + " is closed");
+        Libc.Result r;
+        // The descriptor is used under the read lock only, so close() cannot close it (and the number be reused)
+        // between a check and a call; close() first shuts the socket down, which wakes a waiting poll.
+        inUse.readLock().lock();
+        try {
+            while (true) {
+                if (closed) {
+                    throw new CoordinationException("the descriptor server at " + socket + " is closed");
+                }
+                long left = deadline.remaining().toMillis();
+                Libc.Result ready = Libc.poll(fd.value(), Libc.POLLIN, (int) Math.min(left, 100));
+                if (ready.value() > 0 && !closed) {
+                    break;
+                }
+                if (ready.value() < 0) {
+                    throw new CoordinationException("cannot wait for connections at " + socket + ": "
+                            + Libc.strerror(ready.errno()));
+                }
+                if (deadline.hasPassed()) {
+                    throw new CoordinationException(deadline.timedOut("a connection at " + socket));
+                }
             }
-            long left = deadline.remaining().toMillis();
-            Libc.Result ready = Libc.poll(fd.value(), Libc.POLLIN, (int) Math.min(left, 100));
-            if (ready.value() > 0) {
-                break;
-            }
-            if (ready.value() < 0) {
-                throw new CoordinationException("cannot wait for connections at " + socket + ": "
-                        + Libc.strerror(ready.errno()));
-            }
-            if (deadline.hasPassed()) {
-                throw new CoordinationException(deadline.timedOut("a connection at " + socket));
-            }
+            r = Libc.accept4(fd.value(), Libc.SOCK_CLOEXEC);
+        } finally {
+            inUse.readLock().unlock();
         }
-        Libc.Result r = Libc.accept4(fd.value(), Libc.SOCK_CLOEXEC);
         if (r.value() < 0) {
             throw new CoordinationException("cannot accept a connection at " + socket + ": " + Libc.strerror(r.errno()));
         }
@@ -155,13 +166,19 @@ public final class FdServer implements AutoCloseable {
 
     /** Stops listening and removes the socket (and the directory {@link #open()} made). Idempotent. */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
         Cleanup.unregister(this);
-        fd.close();
+        Libc.shutdown(fd.value(), Libc.SHUT_RDWR); // wakes an accept waiting in poll
+        inUse.writeLock().lock();
+        try {
+            fd.close();
+        } finally {
+            inUse.writeLock().unlock();
+        }
         removeFiles();
     }
 

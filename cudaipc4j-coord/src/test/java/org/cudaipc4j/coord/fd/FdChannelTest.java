@@ -175,6 +175,19 @@ class FdChannelTest {
     }
 
     @Test
+    void closingTheServerEndsAnAcceptWaitingOnAnotherThread() throws Exception {
+        FdServer server = FdServer.open();
+        CompletableFuture<FdChannel> accepted = CompletableFuture.supplyAsync(() -> server.accept(LIMIT));
+        Thread.sleep(200); // let the accept wait in poll
+        server.close();
+        java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> accepted.get(10, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof CoordinationException, e.getCause().toString());
+        assertTrue(e.getCause().getMessage().endsWith("is closed"), e.getCause().getMessage());
+        assertFalse(Files.exists(server.socket()));
+    }
+
+    @Test
     void theSocketGoesWithItsServerAndAStaleOneIsReaped(@TempDir Path tmp) throws Exception {
         Path socket;
         try (FdServer server = FdServer.open()) {
