@@ -31,11 +31,8 @@ public final class Libc {
     public static final int ESRCH = 3;
     public static final int EINTR = 4;
     public static final int EBADF = 9;
-    public static final int EAGAIN = 11;
     public static final int ENOSYS = 38;
-    public static final int EPIPE = 32;
     public static final int ECONNREFUSED = 111;
-    public static final int ECONNRESET = 104;
 
     public static final int AF_UNIX = 1;
     public static final int SOCK_STREAM = 1;
@@ -57,9 +54,6 @@ public final class Libc {
     public static final long SYS_PIDFD_GETFD = 438;
     public static final int EEXIST = 17;
     public static final int ENOENT = 2;
-    public static final int ENOSPC = 28;
-    public static final int EFBIG = 27;
-    public static final int EACCES = 13;
 
     private Libc() {}
 
@@ -118,11 +112,6 @@ public final class Libc {
                 ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG), Linker.Option.firstVariadicArg(1));
     }
 
-
-    private static final class Ftruncate {
-        static final MethodHandle H = Handles.downcall("ftruncate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG),
-                Handles.ERRNO_OPTION);
-    }
 
     private static final class MemfdCreate {
         static final MethodHandle H = Handles.downcall("memfd_create",
@@ -251,10 +240,6 @@ public final class Libc {
             r = withErrno(call);
         } while (r.value() < 0 && r.errno() == EINTR);
         return r;
-    }
-
-    public static Result ftruncate(int fd, long length) {
-        return retrying(s -> (int) Ftruncate.H.invokeExact(s, fd, length));
     }
 
     /** {@code memfd_create(name, MFD_CLOEXEC)}: an anonymous file in memory. */
