@@ -140,7 +140,6 @@ public final class SharedSegment implements AutoCloseable {
             throw new SharedSegmentException(switch (open.errno()) {
                 case Libc.EEXIST -> "cannot create shared segment " + path + ": it already exists";
                 case Libc.ENOENT -> "cannot create shared segment " + path + ": directory " + dir + " does not exist";
-                case Libc.EINTR -> "cannot create shared segment " + path + ": this JVM is shutting down";
                 default -> "cannot create shared segment " + path + ": " + Libc.strerror(open.errno());
             });
         }
@@ -477,12 +476,13 @@ public final class SharedSegment implements AutoCloseable {
             }));
         }
 
-        /** Creates {@code path} (exclusively, mode 0600) unless the JVM is shutting down (then EINTR). */
+        /** Creates {@code path} (exclusively, mode 0600); refused once the JVM is shutting down. */
         static Libc.Result createFile(Path path) {
             LOCK.readLock().lock();
             try {
                 if (shuttingDown) {
-                    return new Libc.Result(-1, Libc.EINTR);
+                    throw new SharedSegmentException("cannot create shared segment " + path
+                            + ": this JVM is shutting down");
                 }
                 Libc.Result open = Libc.open(path.toString(),
                         Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_CLOEXEC, 0600);
