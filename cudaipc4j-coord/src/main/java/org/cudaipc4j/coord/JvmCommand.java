@@ -28,7 +28,15 @@ public final class JvmCommand {
 
     /** {@link #base()}, then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}. */
     public static List<String> of(List<String> jvmOptions, String mainClass, List<String> args) {
-        List<String> cmd = new ArrayList<>(base());
+        return from(base(), jvmOptions, mainClass, args);
+    }
+
+    /**
+     * {@code base} (from {@link #base()}, taken once for several children: it reads this process's command line),
+     * then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}.
+     */
+    public static List<String> from(List<String> base, List<String> jvmOptions, String mainClass, List<String> args) {
+        List<String> cmd = new ArrayList<>(base);
         cmd.addAll(jvmOptions);
         cmd.add(mainClass);
         cmd.addAll(args);

@@ -175,8 +175,9 @@ public final class Supervisor implements AutoCloseable {
     public void start(String mainClass, List<List<String>> argsPerChild) {
         Objects.requireNonNull(mainClass, "mainClass");
         List<List<String>> commands = new ArrayList<>(argsPerChild.size());
+        List<String> base = JvmCommand.base();
         for (List<String> args : argsPerChild) {
-            commands.add(JvmCommand.of(mainClass, args));
+            commands.add(JvmCommand.from(base, List.of(), mainClass, args));
         }
         start(commands);
     }

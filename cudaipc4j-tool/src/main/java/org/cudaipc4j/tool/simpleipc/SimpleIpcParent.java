@@ -411,8 +411,9 @@ public final class SimpleIpcParent {
                 List<List<String>> args = parent.childArgs(name, n, backendName, phaseFiles,
                         fds == null ? null : fds.socket());
                 List<List<String>> commands = new ArrayList<>(n);
+                List<String> base = JvmCommand.base();
                 for (int i = 0; i < n; i++) {
-                    commands.add(JvmCommand.of(startCache == null ? List.of() : startCache.jvmOptions(i),
+                    commands.add(JvmCommand.from(base, startCache == null ? List.of() : startCache.jvmOptions(i),
                             SimpleIpcChild.class.getName(), args.get(i)));
                 }
                 supervisor.start(commands);
