@@ -360,7 +360,7 @@ public final class SimpleIpcParent {
                     Integer.toString(p), blockName, Long.toString(options.bytes()), Integer.toString(options.rounds()),
                     backendName, Integer.toString(options.simulatedDevices()),
                     Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
-                    options.kernel(), options.verifyOnDevice() ? "device" : "host", options.ipc().optionName(),
+                    options.kernel(), options.verifyOnDevice() ? "device" : "host",
                     socket == null ? "-" : socket.toString(), options.counters() ? "counters" : "events"));
             if (phaseFiles.enabled()) {
                 args.add(phaseFiles.file(p).toString());
