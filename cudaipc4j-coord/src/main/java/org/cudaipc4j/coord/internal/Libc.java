@@ -187,35 +187,19 @@ public final class Libc {
     /** {@code open(path, flags, mode)}; value is the descriptor or -1 with errno. */
     public static Result open(String path, int flags, int mode) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Handles.CAPTURE);
             MemorySegment cpath = arena.allocateFrom(path);
-            int fd = (int) Open.H.invokeExact(state, cpath, flags, mode);
-            return new Result(fd, fd < 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
+            return withErrno(s -> (int) Open.H.invokeExact(s, cpath, flags, mode));
         }
     }
 
     public static Result fchmod(int fd, int mode) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Handles.CAPTURE);
-            int rc = (int) Fchmod.H.invokeExact(state, fd, mode);
-            return new Result(rc, rc != 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return withErrno(s -> (int) Fchmod.H.invokeExact(s, fd, mode));
     }
 
+    /** Not retried on EINTR: on Linux the descriptor is closed whatever close returns. */
     public static Result close(int fd) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Handles.CAPTURE);
-            int rc = (int) Close.H.invokeExact(state, fd);
-            return new Result(rc, rc != 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return withErrno(s -> (int) Close.H.invokeExact(s, fd));
     }
-
 
     /** Runs a libc call that reports through errno: {@code call} gets the capture segment first. */
     @FunctionalInterface
