@@ -210,18 +210,12 @@ public final class ExportHolders implements AutoCloseable {
     }
 
     private static boolean isLive(long pid, long startTime) {
-        return Pids.isAlive(pid) && startTime(pid) == startTime;
+        return Pids.isAlive(pid) && Pids.startMillis(pid) == startTime;
     }
 
     /** This process's start time, read once. */
     private static final class SelfStart {
-        static final long MILLIS = startTime(Pids.self());
-    }
-
-    /** When {@code pid} started (epoch millis), or -1 when that cannot be told: tells a reused pid apart. */
-    private static long startTime(long pid) {
-        return ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(java.time.Instant::toEpochMilli)
-                .orElse(-1L);
+        static final long MILLIS = Pids.startMillis(Pids.self());
     }
 
     /** Ends this process's holds, unmaps the table; the creator also removes its name. */

@@ -17,6 +17,12 @@ final class Pids {
         return ProcessHandle.current().pid();
     }
 
+    /** When {@code pid} started (epoch millis), or -1 when that cannot be told: tells a reused pid apart. */
+    static long startMillis(long pid) {
+        return ProcessHandle.of(pid).flatMap(h -> h.info().startInstant()).map(java.time.Instant::toEpochMilli)
+                .orElse(-1L);
+    }
+
     /** True while {@code pid} names a process that has not exited. */
     static boolean isAlive(long pid) {
         if (pid <= 0) {

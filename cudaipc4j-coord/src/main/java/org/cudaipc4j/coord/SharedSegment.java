@@ -13,9 +13,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Instant;
 import java.util.HexFormat;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -382,12 +380,12 @@ public final class SharedSegment implements AutoCloseable {
             return false;
         }
         // A live process with that pid may be a newcomer that reused it: it cannot have written the file.
-        Optional<Instant> started = ProcessHandle.of(pid).flatMap(h -> h.info().startInstant());
-        if (started.isEmpty()) {
+        long started = Pids.startMillis(pid);
+        if (started < 0) {
             return true;
         }
         long lastWrite = attrs.lastModifiedTime().toMillis();
-        return started.get().toEpochMilli() <= lastWrite + PID_REUSE_SLACK_MILLIS;
+        return started <= lastWrite + PID_REUSE_SLACK_MILLIS;
     }
 
     /** The directory segments live in. */
