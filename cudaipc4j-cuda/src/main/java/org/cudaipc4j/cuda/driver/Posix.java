@@ -6,7 +6,11 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.invoke.MethodHandle;
 
-/** The one libc call the CUDA library needs: closing a descriptor the driver exported, when an export fails later. */
+/**
+ * libc's {@code close}, for descriptors the driver exported (an export that fails later, a pool's own export).
+ * The driver's environment settings bind {@code setenv} and {@code getenv} in {@code DriverEnvironment}, each linked
+ * only when used.
+ */
 public final class Posix {
     private Posix() {}
 
