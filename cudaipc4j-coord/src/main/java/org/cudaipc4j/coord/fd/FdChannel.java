@@ -80,6 +80,28 @@ public final class FdChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs the transport once inside this process, over a socket pair: a message with a descriptor sent and
+     * received, the peer checked, and connect and accept refused on no descriptor. That links the native calls
+     * (milliseconds each on first use) and runs the code once, so that a process's first real exchange does not
+     * pay for it. Call it early on a background thread, e.g. while the driver starts; it leaves nothing open.
+     *
+     * @throws CoordinationException when the system refuses a socket pair
+     */
+    public static void warmUp() {
+        OwnedFd[] pair = Native.socketPair();
+        try (OwnedFd a = pair[0]; OwnedFd b = pair[1]) {
+            FdChannel sender = new FdChannel(a, FdServer.checkPeer(a.value(), "warm-up peer"));
+            FdChannel receiver = new FdChannel(b, FdServer.checkPeer(b.value(), "warm-up peer"));
+            sender.send(new byte[4], List.of(a.value()));
+            receiver.receive(Duration.ofSeconds(10)).close();
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            Libc.connect(-1, Native.address(arena, Path.of("/")), (int) Native.SOCKADDR_UN.byteSize());
+        }
+        Libc.accept4(-1, Libc.SOCK_CLOEXEC);
+    }
+
     /** Who is at the other end, as the kernel vouched at connect time. */
     public PeerCredentials peer() {
         return peer;

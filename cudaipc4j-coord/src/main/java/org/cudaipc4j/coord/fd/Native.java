@@ -92,6 +92,18 @@ final class Native {
         }
     }
 
+    /** Two connected Unix stream sockets, close-on-exec. */
+    static OwnedFd[] socketPair() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pair = arena.allocate(JAVA_INT, 2);
+            Libc.Result r = Libc.socketpair(Libc.AF_UNIX, Libc.SOCK_STREAM | Libc.SOCK_CLOEXEC, 0, pair);
+            if (r.value() < 0) {
+                throw new CoordinationException("cannot create a Unix socket pair: " + Libc.strerror(r.errno()));
+            }
+            return new OwnedFd[] {OwnedFd.fresh(pair.getAtIndex(JAVA_INT, 0)), OwnedFd.fresh(pair.getAtIndex(JAVA_INT, 1))};
+        }
+    }
+
     /** A new Unix stream socket, close-on-exec. */
     static OwnedFd socket() {
         Libc.Result r = Libc.socket(Libc.AF_UNIX, Libc.SOCK_STREAM | Libc.SOCK_CLOEXEC, 0);

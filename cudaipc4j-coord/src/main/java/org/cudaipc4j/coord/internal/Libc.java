@@ -128,6 +128,11 @@ public final class Libc {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Handles.ERRNO_OPTION);
     }
 
+    private static final class Socketpair {
+        static final MethodHandle H = Handles.downcall("socketpair",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Handles.ERRNO_OPTION);
+    }
+
     private static final class Bind {
         static final MethodHandle H = Handles.downcall("bind",
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
@@ -241,6 +246,11 @@ public final class Libc {
 
     public static Result socket(int domain, int type, int protocol) {
         return withErrno(s -> (int) Socket.H.invokeExact(s, domain, type, protocol));
+    }
+
+    /** {@code socketpair}: the two descriptors land in {@code pair} (two ints). */
+    public static Result socketpair(int domain, int type, int protocol, MemorySegment pair) {
+        return withErrno(s -> (int) Socketpair.H.invokeExact(s, domain, type, protocol, pair));
     }
 
     public static Result bind(int fd, MemorySegment address, int length) {

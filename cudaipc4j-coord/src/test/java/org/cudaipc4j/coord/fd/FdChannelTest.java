@@ -82,6 +82,25 @@ class FdChannelTest {
     }
 
     @Test
+    void warmUpLeavesNothingOpenAndTheTransportWorksAfterIt() throws Exception {
+        FdChannel.warmUp(); // the first run links; the counts are taken around a second one
+        long before = FdCounts.open();
+        FdChannel.warmUp();
+        assertEquals(before, FdCounts.open(), "descriptors open after a warm-up");
+        try (FdServer server = FdServer.open(); OwnedFd a = memfd("after warm-up")) {
+            CompletableFuture<FdChannel> accepted = CompletableFuture.supplyAsync(() -> server.accept(LIMIT));
+            try (FdChannel client = FdChannel.connect(server.socket(), LIMIT);
+                 FdChannel peer = accepted.get(30, TimeUnit.SECONDS)) {
+                client.send(new byte[] {7}, List.of(a.value()));
+                try (FdMessage m = peer.receive(LIMIT)) {
+                    assertArrayEquals(new byte[] {7}, m.payload());
+                    assertEquals("after warm-up", contents(m.fds().get(0)));
+                }
+            }
+        }
+    }
+
+    @Test
     void anotherProcessReceivesAndClosesWhatItGot() throws Exception {
         try (FdServer server = FdServer.open(); OwnedFd a = memfd("shared with a child")) {
             JavaProcess.Interactive child = JavaProcess.start(JavaProcess.command(FdPeer.class, List.of(), "receive",

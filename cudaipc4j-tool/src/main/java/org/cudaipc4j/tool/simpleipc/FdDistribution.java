@@ -75,6 +75,20 @@ final class FdDistribution implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs the descriptor transport once on a daemon thread ({@link FdChannel#warmUp}), so that this process's
+     * first real exchange does not link its native calls. A failure here is dropped: the real exchange reports it.
+     */
+    static void warmUpInBackground() {
+        Thread.ofPlatform().daemon().name("cudaipc4j-fd-warm-up").start(() -> {
+            try {
+                FdChannel.warmUp();
+            } catch (RuntimeException ignored) {
+                // the exchange itself will say what is wrong
+            }
+        });
+    }
+
     /** Stops listening and removes the socket. */
     @Override
     public void close() {

@@ -65,6 +65,9 @@ public final class SimpleIpcChild {
             DriverStartUp.applySingleStreamDefaults(); // see SimpleIpcParent
             DriverStartUp.prelinkInBackground();
         }
+        if (settings.socket() != null) {
+            FdDistribution.warmUpInBackground();
+        }
         System.setProperty(CudaBackend.KERNEL_PROPERTY, settings.kernel());
 
         // Joining the group (shared memory, checks of the parent) and starting the driver do not depend on each
