@@ -61,7 +61,7 @@ public final class FdChannel implements AutoCloseable {
             }
             if (r.value() == 0) {
                 try {
-                    return new FdChannel(fd, FdServer.checkPeer(fd.value(), "listener at " + socket));
+                    return new FdChannel(fd, FdServer.checkPeer(fd.value(), "listener", socket));
                 } catch (RuntimeException e) {
                     fd.close();
                     throw e;
@@ -91,8 +91,8 @@ public final class FdChannel implements AutoCloseable {
     public static void warmUp() {
         OwnedFd[] pair = Native.socketPair();
         try (OwnedFd a = pair[0]; OwnedFd b = pair[1]) {
-            FdChannel sender = new FdChannel(a, FdServer.checkPeer(a.value(), "warm-up peer"));
-            FdChannel receiver = new FdChannel(b, FdServer.checkPeer(b.value(), "warm-up peer"));
+            FdChannel sender = new FdChannel(a, FdServer.checkPeer(a.value(), "warm-up peer", null));
+            FdChannel receiver = new FdChannel(b, FdServer.checkPeer(b.value(), "warm-up peer", null));
             sender.send(new byte[4], List.of(a.value()));
             receiver.receive(Duration.ofSeconds(10)).close();
         }

@@ -146,20 +146,24 @@ public final class FdServer implements AutoCloseable {
         }
         OwnedFd client = OwnedFd.fresh(r.value());
         try {
-            return new FdChannel(client, checkPeer(client.value(), "process connected at " + socket));
+            return new FdChannel(client, checkPeer(client.value(), "process connected", socket));
         } catch (RuntimeException e) {
             client.close();
             throw e;
         }
     }
 
-    /** The peer's credentials, refused unless it runs as this user. */
-    static PeerCredentials checkPeer(int fd, String what) {
+    /**
+     * The peer's credentials, refused unless it runs as this user; {@code role} and {@code socket} name it in the
+     * refusal (the message is built only then: a first string concatenation costs milliseconds in a fresh JVM).
+     */
+    static PeerCredentials checkPeer(int fd, String role, Path socket) {
         PeerCredentials peer = Native.peer(fd);
         long uid = Libc.getuid();
         if (peer.uid() != uid) {
-            throw new CoordinationException("refused the " + what + ": it runs as uid " + peer.uid() + " (pid "
-                    + peer.pid() + "), not as this user (uid " + uid + ")");
+            throw new CoordinationException("refused the " + role + (socket == null ? "" : " at " + socket)
+                    + ": it runs as uid " + peer.uid() + " (pid " + peer.pid() + "), not as this user (uid " + uid
+                    + ")");
         }
         return peer;
     }
