@@ -15,7 +15,8 @@ import java.util.Set;
  * @param unsupported each path that does not work, with the reason
  */
 public record IpcCapabilities(Device device, Map<IpcPath, String> unsupported) {
-    private static final int ATTRIBUTE_VMM = 102;
+    /** {@code CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED}. */
+    static final int ATTRIBUTE_VMM = 102;
     private static final int ATTRIBUTE_POSIX_FD = 103;
     private static final int ATTRIBUTE_MEMORY_POOLS = 115;
     private static final int ATTRIBUTE_POOL_HANDLE_TYPES = 119;

@@ -25,7 +25,8 @@ import org.cudaipc4j.tool.simpleipc.DriverStartUp;
 
 /**
  * The measuring side of {@link FillBench}, run in its own JVM so the memory is mapped in a process other than the
- * exporter's. Arguments: {@code device iterations socket}. Prints one {@code FILL} line per path and size:
+ * exporter's. Arguments: {@code device iterations socket}. Prints {@code IMPORTER openMs} (the importer's open, which
+ * takes the process's first-use costs), then one {@code FILL} line per path and size:
  * {@code FILL path bytes firstImportMs cachedImportUs} then tab-separated {@code method=GB/s}.
  */
 public final class FillBenchChild {
@@ -45,9 +46,9 @@ public final class FillBenchChild {
         DriverStartUp.prelinkInBackground();
         Cuda.init();
         try (Context context = Context.retainPrimary(Device.get(ordinal));
+             MemoryImporter importer = timedOpen(context);
              FdChannel channel = FdChannel.connect(Path.of(args[2]), Duration.ofMinutes(2));
-             FdMessage message = channel.receive(Duration.ofMinutes(2));
-             MemoryImporter importer = MemoryImporter.open(context, 0)) {
+             FdMessage message = channel.receive(Duration.ofMinutes(2))) {
             context.makeCurrent();
             Stream stream = Stream.create(context, true);
             BuiltinKernels kernels = BuiltinKernels.load(context);
@@ -93,6 +94,24 @@ public final class FillBenchChild {
             }
             channel.send("done".getBytes(java.nio.charset.StandardCharsets.UTF_8), List.of());
         }
+    }
+
+    /** Opens the importer (the process's first, which takes the driver's first-use costs) and prints its time. */
+    private static MemoryImporter timedOpen(Context context) {
+        long t0 = System.nanoTime();
+        MemoryImporter importer = MemoryImporter.open(context, 0);
+        System.out.println("IMPORTER " + (System.nanoTime() - t0) / 1e6);
+        return importer;
+    }
+
+    /** The time the importer took to open, from the child's output; NaN when it printed none. */
+    static double importerOpenMillis(String stdout) {
+        for (String line : stdout.split("\n")) {
+            if (line.startsWith("IMPORTER ")) {
+                return Double.parseDouble(line.substring(9).trim());
+            }
+        }
+        return Double.NaN;
     }
 
     /**
