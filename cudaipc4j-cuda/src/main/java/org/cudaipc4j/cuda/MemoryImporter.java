@@ -35,15 +35,15 @@ public final class MemoryImporter implements AutoCloseable {
 
     /**
      * An importer for {@code context} that keeps at most {@code maxUnused} mappings nobody uses. The first importer
-     * of a process also takes the driver's first-use cost of VMM imports (an address range reserved and freed, about
-     * 1.5 ms once), so open it ahead of the first import whose latency matters.
+     * of a process also takes the driver's first-use costs of VMM imports (one small allocation exported, imported
+     * back and mapped, a few milliseconds once), so open it ahead of the first import whose latency matters.
      */
     public static MemoryImporter open(Context context, int maxUnused) {
         if (maxUnused < 0) {
             throw new IllegalArgumentException("maxUnused must not be negative, got " + maxUnused);
         }
         Objects.requireNonNull(context, "context");
-        Vmm.warmAddressReservation(context);
+        Vmm.warmImports(context);
         return new MemoryImporter(context, maxUnused);
     }
 

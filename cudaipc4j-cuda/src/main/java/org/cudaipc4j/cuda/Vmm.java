@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.Posix;
 
 /** The driver structures and calls VMM allocations, mappings and pools share. */
 final class Vmm {
@@ -59,8 +60,8 @@ final class Vmm {
      * one, and it never changes within a process.
      */
     private static final ConcurrentHashMap<Long, Long> GRANULARITIES = new ConcurrentHashMap<>();
-    /** Whether this process has reserved an address range yet (see {@link #warmAddressReservation}). */
-    private static final AtomicBoolean RESERVED_BEFORE = new AtomicBoolean();
+    /** Whether this process has run its VMM import warm-up ({@link #warmImports}). */
+    private static final AtomicBoolean WARMED = new AtomicBoolean();
 
     /** The recommended granularity for allocations on {@code device} exportable as {@code types}. */
     static long granularity(Device device, Set<ShareableHandleType> types) {
@@ -80,29 +81,31 @@ final class Vmm {
     }
 
     /**
-     * Reserves and frees one granule of addresses in {@code context}, once per process: the driver's first address
-     * reservation in a process costs over a millisecond (1.4 ms of a 2.6 ms first VMM import on an H200), which an
-     * importer opened ahead of its first import takes then. Best effort: on a device without VMM nothing happens,
-     * and a failure here leaves the import to report it.
+     * Runs a VMM import once in {@code context}, once per process: one granule allocated, exported as a file
+     * descriptor, imported back and mapped (reserve, map, allow), then all of it released. The driver's first use
+     * of those calls in a process costs milliseconds (the first reservation alone 1.4 ms of a 2.6 ms first import on
+     * an H200), which an importer opened ahead of its first import takes then. Best effort: on a device without VMM
+     * nothing happens, and a failure here leaves the import to report it.
      */
-    static void warmAddressReservation(Context context) {
-        if (RESERVED_BEFORE.getAndSet(true)) {
+    static void warmImports(Context context) {
+        if (WARMED.getAndSet(true)) {
             return;
         }
         Device device = context.device();
+        Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
         try {
             if (device.attribute(IpcCapabilities.ATTRIBUTE_VMM) == 0) {
                 return;
             }
-            long granularity = granularity(device, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
-            context.makeCurrent();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment out = arena.allocate(JAVA_LONG);
-                if (CuDriver.cuMemAddressReserve(out, granularity, granularity, 0, 0) == Cu.CUDA_SUCCESS) {
-                    CuDriver.cuMemAddressFree(out.get(JAVA_LONG, 0), granularity);
+            try (VmmAllocation local = VmmAllocation.create(context, granularity(device, fd), fd)) {
+                int exported = local.exportFileDescriptor();
+                try {
+                    VmmMapping.importFileDescriptor(context, exported, local.bytes()).close();
+                } finally {
+                    Posix.close(exported);
                 }
             }
-        } catch (CudaException | IllegalArgumentException e) {
+        } catch (CudaException | IllegalArgumentException | IllegalStateException e) {
             // not warmed: the first import pays, and reports a real failure itself
         }
     }
