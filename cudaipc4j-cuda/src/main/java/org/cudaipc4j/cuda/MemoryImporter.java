@@ -33,18 +33,25 @@ public final class MemoryImporter implements AutoCloseable {
         this.maxUnused = maxUnused;
     }
 
-    /**
-     * An importer for {@code context} that keeps at most {@code maxUnused} mappings nobody uses. The first importer
-     * of a process also takes the driver's first-use costs of VMM imports (one small allocation exported, imported
-     * back and mapped, a few milliseconds once), so open it ahead of the first import whose latency matters.
-     */
+    /** An importer for {@code context} that keeps at most {@code maxUnused} mappings nobody uses. */
     public static MemoryImporter open(Context context, int maxUnused) {
         if (maxUnused < 0) {
             throw new IllegalArgumentException("maxUnused must not be negative, got " + maxUnused);
         }
-        Objects.requireNonNull(context, "context");
+        return new MemoryImporter(Objects.requireNonNull(context, "context"), maxUnused);
+    }
+
+    /**
+     * Pays the driver's first-use costs of VMM imports now, once per process: one small allocation is exported,
+     * imported back, mapped and released in this importer's context (10-25 ms on an H200). A process's first VMM
+     * import otherwise takes about 2 ms more than later ones. Worth it where the importer is opened well ahead of
+     * the imports whose latency matters (a service's start-up, a background thread); a one-shot import is faster
+     * without it. Best effort: on a device without VMM it does nothing, and a failure is left for the import to
+     * report.
+     */
+    public void warmUp() {
+        requireOpen();
         Vmm.warmImports(context);
-        return new MemoryImporter(context, maxUnused);
     }
 
     /** An export, named by its exporter's process token and export id (or pool id). */

@@ -84,7 +84,7 @@ final class Vmm {
      * Runs a VMM import once in {@code context}, once per process: one granule allocated, exported as a file
      * descriptor, imported back and mapped (reserve, map, allow), then all of it released. The driver's first use
      * of those calls in a process costs milliseconds (the first reservation alone 1.4 ms of a 2.6 ms first import on
-     * an H200), which an importer opened ahead of its first import takes then. Best effort: on a device without VMM
+     * an H200), which {@link MemoryImporter#warmUp} takes ahead of the imports. Best effort: on a device without VMM
      * nothing happens, and a failure here leaves the import to report it.
      */
     static void warmImports(Context context) {

@@ -20,6 +20,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.IpcCapabilities;
 import org.cudaipc4j.cuda.IpcPath;
+import org.cudaipc4j.cuda.MemoryImporter;
 import org.cudaipc4j.cuda.MemoryPool;
 import org.cudaipc4j.cuda.ShareableHandleType;
 import org.cudaipc4j.cuda.ShareableMemory;
@@ -141,6 +142,26 @@ class SharingGpuTest {
             } else {
                 Closeables.closeAll((AutoCloseable) memory);
             }
+        }
+    }
+
+    @Test
+    void warmUpLeavesNoMemoryOrDescriptorBehind() throws Exception {
+        long granularity = VmmAllocation.granularity(ctx.device(), Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
+        long fdsBefore = openFds();
+        long freeBefore = ctx.memInfo().free();
+        try (MemoryImporter importer = MemoryImporter.open(ctx, 1)) {
+            importer.warmUp();
+            importer.warmUp(); // once per process: the second does nothing
+        }
+        assertEquals(fdsBefore, openFds(), "descriptors left open by the warm-up");
+        long kept = freeBefore - ctx.memInfo().free();
+        assertTrue(kept < granularity, "the warm-up kept " + kept + " bytes of device memory");
+    }
+
+    private static long openFds() throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.count();
         }
     }
 

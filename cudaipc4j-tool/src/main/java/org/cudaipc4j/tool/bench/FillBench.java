@@ -42,7 +42,7 @@ final class FillBench {
     record Point(String path, long bytes, double firstImportMillis, double cachedImportMicros,
             Map<String, Double> gbPerSecond) {}
 
-    record Result(String device, int iterations, double importerOpenMillis, List<Point> points) {
+    record Result(String device, int iterations, double importerWarmUpMillis, List<Point> points) {
         /** Series label -> [bytes, GB/s] points, for the chart. */
         Map<String, List<double[]>> series() {
             Map<String, List<double[]>> out = new LinkedHashMap<>();
@@ -101,16 +101,16 @@ final class FillBench {
                 }
                 served.join();
                 List<Point> points = FillBenchChild.parse(o.stdout());
-                double openMillis = FillBenchChild.importerOpenMillis(o.stdout());
-                out.printf(Locale.ROOT, "Importer opened in %.3f ms (once per process: the driver's first-use costs of"
-                        + " imports)%n", openMillis);
+                double warmUpMillis = FillBenchChild.importerWarmUpMillis(o.stdout());
+                out.printf(Locale.ROOT, "Importer warmed up in %.3f ms (once per process: the driver's first-use"
+                        + " costs of VMM imports; the first imports below come after it)%n", warmUpMillis);
                 for (Point p : points) {
                     StringBuilder sb = new StringBuilder();
                     p.gbPerSecond().forEach((k, v) -> sb.append(String.format(Locale.ROOT, "  %s %.0f GB/s", k, v)));
                     out.printf(Locale.ROOT, "Fill %-8s via %-8s first import %.3f ms, cached %.2f us%s%n",
                             Sizes.format(p.bytes()), p.path(), p.firstImportMillis(), p.cachedImportMicros(), sb);
                 }
-                return new Result(device.name(), iterations, openMillis, points);
+                return new Result(device.name(), iterations, warmUpMillis, points);
             } finally {
                 Closeables.closeAll(exports.reversed().toArray(AutoCloseable[]::new));
                 // The context frees the buffers, the allocations and the pool.

@@ -25,8 +25,8 @@ import org.cudaipc4j.tool.simpleipc.DriverStartUp;
 
 /**
  * The measuring side of {@link FillBench}, run in its own JVM so the memory is mapped in a process other than the
- * exporter's. Arguments: {@code device iterations socket}. Prints {@code IMPORTER openMs} (the importer's open, which
- * takes the process's first-use costs), then one {@code FILL} line per path and size:
+ * exporter's. Arguments: {@code device iterations socket}. Prints {@code IMPORTER warmUpMs} (the importer's warm-up, which
+ * takes the process's first-use costs of VMM imports), then one {@code FILL} line per path and size:
  * {@code FILL path bytes firstImportMs cachedImportUs} then tab-separated {@code method=GB/s}.
  */
 public final class FillBenchChild {
@@ -96,16 +96,17 @@ public final class FillBenchChild {
         }
     }
 
-    /** Opens the importer (the process's first, which takes the driver's first-use costs) and prints its time. */
+    /** Opens the importer and warms it up ({@link MemoryImporter#warmUp}), printing the warm-up's time. */
     private static MemoryImporter timedOpen(Context context) {
-        long t0 = System.nanoTime();
         MemoryImporter importer = MemoryImporter.open(context, 0);
+        long t0 = System.nanoTime();
+        importer.warmUp();
         System.out.println("IMPORTER " + (System.nanoTime() - t0) / 1e6);
         return importer;
     }
 
-    /** The time the importer took to open, from the child's output; NaN when it printed none. */
-    static double importerOpenMillis(String stdout) {
+    /** The time the importer's warm-up took, from the child's output; NaN when it printed none. */
+    static double importerWarmUpMillis(String stdout) {
         for (String line : stdout.split("\n")) {
             if (line.startsWith("IMPORTER ")) {
                 return Double.parseDouble(line.substring(9).trim());
