@@ -9,7 +9,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 import org.cudaipc4j.cuda.driver.Posix;
@@ -60,8 +59,8 @@ final class Vmm {
      * one, and it never changes within a process.
      */
     private static final ConcurrentHashMap<Long, Long> GRANULARITIES = new ConcurrentHashMap<>();
-    /** Whether this process has run its VMM import warm-up ({@link #warmImports}). */
-    private static final AtomicBoolean WARMED = new AtomicBoolean();
+    /** The devices (by ordinal) whose VMM imports this process has warmed up ({@link #warmImports}). */
+    private static final Set<Integer> WARMED = ConcurrentHashMap.newKeySet();
 
     /** The recommended granularity for allocations on {@code device} exportable as {@code types}. */
     static long granularity(Device device, Set<ShareableHandleType> types) {
@@ -81,17 +80,17 @@ final class Vmm {
     }
 
     /**
-     * Runs a VMM import once in {@code context}, once per process: one granule allocated, exported as a file
-     * descriptor, imported back and mapped (reserve, map, allow), then all of it released. The driver's first use
+     * Runs a VMM import once in {@code context}, once per device and process: one granule allocated, exported as a
+     * file descriptor, imported back and mapped (reserve, map, allow), then all of it released. The driver's first use
      * of those calls in a process costs milliseconds (the first reservation alone 1.4 ms of a 2.6 ms first import on
      * an H200), which {@link MemoryImporter#warmUp} takes ahead of the imports. Best effort: on a device without VMM
      * nothing happens, and a failure here leaves the import to report it.
      */
     static void warmImports(Context context) {
-        if (WARMED.getAndSet(true)) {
+        Device device = context.device();
+        if (!WARMED.add(device.ordinal())) {
             return;
         }
-        Device device = context.device();
         Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
         try {
             if (device.attribute(IpcCapabilities.ATTRIBUTE_VMM) == 0) {

@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -152,15 +155,15 @@ class SharingGpuTest {
         long freeBefore = ctx.memInfo().free();
         try (MemoryImporter importer = MemoryImporter.open(ctx, 1)) {
             importer.warmUp();
-            importer.warmUp(); // once per process: the second does nothing
+            importer.warmUp(); // once per device and process: the second does nothing
         }
         assertEquals(fdsBefore, openFds(), "descriptors left open by the warm-up");
         long kept = freeBefore - ctx.memInfo().free();
         assertTrue(kept < granularity, "the warm-up kept " + kept + " bytes of device memory");
     }
 
-    private static long openFds() throws java.io.IOException {
-        try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+    private static long openFds() throws IOException {
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.count();
         }
     }
