@@ -100,7 +100,8 @@ final class Native {
             if (r.value() < 0) {
                 throw new CoordinationException("cannot create a Unix socket pair: " + Libc.strerror(r.errno()));
             }
-            return new OwnedFd[] {OwnedFd.fresh(pair.getAtIndex(JAVA_INT, 0)), OwnedFd.fresh(pair.getAtIndex(JAVA_INT, 1))};
+            return new OwnedFd[] {
+                OwnedFd.fresh(pair.getAtIndex(JAVA_INT, 0)), OwnedFd.fresh(pair.getAtIndex(JAVA_INT, 1))};
         }
     }
 

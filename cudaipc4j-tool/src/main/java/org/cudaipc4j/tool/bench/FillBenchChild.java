@@ -25,8 +25,8 @@ import org.cudaipc4j.tool.simpleipc.DriverStartUp;
 
 /**
  * The measuring side of {@link FillBench}, run in its own JVM so the memory is mapped in a process other than the
- * exporter's. Arguments: {@code device iterations socket}. Prints {@code IMPORTER warmUpMs} (the importer's warm-up, which
- * takes the process's first-use costs of VMM imports), then one {@code FILL} line per path and size:
+ * exporter's. Arguments: {@code device iterations socket}. Prints {@code IMPORTER warmUpMs} (the importer's warm-up,
+ * which takes the process's first-use costs of VMM imports), then one {@code FILL} line per path and size:
  * {@code FILL path bytes firstImportMs cachedImportUs} then tab-separated {@code method=GB/s}.
  */
 public final class FillBenchChild {
@@ -46,7 +46,7 @@ public final class FillBenchChild {
         DriverStartUp.prelinkInBackground();
         Cuda.init();
         try (Context context = Context.retainPrimary(Device.get(ordinal));
-             MemoryImporter importer = timedOpen(context);
+             MemoryImporter importer = openWarmedUp(context);
              FdChannel channel = FdChannel.connect(Path.of(args[2]), Duration.ofMinutes(2));
              FdMessage message = channel.receive(Duration.ofMinutes(2))) {
             context.makeCurrent();
@@ -97,7 +97,7 @@ public final class FillBenchChild {
     }
 
     /** Opens the importer and warms it up ({@link MemoryImporter#warmUp}), printing the warm-up's time. */
-    private static MemoryImporter timedOpen(Context context) {
+    private static MemoryImporter openWarmedUp(Context context) {
         MemoryImporter importer = MemoryImporter.open(context, 0);
         long t0 = System.nanoTime();
         importer.warmUp();
