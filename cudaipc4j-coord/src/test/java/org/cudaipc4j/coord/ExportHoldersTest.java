@@ -32,11 +32,11 @@ class ExportHoldersTest {
 
     @Test
     void anotherProcessHoldsUntilItReleasesOrDies() throws Exception {
-        try (ExportHolders table = ExportHolders.create(8)) {
-            JavaProcess.Interactive releases = JavaProcess.start(JavaProcess.command(HolderPeer.class, List.of(),
-                    table.name(), "1"));
-            JavaProcess.Interactive dies = JavaProcess.start(JavaProcess.command(HolderPeer.class, List.of(),
-                    table.name(), "1"));
+        try (ExportHolders table = ExportHolders.create(8);
+             JavaProcess.Interactive releases = JavaProcess.start(JavaProcess.command(HolderPeer.class, List.of(),
+                     table.name(), "1"));
+             JavaProcess.Interactive dies = JavaProcess.start(JavaProcess.command(HolderPeer.class, List.of(),
+                     table.name(), "1"))) {
             assertEquals("HOLDING", releases.readLine(LIMIT));
             assertEquals("HOLDING", dies.readLine(LIMIT));
             assertEquals(2, table.holders(1).size());

@@ -191,7 +191,9 @@ public final class JavaProcess {
                     throw new AssertionError("child did not exit within " + timeout + ": " + describe());
                 }
                 seen.append(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-                return new Result(process.exitValue(), seen.toString(), Files.readString(err), process.pid());
+                Result result = new Result(process.exitValue(), seen.toString(), Files.readString(err), process.pid());
+                Files.deleteIfExists(err); // a child that is finished but never closed leaves no file behind
+                return result;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (InterruptedException e) {

@@ -102,9 +102,9 @@ class FdChannelTest {
 
     @Test
     void anotherProcessReceivesAndClosesWhatItGot() throws Exception {
-        try (FdServer server = FdServer.open(); OwnedFd a = memfd("shared with a child")) {
-            JavaProcess.Interactive child = JavaProcess.start(JavaProcess.command(FdPeer.class, List.of(), "receive",
-                    server.socket().toString()));
+        try (FdServer server = FdServer.open(); OwnedFd a = memfd("shared with a child");
+             JavaProcess.Interactive child = JavaProcess.start(JavaProcess.command(FdPeer.class, List.of(), "receive",
+                     server.socket().toString()))) {
             long openBefore = Long.parseLong(child.readLine(LIMIT).substring(5));
             try (FdChannel channel = server.accept(LIMIT)) {
                 assertEquals(child.pid(), channel.peer().pid(), "SO_PEERCRED names the child");
@@ -130,9 +130,9 @@ class FdChannelTest {
         JavaProcess.Result probe = JavaProcess.runCommand(LIMIT, concat(unshare, List.of("true")));
         org.junit.jupiter.api.Assumptions.assumeTrue(probe.exitCode() == 0,
                 "unshare --pid is refused here (needs root or user namespaces): " + probe.describe());
-        try (FdServer server = FdServer.open(); OwnedFd a = memfd("across namespaces")) {
-            JavaProcess.Interactive child = JavaProcess.start(concat(unshare,
-                    JavaProcess.command(FdPeer.class, List.of(), "receive", server.socket().toString())));
+        try (FdServer server = FdServer.open(); OwnedFd a = memfd("across namespaces");
+             JavaProcess.Interactive child = JavaProcess.start(concat(unshare,
+                     JavaProcess.command(FdPeer.class, List.of(), "receive", server.socket().toString())))) {
             long openBefore = Long.parseLong(child.readLine(LIMIT).substring(5));
             try (FdChannel channel = server.accept(LIMIT)) {
                 long peer = channel.peer().pid();
@@ -243,9 +243,8 @@ class FdChannelTest {
 
     @Test
     void pidfdTakesADescriptorOfAnotherProcessOrSaysWhyNot() throws Exception {
-        JavaProcess.Interactive holder = JavaProcess.start(JavaProcess.command(FdPeer.class, List.of(), "hold",
-                "held by another process"));
-        try {
+        try (JavaProcess.Interactive holder = JavaProcess.start(JavaProcess.command(FdPeer.class, List.of(), "hold",
+                "held by another process"))) {
             String[] hold = holder.readLine(LIMIT).split(" ");
             long pid = Long.parseLong(hold[1]);
             int fd = Integer.parseInt(hold[2]);
@@ -259,9 +258,8 @@ class FdChannelTest {
             CoordinationException noFd = assertThrows(CoordinationException.class, () -> PidFd.take(pid, 999));
             assertTrue(noFd.getMessage().endsWith("has no open descriptor 999")
                     || noFd.getMessage().contains("not permitted"), noFd.getMessage());
-        } finally {
             holder.writeLine("done");
-            holder.finish(LIMIT);
+            assertEquals(0, holder.finish(LIMIT).exitCode());
         }
         CoordinationException gone = assertThrows(CoordinationException.class, () -> PidFd.take(4194305, 3));
         assertTrue(gone.getMessage().contains("no process 4194305 in this PID namespace"), gone.getMessage());
