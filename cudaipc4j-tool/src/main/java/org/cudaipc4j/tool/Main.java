@@ -1,6 +1,8 @@
 package org.cudaipc4j.tool;
 
 import java.io.PrintWriter;
+import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
+import org.cudaipc4j.tool.simpleipc.SimpleIpcParent;
 import picocli.CommandLine;
 
 /**
@@ -19,17 +21,22 @@ public final class Main {
         int code = run(args);
         if (AotTraining.requested()) {
             AotTraining.loadOwnClasses();
+            // The training run's options skip picocli; its model (commands, help, errors) goes in the cache too.
+            commandLine().parseArgs("--size", "1M");
         }
         ProcessExit.exit(code);
     }
 
     /** Runs the tool and returns its exit code (tests call this in-process). */
     public static int run(String... args) {
-        if (args.length == 0) {
-            // The sample's own invocation. With nothing to parse, skip building the command-line model: picocli's
-            // reflection over the commands is the largest part of this JVM's start-up.
+        // The sample's own invocation, or one with a few simpleIPC options: skip building the command-line model
+        // (picocli's reflection over the commands is the largest part of this JVM's start-up). Anything else, a
+        // value options() refuses included, goes to picocli, which reports it.
+        RootCommand quick = RootCommand.withoutPicocli(args);
+        SimpleIpcOptions options = quick == null ? null : quick.optionsOrNull();
+        if (options != null) {
             try {
-                return new RootCommand().call();
+                return new SimpleIpcParent(options).run();
             } catch (RuntimeException e) {
                 return reportFailure(e, new PrintWriter(System.err, true));
             }

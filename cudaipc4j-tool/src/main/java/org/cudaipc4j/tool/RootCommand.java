@@ -1,10 +1,14 @@
 package org.cudaipc4j.tool;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.BiConsumer;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.tool.simpleipc.IpcMode;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
@@ -99,9 +103,92 @@ final class RootCommand implements Callable<Integer> {
             description = "Testing: this process writes a wrong value in its last step.")
     int corruptProcess = -1;
 
+    /**
+     * The value options by name, for {@link #withoutPicocli}. Each must be an {@code @Option} above, and each of
+     * those is here (a test checks both ways).
+     */
+    private static final Map<String, BiConsumer<RootCommand, String>> VALUE_OPTIONS = Map.ofEntries(
+            Map.entry("--size", (c, v) -> c.size = v),
+            Map.entry("--procs-per-device", (c, v) -> c.procsPerDevice = plainInt(v)),
+            Map.entry("--devices", (c, v) -> c.devices = v),
+            Map.entry("--steps", (c, v) -> c.rounds = plainInt(v)),
+            Map.entry("--backend", (c, v) -> c.backend = v),
+            Map.entry("--sim-devices", (c, v) -> c.simulatedDevices = plainInt(v)),
+            Map.entry("--timeout", (c, v) -> c.timeout = v),
+            Map.entry("--kernel", (c, v) -> c.kernel = v),
+            Map.entry("--verify", (c, v) -> c.verify = v),
+            Map.entry("--ipc", (c, v) -> c.ipc = v),
+            Map.entry("--sync", (c, v) -> c.sync = v),
+            Map.entry("--inject-corruption", (c, v) -> c.corruptProcess = plainInt(v)));
+    /** The names of {@link #VALUE_OPTIONS}. */
+    static Set<String> valueOptionNames() {
+        return VALUE_OPTIONS.keySet();
+    }
+
+    /** The flag options, for {@link #withoutPicocli}. */
+    static final Set<String> FLAG_OPTIONS = Set.of("--json");
+
+    /**
+     * The command with {@code args} applied when they are only this command's options, each once, as {@code --name
+     * value} or {@code --name=value} with a plain value (no leading {@code -} or {@code @}; integers in decimal
+     * digits); null for anything else, which picocli then parses and reports. Building picocli's model of the
+     * commands is most of a short run's start-up (about 120 ms), which a run with a few options need not pay.
+     * Picocli gives the same options for every command line this accepts (a test checks).
+     */
+    static RootCommand withoutPicocli(String[] args) {
+        RootCommand command = new RootCommand();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            int equals = arg.indexOf('=');
+            String name = equals < 0 ? arg : arg.substring(0, equals);
+            if (!seen.add(name)) {
+                return null; // given twice: picocli says so
+            }
+            if (FLAG_OPTIONS.contains(name) && equals < 0) {
+                command.json = true;
+                continue;
+            }
+            BiConsumer<RootCommand, String> setter = VALUE_OPTIONS.get(name);
+            if (setter == null) {
+                return null; // a command, help, a short option, an argument file, an unknown option, ...
+            }
+            String value = equals >= 0 ? arg.substring(equals + 1) : i + 1 < args.length ? args[++i] : null;
+            if (value == null || value.startsWith("-") || value.startsWith("@")) {
+                return null;
+            }
+            try {
+                setter.accept(command, value);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+        return command;
+    }
+
+    /** A non-negative decimal integer of at most 9 digits; otherwise NumberFormatException (picocli decides). */
+    private static int plainInt(String value) {
+        if (value.isEmpty() || value.length() > 9 || !value.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+            throw new NumberFormatException(value);
+        }
+        return Integer.parseInt(value);
+    }
+
     @Override
     public Integer call() {
         return new SimpleIpcParent(options()).run();
+    }
+
+    /**
+     * The options, or null when one is refused: a command made by {@link #withoutPicocli} has no picocli model to
+     * report with, so the command line goes to picocli, which reports it.
+     */
+    SimpleIpcOptions optionsOrNull() {
+        try {
+            return options();
+        } catch (RefusedWithoutModel e) {
+            return null;
+        }
     }
 
     SimpleIpcOptions options() {
@@ -170,7 +257,17 @@ final class RootCommand implements Callable<Integer> {
         }
     }
 
-    private ParameterException usage(String message) {
+    private RuntimeException usage(String message) {
+        if (spec == null) {
+            return new RefusedWithoutModel();
+        }
         return new ParameterException(spec.commandLine(), message);
+    }
+
+    /** A value refused by {@link #options()} in a command that picocli did not build (see {@link #optionsOrNull}). */
+    private static final class RefusedWithoutModel extends RuntimeException {
+        RefusedWithoutModel() {
+            super(null, null, false, false);
+        }
     }
 }
