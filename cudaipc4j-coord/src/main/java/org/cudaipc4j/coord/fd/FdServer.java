@@ -44,13 +44,36 @@ public final class FdServer implements AutoCloseable {
 
     /** A server in a new private directory in the shared-memory directory. */
     public static FdServer open() {
-        Path dir = SharedSegment.directory().resolve(SharedSegment.newName(null) + SharedSegment.SOCKET_DIRECTORY_SUFFIX);
+        return openPrivate(newPrivateSocket());
+    }
+
+    /**
+     * A fresh socket path for {@link #openPrivate}, in a directory of the shared-memory directory that does not exist
+     * yet (named like a segment): it can be handed out, to children on their command line, before the server listens.
+     */
+    public static Path newPrivateSocket() {
+        return SharedSegment.directory().resolve(SharedSegment.newName(null) + SharedSegment.SOCKET_DIRECTORY_SUFFIX)
+                .resolve(SOCKET);
+    }
+
+    /**
+     * A server at {@code socket}, a path from {@link #newPrivateSocket}: creates its directory (mode 0700), which
+     * must not exist yet, and removes both on {@link #close()}.
+     *
+     * @throws IllegalArgumentException when {@code socket} is not such a path
+     */
+    public static FdServer openPrivate(Path socket) {
+        Path dir = socket.getParent();
+        if (dir == null || !socket.getFileName().toString().equals(SOCKET)
+                || !dir.getFileName().toString().endsWith(SharedSegment.SOCKET_DIRECTORY_SUFFIX)) {
+            throw new IllegalArgumentException(socket + " is not a path from FdServer.newPrivateSocket()");
+        }
         try {
             Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (IOException e) {
             throw new CoordinationException("cannot create the socket directory " + dir + ": " + e.getMessage(), e);
         }
-        return listen(dir, dir.resolve(SOCKET), true);
+        return listen(dir, socket, true);
     }
 
     /**

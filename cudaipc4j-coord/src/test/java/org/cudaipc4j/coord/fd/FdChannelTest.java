@@ -242,6 +242,32 @@ class FdChannelTest {
     }
 
     @Test
+    void aPrivateSocketPathIsHandedOutBeforeItsServerListens() throws Exception {
+        Path socket = FdServer.newPrivateSocket();
+        assertFalse(Files.exists(socket.getParent()), "nothing is created before the server opens");
+        assertThrows(CoordinationException.class, () -> FdChannel.connect(socket, Duration.ofMillis(50)));
+        try (FdServer server = FdServer.openPrivate(socket); OwnedFd a = memfd("planned")) {
+            assertEquals(socket, server.socket());
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())));
+            CompletableFuture<String> received = CompletableFuture.supplyAsync(() -> {
+                try (FdChannel c = FdChannel.connect(socket, LIMIT); FdMessage m = c.receive(LIMIT)) {
+                    return contents(m.fds().getFirst());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            try (FdChannel channel = server.accept(LIMIT)) {
+                channel.send(new byte[] {1}, List.of(a.value()));
+            }
+            assertEquals("planned", received.get(10, TimeUnit.SECONDS));
+            assertThrows(CoordinationException.class, () -> FdServer.openPrivate(socket), "its directory exists");
+        }
+        assertFalse(Files.exists(socket.getParent()), "closing removes the socket and its directory");
+        assertThrows(IllegalArgumentException.class,
+                () -> FdServer.openPrivate(SharedSegment.directory().resolve("elsewhere").resolve("s")));
+    }
+
+    @Test
     void pidfdTakesADescriptorOfAnotherProcessOrSaysWhyNot() throws Exception {
         try (JavaProcess.Interactive holder = JavaProcess.start(JavaProcess.command(FdPeer.class, List.of(), "hold",
                 "held by another process"))) {

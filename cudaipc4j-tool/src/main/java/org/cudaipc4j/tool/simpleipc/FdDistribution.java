@@ -20,19 +20,28 @@ import org.cudaipc4j.coord.fd.FdServer;
  * user's processes that the supervisor started are served.
  */
 final class FdDistribution implements AutoCloseable {
-    private final FdServer server;
+    private final Path socket;
+    private FdServer server;
 
-    private FdDistribution(FdServer server) {
-        this.server = server;
+    private FdDistribution(Path socket) {
+        this.socket = socket;
     }
 
-    /** Opens the group's socket (in the shared-memory directory, mode 0700). */
-    static FdDistribution open() {
-        return new FdDistribution(FdServer.open());
+    /**
+     * The group's socket, not listening yet ({@link #listen}): its path goes on the children's command line, and
+     * opening it (its first use of the socket calls) need not delay their start.
+     */
+    static FdDistribution planned() {
+        return new FdDistribution(FdServer.newPrivateSocket());
+    }
+
+    /** Listens on the socket (in a new directory of the shared-memory directory, mode 0700). */
+    void listen() {
+        server = FdServer.openPrivate(socket);
     }
 
     Path socket() {
-        return server.socket();
+        return socket;
     }
 
     /**
@@ -40,6 +49,9 @@ final class FdDistribution implements AutoCloseable {
      * is not one of the group ({@code member} says no) is refused.
      */
     void serve(int children, int[] fds, LongPredicate member, Deadline deadline) {
+        if (server == null) {
+            throw new IllegalStateException("the socket is not listening yet");
+        }
         List<Integer> all = new ArrayList<>(fds.length);
         for (int fd : fds) {
             all.add(fd);
@@ -92,6 +104,8 @@ final class FdDistribution implements AutoCloseable {
     /** Stops listening and removes the socket. */
     @Override
     public void close() {
-        server.close();
+        if (server != null) {
+            server.close();
+        }
     }
 }

@@ -409,7 +409,7 @@ public final class SimpleIpcParent {
             ChildStartCache startCache = ChildStartCache.forBackend(backendName);
             try {
                 phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, name, n);
-                fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.open() : null;
+                fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.planned() : null;
                 supervisor = new Supervisor(n, parent.supervisorOptions());
                 List<List<String>> args = parent.childArgs(name, n, backendName, phaseFiles,
                         fds == null ? null : fds.socket());
@@ -431,6 +431,11 @@ public final class SimpleIpcParent {
                 SimpleIpcSlot.releaseCountersOnAbort(block);
                 supervisor.watch(block);
                 parent.phases.mark("blockCreated");
+                if (fds != null) {
+                    // After the spawn and the block, which the children wait for; before the exports, after which
+                    // the children connect.
+                    fds.listen();
+                }
                 return new ChildGroup(block, phaseFiles, supervisor, fds, startCache);
             } catch (RuntimeException e) {
                 try {
