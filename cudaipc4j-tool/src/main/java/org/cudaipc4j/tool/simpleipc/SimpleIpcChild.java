@@ -73,13 +73,25 @@ public final class SimpleIpcChild {
         // Joining the group (shared memory, checks of the parent) and starting the driver do not depend on each
         // other: join on a helper thread while this thread, which will own the CUDA context, starts the driver.
         // The parent may still be creating the block (it starts its children first): the join waits for it.
+        // With --ipc vmm|pool the same thread then connects to the parent's descriptor socket and asks for the
+        // descriptors, which come once the parent has exported: none of that waits on the way to the first step.
         CompletableFuture<ChildRuntime> joining = new CompletableFuture<>();
+        CompletableFuture<FdDistribution.Request> fdRequest = new CompletableFuture<>();
         Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
             try {
                 joining.complete(ChildRuntime.join(settings.segment(), SimpleIpcSlot.LAYOUT, id, settings.timeout()));
                 phases.mark("joined");
             } catch (Throwable t) {
                 joining.completeExceptionally(t);
+                fdRequest.completeExceptionally(t);
+                return;
+            }
+            if (settings.socket() != null) {
+                try {
+                    fdRequest.complete(FdDistribution.request(settings.socket(), id, settings.timeout()));
+                } catch (Throwable t) {
+                    fdRequest.completeExceptionally(t);
+                }
             }
         });
 
@@ -106,7 +118,7 @@ public final class SimpleIpcChild {
                     if (driverFailure != null) {
                         throw driverFailure;
                     }
-                    exit = run(runtime, backend, settings, phases);
+                    exit = run(runtime, backend, settings, fdRequest, phases);
                 } catch (RuntimeException | Error e) {
                     reportFailure(runtime, e);
                     exit = 1;
@@ -120,6 +132,11 @@ public final class SimpleIpcChild {
             System.out.printf("Process %d: %s%n", id, Failures.oneLine(e));
             exit = 1;
         }
+        // A request that was never answered (a dismissed group, a failure before the buffers) closes its connection
+        // (closing is idempotent).
+        if (fdRequest.isDone() && !fdRequest.isCompletedExceptionally()) {
+            fdRequest.join().close();
+        }
         if (exit == DISMISSED) {
             // Started ahead of the device selection for a group that turned out otherwise: nothing to report.
             ProcessExit.exit(0);
@@ -131,7 +148,8 @@ public final class SimpleIpcChild {
         ProcessExit.exit(exit);
     }
 
-    private static ChildRuntime awaitJoin(CompletableFuture<ChildRuntime> joining) {
+    /** What the join thread produced, or its failure rethrown as it was. */
+    private static <T> T awaitJoin(CompletableFuture<T> joining) {
         try {
             return joining.join();
         } catch (CompletionException e) {
@@ -142,7 +160,8 @@ public final class SimpleIpcChild {
         }
     }
 
-    private static int run(ChildRuntime runtime, Backend backend, ChildSettings settings, PhaseLog phases) {
+    private static int run(ChildRuntime runtime, Backend backend, ChildSettings settings,
+            CompletableFuture<FdDistribution.Request> fdRequest, PhaseLog phases) {
         Duration timeout = settings.timeout();
         ControlBlock block = runtime.block();
         int id = runtime.index();
@@ -159,7 +178,7 @@ public final class SimpleIpcChild {
 
         try (Attachment attachment = backend.attach(SimpleIpcSlot.deviceUuid(slot))) {
             try {
-                return work(runtime, attachment, settings, phases);
+                return work(runtime, attachment, settings, fdRequest, phases);
             } catch (RuntimeException | Error e) {
                 // This stream may hold work that waits for a record a dead sibling never ran; closing the context
                 // would wait for it (for seconds). Report, then end now: the kernel reclaims the rest.
@@ -190,7 +209,9 @@ public final class SimpleIpcChild {
     }
 
     /** From the attachment to the verification and the release of what was opened. */
-    private static int work(ChildRuntime runtime, Attachment attachment, ChildSettings settings, PhaseLog phases) {
+    @SuppressWarnings("try") // the request is only closed: its message is what is used
+    private static int work(ChildRuntime runtime, Attachment attachment, ChildSettings settings,
+            CompletableFuture<FdDistribution.Request> fdRequest, PhaseLog phases) {
         long bytes = settings.bytes();
         int rounds = settings.rounds();
         Duration timeout = settings.timeout();
@@ -211,8 +232,9 @@ public final class SimpleIpcChild {
         }
         // With --ipc vmm|pool, the memory's file descriptors come over the group's socket, one per process in slot
         // order; they are closed once the buffers are open (the mappings hold their own references).
-        try (FdMessage received = settings.socket() == null ? null
-                : FdDistribution.fetch(settings.socket(), id, timeout)) {
+        FdDistribution.Request request = settings.socket() == null ? null : awaitJoin(fdRequest);
+        try (FdDistribution.Request asked = request;
+             FdMessage received = request == null ? null : request.receive(timeout)) {
             if (received != null && received.fds().size() != n) {
                 throw new BackendException("expected " + n + " file descriptors from the parent, got "
                         + received.fds().size());

@@ -251,9 +251,8 @@ public final class SimpleIpcParent {
                     exporting.readLock().unlock();
                 }
                 if (group.fds != null) {
-                    // Only the group's own children are served; they come once the ready flag is up.
-                    group.fds.serve(block.processCount(), fds.stream().mapToInt(Integer::intValue).toArray(),
-                            pid -> supervisor.pids().contains(pid), deadline);
+                    // The children have connected already (or will): each gets them now.
+                    group.fds.offer(fds.stream().mapToInt(Integer::intValue).toArray());
                 }
                 phases.mark("exported");
                 block.publishReady();
@@ -432,9 +431,11 @@ public final class SimpleIpcParent {
                 supervisor.watch(block);
                 parent.phases.mark("blockCreated");
                 if (fds != null) {
-                    // After the spawn and the block, which the children wait for; before the exports, after which
-                    // the children connect.
-                    fds.listen();
+                    // After the spawn and the block, which the children wait for; they connect once they have
+                    // joined. Only the group's own children are served.
+                    Supervisor members = supervisor;
+                    fds.listen(n, pid -> members.pids().contains(pid),
+                            Deadline.after(parent.options.timeout(), "--timeout"));
                 }
                 return new ChildGroup(block, phaseFiles, supervisor, fds, startCache);
             } catch (RuntimeException e) {
