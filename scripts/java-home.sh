@@ -1,11 +1,18 @@
 # Sourced by ./cudaipc4j and scripts/mvn.sh: finds a Java 25+ home without starting a JVM.
 # find_java_home prints JAVA_HOME when it is a Java 25+ home, else the newest 25+ JDK under the usual folders.
 
-# Major version of a JDK/JRE home, read from its release file.
+# Major version of a JDK/JRE home, read from its release file (with shell built-ins only: the tool's launcher
+# runs this on every start).
 java_major() {
-  local v
-  v=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null || true)
-  echo "${v:-0}"
+  local line
+  if [ -r "$1/release" ]; then
+    while IFS= read -r line || [ -n "$line" ]; do
+      if [[ $line =~ ^JAVA_VERSION=\"([0-9]+) ]]; then
+        echo "${BASH_REMATCH[1]}"; return 0
+      fi
+    done < "$1/release"
+  fi
+  echo 0
 }
 
 find_java_home() {
