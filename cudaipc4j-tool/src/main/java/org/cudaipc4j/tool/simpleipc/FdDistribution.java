@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -82,12 +81,8 @@ final class FdDistribution implements AutoCloseable {
     }
 
     /** The descriptors every child gets, in slot order; children waiting for them get them now. */
-    void offer(int[] fds) {
-        List<Integer> all = new ArrayList<>(fds.length);
-        for (int fd : fds) {
-            all.add(fd);
-        }
-        exported.complete(List.copyOf(all));
+    void offer(List<Integer> fds) {
+        exported.complete(List.copyOf(fds));
     }
 
     /**

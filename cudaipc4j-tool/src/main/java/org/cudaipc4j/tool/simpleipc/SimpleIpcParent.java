@@ -252,7 +252,7 @@ public final class SimpleIpcParent {
                 }
                 if (group.fds != null) {
                     // The children have connected already (or will): each gets them now.
-                    group.fds.offer(fds.stream().mapToInt(Integer::intValue).toArray());
+                    group.fds.offer(fds);
                 }
                 phases.mark("exported");
                 block.publishReady();
