@@ -288,11 +288,12 @@ public final class SimpleIpcChild {
                 boolean last = step == steps - 1;
                 byte value = (byte) (last && corrupt == id ? id + 1 : id);
                 long t0 = System.nanoTime();
+                long t1 = t0; // alone, no wait is made and none is counted
                 // Buffer b was written once in each earlier step: wait for the last of those writes to be done.
                 if (!alone) {
                     awaitWrites(attachment, counters, events, b, (int) step);
+                    t1 = System.nanoTime();
                 }
-                long t1 = System.nanoTime();
                 attachment.fill(buffers.get(b), value);
                 long t2 = System.nanoTime();
                 if (!alone) {
