@@ -135,6 +135,20 @@ public final class Context implements AutoCloseable {
      */
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * As {@link #close()}, except that this reference to the primary context is left to the process's end, whose
+     * teardown then destroys the context: for a process that exits right after. Its exit takes longer, but by less
+     * than the release would have taken (a simpleIPC child on an H200: about 45 ms of release against about 20 ms
+     * more exit). Whichever of the two closes runs first decides; later calls of either do nothing.
+     */
+    public void closeBeforeExit() {
+        close(false);
+    }
+
+    private void close(boolean release) {
         List<AutoCloseable> steps = new ArrayList<>();
         synchronized (owned) {
             if (state != State.OPEN) {
@@ -149,8 +163,10 @@ public final class Context implements AutoCloseable {
                 state = State.CLOSED;
             }
         });
-        steps.add(() -> Cu.check("cuDevicePrimaryCtxRelease_v2",
-                CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle())));
+        if (release) {
+            steps.add(() -> Cu.check("cuDevicePrimaryCtxRelease_v2",
+                    CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle())));
+        }
         Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
     }
 

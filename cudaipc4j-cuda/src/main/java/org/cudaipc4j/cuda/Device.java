@@ -192,6 +192,19 @@ public final class Device {
         return Optional.empty();
     }
 
+    /**
+     * True while this process's primary context of this device is active: retained at least once since it was
+     * last released ({@code cuDevicePrimaryCtxGetState}).
+     */
+    public boolean primaryContextActive() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment flags = arena.allocate(JAVA_INT);
+            MemorySegment active = arena.allocate(JAVA_INT);
+            Cu.check("cuDevicePrimaryCtxGetState", CuDriver.cuDevicePrimaryCtxGetState(handle, flags, active));
+            return active.get(JAVA_INT, 0) != 0;
+        }
+    }
+
     /** True when this device can access {@code peer}'s memory directly; false for itself. */
     public boolean canAccessPeer(Device peer) {
         try (Arena arena = Arena.ofConfined()) {

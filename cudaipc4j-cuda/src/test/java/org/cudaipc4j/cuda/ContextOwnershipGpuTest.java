@@ -1,11 +1,13 @@
 package org.cudaipc4j.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.testing.GpuTest;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +48,26 @@ class ContextOwnershipGpuTest {
                     () -> DeviceBuffer.allocate(ctx, 16));
             assertTrue(late.getMessage().contains("is closed"), late.getMessage());
         }
+    }
+
+    @Test
+    void closingBeforeExitClosesWhatIsOpenAndLeavesThePrimaryContextToTheProcess() {
+        Device device = Device.get(0);
+        assertFalse(device.primaryContextActive(), "no reference is held before the test");
+        Context released = Context.retainPrimary(device);
+        assertTrue(device.primaryContextActive());
+        released.close();
+        assertFalse(device.primaryContextActive(), "close() releases the reference");
+
+        Context left = Context.retainPrimary(device);
+        DeviceBuffer buffer = DeviceBuffer.allocate(left, 4096);
+        left.closeBeforeExit();
+        assertTrue(buffer.isClosed() && left.isClosed());
+        left.close(); // the first close decided
+        assertTrue(device.primaryContextActive(), "the reference is left to the process's end");
+        // Released here so that later tests start with no reference held.
+        Cu.check("cuDevicePrimaryCtxRelease_v2", CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle()));
+        assertFalse(device.primaryContextActive());
     }
 
     @Test

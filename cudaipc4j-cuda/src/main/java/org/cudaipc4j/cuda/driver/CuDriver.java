@@ -184,6 +184,19 @@ public final class CuDriver {
         static final MethodHandle HANDLE = CudaLibrary.downcall("cuDevicePrimaryCtxRetain");
     }
 
+    /** {@code CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)} */
+    public static int cuDevicePrimaryCtxGetState(int dev, MemorySegment flags, MemorySegment active) {
+        try {
+            return (int) cuDevicePrimaryCtxGetState.HANDLE.invokeExact(dev, flags, active);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static final class cuDevicePrimaryCtxGetState {
+        static final MethodHandle HANDLE = CudaLibrary.downcall("cuDevicePrimaryCtxGetState");
+    }
+
     /** {@code CUresult cuDevicePrimaryCtxRelease(CUdevice dev)} */
     public static int cuDevicePrimaryCtxRelease_v2(int dev) {
         try {

@@ -115,6 +115,7 @@ public final class CuSymbols {
         // Contexts
         t.put("cuDevicePrimaryCtxRetain", FunctionDescriptor.of(RESULT, PTR, INT));
         t.put("cuDevicePrimaryCtxRelease_v2", FunctionDescriptor.of(RESULT, INT));
+        t.put("cuDevicePrimaryCtxGetState", FunctionDescriptor.of(RESULT, INT, PTR, PTR));
         t.put("cuCtxSetCurrent", FunctionDescriptor.of(RESULT, PTR));
         t.put("cuCtxGetCurrent", FunctionDescriptor.of(RESULT, PTR));
         t.put("cuCtxEnablePeerAccess", FunctionDescriptor.of(RESULT, PTR, INT));

@@ -163,6 +163,14 @@ public interface Backend extends AutoCloseable {
         /** Destroys the stream and what {@link #attach} created. Opened buffers and events are closed first. */
         @Override
         void close();
+
+        /**
+         * As {@link #close()} in a process that exits right after: what the process's exit tears down anyway and
+         * faster (the CUDA backend: the device's primary context) may be left to it.
+         */
+        default void closeBeforeExit() {
+            close();
+        }
     }
 
     /** A buffer opened from a memory handle. */

@@ -178,7 +178,11 @@ public final class SimpleIpcChild {
 
         try (Attachment attachment = backend.attach(SimpleIpcSlot.deviceUuid(slot))) {
             try {
-                return work(runtime, attachment, settings, fdRequest, phases);
+                int exit = work(runtime, attachment, settings, fdRequest, phases);
+                // This process ends next: its exit destroys the device context in less time than releasing it
+                // first would take, and the release was on the way to the run's end.
+                attachment.closeBeforeExit();
+                return exit;
             } catch (RuntimeException | Error e) {
                 // This stream may hold work that waits for a record a dead sibling never ran; closing the context
                 // would wait for it (for seconds). Report, then end now: the kernel reclaims the rest.

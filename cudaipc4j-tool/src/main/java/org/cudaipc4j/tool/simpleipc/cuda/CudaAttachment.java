@@ -327,13 +327,23 @@ public final class CudaAttachment implements Backend.Attachment {
      */
     @Override
     public void close() {
+        close(context::close);
+    }
+
+    /** As {@link #close()}, leaving the primary context to the process's exit ({@link Context#closeBeforeExit}). */
+    @Override
+    public void closeBeforeExit() {
+        close(context::closeBeforeExit);
+    }
+
+    private void close(AutoCloseable closeContext) {
         if (closed) {
             return;
         }
         requireOwner();
         closed = true;
         Closeables.closeAll(this::closeOpened, importer, this::closeHost, this::closeMarkers, kernels, stream,
-                counterMemory, context);
+                counterMemory, closeContext);
     }
 
     /** Closes the buffers and events opened through this attachment, newest first. */
