@@ -33,6 +33,17 @@ public final class Clock {
         }
     }
 
+    /**
+     * {@code micros} as seconds with two decimals, rounded half up as {@code "%.2f"} rounds: without a Formatter,
+     * whose first use in a JVM costs milliseconds (on the way to the end of a run, where the summary line is).
+     */
+    static String seconds(long micros) {
+        long centis = (Math.max(0, micros) + 5_000) / 10_000;
+        long fraction = centis % 100;
+        return new StringBuilder().append(centis / 100).append(fraction < 10 ? ".0" : ".").append(fraction)
+                .toString();
+    }
+
     /** USER_HZ, the unit of /proc's process times: 100 on every Linux ABI the driver runs on. */
     private static final int CLOCK_TICKS_PER_SECOND = 100;
 }

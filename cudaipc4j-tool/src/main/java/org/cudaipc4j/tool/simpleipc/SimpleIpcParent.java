@@ -288,7 +288,7 @@ public final class SimpleIpcParent {
     /** The run's last line: what passed or how many failed, and the time since the parent started. */
     private void printSummary(Supervisor.Outcome outcome, int processes, int devices, boolean simulated) {
         long start = Clock.processStartMicros();
-        String took = start > 0 ? String.format(java.util.Locale.ROOT, ", %.2f s", (Clock.micros() - start) / 1e6) : "";
+        String took = start > 0 ? ", " + Clock.seconds(Clock.micros() - start) + " s" : "";
         String where = processes + " process" + (processes == 1 ? "" : "es") + " on " + devices + " "
                 + (simulated ? "simulated " : "") + "device" + (devices == 1 ? "" : "s");
         if (outcome.ok()) {
