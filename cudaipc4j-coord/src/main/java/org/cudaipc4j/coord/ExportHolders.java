@@ -19,22 +19,24 @@ import java.util.Objects;
  * a {@code long} key of the exporter's choice, such as the memory descriptor's export id. Closing the table unmaps
  * it; the creator's close also removes its name.
  *
- * <p>Each entry is {@code state, pid, start time, key}. Its state word holds the state (free, claimed, held) and a
- * generation that each claim advances: an importer claims a free entry by compare-and-set of that word, readers
- * take the entry's fields only when the word is the same before and after, and an entry is freed (by its holder, or
- * for a dead holder by anyone) only by compare-and-set of the exact word it was read with. So entries are never
- * torn, and no stale reader or late close frees an entry that was taken again meanwhile.
+ * <p>Each entry is {@code state, pid, start time, key}. Its 64-bit state word holds the state (free, claimed, held),
+ * a generation that each claim advances, and the pid of the process that claimed it: an importer claims a free entry
+ * by compare-and-set of that word, readers take the entry's fields only when the word is the same before and after,
+ * and an entry is freed (by its holder, or for a dead holder or claimer by anyone) only by compare-and-set of the
+ * exact word it was read with. So entries are never torn, no stale reader or late close frees an entry that was
+ * taken again meanwhile, and a process that dies between its claim and its hold does not keep the entry.
  */
 public final class ExportHolders implements AutoCloseable {
-    private static final long MAGIC = 0x3153_444c_4f48_5043L; // "CPHOLDS1"
+    private static final long MAGIC = 0x3253_444c_4f48_5043L; // "CPHOLDS2"
     private static final int HEADER = 64;
     private static final int ENTRY = 32;
     private static final int FREE = 0;
     private static final int CLAIMED = 1;
     private static final int HELD = 2;
-    /** The state's bits of an entry's state word; the rest is the generation. */
+    /** The state's bits of an entry's state word; the rest of its low 32 bits is the generation. */
     private static final int STATE = 3;
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    /** The claimer's pid is the state word's high 32 bits (Linux pids are below 2^22). */
+    private static final int CLAIMER_SHIFT = 32;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     /** The most entries a table can have: simultaneous holds of all exports by all importers. */
     public static final int MAX_ENTRIES = 1 << 16;
@@ -112,14 +114,17 @@ public final class ExportHolders implements AutoCloseable {
         for (int attempt = 0; attempt < 2; attempt++) {
             for (int i = 0; i < capacity; i++) {
                 long at = offset(i);
-                int word = (int) INT.getAcquire(memory, at);
-                int claimed = (word & ~STATE) + (STATE + 1) | CLAIMED; // the next generation
-                if ((word & STATE) == FREE && INT.compareAndSet(memory, at, word, claimed)) {
+                long word = (long) LONG.getAcquire(memory, at);
+                if (state(word) != FREE) {
+                    continue;
+                }
+                long claimed = word(pid, generation(word) + STATE + 1, CLAIMED); // the next generation
+                if (LONG.compareAndSet(memory, at, word, claimed)) {
                     memory.set(ValueLayout.JAVA_LONG, at + 8, pid);
                     memory.set(ValueLayout.JAVA_LONG, at + 16, start);
                     memory.set(ValueLayout.JAVA_LONG, at + 24, key);
-                    int held = (claimed & ~STATE) | HELD;
-                    INT.setRelease(memory, at, held);
+                    long held = word(pid, generation(claimed), HELD);
+                    LONG.setRelease(memory, at, held);
                     Hold hold = new Hold(this, i, key, held);
                     open.add(hold);
                     return hold;
@@ -142,7 +147,7 @@ public final class ExportHolders implements AutoCloseable {
             if (isLive(e.pid(), e.startTime())) {
                 pids.add(e.pid());
             } else {
-                freeIfUnchanged(i, e);
+                free(i, e.word());
             }
         }
         return pids;
@@ -170,39 +175,61 @@ public final class ExportHolders implements AutoCloseable {
         }
     }
 
+    /** Frees the entries of dead holders, and those claimed by processes that died before they held them. */
     private void reclaimDead() {
         for (int i = 0; i < capacity; i++) {
+            long word = (long) LONG.getAcquire(memory, offset(i));
+            if (state(word) == CLAIMED && !Pids.isAlive(claimer(word))) {
+                free(i, word);
+                continue;
+            }
             Entry e = read(i);
             if (e != null && !isLive(e.pid(), e.startTime())) {
-                freeIfUnchanged(i, e);
+                free(i, e.word());
             }
         }
     }
 
     /** A held entry as read: its state word and fields. */
-    private record Entry(int word, long pid, long startTime, long key) {}
+    private record Entry(long word, long pid, long startTime, long key) {}
 
     /** Entry {@code i} when it is held, its fields read under one unchanged state word; else null. */
     private Entry read(int i) {
         long at = offset(i);
         while (true) {
-            int word = (int) INT.getAcquire(memory, at);
-            if ((word & STATE) != HELD) {
+            long word = (long) LONG.getAcquire(memory, at);
+            if (state(word) != HELD) {
                 return null;
             }
             long pid = memory.get(ValueLayout.JAVA_LONG, at + 8);
             long start = memory.get(ValueLayout.JAVA_LONG, at + 16);
             long key = memory.get(ValueLayout.JAVA_LONG, at + 24);
             VarHandle.acquireFence(); // the fields are read before the word is read again
-            if ((int) INT.getAcquire(memory, at) == word) {
+            if ((long) LONG.getAcquire(memory, at) == word) {
                 return new Entry(word, pid, start, key);
             }
         }
     }
 
-    /** Frees entry {@code i} of a dead holder, unless it changed since it was read as {@code e}. */
-    private void freeIfUnchanged(int i, Entry e) {
-        INT.compareAndSet(memory, offset(i), e.word(), (e.word() & ~STATE) | FREE);
+    /** Frees entry {@code i} unless its state word changed since it was read as {@code word}. */
+    private void free(int i, long word) {
+        LONG.compareAndSet(memory, offset(i), word, word(0, generation(word), FREE));
+    }
+
+    private static long word(long claimer, int generation, int state) {
+        return claimer << CLAIMER_SHIFT | Integer.toUnsignedLong(generation | state);
+    }
+
+    private static int state(long word) {
+        return (int) word & STATE;
+    }
+
+    private static int generation(long word) {
+        return (int) word & ~STATE;
+    }
+
+    private static long claimer(long word) {
+        return word >>> CLAIMER_SHIFT;
     }
 
     private static long offset(int entry) {
@@ -237,10 +264,10 @@ public final class ExportHolders implements AutoCloseable {
         private final int entry;
         private final long key;
         /** The entry's state word while this hold has it. */
-        private final int word;
+        private final long word;
         private boolean closed;
 
-        private Hold(ExportHolders table, int entry, long key, int word) {
+        private Hold(ExportHolders table, int entry, long key, long word) {
             this.table = table;
             this.entry = entry;
             this.key = key;
@@ -256,7 +283,7 @@ public final class ExportHolders implements AutoCloseable {
             synchronized (table) {
                 if (!closed && !table.closed) {
                     // Only the entry this hold took: if it was freed and taken again meanwhile, it is not ours.
-                    INT.compareAndSet(table.memory, offset(entry), word, (word & ~STATE) | FREE);
+                    table.free(entry, word);
                     table.open.remove(this);
                 }
                 closed = true;
