@@ -140,9 +140,9 @@ public final class Context implements AutoCloseable {
 
     /**
      * As {@link #close()}, except that this reference to the primary context is left to the process's end, whose
-     * teardown then destroys the context: for a process that exits right after. Its exit takes longer, but by less
-     * than the release would have taken (a simpleIPC child on an H200: about 45 ms of release against about 20 ms
-     * more exit). Whichever of the two closes runs first decides; later calls of either do nothing.
+     * teardown then destroys the context: for a process that exits right after, whose exit then takes longer by
+     * less than the release would have taken. Whichever of the two closes runs first decides; later calls of
+     * either do nothing.
      */
     public void closeBeforeExit() {
         close(false);

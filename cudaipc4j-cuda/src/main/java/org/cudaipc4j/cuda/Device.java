@@ -193,8 +193,8 @@ public final class Device {
     }
 
     /**
-     * True while this process's primary context of this device is active: retained at least once since it was
-     * last released ({@code cuDevicePrimaryCtxGetState}).
+     * True while this device's primary context is active in this process: some reference to it is still retained
+     * ({@code cuDevicePrimaryCtxGetState}).
      */
     public boolean primaryContextActive() {
         try (Arena arena = Arena.ofConfined()) {

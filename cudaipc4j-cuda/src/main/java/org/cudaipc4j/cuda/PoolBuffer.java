@@ -10,8 +10,9 @@ import org.cudaipc4j.cuda.driver.Posix;
 
 /**
  * An allocation of a {@link MemoryPool}: made here ({@link MemoryPool#allocate}) or imported from another process
- * ({@link MemoryPool#importBuffer}). Closing it frees it and waits for the free; an imported buffer must be closed
- * before the exporter frees its own. Owned by its {@link Context}; thread-safe.
+ * ({@link MemoryPool#importBuffer}). Closing it frees it and waits: an imported one for all work in its context,
+ * one of this process's own for the legacy stream. An imported buffer must be closed before the exporter frees its
+ * own. Owned by its {@link Context}; thread-safe.
  */
 public final class PoolBuffer extends DeviceRange implements ShareableMemory {
     private final MemoryPool pool;
@@ -29,7 +30,12 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
             pool.track(buffer);
             return buffer;
         } catch (RuntimeException e) {
-            Cu.suppress(e, "cuMemFreeAsync", CuDriver.cuMemFreeAsync(address, MemorySegment.NULL));
+            // Nothing ran on it yet.
+            if (imported) {
+                Cu.suppress(e, "cuMemFree_v2", CuDriver.cuMemFree_v2(address));
+            } else {
+                Cu.suppress(e, "cuMemFreeAsync", CuDriver.cuMemFreeAsync(address, MemorySegment.NULL));
+            }
             throw e;
         }
     }
@@ -85,10 +91,10 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
     }
 
     /**
-     * Frees the buffer and waits for the free. An imported one once the context's work is done, with
-     * {@code cuMemFree_v2} (which the driver allows for imported pool pointers and which, unlike for other memory,
-     * does not wait for that work itself): {@code cuMemFreeAsync} of an imported pointer took 10-13 ms on an H200,
-     * {@code cuMemFree_v2} under 1 ms. One of this process's own in stream order on the legacy stream.
+     * Frees the buffer and waits for the free. An imported one once all work in its context is done, with
+     * {@code cuMemFree_v2}, which the driver allows for imported pool pointers and which does not wait for work on
+     * stream-ordered memory itself ({@code cuMemFreeAsync} of an imported pointer took 10-13 ms on an H200,
+     * {@code cuMemFree_v2} under 1 ms). One of this process's own in stream order on the legacy stream.
      */
     @Override
     void release() {

@@ -60,13 +60,16 @@ class ContextOwnershipGpuTest {
         assertFalse(device.primaryContextActive(), "close() releases the reference");
 
         Context left = Context.retainPrimary(device);
-        DeviceBuffer buffer = DeviceBuffer.allocate(left, 4096);
-        left.closeBeforeExit();
-        assertTrue(buffer.isClosed() && left.isClosed());
-        left.close(); // the first close decided
-        assertTrue(device.primaryContextActive(), "the reference is left to the process's end");
-        // Released here so that later tests start with no reference held.
-        Cu.check("cuDevicePrimaryCtxRelease_v2", CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle()));
+        try {
+            DeviceBuffer buffer = DeviceBuffer.allocate(left, 4096);
+            left.closeBeforeExit();
+            assertTrue(buffer.isClosed() && left.isClosed());
+            left.close(); // the first close decided
+            assertTrue(device.primaryContextActive(), "the reference is left to the process's end");
+        } finally {
+            // Released here so that later tests start with no reference held.
+            Cu.check("cuDevicePrimaryCtxRelease_v2", CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle()));
+        }
         assertFalse(device.primaryContextActive());
     }
 

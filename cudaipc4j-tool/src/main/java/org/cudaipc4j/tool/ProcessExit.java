@@ -7,9 +7,10 @@ import java.lang.foreign.Linker;
 import java.lang.invoke.MethodHandle;
 
 /**
- * How the tool's processes end. Normally ({@link #exit}) every resource was closed explicitly, CUDA contexts
- * included, and the process ends through {@code System.exit}; the CUDA driver's own at-exit handlers find nothing
- * left, and its interprocess bookkeeping (files it keeps in {@code /dev/shm}) is removed.
+ * How the tool's processes end. Normally ({@link #exit}) every resource was closed explicitly and the process ends
+ * through {@code System.exit}; the CUDA driver's own at-exit handlers find at most a primary context that a
+ * simpleIPC child left to them (see {@code Context.closeBeforeExit}), and its interprocess bookkeeping (files it
+ * keeps in {@code /dev/shm}) is removed.
  *
  * <p>{@link #abandon} is for a child whose group failed while its stream may still hold work that waits for a
  * record a dead sibling never ran: tearing that context down (or the driver's at-exit handler doing it) waits

@@ -165,8 +165,8 @@ public interface Backend extends AutoCloseable {
         void close();
 
         /**
-         * As {@link #close()} in a process that exits right after: what the process's exit tears down anyway and
-         * faster (the CUDA backend: the device's primary context) may be left to it.
+         * As {@link #close()} in a process that exits right after: what its exit tears down anyway may be left to
+         * it, when that ends the process sooner (the CUDA backend: the device's primary context).
          */
         default void closeBeforeExit() {
             close();

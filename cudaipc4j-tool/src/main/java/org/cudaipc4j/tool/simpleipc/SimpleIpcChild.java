@@ -177,18 +177,19 @@ public final class SimpleIpcChild {
         System.out.println("Process " + id + ": Starting on device " + device + "...");
 
         try (Attachment attachment = backend.attach(SimpleIpcSlot.deviceUuid(slot))) {
+            int exit;
             try {
-                int exit = work(runtime, attachment, settings, fdRequest, phases);
-                // This process ends next: its exit destroys the device context in less time than releasing it
-                // first would take, and the release was on the way to the run's end.
-                attachment.closeBeforeExit();
-                return exit;
+                exit = work(runtime, attachment, settings, fdRequest, phases);
             } catch (RuntimeException | Error e) {
                 // This stream may hold work that waits for a record a dead sibling never ran; closing the context
                 // would wait for it (for seconds). Report, then end now: the kernel reclaims the rest.
                 abandon(runtime, e);
                 throw e;
             }
+            // This process ends next: leaving the device context to its exit ends it sooner than releasing it
+            // first, and the parent waits for that end (docs/performance.md).
+            attachment.closeBeforeExit();
+            return exit;
         } finally {
             phases.mark("closed");
         }
