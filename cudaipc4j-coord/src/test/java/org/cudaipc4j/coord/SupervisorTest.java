@@ -387,6 +387,48 @@ class SupervisorTest {
                 .withGracePeriod(Duration.ofSeconds(-1)));
     }
 
+    @Test
+    void adoptedProcessesThatFinishTheirWorkSucceed() throws Exception {
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults())) {
+            List<List<String>> args = args(block, "20");
+            for (int i = 0; i < 2; i++) {
+                sv.adopt(i, startedElsewhere(args.get(i)));
+            }
+            assertThrows(IllegalStateException.class, () -> sv.adopt(1, ProcessHandle.current()));
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            assertTrue(outcome.ok(), outcome.toString());
+            assertEquals(List.of(0, 0), outcome.exitCodes(), "DONE in their slots stands for exit code 0");
+            assertEquals(started, sv.pids());
+        }
+    }
+
+    @Test
+    void anAdoptedProcessThatLeavesWithoutFinishingFailsTheGroup() throws Exception {
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults())) {
+            List<List<String>> args = args(block, "0");
+            args.set(1, List.of(block.name(), "1", "0", "exit:7"));
+            for (int i = 0; i < 2; i++) {
+                sv.adopt(i, startedElsewhere(args.get(i)));
+            }
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            assertFalse(outcome.ok());
+            Supervisor.Failure first = outcome.failures().getFirst();
+            assertEquals(1, first.index());
+            assertTrue(first.reason().contains("not started here: exit code unknown"), first.reason());
+            assertTrue(block.abortState().isPresent(), "the group was aborted, so member 0 left its rounds");
+        }
+    }
+
+    /** A child started by someone other than the supervisor (here, this test), for {@link Supervisor#adopt}. */
+    private ProcessHandle startedElsewhere(List<String> args) throws java.io.IOException {
+        Process p = new ProcessBuilder(JvmCommand.from(JvmCommand.base(), List.of(), LoopingChild.class.getName(),
+                args)).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(p.pid());
+        return p.toHandle();
+    }
+
     static List<List<String>> args(ControlBlock block, String rounds) {
         List<List<String>> all = new ArrayList<>();
         for (int i = 0; i < block.processCount(); i++) {
