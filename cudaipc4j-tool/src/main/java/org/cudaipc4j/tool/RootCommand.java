@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
 import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.tool.kernels.BuiltinKernels;
 import org.cudaipc4j.tool.simpleipc.IpcMode;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions.BackendKind;
@@ -216,9 +217,11 @@ final class RootCommand implements Callable<Integer> {
             case "auto" -> BackendKind.AUTO;
             default -> throw usage("--backend must be cuda, host or auto, got '" + backend + "'");
         };
-        String fillKernel = kernel.toLowerCase(Locale.ROOT);
-        if (!fillKernel.equals("vec16") && !fillKernel.equals("simple")) {
-            throw usage("--kernel must be vec16 or simple, got '" + kernel + "'");
+        String fillKernel;
+        try {
+            fillKernel = BuiltinKernels.Fill.parse(kernel).optionName();
+        } catch (IllegalArgumentException e) {
+            throw usage("--kernel " + e.getMessage());
         }
         String verifyWhere = verify.toLowerCase(Locale.ROOT);
         if (!verifyWhere.equals("host") && !verifyWhere.equals("device")) {

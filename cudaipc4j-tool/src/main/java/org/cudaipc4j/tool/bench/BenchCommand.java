@@ -19,6 +19,7 @@ import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.cudaipc4j.tool.ExitCodes;
 import org.cudaipc4j.tool.bench.BarrierLatency;
+import org.cudaipc4j.tool.kernels.BuiltinKernels;
 import org.cudaipc4j.tool.simpleipc.Sizes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -153,7 +154,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         stepKernels = new ArrayList<>();
         for (String kernel : list("--step-kernels", stepKernelsText)) {
-            if (!Set.of("vec16", "simple").contains(kernel)) {
+            try {
+                BuiltinKernels.Fill.parse(kernel);
+            } catch (IllegalArgumentException e) {
                 throw usage("--step-kernels: unknown kernel '" + kernel + "' (the kernels are vec16, simple)");
             }
             if (!stepKernels.contains(kernel)) {

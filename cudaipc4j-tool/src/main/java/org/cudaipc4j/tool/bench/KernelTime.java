@@ -54,7 +54,7 @@ final class KernelTime {
                  Event start = Event.create(context);
                  Event stop = Event.create(context)) {
                 for (String kernel : kernels) {
-                    BuiltinKernels.Fill fill = BuiltinKernels.Fill.valueOf(kernel.toUpperCase(java.util.Locale.ROOT));
+                    BuiltinKernels.Fill fill = BuiltinKernels.Fill.parse(kernel);
                     Launch launch = value -> loaded.fill(fill, buffer, value, stream);
                     for (int i = 0; i < launchesPerBatch; i++) {
                         launch.launch((byte) i);

@@ -35,12 +35,31 @@ public final class BuiltinKernels implements AutoCloseable {
     public static final int SIMPLE_BLOCK = 128;
     public static final int VEC_BLOCK = 256;
 
-    /** Which fill kernel to use. */
+    /** Which fill kernel to use; named {@code simple} or {@code vec16} on command lines. */
     public enum Fill {
         /** {@value BuiltinKernels#FILL_BYTES}. */
         SIMPLE,
         /** {@value BuiltinKernels#FILL_BYTES_VEC16}. */
-        VEC16
+        VEC16;
+
+        /** The name options give it: {@code simple}, {@code vec16}. */
+        public String optionName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        /**
+         * The kernel an option names, in any case.
+         *
+         * @throws IllegalArgumentException "must be vec16 or simple, got '...'" for any other name
+         */
+        public static Fill parse(String name) {
+            for (Fill f : values()) {
+                if (f.optionName().equals(name.toLowerCase(java.util.Locale.ROOT))) {
+                    return f;
+                }
+            }
+            throw new IllegalArgumentException("must be vec16 or simple, got '" + name + "'");
+        }
     }
 
     private final Context context;

@@ -62,13 +62,12 @@ public final class CudaBackend implements Backend {
 
     /** The fill kernel {@value #KERNEL_PROPERTY} selects. */
     static BuiltinKernels.Fill fillKernel() {
-        String kernel = System.getProperty(KERNEL_PROPERTY, "vec16");
-        return switch (kernel) {
-            case "vec16" -> BuiltinKernels.Fill.VEC16;
-            case "simple" -> BuiltinKernels.Fill.SIMPLE;
-            default -> throw new IllegalArgumentException(
-                    KERNEL_PROPERTY + " must be vec16 or simple, got '" + kernel + "'");
-        };
+        String kernel = System.getProperty(KERNEL_PROPERTY, BuiltinKernels.Fill.VEC16.optionName());
+        try {
+            return BuiltinKernels.Fill.parse(kernel);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(KERNEL_PROPERTY + " " + e.getMessage(), e);
+        }
     }
 
     @Override
