@@ -37,6 +37,23 @@ public final class Cuda {
     }
 
     /**
+     * Why CUDA cannot be used in this process, in one line, or empty when the driver loads, starts
+     * ({@link #init()}) and has at least one device: the missing driver library or symbol, "no CUDA device found",
+     * or "the CUDA driver cannot be used: " and the driver's error.
+     */
+    public static java.util.Optional<String> unavailableReason() {
+        try {
+            init();
+            return Device.count() > 0 ? java.util.Optional.empty() : java.util.Optional.of("no CUDA device found");
+        } catch (DriverNotFoundException | MissingSymbolException e) {
+            return java.util.Optional.of(e.getMessage());
+        } catch (CudaException e) {
+            return java.util.Optional.of(e.error() == CudaError.NO_DEVICE ? "no CUDA device found (" + e.getMessage()
+                    + ")" : "the CUDA driver cannot be used: " + e.getMessage());
+        }
+    }
+
+    /**
      * Initialises the driver ({@code cuInit}) once per process; later calls return at once. Waits for a start
      * begun by {@link #initInBackground}.
      *

@@ -9,13 +9,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.cudaipc4j.cuda.Cuda;
-import org.cudaipc4j.cuda.CudaError;
-import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.IpcCapabilities;
 import org.cudaipc4j.cuda.IpcPath;
-import org.cudaipc4j.cuda.DriverNotFoundException;
-import org.cudaipc4j.cuda.MissingSymbolException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -53,10 +49,7 @@ final class DevicesCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        String unusable = driverUnusable();
-        if (unusable == null && Device.count() == 0) {
-            unusable = "no CUDA device found";
-        }
+        String unusable = Cuda.unavailableReason().orElse(null);
         if (unusable != null) {
             if (json) {
                 out.println(new GsonBuilder().setPrettyPrinting().serializeNulls().create()
@@ -76,19 +69,6 @@ final class DevicesCommand implements Callable<Integer> {
         }
         out.flush();
         return ExitCodes.OK;
-    }
-
-    /** Null when the driver loads and initialises, else one line saying why not. */
-    private static String driverUnusable() {
-        try {
-            Cuda.init();
-            return null;
-        } catch (DriverNotFoundException | MissingSymbolException e) {
-            return e.getMessage();
-        } catch (CudaException e) {
-            return e.error() == CudaError.NO_DEVICE ? "no CUDA device found (" + e.getMessage() + ")"
-                    : "the CUDA driver cannot be used: " + e.getMessage();
-        }
     }
 
     static Report report(List<Device> devices) {

@@ -300,12 +300,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     /** Why CUDA cannot be used here, or null when a device is there. */
     private static String cudaUnusable() {
-        try {
-            org.cudaipc4j.cuda.Cuda.init();
-            return org.cudaipc4j.cuda.Device.count() > 0 ? null : "no CUDA device";
-        } catch (RuntimeException e) {
-            return org.cudaipc4j.tool.Failures.oneLine(e);
-        }
+        return org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
     }
 
     /**

@@ -15,7 +15,6 @@ import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.ComputeMode;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
-import org.cudaipc4j.cuda.CudaError;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.IpcCapabilities;
@@ -24,8 +23,6 @@ import org.cudaipc4j.cuda.MemoryPool;
 import org.cudaipc4j.cuda.ShareableHandleType;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.tool.simpleipc.IpcMode;
-import org.cudaipc4j.cuda.DriverNotFoundException;
-import org.cudaipc4j.cuda.MissingSymbolException;
 
 /**
  * The simpleIPC workload on real GPUs through the CUDA driver. The parent selects and prepares devices and
@@ -124,14 +121,11 @@ public final class CudaBackend implements Backend {
 
     /** The device count, or the reason there can be no IPC device as a {@link NoIpcDeviceException}. */
     private static int deviceCount() {
-        try {
-            return Device.count();
-        } catch (DriverNotFoundException | MissingSymbolException e) {
-            throw new NoIpcDeviceException("No CUDA devices support IPC: " + e.getMessage());
-        } catch (CudaException e) {
-            throw new NoIpcDeviceException("No CUDA devices support IPC: "
-                    + (e.error() == CudaError.NO_DEVICE ? "no CUDA device found" : e.getMessage()));
+        java.util.Optional<String> why = Cuda.unavailableReason();
+        if (why.isPresent()) {
+            throw new NoIpcDeviceException("No CUDA devices support IPC: " + why.get());
         }
+        return Device.count();
     }
 
     private static boolean peerCapableWithAll(Device d, List<Device> selected) {
