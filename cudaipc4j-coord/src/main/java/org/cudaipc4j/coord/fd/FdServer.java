@@ -68,12 +68,16 @@ public final class FdServer implements AutoCloseable {
                 || !dir.getFileName().toString().endsWith(SharedSegment.SOCKET_DIRECTORY_SUFFIX)) {
             throw new IllegalArgumentException(socket + " is not a path from FdServer.newPrivateSocket()");
         }
-        try {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } catch (IOException e) {
-            throw new CoordinationException("cannot create the socket directory " + dir + ": " + e.getMessage(), e);
-        }
-        return listen(dir, socket, true);
+        return Cleanup.create(socket, () -> {
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rwx------")));
+            } catch (IOException e) {
+                throw new CoordinationException("cannot create the socket directory " + dir + ": " + e.getMessage(),
+                        e);
+            }
+            return listen(dir, socket, true);
+        });
     }
 
     /**
@@ -93,7 +97,7 @@ public final class FdServer implements AutoCloseable {
         } catch (IOException e) {
             throw new CoordinationException("cannot use the socket directory " + dir + ": " + e.getMessage(), e);
         }
-        return listen(dir, socket.toAbsolutePath(), false);
+        return Cleanup.create(socket, () -> listen(dir, socket.toAbsolutePath(), false));
     }
 
     private static FdServer listen(Path dir, Path socket, boolean ownsDirectory) {
@@ -108,9 +112,7 @@ public final class FdServer implements AutoCloseable {
             if (listening.value() < 0) {
                 throw new CoordinationException("cannot listen at " + socket + ": " + Libc.strerror(listening.errno()));
             }
-            FdServer server = new FdServer(fd, dir, socket, ownsDirectory);
-            Cleanup.register(server);
-            return server;
+            return new FdServer(fd, dir, socket, ownsDirectory);
         } catch (RuntimeException e) {
             fd.close();
             try {
@@ -225,12 +227,25 @@ public final class FdServer implements AutoCloseable {
         return "descriptor server at " + socket;
     }
 
-    /** Removes the sockets of servers still open when the JVM shuts down (SIGINT, SIGTERM, exit). */
+    /**
+     * Removes the sockets (and private directories) of servers still open when the JVM shuts down (SIGINT, SIGTERM,
+     * exit). A server is known to it from the moment its files are made: the shutdown waits for a creation under
+     * way, and no server is created after it began.
+     */
     private static final class Cleanup {
         private static final Set<FdServer> LIVE = ConcurrentHashMap.newKeySet();
+        private static final java.util.concurrent.locks.ReentrantReadWriteLock LOCK =
+                new java.util.concurrent.locks.ReentrantReadWriteLock();
+        private static boolean shuttingDown; // guarded by LOCK
 
         static {
             Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-fds-cleanup").unstarted(() -> {
+                LOCK.writeLock().lock();
+                try {
+                    shuttingDown = true;
+                } finally {
+                    LOCK.writeLock().unlock();
+                }
                 for (FdServer s : LIVE) {
                     try {
                         s.removeFiles();
@@ -241,8 +256,19 @@ public final class FdServer implements AutoCloseable {
             }));
         }
 
-        static void register(FdServer s) {
-            LIVE.add(s);
+        /** Runs {@code creation}, which makes the server's files, and registers the server; refused in shutdown. */
+        static FdServer create(Path socket, java.util.function.Supplier<FdServer> creation) {
+            LOCK.readLock().lock();
+            try {
+                if (shuttingDown) {
+                    throw new CoordinationException("cannot open a socket at " + socket + ": this JVM is shutting down");
+                }
+                FdServer server = creation.get();
+                LIVE.add(server);
+                return server;
+            } finally {
+                LOCK.readLock().unlock();
+            }
         }
 
         static void unregister(FdServer s) {

@@ -23,6 +23,7 @@ import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.internal.Libc;
 import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.ShmLeaks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -98,6 +99,15 @@ class FdChannelTest {
                 }
             }
         }
+    }
+
+    @Test
+    void aServerOpenedWhileTheJvmShutsDownIsRefusedAndLeavesNoSocket() {
+        JavaProcess.Result r = JavaProcess.run(LIMIT, FdPeer.class, List.of(), "open-in-shutdown");
+        assertEquals(0, r.exitCode(), r.describe());
+        assertTrue(r.stdout().startsWith("REFUSED cannot open a socket at "), r.describe());
+        assertTrue(r.stdout().strip().endsWith(": this JVM is shutting down"), r.describe());
+        ShmLeaks.assertNoneOf(r.pid());
     }
 
     @Test

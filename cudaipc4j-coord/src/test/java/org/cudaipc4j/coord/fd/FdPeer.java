@@ -16,6 +16,8 @@ import org.cudaipc4j.coord.internal.Libc;
  *   <li>{@code hold TEXT}: puts TEXT in a memfd, prints {@code HOLD <pid> <fd>}, then waits for a line on stdin.
  *   <li>{@code take PID FD}: takes descriptor FD of process PID with {@link PidFd#take}; prints {@code TAKEN <its
  *       contents>} or {@code REFUSED <message>}.
+ *   <li>{@code open-in-shutdown}: opens and closes a server, then exits; a shutdown hook of its own opens another
+ *       server 300 ms into the shutdown and prints {@code OPENED <socket>} or {@code REFUSED <message>}.
  * </ul>
  */
 public final class FdPeer {
@@ -48,6 +50,20 @@ public final class FdPeer {
                 } catch (org.cudaipc4j.coord.CoordinationException e) {
                     System.out.println("REFUSED " + e.getMessage());
                 }
+            }
+            case "open-in-shutdown" -> {
+                FdServer.open().close();
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    try {
+                        Thread.sleep(300); // the cleanup's own hook, started at the same time, has run by then
+                        System.out.println("OPENED " + FdServer.open().socket());
+                    } catch (org.cudaipc4j.coord.CoordinationException e) {
+                        System.out.println("REFUSED " + e.getMessage());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    System.out.flush();
+                }));
             }
             default -> throw new IllegalArgumentException(args[0] + HexFormat.of().toHexDigits(0));
         }
