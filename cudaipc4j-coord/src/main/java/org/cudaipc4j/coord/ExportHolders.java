@@ -12,7 +12,7 @@ import java.util.Objects;
  * into when it maps an export ({@link #hold}) and out of when it unmaps it ({@link Hold#close}), so that the
  * exporter frees only memory that nobody maps ({@link #awaitReleased}). A holder that dies does not pin the memory:
  * its entries count only while its process lives (checked by pid and process start time, so a reused pid does not
- * count either).
+ * count either). Pids are this PID namespace's: every process of a table must see the others' pids.
  *
  * <p>The exporter {@linkplain #create creates} the table and sends its {@link #name()} to importers with the
  * export (for instance beside a memory descriptor); each importer {@linkplain #open opens} it. Exports are named by
@@ -124,10 +124,12 @@ public final class ExportHolders implements AutoCloseable {
                     memory.set(ValueLayout.JAVA_LONG, at + 16, start);
                     memory.set(ValueLayout.JAVA_LONG, at + 24, key);
                     long held = word(pid, generation(claimed), HELD);
-                    LONG.setRelease(memory, at, held);
-                    Hold hold = new Hold(this, i, key, held);
-                    open.add(hold);
-                    return hold;
+                    // A claim another process took for a dead one's (a pid it cannot see) is lost: claim again.
+                    if (LONG.compareAndSet(memory, at, claimed, held)) {
+                        Hold hold = new Hold(this, i, key, held);
+                        open.add(hold);
+                        return hold;
+                    }
                 }
             }
             reclaimDead();
@@ -175,7 +177,10 @@ public final class ExportHolders implements AutoCloseable {
         }
     }
 
-    /** Frees the entries of dead holders, and those claimed by processes that died before they held them. */
+    /**
+     * Frees the entries of dead holders, and those claimed by processes that died before they held them (checked by
+     * pid alone: a claimer's pid that was reused keeps its entry until that process ends).
+     */
     private void reclaimDead() {
         for (int i = 0; i < capacity; i++) {
             long word = (long) LONG.getAcquire(memory, offset(i));

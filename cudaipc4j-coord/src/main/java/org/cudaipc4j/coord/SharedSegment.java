@@ -450,28 +450,32 @@ public final class SharedSegment implements AutoCloseable {
         private static boolean shuttingDown; // guarded by LOCK
 
         static {
-            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-shm-cleanup").unstarted(() -> {
-                LOCK.writeLock().lock();
-                try {
-                    shuttingDown = true;
-                } finally {
-                    LOCK.writeLock().unlock();
-                }
-                for (Path p : CREATING) {
+            try {
+                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-shm-cleanup").unstarted(() -> {
+                    LOCK.writeLock().lock();
                     try {
-                        Files.deleteIfExists(p);
-                    } catch (IOException e) {
-                        System.err.println("cudaipc4j: cannot remove shared segment " + p + ": " + e.getMessage());
+                        shuttingDown = true;
+                    } finally {
+                        LOCK.writeLock().unlock();
                     }
-                }
-                for (SharedSegment s : LIVE) {
-                    try {
-                        s.unlink();
-                    } catch (RuntimeException e) {
-                        System.err.println("cudaipc4j: " + e.getMessage());
+                    for (Path p : CREATING) {
+                        try {
+                            Files.deleteIfExists(p);
+                        } catch (IOException e) {
+                            System.err.println("cudaipc4j: cannot remove shared segment " + p + ": " + e.getMessage());
+                        }
                     }
-                }
-            }));
+                    for (SharedSegment s : LIVE) {
+                        try {
+                            s.unlink();
+                        } catch (RuntimeException e) {
+                            System.err.println("cudaipc4j: " + e.getMessage());
+                        }
+                    }
+                }));
+            } catch (IllegalStateException e) {
+                shuttingDown = true; // first used while the JVM shuts down: no hook, so no file
+            }
         }
 
         /** Creates {@code path} (exclusively, mode 0600); refused once the JVM is shutting down. */

@@ -101,22 +101,30 @@ public final class FdServer implements AutoCloseable {
     }
 
     private static FdServer listen(Path dir, Path socket, boolean ownsDirectory) {
-        OwnedFd fd = Native.socket();
+        OwnedFd fd = null;
+        boolean bound = false; // a socket file that is there and not ours (EADDRINUSE) is left alone
         try (Arena arena = Arena.ofConfined()) {
+            fd = Native.socket();
             MemorySegment address = Native.address(arena, socket);
-            Libc.Result bound = Libc.bind(fd.value(), address, (int) Native.SOCKADDR_UN.byteSize());
-            if (bound.value() < 0) {
-                throw new CoordinationException("cannot bind a socket at " + socket + ": " + Libc.strerror(bound.errno()));
+            Libc.Result bind = Libc.bind(fd.value(), address, (int) Native.SOCKADDR_UN.byteSize());
+            if (bind.value() < 0) {
+                throw new CoordinationException("cannot bind a socket at " + socket + ": "
+                        + Libc.strerror(bind.errno()));
             }
+            bound = true;
             Libc.Result listening = Libc.listen(fd.value(), 128);
             if (listening.value() < 0) {
                 throw new CoordinationException("cannot listen at " + socket + ": " + Libc.strerror(listening.errno()));
             }
             return new FdServer(fd, dir, socket, ownsDirectory);
         } catch (RuntimeException e) {
-            fd.close();
+            if (fd != null) {
+                fd.close();
+            }
             try {
-                Files.deleteIfExists(socket);
+                if (bound) {
+                    Files.deleteIfExists(socket);
+                }
                 if (ownsDirectory) {
                     Files.deleteIfExists(dir);
                 }
@@ -233,27 +241,33 @@ public final class FdServer implements AutoCloseable {
      * way, and no server is created after it began.
      */
     private static final class Cleanup {
+        /** The name of its shutdown hook's thread. */
+        static final String HOOK_NAME = "cudaipc4j-fds-cleanup";
         private static final Set<FdServer> LIVE = ConcurrentHashMap.newKeySet();
         private static final java.util.concurrent.locks.ReentrantReadWriteLock LOCK =
                 new java.util.concurrent.locks.ReentrantReadWriteLock();
         private static boolean shuttingDown; // guarded by LOCK
 
         static {
-            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-fds-cleanup").unstarted(() -> {
-                LOCK.writeLock().lock();
-                try {
-                    shuttingDown = true;
-                } finally {
-                    LOCK.writeLock().unlock();
-                }
-                for (FdServer s : LIVE) {
+            try {
+                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name(HOOK_NAME).unstarted(() -> {
+                    LOCK.writeLock().lock();
                     try {
-                        s.removeFiles();
-                    } catch (RuntimeException e) {
-                        System.err.println("cudaipc4j: " + e.getMessage());
+                        shuttingDown = true;
+                    } finally {
+                        LOCK.writeLock().unlock();
                     }
-                }
-            }));
+                    for (FdServer s : LIVE) {
+                        try {
+                            s.removeFiles();
+                        } catch (RuntimeException e) {
+                            System.err.println("cudaipc4j: " + e.getMessage());
+                        }
+                    }
+                }));
+            } catch (IllegalStateException e) {
+                shuttingDown = true; // first used while the JVM shuts down: no hook, so no server
+            }
         }
 
         /** Runs {@code creation}, which makes the server's files, and registers the server; refused in shutdown. */
@@ -261,7 +275,8 @@ public final class FdServer implements AutoCloseable {
             LOCK.readLock().lock();
             try {
                 if (shuttingDown) {
-                    throw new CoordinationException("cannot open a socket at " + socket + ": this JVM is shutting down");
+                    throw new CoordinationException("cannot open a socket at " + socket
+                            + ": this JVM is shutting down");
                 }
                 FdServer server = creation.get();
                 LIVE.add(server);

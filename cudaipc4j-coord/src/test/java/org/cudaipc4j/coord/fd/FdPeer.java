@@ -16,8 +16,8 @@ import org.cudaipc4j.coord.internal.Libc;
  *   <li>{@code hold TEXT}: puts TEXT in a memfd, prints {@code HOLD <pid> <fd>}, then waits for a line on stdin.
  *   <li>{@code take PID FD}: takes descriptor FD of process PID with {@link PidFd#take}; prints {@code TAKEN <its
  *       contents>} or {@code REFUSED <message>}.
- *   <li>{@code open-in-shutdown}: opens and closes a server, then exits; a shutdown hook of its own opens another
- *       server 300 ms into the shutdown and prints {@code OPENED <socket>} or {@code REFUSED <message>}.
+ *   <li>{@code open-in-shutdown}: opens and closes a server, then exits; a shutdown hook of its own waits for the
+ *       server cleanup's hook, opens another server and prints {@code OPENED <socket>} or {@code REFUSED <message>}.
  * </ul>
  */
 public final class FdPeer {
@@ -55,7 +55,12 @@ public final class FdPeer {
                 FdServer.open().close();
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     try {
-                        Thread.sleep(300); // the cleanup's own hook, started at the same time, has run by then
+                        // The server cleanup's hook (its thread's name), started at the same time: after it.
+                        for (Thread t : Thread.getAllStackTraces().keySet()) {
+                            if (t.getName().equals("cudaipc4j-fds-cleanup")) {
+                                t.join();
+                            }
+                        }
                         System.out.println("OPENED " + FdServer.open().socket());
                     } catch (org.cudaipc4j.coord.CoordinationException e) {
                         System.out.println("REFUSED " + e.getMessage());
