@@ -50,6 +50,8 @@ public final class Cuda {
         } catch (CudaException e) {
             return java.util.Optional.of(e.error() == CudaError.NO_DEVICE ? "no CUDA device found (" + e.getMessage()
                     + ")" : "the CUDA driver cannot be used: " + e.getMessage());
+        } catch (RuntimeException e) {
+            return java.util.Optional.of("the CUDA driver cannot be used: " + e);
         }
     }
 

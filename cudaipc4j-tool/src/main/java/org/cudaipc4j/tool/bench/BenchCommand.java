@@ -154,13 +154,14 @@ public final class BenchCommand implements Callable<Integer> {
         }
         stepKernels = new ArrayList<>();
         for (String kernel : list("--step-kernels", stepKernelsText)) {
+            String name;
             try {
-                BuiltinKernels.Fill.parse(kernel);
+                name = BuiltinKernels.Fill.parse(kernel).optionName();
             } catch (IllegalArgumentException e) {
                 throw usage("--step-kernels: unknown kernel '" + kernel + "' (the kernels are vec16, simple)");
             }
-            if (!stepKernels.contains(kernel)) {
-                stepKernels.add(kernel);
+            if (!stepKernels.contains(name)) {
+                stepKernels.add(name);
             }
         }
         atLeast("--barrier-rounds", barrierRounds, 1);
