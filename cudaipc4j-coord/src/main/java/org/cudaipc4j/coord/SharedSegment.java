@@ -1,6 +1,7 @@
 package org.cudaipc4j.coord;
 
 import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.coord.internal.ShutdownRemovals;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,7 +16,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HexFormat;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -58,6 +58,8 @@ public final class SharedSegment implements AutoCloseable {
     private final MemorySegment memory;
     private boolean closed;
     private boolean unlinked;
+    /** The creator's file removal, kept for the JVM's shutdown until {@link #close()}. */
+    private final ShutdownRemovals.Removal removal = this::unlink;
 
     private SharedSegment(String name, Path path, long size, boolean creator, Arena arena, MemorySegment memory) {
         this.name = name;
@@ -131,9 +133,17 @@ public final class SharedSegment implements AutoCloseable {
             checkRoom(dir, name, size);
         }
 
-        // Created and known to the shutdown cleanup in one step: a file made while the JVM shuts down (a signal at
-        // start-up) would be seen by nobody.
-        Libc.Result open = Cleanup.createFile(path);
+        // Created and known to the shutdown's removals in one step: a file made while the JVM shuts down (a signal
+        // at start-up) would be seen by nobody.
+        ShutdownRemovals.Removal fileRemoval = () -> deleteFile(path);
+        Libc.Result open = ShutdownRemovals.make(() -> {
+            Libc.Result made = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_CLOEXEC,
+                    0600);
+            if (made.value() >= 0) {
+                ShutdownRemovals.keep(fileRemoval);
+            }
+            return made;
+        }, () -> new SharedSegmentException("cannot create shared segment " + path + ": this JVM is shutting down"));
         if (open.value() < 0) {
             throw new SharedSegmentException(switch (open.errno()) {
                 case Libc.EEXIST -> "cannot create shared segment " + path + ": it already exists";
@@ -162,10 +172,11 @@ public final class SharedSegment implements AutoCloseable {
                 memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
             }
             SharedSegment segment = new SharedSegment(name, path, size, true, arena, memory);
-            Cleanup.register(segment);
+            ShutdownRemovals.keep(segment.removal);
+            ShutdownRemovals.forget(fileRemoval);
             return segment;
         } catch (IOException | RuntimeException e) {
-            Cleanup.forget(path);
+            ShutdownRemovals.forget(fileRemoval);
             if (arena != null) {
                 arena.close();
             }
@@ -280,7 +291,7 @@ public final class SharedSegment implements AutoCloseable {
             }
             closed = true;
             if (creator) {
-                Cleanup.unregister(this);
+                ShutdownRemovals.forget(removal);
                 try {
                     unlink();
                 } catch (RuntimeException e) {
@@ -308,6 +319,10 @@ public final class SharedSegment implements AutoCloseable {
             return;
         }
         unlinked = true;
+        deleteFile(path);
+    }
+
+    private static void deleteFile(Path path) {
         try {
             Files.deleteIfExists(path);
         } catch (IOException e) {
@@ -435,79 +450,5 @@ public final class SharedSegment implements AutoCloseable {
     @Override
     public String toString() {
         return "SharedSegment[" + path + ", " + size + " bytes" + (creator ? ", creator" : "") + "]";
-    }
-
-    /**
-     * Unlinks creators' files when the JVM shuts down before they were closed. A file is known to it from the moment
-     * it is created: the shutdown waits for a creation under way, and no file is created after it began.
-     */
-    private static final class Cleanup {
-        private static final Set<SharedSegment> LIVE = ConcurrentHashMap.newKeySet();
-        /** Files created and not yet wrapped in a registered segment. */
-        private static final Set<Path> CREATING = ConcurrentHashMap.newKeySet();
-        private static final java.util.concurrent.locks.ReentrantReadWriteLock LOCK =
-                new java.util.concurrent.locks.ReentrantReadWriteLock();
-        private static boolean shuttingDown; // guarded by LOCK
-
-        static {
-            try {
-                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-shm-cleanup").unstarted(() -> {
-                    LOCK.writeLock().lock();
-                    try {
-                        shuttingDown = true;
-                    } finally {
-                        LOCK.writeLock().unlock();
-                    }
-                    for (Path p : CREATING) {
-                        try {
-                            Files.deleteIfExists(p);
-                        } catch (IOException e) {
-                            System.err.println("cudaipc4j: cannot remove shared segment " + p + ": " + e.getMessage());
-                        }
-                    }
-                    for (SharedSegment s : LIVE) {
-                        try {
-                            s.unlink();
-                        } catch (RuntimeException e) {
-                            System.err.println("cudaipc4j: " + e.getMessage());
-                        }
-                    }
-                }));
-            } catch (IllegalStateException e) {
-                shuttingDown = true; // first used while the JVM shuts down: no hook, so no file
-            }
-        }
-
-        /** Creates {@code path} (exclusively, mode 0600); refused once the JVM is shutting down. */
-        static Libc.Result createFile(Path path) {
-            LOCK.readLock().lock();
-            try {
-                if (shuttingDown) {
-                    throw new SharedSegmentException("cannot create shared segment " + path
-                            + ": this JVM is shutting down");
-                }
-                Libc.Result open = Libc.open(path.toString(),
-                        Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_CLOEXEC, 0600);
-                if (open.value() >= 0) {
-                    CREATING.add(path);
-                }
-                return open;
-            } finally {
-                LOCK.readLock().unlock();
-            }
-        }
-
-        static void register(SharedSegment s) {
-            LIVE.add(s);
-            CREATING.remove(s.path);
-        }
-
-        static void forget(Path path) {
-            CREATING.remove(path);
-        }
-
-        static void unregister(SharedSegment s) {
-            LIVE.remove(s);
-        }
     }
 }

@@ -7,12 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.coord.internal.ShutdownRemovals;
 
 /**
  * A Unix socket that hands out file descriptors to the processes of one group, private to this user: it lives in a
@@ -30,6 +29,8 @@ public final class FdServer implements AutoCloseable {
     private final Path directory;
     private final Path socket;
     private final boolean ownsDirectory;
+    /** Removes the socket (and the private directory) if the JVM shuts down before {@link #close()}. */
+    private final ShutdownRemovals.Removal removal = this::removeFiles;
     private volatile boolean closed;
     /** Held (shared) while accept uses the descriptor, exclusively while close() closes it. */
     private final java.util.concurrent.locks.ReentrantReadWriteLock inUse =
@@ -68,7 +69,7 @@ public final class FdServer implements AutoCloseable {
                 || !dir.getFileName().toString().endsWith(SharedSegment.SOCKET_DIRECTORY_SUFFIX)) {
             throw new IllegalArgumentException(socket + " is not a path from FdServer.newPrivateSocket()");
         }
-        return Cleanup.create(socket, () -> {
+        return ShutdownRemovals.make(() -> {
             try {
                 Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(
                         PosixFilePermissions.fromString("rwx------")));
@@ -76,8 +77,8 @@ public final class FdServer implements AutoCloseable {
                 throw new CoordinationException("cannot create the socket directory " + dir + ": " + e.getMessage(),
                         e);
             }
-            return listen(dir, socket, true);
-        });
+            return kept(listen(dir, socket, true));
+        }, () -> refusedInShutdown(socket));
     }
 
     /**
@@ -97,7 +98,17 @@ public final class FdServer implements AutoCloseable {
         } catch (IOException e) {
             throw new CoordinationException("cannot use the socket directory " + dir + ": " + e.getMessage(), e);
         }
-        return Cleanup.create(socket, () -> listen(dir, socket.toAbsolutePath(), false));
+        return ShutdownRemovals.make(() -> kept(listen(dir, socket.toAbsolutePath(), false)),
+                () -> refusedInShutdown(socket));
+    }
+
+    private static FdServer kept(FdServer server) {
+        ShutdownRemovals.keep(server.removal);
+        return server;
+    }
+
+    private static CoordinationException refusedInShutdown(Path socket) {
+        return new CoordinationException("cannot open a socket at " + socket + ": this JVM is shutting down");
     }
 
     private static FdServer listen(Path dir, Path socket, boolean ownsDirectory) {
@@ -208,7 +219,7 @@ public final class FdServer implements AutoCloseable {
             return;
         }
         closed = true;
-        Cleanup.unregister(this);
+        ShutdownRemovals.forget(removal);
         Libc.shutdown(fd.value(), Libc.SHUT_RDWR); // wakes an accept waiting in poll
         inUse.writeLock().lock();
         try {
@@ -233,61 +244,5 @@ public final class FdServer implements AutoCloseable {
     @Override
     public String toString() {
         return "descriptor server at " + socket;
-    }
-
-    /**
-     * Removes the sockets (and private directories) of servers still open when the JVM shuts down (SIGINT, SIGTERM,
-     * exit). A server is known to it from the moment its files are made: the shutdown waits for a creation under
-     * way, and no server is created after it began.
-     */
-    private static final class Cleanup {
-        /** The name of its shutdown hook's thread. */
-        static final String HOOK_NAME = "cudaipc4j-fds-cleanup";
-        private static final Set<FdServer> LIVE = ConcurrentHashMap.newKeySet();
-        private static final java.util.concurrent.locks.ReentrantReadWriteLock LOCK =
-                new java.util.concurrent.locks.ReentrantReadWriteLock();
-        private static boolean shuttingDown; // guarded by LOCK
-
-        static {
-            try {
-                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name(HOOK_NAME).unstarted(() -> {
-                    LOCK.writeLock().lock();
-                    try {
-                        shuttingDown = true;
-                    } finally {
-                        LOCK.writeLock().unlock();
-                    }
-                    for (FdServer s : LIVE) {
-                        try {
-                            s.removeFiles();
-                        } catch (RuntimeException e) {
-                            System.err.println("cudaipc4j: " + e.getMessage());
-                        }
-                    }
-                }));
-            } catch (IllegalStateException e) {
-                shuttingDown = true; // first used while the JVM shuts down: no hook, so no server
-            }
-        }
-
-        /** Runs {@code creation}, which makes the server's files, and registers the server; refused in shutdown. */
-        static FdServer create(Path socket, java.util.function.Supplier<FdServer> creation) {
-            LOCK.readLock().lock();
-            try {
-                if (shuttingDown) {
-                    throw new CoordinationException("cannot open a socket at " + socket
-                            + ": this JVM is shutting down");
-                }
-                FdServer server = creation.get();
-                LIVE.add(server);
-                return server;
-            } finally {
-                LOCK.readLock().unlock();
-            }
-        }
-
-        static void unregister(FdServer s) {
-            LIVE.remove(s);
-        }
     }
 }

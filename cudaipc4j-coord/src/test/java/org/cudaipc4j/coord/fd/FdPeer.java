@@ -17,7 +17,7 @@ import org.cudaipc4j.coord.internal.Libc;
  *   <li>{@code take PID FD}: takes descriptor FD of process PID with {@link PidFd#take}; prints {@code TAKEN <its
  *       contents>} or {@code REFUSED <message>}.
  *   <li>{@code open-in-shutdown}: opens and closes a server, then exits; a shutdown hook of its own waits for the
- *       server cleanup's hook, opens another server and prints {@code OPENED <socket>} or {@code REFUSED <message>}.
+ *       shutdown removals' hook, opens another server and prints {@code OPENED <socket>} or {@code REFUSED <message>}.
  * </ul>
  */
 public final class FdPeer {
@@ -55,9 +55,9 @@ public final class FdPeer {
                 FdServer.open().close();
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     try {
-                        // The server cleanup's hook (its thread's name), started at the same time: after it.
+                        // The shutdown removals' hook, started at the same time as this one: after it.
                         for (Thread t : Thread.getAllStackTraces().keySet()) {
-                            if (t.getName().equals("cudaipc4j-fds-cleanup")) {
+                            if (t.getName().equals(org.cudaipc4j.coord.internal.ShutdownRemovals.HOOK_NAME)) {
                                 t.join();
                             }
                         }
