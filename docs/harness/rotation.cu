@@ -73,6 +73,12 @@ template <bool CS> __global__ void k_x4(unsigned char* d, unsigned char v, u64 n
 }
 
 struct Kernel { void* fn; int block; int grid; };
+static const char* kernelNames[] = {"byte", "bytecs", "vec16", "cs", "x4", "x4cs", "vec16h", "x4h", "x4w2", "vec16b1k",
+                                    "memset"};
+static bool isKernelName(const char* name) {
+  for (const char* k : kernelNames) if (!strcmp(k, name)) return true;
+  return false;
+}
 static int sms;
 
 // The byte kernels take a full wave (as the sample sizes its grid); the 16-byte ones as many blocks as the bytes
@@ -91,7 +97,7 @@ static Kernel kernel(const char* name, u64 n) {
   else if (!strcmp(name, "x4w2")) { k.fn = (void*)k_x4<false>; waves = 2; }
   else if (!strcmp(name, "vec16b1k")) k = {(void*)k_vec16<false>, 1024, 0};
   else if (strcmp(name, "memset")) { fprintf(stderr, "unknown kernel %s\n", name); exit(64); }
-  if (!k.fn) return k;
+  if (!k.fn) return Kernel{nullptr, 0, 0};
   int perSm = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, k.fn, k.block, 0));
   int wave = (int)(perSm * sms * waves);
@@ -122,6 +128,10 @@ static void barrier(int n, int& local) {
 }
 
 static int kernelsAlone(u64 n) {
+  if (n < 16 || n > (1ull << 31)) {
+    fprintf(stderr, "rotation kernels: 16 bytes to 2 GiB (the kernels index with 32 bits)\n");
+    return 64;
+  }
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   void* p;
   CK(cudaMalloc(&p, n));
@@ -130,9 +140,8 @@ static int kernelsAlone(u64 n) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  const char* names[] = {"byte", "bytecs", "vec16", "cs", "x4", "x4cs", "vec16h", "x4h", "x4w2", "vec16b1k", "memset"};
   for (int rep = 0; rep < 3; rep++) {
-    for (const char* name : names) {
+    for (const char* name : kernelNames) {
       Kernel k = kernel(name, n);
       for (int i = 0; i < 20; i++) fill(k, p, 1, n, st);
       CK(cudaEventRecord(a, st));
@@ -166,6 +175,12 @@ int main(int argc, char** argv) {
     return 64;
   }
   u64 bytes = 64ull << 20, chunk = bytes / chunks;
+  if (chunk * chunks != bytes || chunk % 16 != 0) {
+    fprintf(stderr, "rotation: CHUNKS must split 64 MiB into parts of a multiple of 16 bytes (1, 2, 4, ...)\n");
+    return 64;
+  }
+  if (!isKernelName(kernelName)) { fprintf(stderr, "rotation: unknown kernel %s\n", kernelName); return 64; }
+  alarm(600);  // a hung run ends: the parent dies of SIGALRM, and its children with it (PR_SET_PDEATHSIG)
   shm = (Shm*)mmap(0, sizeof(Shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   unsigned int* hostCounters = (unsigned int*)mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   memset((void*)shm, 0, sizeof(Shm));
@@ -174,7 +189,13 @@ int main(int argc, char** argv) {
   pid_t kids[16];
   // The children are forked before this process touches CUDA, and wait for its buffers.
   for (int id = 0; id < n; id++) {
-    if ((kids[id] = fork()) != 0) continue;
+    if ((kids[id] = fork()) < 0) {
+      perror("fork");
+      shm->failed.store(1);
+      for (int k = 0; k < id; k++) kill(kids[k], SIGKILL);
+      return 1;
+    }
+    if (kids[id] != 0) continue;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(3);
     while (!shm->ready.load()) {
@@ -208,7 +229,7 @@ int main(int argc, char** argv) {
     bool handOff = n > 1 && !none;
     for (long step = 0; step < warm + steps; step++) {
       if (step == warm) { CK(cudaStreamSynchronize(st)); barrier(n, local); t0 = now(); }
-      int b = (int)((step + id) % n);  // the sample's buffer for this step; its last writer was process id + 1
+      int b = (int)((step + id) % n);  // the sample's buffer for this step; its writer a step before was process id + 1
       for (int c = 0; c < chunks; c++) {
         int q = b * chunks + c;
         if (handOff && !ev) CK(cuStreamWaitValue32((CUstream)st, counter[q], (unsigned)step, CU_STREAM_WAIT_VALUE_GEQ));
@@ -223,13 +244,14 @@ int main(int argc, char** argv) {
     double t1 = now();
     barrier(n, local);
     shm->perStep[id] = (t1 - t0) / steps * 1e6;
-    // The last writer of buffer id was process id + 1, or this process when alone. Without a hand-off the
-    // processes' fills of one buffer are not ordered: nothing to check.
+    // Buffer id's last writer is the process p with (last + p) % n == id. Without a hand-off the processes'
+    // fills of one buffer are not ordered: nothing to check.
     if (handOff || n == 1) {
       unsigned char ends[2];
       CK(cudaMemcpy(ends, buf[id], 1, cudaMemcpyDeviceToHost));
       CK(cudaMemcpy(ends + 1, (char*)buf[id] + bytes - 1, 1, cudaMemcpyDeviceToHost));
-      unsigned char want = (unsigned char)((id + 1) % n);
+      long last = warm + steps - 1;
+      unsigned char want = (unsigned char)(((id - last) % n + n) % n);
       shm->bad[id] = ends[0] != want || ends[1] != want;
     }
     exit(0);  // not _exit: the driver's at-exit handler removes its files in /dev/shm
@@ -252,11 +274,19 @@ int main(int argc, char** argv) {
   CK(cudaIpcGetMemHandle(&shm->counters, counters));
   CK(cudaDeviceSynchronize());
   shm->ready.store(1);
+  // Reaps the children as they end; once one failed, the others may wait on the device for its writes for ever:
+  // they are killed.
   int fails = 0;
-  for (int id = 0; id < n; id++) {
+  for (int left = n; left > 0; left--) {
     int status;
-    waitpid(kids[id], &status, 0);
-    fails += !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    pid_t pid = wait(&status);
+    if (pid < 0) break;
+    for (int id = 0; id < n; id++) if (kids[id] == pid) kids[id] = 0;  // reaped: its pid may be reused
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      fails++;
+      shm->failed.store(1);
+      for (int id = 0; id < n; id++) if (kids[id] > 0) kill(kids[id], SIGKILL);
+    }
   }
   double slowest = 0;
   int bad = 0;
