@@ -4,11 +4,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/java-home.sh"
-if ! JAVA_HOME=$(find_java_home); then
+if ! find_java_home; then
   echo "mvn.sh: needs a JDK 25 or newer: set JAVA_HOME to one (none found in JAVA_HOME or /usr/lib/jvm)" >&2
   exit 1
 fi
-export JAVA_HOME
+export JAVA_HOME=$java_home
 # Maven 3.8 runs on this JDK too; its own libraries would print warnings about sun.misc.Unsafe.
 export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 command -v mvn >/dev/null 2>&1 || { echo "mvn.sh: Maven (mvn) is not installed" >&2; exit 1; }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Optional;
@@ -16,12 +17,55 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The {@code ./cudaipc4j} launcher's environment for the JVM it starts, checked with a copy of the script beside a
- * built jar and a stand-in {@code java} that prints what it was given.
+ * The {@code ./cudaipc4j} launcher: the environment of the JVM it starts, and when it takes its jar for stale; checked
+ * with a copy of the script beside a built jar and a stand-in {@code java} that prints what it was given.
  */
 class LauncherTest {
     @Test
     void oneWorkQueuePerContextUnlessTheUserChoseOtherwise(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+
+        Launch unset = launch(root, jdk, null, null);
+        assertEquals(0, unset.exit(), unset.out());
+        assertEquals("1", field(unset.out(), "connections"), unset.out());
+        assertEquals(true, unset.out().contains("-jar " + root.resolve("cudaipc4j-tool/target/cudaipc4j.jar")
+                + " --size 4K"), unset.out());
+        Launch chosen = launch(root, jdk, "4", null);
+        assertEquals("4", field(chosen.out(), "connections"), chosen.out());
+    }
+
+    @Test
+    void aSourceNewerThanTheJarMakesItStale(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+        Path jar = root.resolve("cudaipc4j-tool/target/cudaipc4j.jar");
+        Path source = Files.createDirectories(root.resolve("cudaipc4j-coord/src/main/java/org/example"))
+                .resolve("Changed.java");
+        Files.writeString(source, "class Changed {}\n");
+        Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Files.setLastModifiedTime(root.resolve("cudaipc4j-coord/src/main"),
+                FileTime.fromMillis(System.currentTimeMillis() - 120_000));
+        // No Maven on the path: a stale jar ends the launcher with its message instead of a build.
+        Path emptyPath = Files.createDirectories(tmp.resolve("empty-path"));
+
+        Launch stale = launch(root, jdk, null, emptyPath);
+        assertEquals(1, stale.exit(), stale.out());
+        assertEquals(true, stale.out().contains("is missing or stale and Maven (mvn) is not installed"), stale.out());
+
+        // Every folder and file of the sources older than the jar: it runs.
+        try (var paths = Files.walk(root.resolve("cudaipc4j-coord/src/main"))) {
+            for (Path p : paths.toList()) {
+                Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() - 120_000));
+            }
+        }
+        Launch fresh = launch(root, jdk, null, emptyPath);
+        assertEquals(0, fresh.exit(), fresh.out());
+        assertEquals(true, fresh.out().contains("args="), fresh.out());
+    }
+
+    /** A copy of the launcher and its script in {@code tmp}, beside an empty built jar. */
+    private static Path project(Path tmp) throws IOException {
         Optional<Path> project = ProjectRoot.find();
         Assumptions.assumeTrue(project.isPresent(), "skipped: not run inside the project's checkout");
         Path root = Files.createDirectories(tmp.resolve("root"));
@@ -29,21 +73,25 @@ class LauncherTest {
         Files.copy(project.get().resolve("scripts/java-home.sh"),
                 Files.createDirectories(root.resolve("scripts")).resolve("java-home.sh"));
         Files.createFile(Files.createDirectories(root.resolve("cudaipc4j-tool/target")).resolve("cudaipc4j.jar"));
+        return root;
+    }
+
+    /** A JDK 25 home whose {@code java} prints its environment's work-queue setting and its arguments. */
+    private static Path standInJdk(Path tmp) throws IOException {
         Path jdk = Files.createDirectories(tmp.resolve("jdk"));
         Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25.0.1\"\n");
         Path java = Files.createDirectories(jdk.resolve("bin")).resolve("java");
         Files.writeString(java, "#!/bin/sh\necho \"connections=${CUDA_DEVICE_MAX_CONNECTIONS-unset} args=$*\"\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
-
-        String unset = launch(root, jdk, null);
-        assertEquals("1", field(unset, "connections"), unset);
-        assertEquals(true, unset.contains("-jar " + root.resolve("cudaipc4j-tool/target/cudaipc4j.jar") + " --size 4K"), unset);
-        String chosen = launch(root, jdk, "4");
-        assertEquals("4", field(chosen, "connections"), chosen);
+        return jdk;
     }
 
-    private static String launch(Path root, Path jdk, String connections) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("cudaipc4j").toString(), "--size", "4K")
+    private record Launch(int exit, String out) {}
+
+    /** Runs the launcher with {@code --size 4K}; {@code path}, when given, is its whole {@code PATH}. */
+    private static Launch launch(Path root, Path jdk, String connections, Path path)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder("/bin/bash", root.resolve("cudaipc4j").toString(), "--size", "4K")
                 .redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.put("JAVA_HOME", jdk.toString());
@@ -52,14 +100,16 @@ class LauncherTest {
         if (connections != null) {
             env.put("CUDA_DEVICE_MAX_CONNECTIONS", connections);
         }
+        if (path != null) {
+            env.put("PATH", path.toString());
+        }
         Process p = pb.start();
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly();
         }
-        assertEquals(0, p.exitValue(), out);
-        return out;
+        return new Launch(p.waitFor(), out);
     }
 
     private static String field(String line, String name) {
