@@ -23,8 +23,8 @@ find_java_home() {
     if [ "$java_major" -ge 25 ]; then java_home=$JAVA_HOME; return 0; fi
   fi
   local best_v=0 d
-  for d in /usr/lib/jvm/* /usr/local/lib/jvm/* /opt/java/* /opt/jdk* "$HOME"/.sdkman/candidates/java/* \
-           "$HOME"/.jdks/*; do
+  for d in /usr/lib/jvm/* /usr/local/lib/jvm/* /opt/java/* /opt/jdk* "${HOME:-/nonexistent}"/.sdkman/candidates/java/* \
+           "${HOME:-/nonexistent}"/.jdks/*; do
     [ -x "$d/bin/java" ] || continue
     read_java_major "$d"
     if [ "$java_major" -ge 25 ] && [ "$java_major" -gt "$best_v" ]; then java_home=$d; best_v=$java_major; fi

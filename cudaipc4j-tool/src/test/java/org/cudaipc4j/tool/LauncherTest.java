@@ -44,8 +44,10 @@ class LauncherTest {
                 .resolve("Changed.java");
         Files.writeString(source, "class Changed {}\n");
         Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
-        Files.setLastModifiedTime(root.resolve("cudaipc4j-coord/src/main"),
-                FileTime.fromMillis(System.currentTimeMillis() - 120_000));
+        // Only the file deep in the tree is newer than the jar: every folder above it is older.
+        for (Path dir = source.getParent(); !dir.equals(root.resolve("cudaipc4j-coord")); dir = dir.getParent()) {
+            Files.setLastModifiedTime(dir, FileTime.fromMillis(System.currentTimeMillis() - 120_000));
+        }
         // No Maven on the path: a stale jar ends the launcher with its message instead of a build.
         Path emptyPath = Files.createDirectories(tmp.resolve("empty-path"));
 
