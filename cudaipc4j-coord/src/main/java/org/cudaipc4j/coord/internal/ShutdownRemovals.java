@@ -12,8 +12,8 @@ import java.util.function.Supplier;
  * once the shutdown began, so nothing made while the JVM shuts down is missed.
  */
 public final class ShutdownRemovals {
-    /** The name of the shutdown hook's thread. */
-    public static final String HOOK_NAME = "cudaipc4j-cleanup";
+    /** The name of the shutdown hook's thread, as thread dumps show it. */
+    private static final String HOOK_NAME = "cudaipc4j-cleanup";
 
     /** Removes what one owner made; run at most once by the shutdown, and not at all once forgotten. */
     @FunctionalInterface
@@ -48,6 +48,16 @@ public final class ShutdownRemovals {
                 throw refused.get();
             }
             return making.get();
+        } finally {
+            LOCK.readLock().unlock();
+        }
+    }
+
+    /** Whether the JVM's shutdown has begun here: from then on {@link #make} refuses. */
+    public static boolean shuttingDown() {
+        LOCK.readLock().lock();
+        try {
+            return shuttingDown;
         } finally {
             LOCK.readLock().unlock();
         }

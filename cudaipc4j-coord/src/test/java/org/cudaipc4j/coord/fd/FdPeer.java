@@ -17,7 +17,8 @@ import org.cudaipc4j.coord.internal.Libc;
  *   <li>{@code take PID FD}: takes descriptor FD of process PID with {@link PidFd#take}; prints {@code TAKEN <its
  *       contents>} or {@code REFUSED <message>}.
  *   <li>{@code open-in-shutdown}: opens and closes a server, then exits; a shutdown hook of its own waits for the
- *       shutdown removals' hook, opens another server and prints {@code OPENED <socket>} or {@code REFUSED <message>}.
+ *       shutdown removals' hook to begin, opens another server and prints {@code OPENED <socket>} or
+ *       {@code REFUSED <message>}.
  * </ul>
  */
 public final class FdPeer {
@@ -55,11 +56,14 @@ public final class FdPeer {
                 FdServer.open().close();
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     try {
-                        // The shutdown removals' hook, started at the same time as this one: after it.
-                        for (Thread t : Thread.getAllStackTraces().keySet()) {
-                            if (t.getName().equals(org.cudaipc4j.coord.internal.ShutdownRemovals.HOOK_NAME)) {
-                                t.join();
+                        // The hooks start in no set order: wait until the shutdown removals' hook has begun.
+                        long deadline = System.nanoTime() + 10_000_000_000L;
+                        while (!org.cudaipc4j.coord.internal.ShutdownRemovals.shuttingDown()) {
+                            if (System.nanoTime() > deadline) {
+                                System.out.println("NEVER the shutdown removals' hook did not begin in 10 s");
+                                return;
                             }
+                            Thread.sleep(1);
                         }
                         System.out.println("OPENED " + FdServer.open().socket());
                     } catch (org.cudaipc4j.coord.CoordinationException e) {
