@@ -13,6 +13,7 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,10 +75,38 @@ final class TestSupport {
 
     /** Starts a JVM running {@code mainClass} with this JVM's class path; stderr merged into stdout. */
     static Process startJvm(Class<?> mainClass, String... args) throws IOException {
+        return new ProcessBuilder(command(mainClass, args)).redirectErrorStream(true).start();
+    }
+
+    /**
+     * {@link #startJvm}, with SIGINT's default action restored when this JVM inherited it ignored (as a background job
+     * of a non-interactive shell does, and its children after it): a JVM that starts with SIGINT ignored keeps
+     * ignoring it, and a test of what SIGINT does would then test nothing.
+     */
+    static Process startJvmHearingSigint(Class<?> mainClass, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        if (sigintIgnoredHere()) {
+            cmd.addAll(List.of("env", "--default-signal=INT")); // env execs: the pid stays the JVM's
+        }
+        cmd.addAll(command(mainClass, args));
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    }
+
+    private static List<String> command(Class<?> mainClass, String... args) {
         List<String> cmd = new ArrayList<>(JvmCommand.base());
         cmd.add(mainClass.getName());
         cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        return cmd;
+    }
+
+    /** Whether SIGINT is ignored in this process, from the SigIgn mask of /proc/self/status (bit 0 is signal 1). */
+    private static boolean sigintIgnoredHere() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("SigIgn:")) {
+                return (Long.parseUnsignedLong(line.substring(7).strip(), 16) & (1L << (2 - 1))) != 0;
+            }
+        }
+        throw new IOException("/proc/self/status has no SigIgn line");
     }
 
     /** Reads lines from {@code p} until one starts with {@code prefix}; fails at EOF (showing what it read). */
