@@ -4,6 +4,7 @@ import java.lang.foreign.MemoryLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.cudaipc4j.coord.internal.ShutdownRemovals;
 
 /**
  * A child process's membership in its group: opens the {@link ControlBlock} (checking that our parent created it),
@@ -155,6 +156,29 @@ public final class ChildRuntime implements AutoCloseable {
         }
     }
 
+    /** What the first child to notice a dead parent does before it halts. */
+    private void leaveAfterTheParent() {
+        // Siblings and devices that wait for this group hear of it first (abort listeners release them).
+        try {
+            block.abort(index, "the parent (pid " + parentPid + ") is gone");
+        } catch (RuntimeException unmapped) {
+            // Leaving anyway.
+        }
+        // The dead parent cannot remove its control block (or socket folder): the first child to leave does.
+        try {
+            SharedSegment.reapStale();
+        } catch (RuntimeException e) {
+            // Leaving anyway; the next run's parent reaps them.
+        }
+        for (Runnable action : parentGoneActions) {
+            try {
+                action.run();
+            } catch (RuntimeException ignored) {
+                // Leaving anyway.
+            }
+        }
+    }
+
     private void watch() {
         long period = TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_MILLIS);
         while (!stopping) {
@@ -162,25 +186,9 @@ public final class ChildRuntime implements AutoCloseable {
                 System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
                         + ") is gone; exiting");
                 System.err.flush();
-                // Siblings and devices that wait for this group hear of it first (abort listeners release them).
-                try {
-                    block.abort(index, "the parent (pid " + parentPid + ") is gone");
-                } catch (RuntimeException unmapped) {
-                    // Leaving anyway.
-                }
-                // The dead parent cannot remove its control block (or socket folder): the first child to leave does.
-                try {
-                    SharedSegment.reapStale();
-                } catch (RuntimeException e) {
-                    // Leaving anyway; the next run's parent reaps them.
-                }
-                for (Runnable action : parentGoneActions) {
-                    try {
-                        action.run();
-                    } catch (RuntimeException ignored) {
-                        // Leaving anyway.
-                    }
-                }
+                // The abort ends this process's own waits too, and its main thread may then exit: the clean-up
+                // below holds that exit back, or the JVM could halt in its middle.
+                ShutdownRemovals.holdingShutdown(this::leaveAfterTheParent);
                 Runtime.getRuntime().halt(1);
             }
             try {
