@@ -174,6 +174,11 @@ final class HostAttachment implements Backend.Attachment {
         return target.asReadOnly();
     }
 
+    /** Whether a task of this attachment's stream failed, reported or not. */
+    boolean streamFailed() {
+        return stream.hasFailed();
+    }
+
     @Override
     public long mark() {
         long marker;

@@ -56,6 +56,11 @@ final class HostStream {
         }
     }
 
+    /** Whether a task failed, reported or not (for tests that must wait for a failure without reporting it). */
+    boolean hasFailed() {
+        return failure != null;
+    }
+
     /** Fails when the stream is closed or an earlier task failed. */
     void checkUsable(String what) {
         if (closed) {

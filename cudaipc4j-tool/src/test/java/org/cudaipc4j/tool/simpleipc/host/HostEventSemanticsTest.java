@@ -184,12 +184,22 @@ class HostEventSemanticsTest {
         assertFalse(ShmFiles.ofThisProcess().contains(memory));
     }
 
+    /** Waits (30 s at most) until a task of {@code attachment}'s stream has failed, without reporting it. */
+    private static void awaitStreamFailure(Backend.Attachment attachment) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!((HostAttachment) attachment).streamFailed()) {
+            assertTrue(System.nanoTime() < deadline, "no task of the stream failed in 30 s");
+            Thread.sleep(5);
+        }
+    }
+
     @Test
-    void aTimedOutWaitFailsTheNextSynchronousCallAndStaysFailed() {
+    void aTimedOutWaitFailsTheNextSynchronousCallAndStaysFailed() throws Exception {
         tearDown();
         setUp(Duration.ofMillis(200));
         closeGate();
         a.fill(bufferA, (byte) 8);
+        awaitStreamFailure(a); // the copy's own wait, twice as long, would otherwise race a late worker
         BackendException e = assertThrows(BackendException.class, () -> a.copyToHost(bufferA));
         assertTrue(e.getMessage().startsWith("copyToHost failed: an earlier task on stream"), e.getMessage());
         assertInstanceOf(BackendException.class, e.getCause());
@@ -206,7 +216,7 @@ class HostEventSemanticsTest {
         tearDown();
         setUp(Duration.ofMillis(100));
         closeGate();
-        Thread.sleep(600); // the wait times out on the worker
+        awaitStreamFailure(a); // the wait times out on the worker
         BackendException e = assertThrows(BackendException.class, a::close);
         assertTrue(e.getMessage().startsWith("a task on stream"), e.getMessage());
         assertTrue(e.getCause().getMessage().contains("timed out"), e.getCause().getMessage());
