@@ -86,11 +86,19 @@ class SupervisorTest {
         }
     }
 
+    /**
+     * Output to {@code out}, and a grace period (30 s) that only bounds a hang: the siblings of a failed child must
+     * leave their barriers by themselves, however slowly a loaded machine starts their JVMs.
+     */
+    private static Supervisor.Options leavingByThemselves(TestSupport.Capture out) {
+        return Supervisor.Options.defaults().withOutput(out.stream, out.stream).withGracePeriod(Duration.ofSeconds(30));
+    }
+
     @Test
     void nonZeroExitAbortsTheOthersWhoStopQuickly() {
         TestSupport.Capture out = new TestSupport.Capture();
         try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT);
-             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+             Supervisor sv = new Supervisor(block, leavingByThemselves(out))) {
             List<List<String>> args = args(block, "0");
             args.set(1, List.of(block.name(), "1", "0", "exit:7"));
             sv.start(LoopingChild.class.getName(), args);
@@ -105,7 +113,7 @@ class SupervisorTest {
             // Output is drained before awaitAll returns, and a second call tells the same story.
             assertTrue(out.text().contains("[0] barrier failed: "), out.text());
             assertTrue(out.text().contains("[2] barrier failed: "), out.text());
-            assertTrue(ms < 30_000, ms + " ms");
+            assertTrue(ms < 60_000, ms + " ms");
             assertEquals(outcome, sv.awaitAll(Duration.ofSeconds(1)));
         }
     }
@@ -114,7 +122,7 @@ class SupervisorTest {
     void childThatFailsOnPurposeAbortsTheGroupWithItsOwnReason() {
         TestSupport.Capture out = new TestSupport.Capture();
         try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT);
-             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+             Supervisor sv = new Supervisor(block, leavingByThemselves(out))) {
             List<List<String>> args = args(block, "0");
             args.set(2, List.of(block.name(), "2", "50", "fail:verification mismatch at 4096"));
             sv.start(LoopingChild.class.getName(), args);
@@ -252,7 +260,7 @@ class SupervisorTest {
         TestSupport.Capture out = new TestSupport.Capture();
         String name;
         try (ControlBlock block = ControlBlock.create(n, TestSupport.SLOT);
-             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+             Supervisor sv = new Supervisor(block, leavingByThemselves(out))) {
             name = block.name();
             sv.start(LoopingChild.class.getName(), args(block, "0"));
             started.addAll(sv.pids());
@@ -294,7 +302,7 @@ class SupervisorTest {
     void stoppedChildMissesItsHeartbeatAndIsKilled() throws Exception {
         TestSupport.Capture out = new TestSupport.Capture();
         Supervisor.Options options = Supervisor.Options.defaults().withOutput(out.stream, out.stream)
-                .withHeartbeatTimeout(Duration.ofSeconds(1)).withGracePeriod(Duration.ofMillis(200));
+                .withHeartbeatTimeout(Duration.ofSeconds(3)).withGracePeriod(Duration.ofMillis(200));
         try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT); Supervisor sv = new Supervisor(block, options)) {
             List<List<String>> args = args(block, "0");
             args.set(0, List.of(block.name(), "0", "0", "sleep"));
@@ -309,12 +317,14 @@ class SupervisorTest {
             long ms = (System.nanoTime() - t0) / 1_000_000;
             Supervisor.Failure first = outcome.failures().getFirst();
             assertEquals(1, first.index());
-            assertTrue(first.reason().matches("missed heartbeat for 1(\\.[0-9])? s"), first.reason());
+            java.util.regex.Matcher missed = java.util.regex.Pattern.compile("missed heartbeat for ([0-9.]+) s")
+                    .matcher(first.reason());
+            assertTrue(missed.matches() && Double.parseDouble(missed.group(1)) >= 3, first.reason());
             assertEquals(137, outcome.exitCodes().get(1));
             // The healthy sleeper got the grace period, then SIGTERM.
             assertEquals(new Supervisor.Failure(0, "terminated after process 1 failed (killed by signal 15 (SIGTERM))"),
                     outcome.failures().get(1));
-            assertTrue(ms < 10_000, ms + " ms");
+            assertTrue(ms < 30_000, ms + " ms");
             assertEquals("aborted by the parent: process 1 failed (" + first.reason() + ")",
                     block.abortState().orElseThrow().describe());
         }
