@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.net.URISyntaxException;
@@ -101,6 +102,9 @@ public final class JavaProcess {
                     throw new AssertionError("child did not finish within " + timeout + ": " + command
                             + "\n--- stdout\n" + Files.readString(out) + "--- stderr\n" + Files.readString(err));
                 }
+                // The JDK closes its end of the stdin pipe only some time after waitFor returns: closed here, a
+                // caller's count of open descriptors does not depend on when.
+                p.getOutputStream().close();
                 return new Result(p.exitValue(), Files.readString(out), Files.readString(err), p.pid());
             } finally {
                 Files.deleteIfExists(out);
@@ -142,12 +146,12 @@ public final class JavaProcess {
             this.in = process.outputWriter(StandardCharsets.UTF_8);
         }
 
-        /** The next stdout line; fails with the child's output when none comes within {@code timeout}. */
         /** The process's pid. */
         public long pid() {
             return process.pid();
         }
 
+        /** The next stdout line; fails with the child's output when none comes within {@code timeout}. */
         public String readLine(Duration timeout) {
             CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -190,7 +194,11 @@ public final class JavaProcess {
                 if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     throw new AssertionError("child did not exit within " + timeout + ": " + describe());
                 }
-                seen.append(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+                // The rest of stdout through the reader, which may hold lines it read ahead; then its pipe is closed.
+                StringWriter rest = new StringWriter();
+                out.transferTo(rest);
+                out.close();
+                seen.append(rest);
                 Result result = new Result(process.exitValue(), seen.toString(), Files.readString(err), process.pid());
                 Files.deleteIfExists(err); // a child that is finished but never closed leaves no file behind
                 return result;
@@ -199,6 +207,14 @@ public final class JavaProcess {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new AssertionError("interrupted", e);
+            }
+        }
+
+        private static void closeQuietly(java.io.Closeable pipe) {
+            try {
+                pipe.close();
+            } catch (IOException ignored) {
+                // the child is gone, and its end of the pipe with it
             }
         }
 
@@ -212,10 +228,19 @@ public final class JavaProcess {
             return command + "\n--- stdout so far\n" + seen + "--- stderr\n" + stderr;
         }
 
+        /** Kills the child if it still runs, waits for it (5 s at most) and closes the pipes to a child that ended. */
         @Override
         public void close() {
-            if (process.isAlive()) {
-                process.destroyForcibly();
+            try {
+                if (process.isAlive()) {
+                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (!process.isAlive()) { // else closing could wait on a read that never ends
+                closeQuietly(in);
+                closeQuietly(out);
             }
             try {
                 Files.deleteIfExists(err);
