@@ -228,13 +228,20 @@ class FdChannelTest {
         assertTrue(none.getMessage().startsWith("no descriptor server at " + socket + " within 300 ms"),
                 none.getMessage());
 
-        // A killed creator's directory (pid 2^22 + 1 cannot be alive on Linux: pid_max is at most 2^22).
-        Path stale = SharedSegment.directory().resolve(SharedSegment.PREFIX + "4194305-00000000000000ab"
-                + SharedSegment.SOCKET_DIRECTORY_SUFFIX);
-        Files.createDirectory(stale);
-        Files.writeString(stale.resolve("s"), "");
-        assertTrue(SharedSegment.reapStale() >= 1);
-        assertFalse(Files.exists(stale));
+        // A killed creator's directory (pid 2^22 + 1 cannot be alive on Linux: pid_max is at most 2^22), in a
+        // shared-memory directory of this test's own, where no other process reaps it first.
+        Path shm = Files.createDirectory(tmp.resolve("shm"));
+        System.setProperty(SharedSegment.DIR_PROPERTY, shm.toString());
+        try {
+            Path stale = shm.resolve(SharedSegment.PREFIX + "4194305-00000000000000ab"
+                    + SharedSegment.SOCKET_DIRECTORY_SUFFIX);
+            Files.createDirectory(stale);
+            Files.writeString(stale.resolve("s"), "");
+            assertEquals(1, SharedSegment.reapStale());
+            assertFalse(Files.exists(stale));
+        } finally {
+            System.clearProperty(SharedSegment.DIR_PROPERTY);
+        }
 
         Path open = Files.createDirectory(tmp.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
