@@ -166,7 +166,7 @@ class HostEventSemanticsTest {
         a.fill(bufferA, (byte) 4);
         long start = System.nanoTime();
         a.close(); // the wait (timeout 60 s) ends; the fill behind it is dropped
-        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(2), "close took too long");
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(15), "close waited as if for the timeout");
         assertAll(b.copyToHost(data.buffer()), 0);
     }
 

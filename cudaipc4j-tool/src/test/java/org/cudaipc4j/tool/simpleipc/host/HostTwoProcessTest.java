@@ -143,13 +143,13 @@ class HostTwoProcessTest {
 
             Backend.Attachment a = backend.attach(0);
             a.streamWait(a.openEvent(data.eventHandle()));
-            BackendException e = assertTimeoutPreemptively(Duration.ofSeconds(5),
+            BackendException e = assertTimeoutPreemptively(Duration.ofSeconds(15),
                     () -> assertThrows(BackendException.class, () -> a.copyToHost(data.buffer())));
             String cause = e.getCause().getMessage();
             assertTrue(cause.endsWith("record #1 will never complete: the process that recorded it (pid "
                     + child.process().pid() + ") has exited"), cause);
             gate.event().complete(gateTicket);
-            assertTimeoutPreemptively(Duration.ofSeconds(5), data::close); // frees without waiting 60 s
+            assertTimeoutPreemptively(Duration.ofSeconds(15), data::close); // frees without waiting 60 s
         }
     }
 }
