@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.cudaipc4j.cuda.DriverFiles;
@@ -21,6 +22,7 @@ import org.cudaipc4j.tool.simpleipc.cuda.CudaBackend;
 import org.cudaipc4j.coord.Barrier;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.ProcessStatus;
 import org.cudaipc4j.coord.fd.FdMessage;
 import org.cudaipc4j.cuda.Cuda;
@@ -333,6 +335,11 @@ public final class SimpleIpcChild {
         byte expected = (byte) ((id + 1) % n);
         Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
         if (!v.ok()) {
+            Optional<ControlBlock.Abort> abort = block.abortState();
+            if (abort.isPresent()) {
+                // The abort released this stream's wait for the last writes: the buffer may be incomplete, not wrong.
+                throw new CoordinationException("verification abandoned: the group was " + abort.get().describe());
+            }
             System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
                             + " (%d of %d bytes wrong)%n",
                     id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
