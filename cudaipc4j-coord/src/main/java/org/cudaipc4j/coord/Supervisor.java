@@ -263,7 +263,7 @@ public final class Supervisor implements AutoCloseable {
 
     private Member add(Member member) {
         members.add(member);
-        member.handle.onExit().thenRun(exits::release);
+        member.onExit().thenRun(exits::release);
         return member;
     }
 
@@ -570,7 +570,7 @@ public final class Supervisor implements AutoCloseable {
                 return;
             }
             try {
-                m.handle.onExit().get(left, TimeUnit.NANOSECONDS);
+                m.onExit().get(left, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -624,6 +624,14 @@ public final class Supervisor implements AutoCloseable {
 
         boolean isAlive() {
             return process != null ? process.isAlive() : handle.isAlive();
+        }
+
+        /**
+         * Completes once {@link #isAlive()} is false. For a process started here that is the {@link Process}'s own
+         * future: its handle's can complete a moment before the {@code Process} knows its exit code.
+         */
+        java.util.concurrent.CompletableFuture<?> onExit() {
+            return process != null ? process.onExit() : handle.onExit();
         }
 
         /** The exit code; for an adopted member 0 when its slot says it finished, else -1 (not known). */
