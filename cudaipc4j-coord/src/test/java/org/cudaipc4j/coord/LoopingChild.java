@@ -7,7 +7,8 @@ import java.time.Duration;
  * writing its round into user word 0. Exit codes: 0 after {@code rounds} rounds (0 = forever), 3 when a barrier
  * throws, 4 when it cannot join. Mode "exit:N" exits with N right after joining; "sleep" joins and sleeps;
  * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 half a second later;
- * "release:MS" runs {@code rounds} rounds, marks itself RELEASED and lingers MS milliseconds before it leaves;
+ * "release:MS" runs {@code rounds} rounds, marks itself RELEASED and lingers MS milliseconds before it leaves
+ * ("release:hold": until its round word is set to -1);
  * "env:NAME" prints that environment variable, then runs its rounds.
  * A fifth argument, MS, makes it wait up to MS milliseconds for a block that its parent has yet to create.
  */
@@ -59,7 +60,14 @@ public final class LoopingChild {
             System.out.flush();
             System.exit(1);
         }
-        if (mode.startsWith("release:")) {
+        if (mode.equals("release:hold")) {
+            // Lingers until the test writes -1 into its round word (60 s at most).
+            rt.setStatus(ProcessStatus.RELEASED);
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (TestSupport.round(rt.block(), index) != -1 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+        } else if (mode.startsWith("release:")) {
             rt.setStatus(ProcessStatus.RELEASED);
             Thread.sleep(Long.parseLong(mode.substring(8)));
         }

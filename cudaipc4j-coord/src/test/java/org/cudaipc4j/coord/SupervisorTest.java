@@ -144,7 +144,7 @@ class SupervisorTest {
              Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
             List<List<String>> args = args(block, "20");
             for (List<String> a : args) {
-                a.add("release:4000");
+                a.add("release:hold");
             }
             sv.start(LoopingChild.class.getName(), args);
             started.addAll(sv.pids());
@@ -152,6 +152,9 @@ class SupervisorTest {
             // Both are still lingering after their release: the parent did not wait for their exits.
             for (long pid : sv.pids()) {
                 assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pid " + pid);
+            }
+            for (int i = 0; i < 2; i++) {
+                TestSupport.setRound(block, i, -1); // now they may leave
             }
             assertTrue(sv.awaitAll(Duration.ofSeconds(60)).ok(), out.text());
         }

@@ -139,7 +139,13 @@ final class TestSupport {
     }
 
     /** Kills a process if it still runs (test cleanup). */
+    /**
+     * Kills {@code pid} if it still runs one of this project's classes: a pid freed since the test started it may
+     * belong to an unrelated process by now.
+     */
     static void killIfRunning(long pid) {
-        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        ProcessHandle.of(pid)
+                .filter(h -> h.info().commandLine().map(c -> c.contains("org.cudaipc4j.")).orElse(false))
+                .ifPresent(ProcessHandle::destroyForcibly);
     }
 }
