@@ -59,8 +59,7 @@ class ExportHoldersTest {
 
     @Test
     void anEntryClaimedByAProcessThatDiedBeforeItsHoldIsTakenAgain() throws Exception {
-        Process gone = new ProcessBuilder("true").start();
-        gone.waitFor();
+        long gone = SharedSegmentTest.deadPid();
         try (ExportHolders table = ExportHolders.create(1); SharedSegment raw = SharedSegment.open(table.name())) {
             // The table's only entry, after its 64-byte header, as a claim leaves it until the hold is written:
             // the claimer's pid in the state word's high half, generation 1 (4), state CLAIMED (1).
@@ -69,7 +68,7 @@ class ExportHoldersTest {
             CoordinationException full = assertThrows(CoordinationException.class, () -> table.hold(9));
             assertTrue(full.getMessage().endsWith("is full: 1 holds by live processes"), "a live claimer keeps it");
 
-            entry.set(ValueLayout.JAVA_LONG, 0, gone.pid() << 32 | 4 | 1);
+            entry.set(ValueLayout.JAVA_LONG, 0, gone << 32 | 4 | 1);
             try (ExportHolders.Hold hold = table.hold(9)) {
                 assertEquals(List.of(ProcessHandle.current().pid()), table.holders(9));
             }

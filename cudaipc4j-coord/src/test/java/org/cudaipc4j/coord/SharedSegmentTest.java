@@ -216,13 +216,14 @@ class SharedSegmentTest {
         }
     }
 
-    /** The pid of a process that has exited and been reaped. */
-    static long deadPid() throws Exception {
-        Process p = new ProcessBuilder("true").start();
-        p.waitFor();
-        long pid = p.pid();
+    /**
+     * A pid no process has: above the largest pid_max Linux allows (2^22). The pid of a process that exited could
+     * be given to a new one before the test looks.
+     */
+    static long deadPid() {
+        long pid = (1L << 22) + 1;
         if (Pids.isAlive(pid)) {
-            throw new IllegalStateException("pid " + pid + " still alive");
+            throw new IllegalStateException("pid " + pid + " is alive");
         }
         return pid;
     }
