@@ -4,7 +4,6 @@ import java.lang.foreign.MemoryLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.cudaipc4j.coord.internal.ShutdownRemovals;
 
 /**
  * A child process's membership in its group: opens the {@link ControlBlock} (checking that our parent created it),
@@ -93,8 +92,8 @@ public final class ChildRuntime implements AutoCloseable {
     }
 
     /**
-     * Runs {@code action} on the watchdog thread when the parent is found gone, after the group is aborted and
-     * before this JVM halts: the last chance to clean up what the dead parent (or this process) leaves.
+     * Runs {@code action} on the watchdog thread when the parent is found gone, before the group is aborted and
+     * this JVM halts: the last chance to clean up what the dead parent (or this process) leaves.
      */
     public void onParentGone(Runnable action) {
         parentGoneActions.add(java.util.Objects.requireNonNull(action, "action"));
@@ -156,14 +155,12 @@ public final class ChildRuntime implements AutoCloseable {
         }
     }
 
-    /** What the first child to notice a dead parent does before it halts. */
+    /**
+     * What a child that finds its parent dead does before it halts. The clean-up comes before the abort: the abort
+     * releases this process's own waits too, and its main thread may then end the process at once ({@code _exit}),
+     * which no shutdown hook could hold back. So the first abort of the group comes after one whole clean-up.
+     */
     private void leaveAfterTheParent() {
-        // Siblings and devices that wait for this group hear of it first (abort listeners release them).
-        try {
-            block.abort(index, "the parent (pid " + parentPid + ") is gone");
-        } catch (RuntimeException unmapped) {
-            // Leaving anyway.
-        }
         // The dead parent cannot remove its control block (or socket folder): the first child to leave does.
         try {
             SharedSegment.reapStale();
@@ -177,6 +174,13 @@ public final class ChildRuntime implements AutoCloseable {
                 // Leaving anyway.
             }
         }
+        // Siblings and devices that wait for this group hear of it now (abort listeners release them); the block's
+        // mapping outlives its file.
+        try {
+            block.abort(index, "the parent (pid " + parentPid + ") is gone");
+        } catch (RuntimeException unmapped) {
+            // Leaving anyway.
+        }
     }
 
     private void watch() {
@@ -186,9 +190,7 @@ public final class ChildRuntime implements AutoCloseable {
                 System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
                         + ") is gone; exiting");
                 System.err.flush();
-                // The abort ends this process's own waits too, and its main thread may then exit: the clean-up
-                // below holds that exit back, or the JVM could halt in its middle.
-                ShutdownRemovals.holdingShutdown(this::leaveAfterTheParent);
+                leaveAfterTheParent();
                 Runtime.getRuntime().halt(1);
             }
             try {

@@ -53,19 +53,6 @@ public final class ShutdownRemovals {
         }
     }
 
-    /**
-     * Runs {@code work} whether or not the JVM shuts down; a shutdown that begins meanwhile (another thread's
-     * {@code System.exit}) waits for it to end before its removals, and so before the JVM halts.
-     */
-    public static void holdingShutdown(Runnable work) {
-        LOCK.readLock().lock();
-        try {
-            work.run();
-        } finally {
-            LOCK.readLock().unlock();
-        }
-    }
-
     /** Whether the JVM's shutdown has begun here: from then on {@link #make} refuses. */
     public static boolean shuttingDown() {
         LOCK.readLock().lock();
