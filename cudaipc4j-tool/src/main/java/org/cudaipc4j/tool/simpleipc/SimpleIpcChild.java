@@ -335,14 +335,16 @@ public final class SimpleIpcChild {
         byte expected = (byte) ((id + 1) % n);
         Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
         if (!v.ok()) {
+            String difference = String.format("at offset %d: expected %d, got %d (%d of %d bytes wrong)",
+                    v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
             Optional<ControlBlock.Abort> abort = block.abortState();
-            if (abort.isPresent()) {
-                // The abort released this stream's wait for the last writes: the buffer may be incomplete, not wrong.
-                throw new CoordinationException("verification abandoned: the group was " + abort.get().describe());
+            if (counters && abort.isPresent()) {
+                // The abort may have released this stream's counter wait before the last write (events are not
+                // released): the buffer may be incomplete rather than wrong.
+                throw new CoordinationException("verification abandoned (" + difference + "): the group was "
+                        + abort.get().describe() + ", which may have cut short the wait for this buffer's last write");
             }
-            System.out.printf("Process %d: Verification mismatch at offset %d: expected %d, got %d"
-                            + " (%d of %d bytes wrong)%n",
-                    id, v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);
+            System.out.println("Process " + id + ": Verification mismatch " + difference);
             return 1;
         }
         // Done with the parent's buffers and events: say so, so the parent frees them while this process

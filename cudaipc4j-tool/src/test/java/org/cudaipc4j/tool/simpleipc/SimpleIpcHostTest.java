@@ -76,6 +76,23 @@ class SimpleIpcHostTest {
     }
 
     @Test
+    void afterACorruptedBufferOtherProcessesReportNoFalseMismatch() {
+        // Three processes: process 0's abort may release process 1's wait before process 2's last write to buffer 1
+        // landed. Process 1 then either verifies a complete buffer or says its check was abandoned, never a mismatch.
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--sim-devices", "3", "--size", "1000",
+                "--inject-corruption", "1");
+        run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
+        assertTrue(run.out.contains("Process 0: Verification mismatch at offset 0: expected 1, got 2 (1000 of 1000 bytes wrong)"),
+                run.out);
+        assertEquals(1, run.count("^Process \\d+: Verification mismatch"), run.out);
+        for (int p = 1; p < 3; p++) {
+            assertEquals(1, run.count("^Process " + p + " complete!$")
+                    + run.count("^Process " + p + ": verification abandoned \\(at offset \\d+: .*\\): the group was aborted by"
+                    + " process 0: verification failed, which may have cut short"), run.out);
+        }
+    }
+
+    @Test
     void aChildKilledMidRunEndsTheRunAndLeavesNothing() {
         Process tool = ToolRun.start("--backend", "host", "--sim-devices", "3", "--size", "8M", "--steps", "100000");
         ToolRun run = ToolRun.finish(tool, LIMIT, line -> line.equals("Step 5 done"),
