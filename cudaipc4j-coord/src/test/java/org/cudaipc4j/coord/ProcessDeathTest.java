@@ -20,13 +20,11 @@ import org.junit.jupiter.api.Test;
 
 /** What happens to a group when its parent dies or is told to stop, and to a child started by a stranger. */
 class ProcessDeathTest {
-    private final List<Long> pids = new ArrayList<>();
+    private final TestSupport.StartedProcesses pids = new TestSupport.StartedProcesses();
 
     @AfterEach
     void nothingLeft() {
-        for (long pid : pids) {
-            TestSupport.killIfRunning(pid);
-        }
+        pids.endAll(0); // what a failed test left running
         long[] all = pids.stream().mapToLong(Long::longValue).toArray();
         assertNoSegmentsOf(all);
         assertNoSegmentsOfThisJvm();

@@ -18,15 +18,12 @@ import org.junit.jupiter.api.Test;
 
 /** The supervisor with real child JVMs: success, failures of every kind, timeouts, output. */
 class SupervisorTest {
-    private final List<Long> started = new ArrayList<>();
+    private final TestSupport.StartedProcesses started = new TestSupport.StartedProcesses();
 
     @AfterEach
     void nothingLeft() {
-        for (long pid : started) {
-            boolean gone = waitUntil(2000, () -> !running(pid));
-            TestSupport.killIfRunning(pid);
-            assertTrue(gone, "child " + pid + " still runs");
-        }
+        List<Long> left = started.endAll(2000);
+        assertEquals(List.of(), left, "children still running 2 s after the test (now killed)");
         assertNoSegmentsOfThisJvm();
     }
 

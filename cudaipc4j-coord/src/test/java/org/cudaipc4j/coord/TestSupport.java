@@ -138,14 +138,37 @@ final class TestSupport {
         }
     }
 
-    /** Kills a process if it still runs (test cleanup). */
     /**
-     * Kills {@code pid} if it still runs one of this project's classes: a pid freed since the test started it may
-     * belong to an unrelated process by now.
+     * The pids of the processes a test started, each with its handle taken when recorded. The clean-up judges and
+     * kills exactly those processes through the handles (they know the start time), never a later process that was
+     * given a freed pid.
      */
-    static void killIfRunning(long pid) {
-        ProcessHandle.of(pid)
-                .filter(h -> h.info().commandLine().map(c -> c.contains("org.cudaipc4j.")).orElse(false))
-                .ifPresent(ProcessHandle::destroyForcibly);
+    static final class StartedProcesses extends ArrayList<Long> {
+        private final List<ProcessHandle> handles = new ArrayList<>();
+
+        @Override
+        public boolean add(Long pid) {
+            ProcessHandle.of(pid).ifPresent(handles::add); // absent: already gone, nothing to clean up
+            return super.add(pid);
+        }
+
+        @Override
+        public boolean addAll(java.util.Collection<? extends Long> pids) {
+            pids.forEach(this::add);
+            return !pids.isEmpty();
+        }
+
+        /** Waits up to {@code millis} for every recorded process to end, kills the rest; returns their pids. */
+        List<Long> endAll(long millis) {
+            waitUntil(millis, () -> handles.stream().noneMatch(ProcessHandle::isAlive));
+            List<Long> left = new ArrayList<>();
+            for (ProcessHandle h : handles) {
+                if (h.isAlive()) {
+                    left.add(h.pid());
+                    h.destroyForcibly();
+                }
+            }
+            return left;
+        }
     }
 }
