@@ -110,7 +110,7 @@ class SupervisorTest {
             // Output is drained before awaitAll returns, and a second call tells the same story.
             assertTrue(out.text().contains("[0] barrier failed: "), out.text());
             assertTrue(out.text().contains("[2] barrier failed: "), out.text());
-            assertTrue(ms < 60_000, ms + " ms");
+            assertTrue(ms < 45_000, ms + " ms");
             assertEquals(outcome, sv.awaitAll(Duration.ofSeconds(1)));
         }
     }
@@ -254,7 +254,7 @@ class SupervisorTest {
     }
 
     @Test
-    void childKilledAtARandomMomentStopsTheGroupWithinTwoSeconds() {
+    void childKilledAtARandomMomentStopsTheGroup() {
         int n = 4;
         int victim = ThreadLocalRandom.current().nextInt(n);
         TestSupport.Capture out = new TestSupport.Capture();
