@@ -58,18 +58,24 @@ class SimpleIpcHostTest {
         assertEquals(0, run.count("mismatch|failed"), run.out);
     }
 
+    /** A failed run on {@code devices} simulated devices where process 0, and it alone, found a mismatch. */
+    private static ToolRun runWithProcess1Corrupting(int devices) {
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--sim-devices", Integer.toString(devices), "--size",
+                "1000", "--inject-corruption", "1");
+        run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
+        assertTrue(run.out.contains("Process 0: Verification mismatch at offset 0: expected 1, got 2 (1000 of 1000 bytes wrong)"),
+                run.out);
+        assertEquals(1, run.count("^Process \\d+: Verification mismatch"), run.out);
+        return run;
+    }
+
     @Test
     void aCorruptedBufferFailsTheRun() {
         // Process 1 writes a wrong value into buffer 0 in the last step: process 0's check must catch it. Two
         // processes: process 1's own buffer was last written by process 0 before process 0's check, so the abort
         // that follows cannot cut process 1's wait for that write short.
-        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--sim-devices", "2", "--size", "1000",
-                "--inject-corruption", "1");
-        run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
-        assertTrue(run.out.contains("Process 0: Verification mismatch at offset 0: expected 1, got 2 (1000 of 1000 bytes wrong)"),
-                run.out);
+        ToolRun run = runWithProcess1Corrupting(2);
         assertTrue(run.out.contains("Process 0 failed ("), run.out);
-        assertEquals(1, run.count("^Process \\d+: Verification mismatch"), run.out);
         assertTrue(run.out.contains("Process 1 complete!"), run.out);
         String last = run.out.lines().reduce((a, b) -> b).orElse("");
         assertTrue(last.startsWith("Failed: 1 of 2 processes on 2 simulated devices, "), last);
@@ -79,12 +85,7 @@ class SimpleIpcHostTest {
     void afterACorruptedBufferOtherProcessesReportNoFalseMismatch() {
         // Three processes: process 0's abort may release process 1's wait before process 2's last write to buffer 1
         // landed. Process 1 then either verifies a complete buffer or says its check was abandoned, never a mismatch.
-        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--sim-devices", "3", "--size", "1000",
-                "--inject-corruption", "1");
-        run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
-        assertTrue(run.out.contains("Process 0: Verification mismatch at offset 0: expected 1, got 2 (1000 of 1000 bytes wrong)"),
-                run.out);
-        assertEquals(1, run.count("^Process \\d+: Verification mismatch"), run.out);
+        ToolRun run = runWithProcess1Corrupting(3);
         for (int p = 1; p < 3; p++) {
             assertEquals(1, run.count("^Process " + p + " complete!$")
                     + run.count("^Process " + p + ": verification abandoned \\(at offset \\d+: .*\\): the group was aborted by"
