@@ -63,10 +63,7 @@ public final class LoopingChild {
         if (mode.equals("release:hold")) {
             // Lingers until the test writes -1 into its round word (60 s at most).
             rt.setStatus(ProcessStatus.RELEASED);
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (TestSupport.round(rt.block(), index) != -1 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            TestSupport.waitUntil(60_000, () -> TestSupport.round(rt.block(), index) == -1);
         } else if (mode.startsWith("release:")) {
             rt.setStatus(ProcessStatus.RELEASED);
             Thread.sleep(Long.parseLong(mode.substring(8)));

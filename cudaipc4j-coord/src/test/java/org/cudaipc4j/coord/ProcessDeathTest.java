@@ -34,7 +34,7 @@ class ProcessDeathTest {
     private record Group(Process parent, Path segment, List<Long> children, StringBuilder transcript) {}
 
     private Group startGroup() throws Exception {
-        Process parent = TestSupport.startJvmHearingSigint(TestParent.class, "3");
+        Process parent = TestSupport.startJvm(TestParent.class, "3");
         pids.add(parent.pid());
         StringBuilder transcript = new StringBuilder();
         BufferedReader r = TestSupport.reader(parent);

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.cudaipc4j.testing.ShmLeaks;
+import org.cudaipc4j.testing.Waits;
 
 /** Helpers shared by the coordination tests: shm leak checks, process liveness, child JVMs. */
 final class TestSupport {
@@ -58,45 +59,24 @@ final class TestSupport {
 
     /** Polls {@code condition} every 10 ms for up to {@code millis}; returns whether it became true. */
     static boolean waitUntil(long millis, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (System.nanoTime() - deadline < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return condition.getAsBoolean();
-    }
-
-    /** Starts a JVM running {@code mainClass} with this JVM's class path; stderr merged into stdout. */
-    static Process startJvm(Class<?> mainClass, String... args) throws IOException {
-        return new ProcessBuilder(command(mainClass, args)).redirectErrorStream(true).start();
+        return Waits.until(millis, condition);
     }
 
     /**
-     * {@link #startJvm}, with SIGINT's default action restored when this JVM inherited it ignored (as a background job
-     * of a non-interactive shell does, and its children after it): a JVM that starts with SIGINT ignored keeps
-     * ignoring it, and a test of what SIGINT does would then test nothing.
+     * Starts a JVM running {@code mainClass} with this JVM's class path; stderr merged into stdout. SIGINT's default
+     * action is restored when this JVM inherited it ignored (as a background job of a non-interactive shell does, and
+     * its children after it): a JVM that starts with SIGINT ignored keeps ignoring it, and a test of what SIGINT does
+     * would then test nothing.
      */
-    static Process startJvmHearingSigint(Class<?> mainClass, String... args) throws IOException {
+    static Process startJvm(Class<?> mainClass, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         if (sigintIgnoredHere()) {
             cmd.addAll(List.of("env", "--default-signal=INT")); // env execs: the pid stays the JVM's
         }
-        cmd.addAll(command(mainClass, args));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    }
-
-    private static List<String> command(Class<?> mainClass, String... args) {
-        List<String> cmd = new ArrayList<>(JvmCommand.base());
+        cmd.addAll(JvmCommand.base());
         cmd.add(mainClass.getName());
         cmd.addAll(List.of(args));
-        return cmd;
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
     }
 
     /** Whether SIGINT is ignored in this process, from the SigIgn mask of /proc/self/status (bit 0 is signal 1). */

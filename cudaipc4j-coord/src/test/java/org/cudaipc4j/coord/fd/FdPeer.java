@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
 import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.testing.Waits;
 
 /**
  * The other process of the descriptor tests. Modes:
@@ -57,19 +58,13 @@ public final class FdPeer {
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     try {
                         // The hooks start in no set order: wait until the shutdown removals' hook has begun.
-                        long deadline = System.nanoTime() + 10_000_000_000L;
-                        while (!org.cudaipc4j.coord.internal.ShutdownRemovals.shuttingDown()) {
-                            if (System.nanoTime() > deadline) {
-                                System.out.println("NEVER the shutdown removals' hook did not begin in 10 s");
-                                return;
-                            }
-                            Thread.sleep(1);
+                        if (!Waits.until(10_000, org.cudaipc4j.coord.internal.ShutdownRemovals::shuttingDown)) {
+                            System.out.println("NEVER the shutdown removals' hook did not begin in 10 s");
+                            return;
                         }
                         System.out.println("OPENED " + FdServer.open().socket());
                     } catch (org.cudaipc4j.coord.CoordinationException e) {
                         System.out.println("REFUSED " + e.getMessage());
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
                     }
                     System.out.flush();
                 }));

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.tool.simpleipc.Backend;
 import org.cudaipc4j.tool.simpleipc.BackendException;
+import org.cudaipc4j.testing.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -185,12 +186,9 @@ class HostEventSemanticsTest {
     }
 
     /** Waits (30 s at most) until a task of {@code attachment}'s stream has failed, without reporting it. */
-    private static void awaitStreamFailure(Backend.Attachment attachment) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!((HostAttachment) attachment).streamFailed()) {
-            assertTrue(System.nanoTime() < deadline, "no task of the stream failed in 30 s");
-            Thread.sleep(5);
-        }
+    private static void awaitStreamFailure(Backend.Attachment attachment) {
+        assertTrue(Waits.until(30_000, ((HostAttachment) attachment)::streamFailed),
+                "no task of the stream failed in 30 s");
     }
 
     @Test
