@@ -254,7 +254,10 @@ int main(int argc, char** argv) {
       unsigned char want = (unsigned char)(((id - last) % n + n) % n);
       shm->bad[id] = ends[0] != want || ends[1] != want;
     }
-    exit(0);  // not _exit: the driver's at-exit handler removes its files in /dev/shm
+    // Reset, then exit (not _exit): without the reset the exporting parent left a cuda.shm.* file in /dev/shm after
+    // every run on driver 580; with it, no process of a run left one.
+    cudaDeviceReset();
+    exit(0);
   }
   CK(cudaSetDevice(0));
   void* bufs[16];
@@ -299,5 +302,6 @@ int main(int argc, char** argv) {
   for (int p = 0; p < n; p++) CK(cudaFree(bufs[p]));
   for (int q = 0; q < n * chunks; q++) CK(cudaEventDestroy(evs[q]));
   CK(cudaFree(counters));
+  cudaDeviceReset();  // see the children's exit
   return fails || bad ? 1 : 0;
 }
