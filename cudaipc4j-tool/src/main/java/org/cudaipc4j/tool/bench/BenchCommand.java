@@ -68,9 +68,14 @@ public final class BenchCommand implements Callable<Integer> {
     // The marginal cost is a difference of two runs: too few steps and it is lost in the noise of the runs' fixed
     // costs (it came out near zero, or negative).
     @Option(names = "--step-count", defaultValue = "2000", paramLabel = "N",
-            description = "Steps of the shorter step-cost run, all processes together (the longer has twice as"
-                    + " many). Default: ${DEFAULT-VALUE}.")
+            description = "Steps of the shorter step-cost run of a pair, all processes together (the longer has"
+                    + " three times as many). Default: ${DEFAULT-VALUE}.")
     int stepCount;
+
+    @Option(names = "--step-pairs", defaultValue = "3", paramLabel = "N",
+            description = "Pairs of step-cost runs per configuration; the median of their marginal costs is"
+                    + " reported. Default: ${DEFAULT-VALUE}.")
+    int stepPairs;
 
     @Option(names = "--step-size", defaultValue = "64M", paramLabel = "BYTES",
             description = "Buffer size of the step-cost runs. Default: ${DEFAULT-VALUE}.")
@@ -144,6 +149,7 @@ public final class BenchCommand implements Callable<Integer> {
             procs.add(count);
         }
         atLeast("--step-count", stepCount, 1);
+        atLeast("--step-pairs", stepPairs, 1);
         try {
             stepSize = Sizes.parseBytes(stepSizeText);
         } catch (IllegalArgumentException e) {
@@ -262,13 +268,13 @@ public final class BenchCommand implements Callable<Integer> {
             throw new IllegalStateException("--backend cuda: " + unusable);
         }
         if (backend.equals("host") || unusable != null) {
-            return new StepLatencyBench.Plan("host", stepSize, stepCount, List.of(StepLatencyBench.SIMULATED), procs,
-                    Map.of(), null);
+            return new StepLatencyBench.Plan("host", stepSize, stepCount, stepPairs,
+                    List.of(StepLatencyBench.SIMULATED), procs, Map.of(), null);
         }
         Map<String, Double> kernelMicros = KernelTime.micros(0, stepSize, stepKernels, 200);
         kernelMicros.forEach((k, us) -> System.out.printf("Kernel %s on %s: %.2f us per launch (GPU time, back to"
                 + " back)%n", k, Sizes.format(stepSize), us));
-        return new StepLatencyBench.Plan("cuda", stepSize, stepCount, stepKernels, procs, kernelMicros,
+        return new StepLatencyBench.Plan("cuda", stepSize, stepCount, stepPairs, stepKernels, procs, kernelMicros,
                 StepLatencyBench.runningMpsDaemon(System.getenv()));
     }
 

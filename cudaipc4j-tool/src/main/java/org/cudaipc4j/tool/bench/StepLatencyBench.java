@@ -10,19 +10,23 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * The rotation's steady state: per fill kernel and process count on one device, the marginal cost of a step, the
  * kernel's own GPU time beside it, and the host's share of a step.
  *
- * <p>Each configuration runs simpleIPC twice, with S and 2S steps in all (rounds = steps / processes). The
+ * <p>Each configuration runs simpleIPC in pairs, with S and 3S steps in all (rounds = steps / processes). The
  * whole-run figure (the steps phase of the slowest process divided by its steps) includes the warm-up of a fresh
- * JVM; the marginal figure, the difference of the two runs divided by the difference of their steps, is the
- * steady-state cost of a step. Each step every process fills one buffer, so beside it stands the time of as many
- * kernels launched back to back on one stream (concurrent kernels of several processes may take less). The host's
- * own time per step is what a process spends in its calls (stream wait, launch, record) and in writing its output,
- * without the barrier and the waits for its device, taken the same way (the difference of the two runs), so a fresh
- * JVM's warm-up does not count; its share is that over the marginal step cost (near 1: the host sets the pace).
+ * JVM; the marginal figure, the difference of a pair's runs divided by the difference of their steps, is the
+ * steady-state cost of a step, and the median over the pairs is reported (one pair alone came out anywhere from
+ * half to twice the kernel's time on a GPU: a fresh JVM's warm-up does not take the same time in every run). Each
+ * step every process fills one buffer, so beside it stands the time of as many kernels launched back to back on
+ * one stream (concurrent kernels of several processes may take less). The host's own time per step is what a
+ * process spends in its calls (stream wait, launch, record) and in writing its output, without the barrier and
+ * the waits for its device, taken the same way (the median over the pairs of the difference of a pair's runs), so
+ * a fresh JVM's warm-up does not count; its share is that over the marginal step cost (near 1: the host sets the
+ * pace). The per-process breakdowns printed are those of the last pair's longer run.
  *
  * <p>When an MPS control daemon is running, every configuration runs under it and, with the daemon's pipe
  * directory hidden from the processes, without it.
@@ -41,8 +45,8 @@ final class StepLatencyBench {
      * processes ran under an MPS daemon.
      */
     record Result(String kernel, boolean mps, int processes, long bytes, long steps, double kernelMicros,
-            double microsPerStep, double marginalMicrosPerStep, double hostShare, Breakdown process0,
-            Breakdown slowestCalls) {}
+            double microsPerStep, double marginalMicrosPerStep, List<Double> pairMarginals, double hostShare,
+            Breakdown process0, Breakdown slowestCalls) {}
 
     private record Run(long steps, double worstStepsMs, List<Breakdown> breakdowns) {
         /** Microseconds of the process's own time over the whole run. */
@@ -51,13 +55,19 @@ final class StepLatencyBench {
         }
     }
 
-    /** What the runs share: backend, step size, steps of the shorter run, and the MPS environments to try. */
-    record Plan(String backend, long bytes, int steps, List<String> kernels, List<Integer> processCounts,
+    /**
+     * What the runs share: backend, step size, steps of the shorter run of a pair, pairs per configuration, and the
+     * MPS environments to try.
+     */
+    record Plan(String backend, long bytes, int steps, int pairs, List<String> kernels, List<Integer> processCounts,
             Map<String, Double> kernelMicros, Path mpsPipeDirectory) {
         int runs() {
-            return 2 * kernels.size() * processCounts.size() * (mpsPipeDirectory == null ? 1 : 2);
+            return 2 * pairs * kernels.size() * processCounts.size() * (mpsPipeDirectory == null ? 1 : 2);
         }
     }
+
+    /** The longer run of a pair has this many times the shorter's steps. */
+    static final int LONGER = 3;
 
     /** The kernel name of runs on simulated devices, which have no kernels. */
     static final String SIMULATED = "simulated";
@@ -99,24 +109,28 @@ final class StepLatencyBench {
     private static Result measure(Plan plan, String kernel, boolean mps, int p, Map<String, String> env,
             PrintStream out, Runnable ranOne) {
         int rounds = Math.max(1, plan.steps() / p);
-        Run shorter = runOnce(plan, kernel, p, rounds, env);
-        ranOne.run();
-        Run longer = runOnce(plan, kernel, p, 2 * rounds, env);
-        ranOne.run();
-        long extraSteps = longer.steps() - shorter.steps();
-        double marginal = (longer.worstStepsMs() - shorter.worstStepsMs()) * 1000 / extraSteps;
-        Breakdown slowest = longer.breakdowns().getFirst();
-        for (Breakdown b : longer.breakdowns()) {
-            if (b.ownMicros() > slowest.ownMicros()) {
-                slowest = b;
-            }
+        List<Double> marginals = new ArrayList<>();
+        List<Double> ownMarginals = new ArrayList<>();
+        List<Double> wholeRuns = new ArrayList<>();
+        Run longer = null;
+        for (int pair = 0; pair < plan.pairs(); pair++) {
+            Run shorter = runOnce(plan, kernel, p, rounds, env);
+            ranOne.run();
+            longer = runOnce(plan, kernel, p, LONGER * rounds, env);
+            ranOne.run();
+            long extraSteps = longer.steps() - shorter.steps();
+            marginals.add((longer.worstStepsMs() - shorter.worstStepsMs()) * 1000 / extraSteps);
+            int s = slowestCalls(longer).process();
+            ownMarginals.add((longer.ownTotalMicros(s) - shorter.ownTotalMicros(s)) / extraSteps);
+            wholeRuns.add(longer.worstStepsMs() * 1000 / longer.steps());
         }
+        double marginal = median(marginals);
+        double marginalOwn = median(ownMarginals);
+        Breakdown slowest = slowestCalls(longer);
         double kernelMicros = plan.kernelMicros().getOrDefault(kernel, Double.NaN);
-        int s = slowest.process();
-        double marginalOwn = (longer.ownTotalMicros(s) - shorter.ownTotalMicros(s)) / extraSteps;
-        Result r = new Result(kernel, mps, p, plan.bytes(), longer.steps(),
-                kernelMicros, longer.worstStepsMs() * 1000 / longer.steps(), marginal,
-                marginal > 0 ? marginalOwn / marginal : Double.NaN, longer.breakdowns().getFirst(), slowest);
+        Result r = new Result(kernel, mps, p, plan.bytes(), longer.steps(), kernelMicros, median(wholeRuns), marginal,
+                List.copyOf(marginals), marginal > 0 ? marginalOwn / marginal : Double.NaN,
+                longer.breakdowns().getFirst(), slowest);
         out.println(describe(r));
         if (slowest == r.process0()) {
             out.printf("    process 0, also the slowest in its own calls: %s%n", describe(slowest));
@@ -127,6 +141,23 @@ final class StepLatencyBench {
         return r;
     }
 
+    /** The process of a run that spent the most time in its own calls. */
+    private static Breakdown slowestCalls(Run run) {
+        Breakdown slowest = run.breakdowns().getFirst();
+        for (Breakdown b : run.breakdowns()) {
+            if (b.ownMicros() > slowest.ownMicros()) {
+                slowest = b;
+            }
+        }
+        return slowest;
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
     static String describe(Result r) {
         String gpu = Double.isNaN(r.kernelMicros()) ? ""
                 : String.format(" = %.2fx %d kernel%s back to back (%.1f us each)", r.marginalMicrosPerStep()
@@ -134,11 +165,13 @@ final class StepLatencyBench {
                         r.kernelMicros());
         String share = Double.isNaN(r.hostShare()) ? "n/a (the runs were too close to tell a marginal cost)"
                 : String.format("%.0f%% of a step", 100 * r.hostShare());
-        return String.format("Step cost, %s, %d process%s%s: %.1f us/step marginal%s; host's own time %s;"
+        String pairs = r.pairMarginals().size() < 2 ? "" : r.pairMarginals().stream()
+                .map(m -> String.format("%.1f", m)).collect(Collectors.joining(", ", " (median of pairs ", ")"));
+        return String.format("Step cost, %s, %d process%s%s: %.1f us/step marginal%s%s; host's own time %s;"
                         + " %.1f us/step over a whole run of %d steps",
                 r.kernel().equals(SIMULATED) ? "simulated devices" : r.kernel() + " kernel", r.processes(),
-                r.processes() == 1 ? "" : "es", r.mps() ? " under MPS" : "", r.marginalMicrosPerStep(), gpu, share,
-                r.microsPerStep(), r.steps());
+                r.processes() == 1 ? "" : "es", r.mps() ? " under MPS" : "", r.marginalMicrosPerStep(), pairs, gpu,
+                share, r.microsPerStep(), r.steps());
     }
 
     private static String describe(Breakdown b) {
