@@ -8,6 +8,14 @@ java=${1:-}
 [ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }
 tool=("$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -jar cudaipc4j-tool/target/cudaipc4j.jar)
 pass=0; fail=0
+# The CUDA driver's files in /dev/shm (cuda.shm.<n>.<pid in hex>.<m>) of processes that have ended.
+dead_driver_files() {
+  local f h
+  for f in $(ls /dev/shm 2>/dev/null | grep '^cuda\.shm\.'); do
+    h=${f#cuda.shm.*.}; h=${h%%.*}
+    kill -0 $((16#$h)) 2>/dev/null || echo "$f"
+  done
+}
 
 check() {  # name expected-exit args...
   local name=$1 want=$2; shift 2
@@ -31,6 +39,8 @@ check() {  # name expected-exit args...
   sleep 0.2
   [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left:$seg"
   [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"
+  local driver; driver=$(dead_driver_files | tr '\n' ' ')
+  [ -n "$driver" ] && { problems+=" driver-files-left:$driver"; dead_driver_files | sed 's|^|/dev/shm/|' | xargs rm -f; }
   local ms=$(( (t1 - t0) / 1000000 ))
   if [ -z "$problems" ]; then pass=$((pass+1)); echo "PASS $name (${ms} ms)"; else fail=$((fail+1)); echo "FAIL $name:$problems (${ms} ms)"; fi
   sed 's/^/    | /' "$log" | head -${LOG_LINES:-12}
@@ -63,6 +73,8 @@ kill_case() {
   grep -q '^Process 2 failed (' "$log" || problems+=" no-failure-report"
   [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left"
   [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"
+  local driver; driver=$(dead_driver_files | tr '\n' ' ')
+  [ -n "$driver" ] && { problems+=" driver-files-left:$driver"; dead_driver_files | sed 's|^|/dev/shm/|' | xargs rm -f; }
   if [ -z "$problems" ]; then pass=$((pass+1)); echo "PASS child SIGKILLed mid-run (group ended ${ms} ms after the kill)"; else fail=$((fail+1)); echo "FAIL child SIGKILLed mid-run:$problems"; fi
   grep -v '^Step' "$log" | sed 's/^/    | /' | tail -8
   rm -f "$log"

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -31,12 +32,15 @@ public final class ToolRun {
     public final String out;
     public final String err;
     public final long pid;
+    /** The CUDA driver's files in /dev/shm when the run began (see {@link #assertNothingLeft}). */
+    private final Set<String> driverFilesBefore;
 
-    private ToolRun(int exitCode, String out, String err, long pid) {
+    private ToolRun(int exitCode, String out, String err, long pid, Set<String> driverFilesBefore) {
         this.exitCode = exitCode;
         this.out = out;
         this.err = err;
         this.pid = pid;
+        this.driverFilesBefore = driverFilesBefore;
     }
 
     public static Process start(String... args) {
@@ -64,6 +68,8 @@ public final class ToolRun {
      */
     public static ToolRun finish(Process p, Duration limit, Predicate<String> trigger,
             java.util.function.Consumer<Process> onLine) {
+        // Before the run's processes start their drivers (a fresh JVM takes far longer than this to get there).
+        Set<String> driverFilesBefore = Set.copyOf(shmFiles("cuda.shm."));
         // Own threads, not the common pool: with 2 CPUs it has one worker, and a reader queued behind the other
         // would leave a pipe full and the tool blocked.
         CompletableFuture<String> err = readAsync(() -> readAll(p.getErrorStream()));
@@ -90,7 +96,8 @@ public final class ToolRun {
                 p.destroyForcibly();
                 fail("tool did not finish within " + limit + "; output so far:\n" + out.getNow(""));
             }
-            return new ToolRun(p.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS), p.pid());
+            return new ToolRun(p.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS), p.pid(),
+                    driverFilesBefore);
         } catch (Exception e) {
             throw new AssertionError("running the tool failed", e);
         }
@@ -127,26 +134,43 @@ public final class ToolRun {
         return this;
     }
 
-    /** Asserts that nothing of this run is left: no /dev/shm file named after its pid, no process of its run. */
+    /**
+     * Asserts that nothing of this run is left: no /dev/shm file named after its pid, no CUDA driver file
+     * ({@code cuda.shm.*}) of a process that has ended and that was not there before the run, no process of its run.
+     */
     public ToolRun assertNothingLeft() {
         String prefix = "cudaipc4j-" + pid + "-";
         // Children exit on their own within a bounded time when the parent is gone; wait up to 3 s for that.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
         List<String> leftovers;
+        List<String> driverFiles;
         List<String> processes;
         do {
             leftovers = shmFiles(prefix);
+            driverFiles = shmFiles("cuda.shm.").stream()
+                    .filter(f -> !driverFilesBefore.contains(f) && !producerAlive(f)).toList();
             // Children carry the block's name on their command line; the prefix also finds those of a block never
             // announced (children started before a usage error was found).
             processes = processesMentioning(prefix);
-            if (leftovers.isEmpty() && processes.isEmpty()) {
+            if (leftovers.isEmpty() && driverFiles.isEmpty() && processes.isEmpty()) {
                 return this;
             }
             sleep(100);
         } while (System.nanoTime() < deadline);
         assertTrue(leftovers.isEmpty(), "segments left in /dev/shm: " + leftovers);
+        assertTrue(driverFiles.isEmpty(), "driver files of ended processes left in /dev/shm: " + driverFiles);
         assertTrue(processes.isEmpty(), "processes left: " + processes);
         return this;
+    }
+
+    /** Whether the process a driver file is named after ({@code cuda.shm.<n>.<pid in hex>.<m>}) is running. */
+    static boolean producerAlive(String driverFile) {
+        String[] parts = driverFile.split("\\.");
+        try {
+            return parts.length == 5 && ProcessHandle.of(Long.parseLong(parts[3], 16)).isPresent();
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     static List<String> shmFiles(String prefix) {

@@ -1,0 +1,39 @@
+package org.cudaipc4j.tool;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The leftover check the GPU tests rely on finds a driver file of an ended process. */
+class ToolRunTest {
+    /** Above any pid_max (2^22), so no process has it. */
+    private static final long DEAD_PID = (1L << 22) + 1;
+
+    @Test
+    void aDriverFileOfAnEndedProcessIsALeftoverAndOneOfALiveProcessIsNot() throws IOException {
+        Path dead = Path.of("/dev/shm", "cuda.shm.0." + Long.toHexString(DEAD_PID) + ".1");
+        Path live = Path.of("/dev/shm", "cuda.shm.0." + Long.toHexString(ProcessHandle.current().pid()) + ".9");
+        assertFalse(ToolRun.producerAlive(dead.getFileName().toString()));
+        assertTrue(ToolRun.producerAlive(live.getFileName().toString()));
+        assertFalse(ToolRun.producerAlive("cuda.shm.0.xyz.1"));
+        // The run begins without them; both appear before the check, as files of the run's processes would.
+        ToolRun run = ToolRun.run(Duration.ofMinutes(1), "--backend", "host", "--devices", "7");
+        try {
+            Files.createFile(live);
+            run.assertNothingLeft();
+            Files.createFile(dead);
+            AssertionError e = assertThrows(AssertionError.class, run::assertNothingLeft);
+            assertTrue(e.getMessage().contains(dead.getFileName().toString()), e.getMessage());
+            assertFalse(e.getMessage().contains(live.getFileName().toString()), e.getMessage());
+        } finally {
+            Files.deleteIfExists(dead);
+            Files.deleteIfExists(live);
+        }
+    }
+}
