@@ -12,11 +12,10 @@ import java.lang.invoke.MethodHandle;
  * simpleIPC child left to them (see {@code Context.closeBeforeExit}), and its interprocess bookkeeping (files it
  * keeps in {@code /dev/shm}) is removed.
  *
- * <p>{@link #abandon} ends the process at once ({@code _exit(2)}) and leaves what it holds to the kernel, as for a
- * process that is killed. It is for a child whose group failed while its stream may still hold work that waits
- * for a record a dead sibling never ran: tearing that context down (or the driver's at-exit handler doing it)
- * waits for the work, for seconds. A simpleIPC child that passed uses it too, once it has closed everything but
- * its primary context: the kernel reclaims that sooner than the driver's at-exit teardown.
+ * <p>{@link #abandon} is for a child whose group failed while its stream may still hold work that waits for a
+ * record a dead sibling never ran: tearing that context down (or the driver's at-exit handler doing it) waits
+ * for the work, for seconds. The process ends at once instead ({@code _exit(2)}) and the kernel reclaims
+ * its device state, as for a process that is killed.
  */
 public final class ProcessExit {
     /**
@@ -59,25 +58,16 @@ public final class ProcessExit {
     }
 
     /** Flushes standard output and error and ends the process at once ({@code _exit}); does not return. */
+    @SuppressWarnings("restricted") // libc's _exit, called once on the way out
     public static void abandon(int code) {
         System.out.flush();
         System.err.flush();
         try {
-            LibcExit.HANDLE.invokeExact(code);
+            MethodHandle exit = Linker.nativeLinker().downcallHandle(
+                    Linker.nativeLinker().defaultLookup().findOrThrow("_exit"), FunctionDescriptor.ofVoid(JAVA_INT));
+            exit.invokeExact(code);
         } catch (Throwable t) {
             Runtime.getRuntime().halt(code);
         }
-    }
-
-    /** Links {@code _exit} now (a first downcall of its shape costs milliseconds), so that {@link #abandon} need not. */
-    public static void prelink() {
-        MethodHandle unused = LibcExit.HANDLE;
-    }
-
-    /** libc's {@code _exit}, linked on first use of this class. */
-    private static final class LibcExit {
-        @SuppressWarnings("restricted") // libc's _exit, called once on the way out
-        static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(
-                Linker.nativeLinker().defaultLookup().findOrThrow("_exit"), FunctionDescriptor.ofVoid(JAVA_INT));
     }
 }

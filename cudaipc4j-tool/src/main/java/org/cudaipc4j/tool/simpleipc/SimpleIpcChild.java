@@ -46,8 +46,6 @@ public final class SimpleIpcChild {
     private static final int DISMISSED = -1;
     /** Steps between progress markers; see the step loop. */
     private static final int RUN_AHEAD = 16;
-    /** System property: a child that passed ends through the driver's at-exit teardown instead of {@code _exit}. */
-    static final String EXIT_TEARDOWN_PROPERTY = "cudaipc4j.childExitTeardown";
 
     private SimpleIpcChild() {}
 
@@ -95,13 +93,6 @@ public final class SimpleIpcChild {
                     fdRequest.complete(FdDistribution.request(settings.socket(), id, settings.timeout()));
                 } catch (Throwable t) {
                     fdRequest.completeExceptionally(t);
-                }
-            }
-            if (settings.backend().equals("cuda")) {
-                try {
-                    ProcessExit.prelink(); // off the path: how a child that passed ends (see the end of main)
-                } catch (Throwable t) {
-                    // abandon then falls back to Runtime.halt
                 }
             }
         });
@@ -156,22 +147,7 @@ public final class SimpleIpcChild {
         if (settings.phaseFile() != null) {
             phases.writeTo(settings.phaseFile());
         }
-        if (exit == 0 && settings.backend().equals("cuda") && leavesTheContextToTheKernel()) {
-            // Everything this process made is closed but its primary context. The kernel reclaims that on the way
-            // out, as for a process that is killed, sooner than the driver's at-exit teardown would (and the parent
-            // waits for this end). _exit skips the handler that would remove this process's driver files.
-            DriverFiles.removeOf(ProcessHandle.current().pid());
-            ProcessExit.abandon(0);
-        }
         ProcessExit.exit(exit);
-    }
-
-    /**
-     * Whether a child that passed ends with {@code _exit}: not where its JVM writes an AOT cache at exit, and not
-     * with the system property {@value #EXIT_TEARDOWN_PROPERTY} set (the driver's at-exit teardown, to compare).
-     */
-    private static boolean leavesTheContextToTheKernel() {
-        return !Boolean.getBoolean(ProcessExit.QUIET_EXIT_PROPERTY) && !Boolean.getBoolean(EXIT_TEARDOWN_PROPERTY);
     }
 
     /** What the join thread produced, or its failure rethrown as it was. */
