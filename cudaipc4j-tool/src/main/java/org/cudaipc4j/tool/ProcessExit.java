@@ -57,11 +57,19 @@ public final class ProcessExit {
         }
     }
 
-    /** Flushes standard output and error and ends the process at once ({@code _exit}); does not return. */
+    /**
+     * Flushes standard output and error and ends the process at once ({@code _exit}); does not return. The JVM's
+     * own exit does not run, so the one file it would remove is removed here first (see {@link #perfDataFile}).
+     */
     @SuppressWarnings("restricted") // libc's _exit, called once on the way out
     public static void abandon(int code) {
         System.out.flush();
         System.err.flush();
+        try {
+            java.nio.file.Files.deleteIfExists(perfDataFile(ProcessHandle.current().pid()));
+        } catch (java.io.IOException | RuntimeException e) {
+            // Not ours, or gone: the next JVM of this user removes a dead process's file anyway.
+        }
         try {
             MethodHandle exit = Linker.nativeLinker().downcallHandle(
                     Linker.nativeLinker().defaultLookup().findOrThrow("_exit"), FunctionDescriptor.ofVoid(JAVA_INT));
@@ -69,5 +77,13 @@ public final class ProcessExit {
         } catch (Throwable t) {
             Runtime.getRuntime().halt(code);
         }
+    }
+
+    /**
+     * The JVM's performance-data file of process {@code pid} ({@code jps} and {@code jstat} read it), which HotSpot
+     * keeps in {@code /tmp/hsperfdata_<user>} and removes at its exit, unless {@code -XX:-UsePerfData}.
+     */
+    static java.nio.file.Path perfDataFile(long pid) {
+        return java.nio.file.Path.of("/tmp", "hsperfdata_" + System.getProperty("user.name"), Long.toString(pid));
     }
 }
