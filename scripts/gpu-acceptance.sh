@@ -8,13 +8,24 @@ java=${1:-}
 [ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }
 tool=("$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -jar cudaipc4j-tool/target/cudaipc4j.jar)
 pass=0; fail=0
-# The CUDA driver's files in /dev/shm (cuda.shm.<n>.<pid in hex>.<m>) of processes that have ended.
+# The CUDA driver's files in /dev/shm (cuda.shm.<n>.<pid in hex>.<m>) of processes that have ended and that were
+# not there when this script began (those are not the tool's doing).
+driver_files_before=" $(ls /dev/shm 2>/dev/null | grep '^cuda\.shm\.' | tr '\n' ' ')"
 dead_driver_files() {
   local f h
   for f in $(ls /dev/shm 2>/dev/null | grep '^cuda\.shm\.'); do
+    [[ $driver_files_before == *" $f "* ]] && continue
     h=${f#cuda.shm.*.}; h=${h%%.*}
-    kill -0 $((16#$h)) 2>/dev/null || echo "$f"
+    [[ $h =~ ^[0-9a-fA-F]+$ ]] || continue
+    [ -d /proc/$((16#$h)) ] || echo "$f"
   done
+}
+# Names the dead processes' driver files and removes them, so that the next case starts clean.
+driver_leftovers() {
+  local left; left=$(dead_driver_files)
+  [ -z "$left" ] && return
+  echo " driver-files-left:$(echo $left | tr ' ' ',')"
+  for f in $left; do rm -f "/dev/shm/$f"; done
 }
 
 check() {  # name expected-exit args...
@@ -39,8 +50,7 @@ check() {  # name expected-exit args...
   sleep 0.2
   [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left:$seg"
   [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"
-  local driver; driver=$(dead_driver_files | tr '\n' ' ')
-  [ -n "$driver" ] && { problems+=" driver-files-left:$driver"; dead_driver_files | sed 's|^|/dev/shm/|' | xargs rm -f; }
+  problems+=$(driver_leftovers)
   local ms=$(( (t1 - t0) / 1000000 ))
   if [ -z "$problems" ]; then pass=$((pass+1)); echo "PASS $name (${ms} ms)"; else fail=$((fail+1)); echo "FAIL $name:$problems (${ms} ms)"; fi
   sed 's/^/    | /' "$log" | head -${LOG_LINES:-12}
@@ -73,8 +83,7 @@ kill_case() {
   grep -q '^Process 2 failed (' "$log" || problems+=" no-failure-report"
   [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left"
   [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"
-  local driver; driver=$(dead_driver_files | tr '\n' ' ')
-  [ -n "$driver" ] && { problems+=" driver-files-left:$driver"; dead_driver_files | sed 's|^|/dev/shm/|' | xargs rm -f; }
+  problems+=$(driver_leftovers)
   if [ -z "$problems" ]; then pass=$((pass+1)); echo "PASS child SIGKILLed mid-run (group ended ${ms} ms after the kill)"; else fail=$((fail+1)); echo "FAIL child SIGKILLed mid-run:$problems"; fi
   grep -v '^Step' "$log" | sed 's/^/    | /' | tail -8
   rm -f "$log"

@@ -255,7 +255,8 @@ int main(int argc, char** argv) {
       shm->bad[id] = ends[0] != want || ends[1] != want;
     }
     // Reset, then exit (not _exit): without the reset the exporting parent left a cuda.shm.* file in /dev/shm after
-    // every run on driver 580; with it, no process of a run left one.
+    // every run on driver 580; with it, no process of a run that passed left one. (A failed call ends its process
+    // with _exit, see CK, and may leave its file.)
     cudaDeviceReset();
     exit(0);
   }

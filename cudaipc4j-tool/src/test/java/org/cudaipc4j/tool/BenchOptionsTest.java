@@ -28,6 +28,7 @@ class BenchOptionsTest {
         "--only e2e,warp              | --only: unknown part 'warp'",
         "--repeat 0                   | --repeat must be at least 1, got 0",
         "--step-count 0               | --step-count must be at least 1, got 0",
+        "--step-count 715827883       | --step-count must be at most 715827882, got 715827883",
         "--step-pairs 0               | --step-pairs must be at least 1, got 0",
         "--step-size 0                | --step-size must be at least 1 byte, got '0'",
         "--step-size 1Q               | --step-size: invalid size '1Q'",

@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The leftover check the GPU tests rely on finds a driver file of an ended process. */
@@ -17,23 +19,27 @@ class ToolRunTest {
 
     @Test
     void aDriverFileOfAnEndedProcessIsALeftoverAndOneOfALiveProcessIsNot() throws IOException {
-        Path dead = Path.of("/dev/shm", "cuda.shm.0." + Long.toHexString(DEAD_PID) + ".1");
-        Path live = Path.of("/dev/shm", "cuda.shm.0." + Long.toHexString(ProcessHandle.current().pid()) + ".9");
+        // A last field the driver never writes, so that no real driver file is touched.
+        Path dead = Path.of("/dev/shm", "cuda.shm.0." + Long.toHexString(DEAD_PID) + ".toolruntest");
+        Path live = Path.of("/dev/shm",
+                "cuda.shm.0." + Long.toHexString(ProcessHandle.current().pid()) + ".toolruntest");
         assertFalse(ToolRun.producerAlive(dead.getFileName().toString()));
         assertTrue(ToolRun.producerAlive(live.getFileName().toString()));
         assertFalse(ToolRun.producerAlive("cuda.shm.0.xyz.1"));
         // The run begins without them; both appear before the check, as files of the run's processes would.
         ToolRun run = ToolRun.run(Duration.ofMinutes(1), "--backend", "host", "--devices", "7");
+        List<Path> made = new ArrayList<>();
         try {
-            Files.createFile(live);
+            made.add(Files.createFile(live));
             run.assertNothingLeft();
-            Files.createFile(dead);
+            made.add(Files.createFile(dead));
             AssertionError e = assertThrows(AssertionError.class, run::assertNothingLeft);
             assertTrue(e.getMessage().contains(dead.getFileName().toString()), e.getMessage());
             assertFalse(e.getMessage().contains(live.getFileName().toString()), e.getMessage());
         } finally {
-            Files.deleteIfExists(dead);
-            Files.deleteIfExists(live);
+            for (Path p : made) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 }

@@ -149,6 +149,11 @@ public final class BenchCommand implements Callable<Integer> {
             procs.add(count);
         }
         atLeast("--step-count", stepCount, 1);
+        if (stepCount > Integer.MAX_VALUE / StepLatencyBench.LONGER) {
+            // The longer run of a pair has LONGER times the steps, counted in an int.
+            throw usage("--step-count must be at most " + Integer.MAX_VALUE / StepLatencyBench.LONGER + ", got "
+                    + stepCount);
+        }
         atLeast("--step-pairs", stepPairs, 1);
         try {
             stepSize = Sizes.parseBytes(stepSizeText);
