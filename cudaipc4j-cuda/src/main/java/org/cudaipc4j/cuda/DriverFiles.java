@@ -53,7 +53,7 @@ public final class DriverFiles {
     }
 
     /** The pid a driver file's name carries ({@code cuda.shm.<n>.<pid in hex>.<m>}), or -1. */
-    static long producer(String name) {
+    public static long producer(String name) {
         String[] parts = name.split("\\.");
         if (parts.length != 5 || !parts[0].equals("cuda") || !parts[1].equals("shm")) {
             return -1;

@@ -20,6 +20,7 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.cudaipc4j.cuda.DriverFiles;
 
 /**
  * Runs the tool as a real process (a fresh JVM on this test's class path), the way a user does, and checks what
@@ -165,12 +166,8 @@ public final class ToolRun {
 
     /** Whether the process a driver file is named after ({@code cuda.shm.<n>.<pid in hex>.<m>}) is running. */
     static boolean producerAlive(String driverFile) {
-        String[] parts = driverFile.split("\\.");
-        try {
-            return parts.length == 5 && ProcessHandle.of(Long.parseLong(parts[3], 16)).isPresent();
-        } catch (NumberFormatException e) {
-            return false;
-        }
+        long producer = DriverFiles.producer(driverFile);
+        return producer > 0 && ProcessHandle.of(producer).isPresent();
     }
 
     static List<String> shmFiles(String prefix) {
