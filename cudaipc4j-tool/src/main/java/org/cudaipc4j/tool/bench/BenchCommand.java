@@ -287,7 +287,7 @@ public final class BenchCommand implements Callable<Integer> {
         kernelMicros.forEach((k, us) -> System.out.printf("Kernel %s on %s: %.2f us per launch (GPU time, back to"
                 + " back)%n", k, Sizes.format(stepSize), us));
         return new StepLatencyBench.Plan("cuda", stepSize, stepCount, stepPairs, stepKernels, procs, kernelMicros,
-                StepLatencyBench.runningMpsDaemon(System.getenv()));
+                StepLatencyBench.runningMpsDaemon(mpsEnvironment()));
     }
 
     private EndToEndBench.Result endToEnd(String label, List<String> args) {
@@ -315,6 +315,12 @@ public final class BenchCommand implements Callable<Integer> {
         JsonObject fill = gson.toJsonTree(r).getAsJsonObject();
         fill.add("gbPerSecond", gson.toJsonTree(r.series()));
         results.add("fill", fill);
+    }
+
+    /** The one variable of this process's environment that tells where an MPS daemon listens, if set. */
+    private static Map<String, String> mpsEnvironment() {
+        String pipes = System.getenv("CUDA_MPS_PIPE_DIRECTORY");
+        return pipes == null ? Map.of() : Map.of("CUDA_MPS_PIPE_DIRECTORY", pipes);
     }
 
     /** Why CUDA cannot be used here, or null when a device is there. */
