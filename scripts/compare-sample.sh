@@ -37,7 +37,8 @@
 #   scripts/compare-sample.sh --runs 3 --mps --steps 4:500:3000 --tool --tool-args "--kernel simple --sync events"
 # CUDA_DEVICE_MAX_CONNECTIONS is removed from the environment of every command, as in a user's shell: the sample
 # then runs as shipped, and the tool's launcher sets its own. A run that exits non-zero, or a sample run that
-# reports a verification mismatch, stops the comparison (exit 1). Exit 2: no nvcc or no GPU here.
+# reports a verification mismatch, stops the comparison (exit 1); exit 2: no nvcc (or, with --mps, no MPS) here;
+# exit 64: a bad option.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -195,8 +196,9 @@ run_one() {
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
 
-echo "$(date -u +%FT%TZ) $(hostname); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null \
-  | head -1); mps: $([ "$mps" = 1 ] && echo on || echo off); CUDA_DEVICE_MAX_CONNECTIONS unset"
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)
+echo "$(date -u +%FT%TZ) $(hostname); GPU ${gpu:-unknown (no nvidia-smi)}; MPS $([ "$mps" = 1 ] && echo on || echo off);" \
+  "CUDA_DEVICE_MAX_CONNECTIONS unset"
 for v in "${!names[@]}"; do echo "  [$v] ${names[$v]}${lines[$v]:+: ${lines[$v]}}"; done
 
 declare -A samples
