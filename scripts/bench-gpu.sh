@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Runs the tool's `bench` command on a GPU machine as the README figures were taken: the jlinked runtime in .jre
-# (else $JAVA_HOME), the serial GC, and a JDK 25 AOT cache trained once per jar by a default run on the GPU.
+# Runs the tool's `bench` command on a GPU machine that has no Maven, with the JVM set up as ./cudaipc4j sets it
+# up: the jlinked runtime in .jre (else $JAVA_HOME), the serial GC, a JDK 25 AOT cache trained once per jar by a
+# default run, and CUDA_DEVICE_MAX_CONNECTIONS=1 unless set. The figures of docs/performance.md name the command
+# that took each; those against NVIDIA's sample come from scripts/compare-sample.sh.
 # Usage: scripts/bench-gpu.sh [--jar JAR] [--mps] [-Dname=value ...] BENCH-ARGS...
-#   e.g. scripts/bench-gpu.sh --only e2e --repeat 10 --out docs/bench-h200.json
-#        scripts/bench-gpu.sh -Dcudaipc4j.noEarlyStart=true --only e2e      (one lever off)
+#   e.g. scripts/bench-gpu.sh --only e2e --repeat 10 --out bench-results     (bench.json in that folder)
+#        scripts/bench-gpu.sh -Dcudaipc4j.noEarlyStart=true --only e2e      (one start-up measure off)
 #        scripts/bench-gpu.sh --mps --only steps --procs 1,2,8             (under a private MPS server, and without)
 # --mps starts an MPS control daemon of this user with private pipe and log folders for the bench's processes
-# and quits it afterwards (nvidia-cuda-mps-control must be installed).
+# and quits it afterwards (nvidia-cuda-mps-control must be installed). `./cudaipc4j bench --help` lists the
+# bench's own options.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # As ./cudaipc4j does: one hardware work queue per context unless the caller chose otherwise.
@@ -38,5 +41,11 @@ fi
 CUDA_MPS_PIPE_DIRECTORY=$(mktemp -d) CUDA_MPS_LOG_DIRECTORY=$(mktemp -d)
 export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 nvidia-cuda-mps-control -d
-trap 'echo quit | nvidia-cuda-mps-control; sleep 1; rm -rf "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"' EXIT
+quit_mps() {
+  echo quit | nvidia-cuda-mps-control || true
+  # The daemon leaves once its clients are gone: wait for its pipe to go, not a fixed time.
+  for _ in $(seq 50); do [ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] || break; sleep 0.1; done
+  rm -rf "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+}
+trap quit_mps EXIT
 "$java" "${opts[@]}" "${props[@]}" -jar "$jar" bench "$@"

@@ -6,12 +6,14 @@
 # /dev/shm entries, the driver's (cuda.shm.*), processes, and GPU memory in use (nvidia-smi).
 # Prints one row per trial and a summary with the worst time; exits 1 when a group took longer than LIMIT_MS or left
 # anything behind.
-# Usage: scripts/gpu-chaos.sh [TRIALS]   (default 20; LIMIT_MS=2000; TOOL=./cudaipc4j; SEED for a repeatable run)
+# Usage: scripts/gpu-chaos.sh [TRIALS]   (default 20; LIMIT_MS=2000; TOOL=./cudaipc4j; SEED for a repeatable run;
+#        RUN_ARGS for more options of every run, e.g. RUN_ARGS="--sync events")
 set -uo pipefail
 cd "$(dirname "$0")/.."
 trials=${1:-20}
 limit=${LIMIT_MS:-2000}
 tool=${TOOL:-./cudaipc4j}
+read -r -a run_args <<<"${RUN_ARGS:-}"
 RANDOM=${SEED:-$$}
 signals=(KILL TERM INT)
 worst=0 slow=0 leaky=0 ran=0
@@ -25,7 +27,7 @@ for t in $(seq 1 "$trials"); do
   log=$(mktemp)
   steps=$(( RANDOM % 3 == 0 ? 300 : 20000 ))
   # Background jobs of a script start with SIGINT ignored; the tool must get it as from a terminal.
-  env --default-signal=INT "$tool" --procs-per-device 4 --size 4K --steps "$steps" >"$log" 2>&1 &
+  env --default-signal=INT "$tool" --procs-per-device 4 --size 4K --steps "$steps" "${run_args[@]}" >"$log" 2>&1 &
   parent=$!
   sleep "0.$(printf '%03d' $(( RANDOM % 1000 )))"; sleep $(( RANDOM % 2 ))
   sig=${signals[$(( RANDOM % 3 ))]}

@@ -95,8 +95,8 @@ public final class Event extends ContextResource {
     }
 
     /**
-     * Milliseconds from {@code start}'s record to this event's ({@code cuEventElapsedTime_v2}); both must have
-     * completed and record timing.
+     * Milliseconds from {@code start}'s record to this event's ({@code cuEventElapsedTime_v2}, or
+     * {@code cuEventElapsedTime} on drivers older than CUDA 12.8); both must have completed and record timing.
      */
     public float elapsedMillis(Event start) {
         if (flags.contains(EventFlag.DISABLE_TIMING) || start.flags.contains(EventFlag.DISABLE_TIMING)) {
@@ -104,7 +104,8 @@ public final class Event extends ContextResource {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_FLOAT);
-            Cu.check("cuEventElapsedTime_v2", CuDriver.cuEventElapsedTime_v2(out, start.handle(), handle()));
+            int result = CuDriver.cuEventElapsedTime_v2(out, start.handle(), handle());
+            Cu.check(ElapsedTimeCall.NAME, result);
             return out.get(JAVA_FLOAT, 0);
         }
     }
@@ -137,5 +138,11 @@ public final class Event extends ContextResource {
     @Override
     public String toString() {
         return (opened ? "opened event" : "event") + " on " + context.device();
+    }
+
+    /** The export elapsed times are asked of in this process, for error messages. */
+    private static final class ElapsedTimeCall {
+        static final String NAME = org.cudaipc4j.cuda.driver.CudaLibrary.resolvedName("cuEventElapsedTime_v2")
+                .orElse("cuEventElapsedTime_v2");
     }
 }

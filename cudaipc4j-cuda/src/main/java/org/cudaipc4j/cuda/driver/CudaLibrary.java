@@ -10,6 +10,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.cudaipc4j.cuda.DriverNotFoundException;
 import org.cudaipc4j.cuda.MissingSymbolException;
@@ -29,6 +30,14 @@ public final class CudaLibrary {
 
     /** The names tried when {@value #NAMES_PROPERTY} is not set. */
     public static final List<String> DEFAULT_NAMES = List.of("libcuda.so.1", "libcuda.so");
+
+    /**
+     * Older exports a call may fall back to where the driver lacks the name {@code cuda.h} maps it to, each with the
+     * same C signature and meaning for this binding's use. {@code cuEventElapsedTime_v2} came with CUDA 12.8; the
+     * drivers from CUDA 12.0 on that the project supports export only {@code cuEventElapsedTime}, which differs
+     * in how it reports errors of earlier, unrelated work.
+     */
+    static final Map<String, String> FALLBACKS = Map.of("cuEventElapsedTime_v2", "cuEventElapsedTime");
 
     private static final Linker LINKER = Linker.nativeLinker();
 
@@ -123,12 +132,37 @@ public final class CudaLibrary {
             return thrower(type, DriverNotFoundException.class,
                     MethodType.methodType(void.class, List.class), loaded.namesTried());
         }
-        Optional<MemorySegment> address = loaded.lookup().find(symbol);
+        Optional<MemorySegment> address = find(loaded.lookup(), symbol).map(Resolved::address);
         if (address.isEmpty()) {
             return thrower(type, MissingSymbolException.class,
                     MethodType.methodType(void.class, String.class, String.class), symbol, loaded.name());
         }
         return LINKER.downcallHandle(address.get(), descriptor);
+    }
+
+    /** The export a call to {@code symbol} goes to: its own, or its {@link #FALLBACKS fallback}'s. */
+    record Resolved(String name, MemorySegment address) {}
+
+    /**
+     * Finds {@code symbol} in {@code lookup}, else its fallback (see {@link #FALLBACKS}); empty when neither is
+     * exported. The name {@code cuda.h} maps to always wins where the driver has it.
+     */
+    static Optional<Resolved> find(SymbolLookup lookup, String symbol) {
+        Optional<MemorySegment> own = lookup.find(symbol);
+        if (own.isPresent()) {
+            return Optional.of(new Resolved(symbol, own.get()));
+        }
+        String older = FALLBACKS.get(symbol);
+        return older == null ? Optional.empty() : lookup.find(older).map(a -> new Resolved(older, a));
+    }
+
+    /**
+     * The export that calls to {@code symbol} reach in this process's driver: {@code symbol} itself, its fallback
+     * on an older driver, or empty when the driver or both names are missing.
+     */
+    public static Optional<String> resolvedName(String symbol) {
+        Loaded loaded = ProcessLibrary.INSTANCE;
+        return loaded.lookup() == null ? Optional.empty() : find(loaded.lookup(), symbol).map(Resolved::name);
     }
 
     /** A handle of {@code type} that ignores its arguments and throws a new {@code exception(args)} each call. */

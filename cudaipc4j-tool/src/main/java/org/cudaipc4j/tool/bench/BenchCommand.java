@@ -219,6 +219,16 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         validate();
+        if (backend.equals("cuda")) {
+            // Asked for GPUs where there are none: waived, as the sample and the tool's run exit, in one line.
+            String unusable = cudaUnusable();
+            if (unusable != null) {
+                java.io.PrintWriter err = spec.commandLine().getErr();
+                err.println("cudaipc4j: bench --backend cuda: " + unusable);
+                err.flush();
+                return ExitCodes.WAIVED;
+            }
+        }
         JsonObject results = new JsonObject();
         Gson gson = new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create();
         results.addProperty("date", Instant.now().toString());
@@ -268,10 +278,7 @@ public final class BenchCommand implements Callable<Integer> {
      * runs); on simulated devices one series without kernel times.
      */
     private StepLatencyBench.Plan stepPlan() {
-        String unusable = backend.equals("host") ? null : cudaUnusable();
-        if (unusable != null && backend.equals("cuda")) {
-            throw new IllegalStateException("--backend cuda: " + unusable);
-        }
+        String unusable = backend.equals("host") ? null : cudaUnusable(); // never set with cuda: call() waived
         if (backend.equals("host") || unusable != null) {
             return new StepLatencyBench.Plan("host", stepSize, stepCount, stepPairs,
                     List.of(StepLatencyBench.SIMULATED), procs, Map.of(), null);
@@ -280,7 +287,7 @@ public final class BenchCommand implements Callable<Integer> {
         kernelMicros.forEach((k, us) -> System.out.printf("Kernel %s on %s: %.2f us per launch (GPU time, back to"
                 + " back)%n", k, Sizes.format(stepSize), us));
         return new StepLatencyBench.Plan("cuda", stepSize, stepCount, stepPairs, stepKernels, procs, kernelMicros,
-                StepLatencyBench.runningMpsDaemon(System.getenv()));
+                StepLatencyBench.runningMpsDaemon(mpsEnvironment()));
     }
 
     private EndToEndBench.Result endToEnd(String label, List<String> args) {
@@ -308,6 +315,12 @@ public final class BenchCommand implements Callable<Integer> {
         JsonObject fill = gson.toJsonTree(r).getAsJsonObject();
         fill.add("gbPerSecond", gson.toJsonTree(r.series()));
         results.add("fill", fill);
+    }
+
+    /** The one variable of this process's environment that tells where an MPS daemon listens, if set. */
+    private static Map<String, String> mpsEnvironment() {
+        String pipes = System.getenv("CUDA_MPS_PIPE_DIRECTORY");
+        return pipes == null ? Map.of() : Map.of("CUDA_MPS_PIPE_DIRECTORY", pipes);
     }
 
     /** Why CUDA cannot be used here, or null when a device is there. */
