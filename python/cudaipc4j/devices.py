@@ -2,6 +2,7 @@
 ``CUDA_VISIBLE_DEVICES`` may differ between the exporter and the reader."""
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterable
 
 from .descriptor import normalize_uuid
@@ -35,7 +36,8 @@ def visible_devices() -> list[tuple[int, str]]:
         dev = check(cu.cuDeviceGet(i), "cuDeviceGet")
         get_uuid = getattr(cu, "cuDeviceGetUuid_v2", None) or cu.cuDeviceGetUuid
         uuid = check(get_uuid(dev), "cuDeviceGetUuid")
-        out.append((i, normalize_uuid(bytes(uuid.bytes)[:16])))
+        # the struct's raw 16 bytes: some cuda.bindings releases cut CUuuid.bytes at the first zero byte
+        out.append((i, normalize_uuid(ctypes.string_at(uuid.getPtr(), 16))))
     return out
 
 

@@ -249,7 +249,8 @@ def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
         from cuda.bindings import driver as cu
     except ImportError:
         cu = None
-    steps = list(reversed(undo))
+    # the mapping's steps last first, and the lease only after them: the exporter may free once it sees the release
+    steps = [s for s in reversed(undo) if s[0] != "hold"] + [s for s in undo if s[0] == "hold"]
     undo.clear()
     if cu is not None and any(kind not in ("hold",) for kind, _ in steps):
         try:
