@@ -10,8 +10,6 @@ if _PYTHON not in sys.path:
 
 import gpu_policy  # noqa: E402
 
-pytest_plugins = ["pytester"]
-
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU, torch and cuda.bindings; skipped without them"

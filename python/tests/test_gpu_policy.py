@@ -1,5 +1,9 @@
 """The rule for tests marked gpu, checked without a GPU: skipped with a reason, or failed under
 CUDAIPC4J_REQUIRE_GPU=1 (the GPU machine), whatever made them skip."""
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,44 +47,62 @@ def test_plain_skip():
 """
 
 
-def _run(pytester, monkeypatch, require, unavailable):
-    pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(gpu_policy=(Path(__file__).parent / "gpu_policy.py").read_text(encoding="utf-8"))
-    pytester.makepyfile(test_suite=SUITE)
-    monkeypatch.setenv("CUDAIPC4J_REQUIRE_GPU", require)
-    # the conftest under test asks gpu_policy; make it see (or not see) a GPU without importing torch
-    pytester.makepyfile(sitecustomize="")
-    pytester.makeconftest(CONFTEST.replace("import gpu_policy  # noqa: E402",
-                                           "import gpu_policy  # noqa: E402\n"
-                                           f"gpu_policy.unavailable_reason = lambda: {unavailable!r}"))
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rsf")
+class Run:
+    """The outcome of a pytest run in a child process (a fresh interpreter: the rule reads its own environment)."""
+
+    def __init__(self, result):
+        self.ret = result.returncode
+        self.out = result.stdout + result.stderr
+        last = [line for line in self.out.splitlines() if " in " in line and line.strip().endswith("s")]
+        self.counts = dict((word.rstrip("s").replace("error", "errors"), int(n)) for n, word in
+                           re.findall(r"(\d+) (passed|skipped|failed|errors?)", last[-1] if last else ""))
+
+    def assert_outcomes(self, **expected):
+        got = {k: v for k, v in self.counts.items() if v}
+        assert got == {k.rstrip("s").replace("error", "errors"): v for k, v in expected.items() if v}, self.out
 
 
-def test_without_a_gpu_gpu_tests_are_skipped_with_the_reason(pytester, monkeypatch):
-    r = _run(pytester, monkeypatch, "0", "torch is not installed")
+def _run(tmp_path, require, unavailable):
+    here = Path(__file__).parent
+    (tmp_path / "gpu_policy.py").write_text((here / "gpu_policy.py").read_text(encoding="utf-8"), encoding="utf-8")
+    # the conftest under test, told whether a GPU is there without importing torch
+    (tmp_path / "conftest.py").write_text(
+        CONFTEST.replace("import gpu_policy  # noqa: E402", "import gpu_policy  # noqa: E402\n"
+                         f"gpu_policy.unavailable_reason = lambda: {unavailable!r}"), encoding="utf-8")
+    (tmp_path / "test_suite.py").write_text(SUITE, encoding="utf-8")
+    env = {**os.environ, "CUDAIPC4J_REQUIRE_GPU": require}
+    return Run(subprocess.run([sys.executable, "-m", "pytest", "-q", "-rsf", "-p", "no:cacheprovider", "-o",
+                               "addopts=", "--rootdir", str(tmp_path), str(tmp_path)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300))
+
+
+def test_without_a_gpu_gpu_tests_are_skipped_with_the_reason(tmp_path):
+    r = _run(tmp_path, "0", "torch is not installed")
     r.assert_outcomes(passed=1, skipped=3)
-    r.stdout.fnmatch_lines(["SKIPPED [[]2[]] *torch is not installed*"])
+    assert re.search(r"SKIPPED \[2\] .*torch is not installed", r.out), r.out
 
 
-def test_required_gpu_tests_that_cannot_run_fail(pytester, monkeypatch):
-    r = _run(pytester, monkeypatch, "1", "torch is not installed")
+def test_required_gpu_tests_that_cannot_run_fail(tmp_path):
+    r = _run(tmp_path, "1", "torch is not installed")
     r.assert_outcomes(passed=1, skipped=1, errors=2)  # failed in setup: pytest counts them as errors
     assert r.ret != 0
-    r.stdout.fnmatch_lines(["*GPU test did not run although CUDAIPC4J_REQUIRE_GPU=1: torch is not installed*"])
+    assert "GPU test did not run although CUDAIPC4J_REQUIRE_GPU=1: torch is not installed" in r.out
 
 
-def test_required_gpu_tests_that_skip_themselves_fail_even_with_a_gpu(pytester, monkeypatch):
-    r = _run(pytester, monkeypatch, "1", None)
+def test_required_gpu_tests_that_skip_themselves_fail_even_with_a_gpu(tmp_path):
+    r = _run(tmp_path, "1", None)
     r.assert_outcomes(passed=2, skipped=1, failed=1)
-    r.stdout.fnmatch_lines(["*CUDAIPC4J_REQUIRE_GPU=1: cupy is not installed*"])
-
-
-def test_with_a_gpu_gpu_tests_run(pytester, monkeypatch):
-    r = _run(pytester, monkeypatch, "0", None)
-    r.assert_outcomes(passed=2, skipped=2)
-
-
-def test_a_bad_value_stops_the_run(pytester, monkeypatch):
-    r = _run(pytester, monkeypatch, "true", None)
     assert r.ret != 0
-    assert "must be 1" in r.stdout.str() + r.stderr.str()
+    assert "CUDAIPC4J_REQUIRE_GPU=1: cupy is not installed" in r.out
+
+
+def test_with_a_gpu_gpu_tests_run(tmp_path):
+    r = _run(tmp_path, "0", None)
+    r.assert_outcomes(passed=2, skipped=2)
+    assert r.ret == 0
+
+
+def test_a_bad_value_stops_the_run(tmp_path):
+    r = _run(tmp_path, "true", None)
+    assert r.ret != 0
+    assert "must be 1" in r.out
