@@ -67,14 +67,17 @@ def expected_view(size, d):
     return raw[:size // item * item].view(dtype).as_strided(t.shape, t.strides, t.offset)
 
 
-@pytest.mark.parametrize("kind, via", [("legacy", "socket"), ("vmm", "socket"), ("vmm", "pidfd"), ("pool", "socket"),
-                                       ("pool", "pidfd")])
-def test_open_what_a_java_style_exporter_exports(tmp_path, kind, via):
+@pytest.mark.parametrize("kind, via, like", [("legacy", "socket", "torch"), ("vmm", "socket", "torch"),
+                                             ("vmm", "pidfd", "torch"), ("pool", "socket", "torch"),
+                                             ("pool", "pidfd", "torch"), ("pool", "socket", "cupy")])
+def test_open_what_a_java_style_exporter_exports(tmp_path, kind, via, like):
     import torch
 
     import cudaipc4j
     from cudaipc4j import fdsocket
     from cudaipc4j.holders import HolderTable
+    if like == "cupy":
+        pytest.importorskip("cupy")
     path = str(tmp_path / "s")
     peer = Peer("export", kind, path)
     try:
@@ -86,9 +89,12 @@ def test_open_what_a_java_style_exporter_exports(tmp_path, kind, via):
             if via == "pidfd":
                 for fd in fds:
                     os.close(fd)
-                t = cudaipc4j.open(d)  # fds taken by number from the exporter
+                t = cudaipc4j.open(d, like=like)  # fds taken by number from the exporter
             else:
-                t = cudaipc4j.open(d, fds=fds)
+                t = cudaipc4j.open(d, fds=fds, like=like)
+            if like == "cupy":
+                assert type(t).__module__.startswith("cupy")
+                t = torch.from_dlpack(t)  # DLPack, without a copy: the torch tensor keeps the CuPy array alive
             assert t.is_cuda and t.device.index == 0
             expected = expected_view(d.bytes, d)
             assert t.dtype == expected.dtype and t.shape == expected.shape and t.stride() == expected.stride()
