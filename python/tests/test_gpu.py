@@ -38,6 +38,18 @@ class Peer:
         self.p.stdin.write(line + "\n")
         self.p.stdin.flush()
 
+    def kill(self):
+        """Ends the peer if it still runs and removes what a killed peer leaves: its holder table."""
+        self.p.kill()
+        self.p.wait()
+        for stream in (self.p.stdin, self.p.stdout, self.p.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass  # a pipe whose reader is gone
+        for leftover in Path("/dev/shm").glob(f"cudaipc4j-{self.p.pid}-*-holders"):
+            leftover.unlink(missing_ok=True)
+
     def finish(self):
         try:
             out, err = self.p.communicate(timeout=LIMIT)
@@ -128,7 +140,7 @@ def test_open_what_a_java_style_exporter_exports(tmp_path, kind, via, like):
         assert after == hashlib.sha256(bytes(d.bytes)).hexdigest(), "what the reader wrote reached the exporter"
         peer.finish()
     finally:
-        peer.p.kill()
+        peer.kill()
 
 
 def _refetch(d):
@@ -189,7 +201,7 @@ def test_open_what_torch_shares_and_release_it(expandable):
         assert after == start, f"the producer's memory after ipc_collect: {after} bytes, {start} at its start"
         peer.finish()
     finally:
-        peer.p.kill()
+        peer.kill()
 
 
 def test_share_describes_the_tensor_and_its_device():
