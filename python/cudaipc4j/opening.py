@@ -100,14 +100,21 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
         _close_fds(owned)
 
 
+#: Primary contexts retained once per device, for the process's life (as torch and CuPy keep theirs)
+_contexts: dict[int, Any] = {}
+
+
 def _context(ordinal: int) -> Any:
     """Makes the device's primary context (the one torch and CuPy use) current on this thread."""
     from cuda.bindings import driver as cu
-    check(cu.cuInit(0), "cuInit")
-    dev = check(cu.cuDeviceGet(ordinal), "cuDeviceGet")
-    ctx = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+    with _lock:
+        ctx = _contexts.get(ordinal)
+        if ctx is None:
+            check(cu.cuInit(0), "cuInit")
+            dev = check(cu.cuDeviceGet(ordinal), "cuDeviceGet")
+            ctx = _contexts[ordinal] = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-    return dev
+    return ctx
 
 
 class _Mapping:

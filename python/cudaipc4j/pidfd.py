@@ -14,7 +14,10 @@ _libc = None
 
 
 class FdAccessError(OSError):
-    """Another process's fd could not be taken; the message says why and what to change."""
+    """Another process's fd could not be taken; the message says why and what to change (errno is kept)."""
+
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
 
 
 def explain(err: int, pid: int, fd: int | None, call: str) -> str:

@@ -26,6 +26,7 @@ def driver(monkeypatch):
     calls = fake_driver.install(monkeypatch)
     monkeypatch.setattr(opening, "_torch_tensor", FakeTensor)
     monkeypatch.setattr(opening.devices, "ordinal_of", lambda uuid: {CASES["legacy"].device_uuid: 0}[uuid])
+    monkeypatch.setattr(opening, "_contexts", {})
     opening._legacy.clear()
     opening._pools.clear()
     opening._cleanup_errors.clear()
@@ -42,6 +43,14 @@ def a_pipe_fd():
     r, w = os.pipe()
     os.close(w)
     return r
+
+
+def test_the_primary_context_is_retained_once(driver):
+    a = opening.open(CASES["legacy"])
+    b = opening.open(CASES["vmm-fabric"])
+    del a, b
+    gc.collect()
+    assert [n for n, _ in driver].count("cuDevicePrimaryCtxRetain") == 1
 
 
 def test_legacy_opens_once_per_handle_and_closes_after_the_last_tensor(driver):
@@ -123,6 +132,7 @@ def test_the_lease_is_held_while_the_tensor_lives_and_released_after_the_unmap(d
 
 def test_failures_undo_what_was_done_and_close_the_fds(monkeypatch):
     calls = fake_driver.install(monkeypatch, fail="cuMemMap")
+    monkeypatch.setattr(opening, "_contexts", {})
     monkeypatch.setattr(opening.devices, "ordinal_of", lambda uuid: 0)
     before = open_fds()
     desc = replace(CASES["vmm-fd"], exporter=d.Exporter(4242, 0, 3), fd_numbers=None)
@@ -149,12 +159,14 @@ def test_bad_calls_are_refused_and_their_fds_closed(driver):
 
 def test_another_pid_namespace_is_refused_before_pidfd(driver):
     desc = replace(CASES["vmm-fd"], exporter=d.Exporter(4242, 1, 3))
-    with pytest.raises(OSError, match="another PID namespace; receive its fds over the descriptor socket"):
+    with pytest.raises(OSError, match="another PID namespace; receive its fds over the descriptor socket") as e:
         opening.open(desc)
+    assert str(e.value).startswith("pidfd_getfd: the exporter (pid 4242)")
 
 
 def test_a_failed_release_is_reported_by_the_next_open(monkeypatch):
     calls = fake_driver.install(monkeypatch, fail="cuIpcCloseMemHandle")
+    monkeypatch.setattr(opening, "_contexts", {})
     monkeypatch.setattr(opening, "_torch_tensor", FakeTensor)
     monkeypatch.setattr(opening.devices, "ordinal_of", lambda uuid: 0)
     opening._cleanup_errors.clear()
