@@ -1,0 +1,28 @@
+"""Share CUDA memory between Python and cudaipc4j's Java processes.
+
+``share(tensor)`` describes a torch tensor through torch's own sharing, for a Java reader; ``open(descriptor)`` gives
+a tensor over memory a Java process exported. The descriptor is the JSON format of docs/interop.md
+(:mod:`cudaipc4j.descriptor`). CUDA, torch and CuPy are imported only by the calls that need them, so the format and
+the handle parser work with the standard library alone.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .descriptor import Descriptor, DescriptorError, from_json, to_json
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["Descriptor", "DescriptorError", "from_json", "to_json", "share", "open", "__version__"]
+
+
+def share(tensor: Any, **kwargs: Any) -> Descriptor:
+    """The descriptor of a CUDA torch tensor, through torch's own sharing (see :func:`cudaipc4j.sharing.share`)."""
+    from .sharing import share as _share
+    return _share(tensor, **kwargs)
+
+
+def open(descriptor: Descriptor | str | bytes, **kwargs: Any) -> Any:  # noqa: A001 - the package's verb
+    """A tensor over memory another process exported (see :func:`cudaipc4j.opening.open`)."""
+    from .opening import open as _open
+    return _open(descriptor, **kwargs)

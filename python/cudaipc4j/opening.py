@@ -1,0 +1,379 @@
+"""``open(descriptor)``: a torch tensor (or a CuPy array) over memory another process exported.
+
+What Java exports - ``legacy`` (cuIpcOpenMemHandle), ``vmm`` (an fd or a fabric handle, mapped through the VMM API)
+and ``pool`` (the pool's fd and the allocation's pointer export) - and torch's own shares (``torch``, opened by torch's
+own reader so that its reference counting applies). The memory stays mapped while the tensor (or any view of it)
+lives: the tensor's storage holds the mapping, and when the storage dies the mapping is synchronized, unmapped and
+the exporter's lease released (in that order), through ``weakref.finalize``.
+
+File descriptors: given by the caller (received with the descriptor over the descriptor socket, see
+:mod:`cudaipc4j.fdsocket`) they are owned by ``open`` from then on and closed once imported, also on failure; or,
+without them, taken from the exporter with ``pidfd_getfd`` by the numbers in ``fd_numbers``.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from . import devices, pidfd
+from ._cuda import check
+from .descriptor import Descriptor, from_json
+
+_lock = threading.RLock()
+#: Legacy handles open once per process and context: (ordinal, handle bytes) -> [base pointer, users]
+_legacy: dict[tuple[int, bytes], list[int]] = {}
+#: Imported pools, once per exporter pool: (ordinal, exporter pid, pid namespace, pool id) -> [pool, users]
+_pools: dict[tuple[int, int, int, int], list[Any]] = {}
+#: Holder tables by name, opened once
+_tables: dict[str, Any] = {}
+#: Errors of releases that ran from a finalizer (which cannot raise); the next open raises the first one
+_cleanup_errors: list[BaseException] = []
+
+
+def _raw(struct_type: Any, data: bytes) -> Any:
+    value = struct_type()
+    ctypes.memmove(value.getPtr(), data, len(data))  # cuda.bindings' documented way to set a struct's raw bytes
+    return value
+
+
+def _close_fds(fds: Sequence[int]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = None, device: int | None = None,
+         stream: Any = None, like: str = "torch") -> Any:  # noqa: A001
+    """A tensor over the memory ``descriptor`` names.
+
+    :param fds: the descriptor's fds (now owned by this call); None takes them with pidfd_getfd
+    :param device: the device ordinal, for a descriptor without a device UUID (torch's bare tuple); else the
+        device is found by UUID among this process's visible devices
+    :param stream: a torch stream (or a CUstream handle) that waits on the descriptor's event; the current one
+        by default
+    :param like: ``"torch"`` (a torch.Tensor) or ``"cupy"`` (a cupy.ndarray; DLPack-capable)
+    """
+    owned = list(fds) if fds is not None else []
+    try:
+        if _cleanup_errors:
+            error = _cleanup_errors.pop(0)
+            raise RuntimeError(f"an earlier release failed: {error}") from error
+        d = descriptor if isinstance(descriptor, Descriptor) else from_json(descriptor)
+        if like not in ("torch", "cupy"):
+            raise ValueError(f"like must be 'torch' or 'cupy', got {like!r}")
+        if d.device_uuid is not None:
+            ordinal = devices.ordinal_of(d.device_uuid)
+        elif device is not None:
+            ordinal = int(device)
+        else:
+            raise ValueError("the descriptor names no device (a bare torch share): pass device=<this process's"
+                             " ordinal of the producer's GPU>")
+        if d.kind == "torch":
+            _close_fds(owned)
+            owned = []
+            return _open_torch(d, ordinal, stream, like)
+        if d.kind in ("vmm", "pool") and d.handle_type == "posix_fd" and fds is None:
+            if d.fd_numbers is None:
+                raise ValueError(f"a {d.kind} descriptor with posix_fd needs its fds: pass fds= (received over the"
+                                 f" descriptor socket) or a descriptor with fd_numbers for pidfd_getfd")
+            if d.exporter.pid_namespace not in (0, pidfd.pid_namespace()):
+                raise pidfd.FdAccessError(0, f"pidfd_getfd: the exporter (pid {d.exporter.pid}) runs in another PID"
+                                             f" namespace; receive its fds over the descriptor socket instead")
+            owned = pidfd.take_fds(d.exporter.pid, d.fd_numbers)
+        if len(owned) != (d.fds or 0):
+            raise ValueError(f"the descriptor says {d.fds or 0} fd(s), {len(owned)} given")
+        mapping = _Mapping(d, ordinal, owned)
+        owned = []  # the mapping closed them
+        try:
+            mapping.wait_event(stream)
+            return mapping.wrap(like)
+        except BaseException:
+            mapping.release()
+            raise
+    finally:
+        _close_fds(owned)
+
+
+#: Primary contexts retained once per device, for the process's life (as torch and CuPy keep theirs)
+_contexts: dict[int, Any] = {}
+
+
+def _context(ordinal: int) -> Any:
+    """Makes the device's primary context (the one torch and CuPy use) current on this thread."""
+    from cuda.bindings import driver as cu
+    with _lock:
+        ctx = _contexts.get(ordinal)
+        if ctx is None:
+            check(cu.cuInit(0), "cuInit")
+            dev = check(cu.cuDeviceGet(ordinal), "cuDeviceGet")
+            ctx = _contexts[ordinal] = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    return ctx
+
+
+class _Mapping:
+    """One imported allocation, mapped in this process; :meth:`release` undoes everything once."""
+
+    def __init__(self, d: Descriptor, ordinal: int, fds: list[int]) -> None:
+        from cuda.bindings import driver as cu
+        self.d = d
+        self.ordinal = ordinal
+        self.size = d.bytes
+        self._undo: list[tuple[str, Any]] = []
+        self.ptr = 0
+        try:
+            if d.bytes == 0:
+                _close_fds(fds)
+                fds = []
+            else:
+                _context(ordinal)
+                if d.kind == "legacy":
+                    self._open_legacy(cu)
+                elif d.kind == "vmm":
+                    self._map_vmm(cu, fds)
+                else:
+                    self._import_pool(cu, fds)
+                fds = []
+            if d.exporter.holders is not None:
+                from .holders import HolderTable
+                with _lock:
+                    table = _tables.get(d.exporter.holders)
+                    if table is None:
+                        table = _tables[d.exporter.holders] = HolderTable(d.exporter.holders)
+                self._undo.append(("hold", table.hold(d.exporter.export_id)))
+        except BaseException:
+            _close_fds(fds)
+            self.release()
+            raise
+        undo = self._undo  # the finalizer must not hold self
+        self._finalizer = weakref.finalize(self, _release, undo, ordinal)
+
+    def _open_legacy(self, cu: Any) -> None:
+        key = (self.ordinal, self.d.ipc_handle)
+        with _lock:
+            entry = _legacy.get(key)
+            if entry is None:
+                handle = _raw(cu.CUipcMemHandle, self.d.ipc_handle)
+                flags = cu.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
+                base = int(check(cu.cuIpcOpenMemHandle(handle, flags), "cuIpcOpenMemHandle"))
+                entry = _legacy[key] = [base, 0]
+            entry[1] += 1
+        self._undo.append(("legacy", key))
+        self.ptr = entry[0]
+
+    def _map_vmm(self, cu: Any, fds: list[int]) -> None:
+        if self.d.handle_type == "posix_fd":
+            kind = cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+            try:
+                # the POSIX handle is passed as the pointer argument's value, as in C: (void*)(uintptr_t)fd
+                handle = check(cu.cuMemImportFromShareableHandle(fds[0], kind), "cuMemImportFromShareableHandle")
+            finally:
+                _close_fds(fds)  # the import holds its own reference
+        else:
+            kind = cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_FABRIC
+            fabric = ctypes.create_string_buffer(self.d.fabric_handle, 64)
+            handle = check(cu.cuMemImportFromShareableHandle(ctypes.addressof(fabric), kind),
+                           "cuMemImportFromShareableHandle")
+        self._undo.append(("release", handle))
+        prop = check(cu.cuMemGetAllocationPropertiesFromHandle(handle), "cuMemGetAllocationPropertiesFromHandle")
+        granularity = check(cu.cuMemGetAllocationGranularity(
+            prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity")
+        mapped = -(-self.size // granularity) * granularity
+        ptr = check(cu.cuMemAddressReserve(mapped, granularity, 0, 0), "cuMemAddressReserve")
+        self._undo.append(("address", (ptr, mapped)))
+        check(cu.cuMemMap(ptr, mapped, 0, handle, 0), "cuMemMap")
+        self._undo.append(("unmap", (ptr, mapped)))
+        access = cu.CUmemAccessDesc()
+        access.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+        access.location.id = self.ordinal
+        access.flags = cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+        check(cu.cuMemSetAccess(ptr, mapped, [access], 1), "cuMemSetAccess")
+        self.ptr = int(ptr)
+
+    def _import_pool(self, cu: Any, fds: list[int]) -> None:
+        d = self.d
+        key = (self.ordinal, d.exporter.pid, d.exporter.pid_namespace, d.pool_id)
+        with _lock:
+            entry = _pools.get(key)
+            if entry is None:
+                if d.handle_type == "posix_fd":
+                    kind = cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+                    try:
+                        pool = check(cu.cuMemPoolImportFromShareableHandle(fds[0], kind, 0),
+                                     "cuMemPoolImportFromShareableHandle")
+                    finally:
+                        _close_fds(fds)
+                else:
+                    kind = cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_FABRIC
+                    fabric = ctypes.create_string_buffer(d.fabric_handle, 64)
+                    pool = check(cu.cuMemPoolImportFromShareableHandle(ctypes.addressof(fabric), kind, 0),
+                                 "cuMemPoolImportFromShareableHandle")
+                entry = _pools[key] = [pool, 0]
+            else:
+                _close_fds(fds)  # the pool is imported already; this copy of its fd is not needed
+            entry[1] += 1
+        self._undo.append(("pool", key))
+        export = _raw(cu.CUmemPoolPtrExportData, d.pointer_export)
+        ptr = check(cu.cuMemPoolImportPointer(entry[0], export), "cuMemPoolImportPointer")
+        self._undo.append(("free", ptr))
+        self.ptr = int(ptr)
+
+    def wait_event(self, stream: Any) -> None:
+        e = self.d.event
+        if e is None or not e.wait or self.size == 0:
+            return
+        _wait_ipc_event(e.ipc_handle, self.ordinal, stream)
+
+    def wrap(self, like: str) -> Any:
+        t = self.d.tensor
+        dtype = t.dtype if t is not None else "uint8"
+        shape = t.shape if t is not None else (self.size,)
+        strides = t.strides if t is not None else (1,)
+        offset = t.offset if t is not None else 0
+        if like == "cupy":
+            return _cupy_array(self, dtype, shape, strides, offset)
+        return _torch_tensor(self, dtype, shape, strides, offset)
+
+    def release(self) -> None:
+        finalizer = getattr(self, "_finalizer", None)
+        if finalizer is not None:
+            finalizer()
+        else:
+            _release(self._undo, self.ordinal)
+
+
+def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
+    """Undoes a mapping, last step first, after the device finished its work with it; records failures."""
+    if not undo:
+        return
+    try:
+        from cuda.bindings import driver as cu
+    except ImportError:
+        cu = None
+    # the mapping's steps last first, and the lease only after them: the exporter may free once it sees the release
+    steps = [s for s in reversed(undo) if s[0] != "hold"] + [s for s in undo if s[0] == "hold"]
+    undo.clear()
+    if cu is not None and any(kind not in ("hold",) for kind, _ in steps):
+        try:
+            _context(ordinal)
+            check(cu.cuCtxSynchronize(), "cuCtxSynchronize")  # unmapping does not wait for kernels still reading
+        except BaseException as e:  # noqa: BLE001 - a finalizer cannot raise
+            _cleanup_errors.append(e)
+    for kind, value in steps:
+        try:
+            if kind == "hold":
+                value.release()
+            elif kind == "legacy":
+                with _lock:
+                    entry = _legacy[value]
+                    entry[1] -= 1
+                    if entry[1] == 0:
+                        del _legacy[value]
+                        check(cu.cuIpcCloseMemHandle(entry[0]), "cuIpcCloseMemHandle")
+            elif kind == "unmap":
+                check(cu.cuMemUnmap(*value), "cuMemUnmap")
+            elif kind == "address":
+                check(cu.cuMemAddressFree(*value), "cuMemAddressFree")
+            elif kind == "release":
+                check(cu.cuMemRelease(value), "cuMemRelease")
+            elif kind == "free":
+                check(cu.cuMemFree(value), "cuMemFree")  # imported pointers go before their pool
+            elif kind == "pool":
+                with _lock:
+                    entry = _pools[value]
+                    entry[1] -= 1
+                    if entry[1] == 0:
+                        del _pools[value]
+                        check(cu.cuMemPoolDestroy(entry[0]), "cuMemPoolDestroy")
+        except BaseException as e:  # noqa: BLE001 - a finalizer cannot raise; the next open reports it
+            _cleanup_errors.append(e)
+
+
+def _wait_ipc_event(handle: bytes, ordinal: int, stream: Any) -> None:
+    from cuda.bindings import driver as cu
+    _context(ordinal)
+    event = check(cu.cuIpcOpenEventHandle(_raw(cu.CUipcEventHandle, handle)), "cuIpcOpenEventHandle")
+    try:
+        if stream is None:
+            try:
+                import torch
+                stream = torch.cuda.current_stream(ordinal)
+            except ImportError:
+                stream = 0
+        raw = getattr(stream, "cuda_stream", stream)  # a torch stream, or a CUstream handle
+        check(cu.cuStreamWaitEvent(cu.CUstream(int(raw)) if not isinstance(raw, cu.CUstream) else raw, event, 0),
+              "cuStreamWaitEvent")
+    finally:
+        check(cu.cuEventDestroy(event), "cuEventDestroy")  # the wait is enqueued; destroying is deferred by CUDA
+
+
+class _ArrayInterface:
+    """``__cuda_array_interface__`` of a mapping's bytes: torch.as_tensor keeps this object (and so the mapping)
+    alive for as long as any tensor uses the storage."""
+
+    def __init__(self, mapping: _Mapping, nbytes: int) -> None:
+        self.mapping = mapping
+        self.__cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (mapping.ptr, False),
+                                         "version": 3, "strides": None, "stream": None}
+
+
+def _torch_tensor(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides: tuple[int, ...],
+                  offset: int) -> Any:
+    import torch
+    torch_dtype = getattr(torch, dtype)
+    device = torch.device("cuda", mapping.ordinal)
+    if mapping.size == 0:
+        mapping.release()
+        return torch.empty(shape, dtype=torch_dtype, device=device).as_strided(shape, strides, 0)
+    itemsize = torch.empty((), dtype=torch_dtype).element_size()
+    usable = mapping.size // itemsize * itemsize
+    raw = torch.as_tensor(_ArrayInterface(mapping, mapping.size), device=device)
+    # the bytes seen as elements, then the view: as_strided checks it stays inside the storage
+    return raw[:usable].view(torch_dtype).as_strided(shape, strides, offset)
+
+
+def _cupy_array(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides: tuple[int, ...],
+                offset: int) -> Any:
+    import cupy
+    try:
+        np_dtype = cupy.dtype(dtype)
+    except TypeError:
+        mapping.release()
+        raise ValueError(f"CuPy has no dtype {dtype}; open it with like='torch'") from None
+    itemsize = np_dtype.itemsize
+    if mapping.size == 0:
+        mapping.release()
+        return cupy.ndarray(shape, dtype=np_dtype)
+    memory = cupy.cuda.UnownedMemory(mapping.ptr, mapping.size, mapping, mapping.ordinal)
+    pointer = cupy.cuda.MemoryPointer(memory, offset * itemsize)
+    return cupy.ndarray(shape, dtype=np_dtype, memptr=pointer, strides=tuple(s * itemsize for s in strides))
+
+
+def _open_torch(d: Descriptor, ordinal: int, stream: Any, like: str) -> Any:
+    """A torch share, opened by torch's own reader (rebuild_cuda_tensor): its cache, its reference counting. The
+    event is waited on here for every share, also one whose storage is open already (torch skips that wait)."""
+    import torch
+    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    t, s = d.tensor, d.torch
+    if t is None:
+        raise ValueError("a torch descriptor without its tensor's dtype and shape cannot be opened")
+    event = d.event
+    if event is not None and event.wait and s.handle is not None:
+        with torch.cuda.device(ordinal):
+            _wait_ipc_event(event.ipc_handle, ordinal, stream)
+    with torch.cuda.device(ordinal):
+        tensor = rebuild_cuda_tensor(
+            torch.Tensor, torch.Size(t.shape), t.strides, t.offset, torch.storage.TypedStorage,
+            getattr(torch, t.dtype), ordinal, s.handle, s.storage_bytes, s.storage_offset_bytes, False,
+            None if s.ref_counter_file is None else s.ref_counter_file.encode(), s.ref_counter_offset or 0,
+            bytes(64), False)  # the event was waited on above, on every share
+    if like == "cupy":
+        import cupy
+        return cupy.from_dlpack(tensor)
+    return tensor

@@ -1,0 +1,147 @@
+"""torch's CUDA storage handles: the second field of ``storage._share_cuda_()``, every format torch has written.
+
+Layouts, from torch's source (c10/cuda/CUDACachingAllocator.cpp):
+
+- torch <= 2.4: exactly 64 bytes, the raw ``cudaIpcMemHandle_t`` of the caching allocator's segment base.
+- later: ``[version u8][type u8][payload]`` (``SHAREABLE_HANDLE_VERSION``, ``ShareableHandleType``), written by
+  ``NativeCachingAllocator::shareIpcHandle``; version 1 (2.5/2.6), 2 (2.8 to 2.12), 3 (2.13 on).
+  - ``'c'`` (``SHAREABLE_CUDA_MALLOC``): the 64-byte ``cudaIpcMemHandle_t`` of the segment base, in every version.
+  - ``'e'`` (``SHAREABLE_CUDA_EXPANDABLE_SEGMENT``): ``ExpandableSegment::share`` writes ``ShareHeader``
+    ``{pid_t pid; size_t segment_size; size_t num_handles;}`` (24 bytes on x86-64 and aarch64: 4 bytes of padding
+    after the pid) then, per chunk, the producer's ``int`` fd (``CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR``) or a
+    64-byte ``CUmemFabricHandle``; nothing on the wire says which before version 3, so the length tells (24 + 4n or
+    24 + 64n; both at once only for n = 0, which torch never writes). Version 3 adds ``int handle_type`` at offset
+    24 (0 unspecified, 1 POSIX fd, 2 fabric) and 4 bytes of tail padding: a 32-byte header.
+
+A versioned handle is never exactly 64 bytes long (66 for 'c', 24 + 2 + 4n >= 30 for 'e').
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+RAW_SIZE = 64
+MAX_VERSION = 3
+TYPE_CUDA_MALLOC = 0x63  # 'c'
+TYPE_EXPANDABLE = 0x65  # 'e'
+FABRIC_HANDLE_SIZE = 64
+_HEADER_V2 = struct.Struct("<i4xQQ")
+_HEADER_V3 = struct.Struct("<i4xQQi4x")
+V3_HANDLE_TYPES = {0: "unspecified", 1: "posix_fd", 2: "fabric"}
+
+
+@dataclass(frozen=True)
+class TorchHandle:
+    """A parsed handle. ``version`` 0 is the raw 64-byte handle; ``type`` is ``'c'`` or ``'e'``."""
+    version: int
+    type: str
+    #: 'c' (and raw): the segment base's cudaIpcMemHandle_t
+    ipc_handle: bytes | None = None
+    #: 'e': the producer's pid, the chunk size, and one entry per chunk under the shared block
+    pid: int | None = None
+    segment_size: int | None = None
+    handle_type: str | None = None  # 'e': "posix_fd" or "fabric"
+    fds: tuple[int, ...] = ()
+    fabric_handles: tuple[bytes, ...] = ()
+
+    @property
+    def num_handles(self) -> int:
+        return len(self.fds) + len(self.fabric_handles)
+
+    def describe(self) -> str:
+        head = "raw (torch <= 2.4)" if self.version == 0 else f"version {self.version}"
+        if self.type == "c":
+            return f"torch handle, {head}, type 'c' (cudaMalloc segment)"
+        chunks = ", ".join(str(fd) for fd in self.fds) if self.fds else f"{len(self.fabric_handles)} fabric handles"
+        return (f"torch handle, {head}, type 'e' (expandable segment): pid {self.pid}, {self.num_handles} chunk(s)"
+                f" of {self.segment_size} bytes, {self.handle_type}" + (f" fds {chunks}" if self.fds else ""))
+
+
+def parse(handle: bytes | bytearray | memoryview) -> TorchHandle:
+    """Parses torch's handle bytes; raises ValueError naming what is wrong."""
+    if not isinstance(handle, (bytes, bytearray, memoryview)):
+        raise ValueError(f"a torch handle is bytes, got {type(handle).__name__}")
+    data = bytes(handle)
+    if len(data) == RAW_SIZE:
+        return TorchHandle(0, "c", ipc_handle=data)
+    if len(data) < 2:
+        raise ValueError(f"a torch handle is 64 bytes (torch <= 2.4) or a version byte, a type byte and a payload;"
+                         f" got {len(data)} byte(s)")
+    version, kind = data[0], data[1]
+    if version == 0 or version > MAX_VERSION:
+        raise ValueError(f"torch handle version {version} is unknown (known: 1 to {MAX_VERSION}, or a raw 64-byte"
+                         f" handle); a newer torch may have written it")
+    payload = data[2:]
+    if kind == TYPE_CUDA_MALLOC:
+        if len(payload) != RAW_SIZE:
+            raise ValueError(f"torch handle version {version} type 'c' carries 64 bytes after its 2-byte head,"
+                             f" got {len(payload)} ({len(data)} in all)")
+        return TorchHandle(version, "c", ipc_handle=payload)
+    if kind == TYPE_EXPANDABLE:
+        return _expandable(version, payload)
+    shown = f"'{chr(kind)}' (0x{kind:02x})" if 0x20 < kind < 0x7f else f"0x{kind:02x}"
+    raise ValueError(f"torch handle type {shown} is unknown (known: 'c' cudaMalloc, 'e' expandable segment)")
+
+
+def _expandable(version: int, payload: bytes) -> TorchHandle:
+    header = _HEADER_V3 if version >= 3 else _HEADER_V2
+    if len(payload) < header.size:
+        raise ValueError(f"torch handle version {version} type 'e' is too short: {len(payload)} bytes after its head,"
+                         f" its header alone is {header.size}")
+    if version >= 3:
+        pid, segment_size, count, code = header.unpack_from(payload)
+        if code not in V3_HANDLE_TYPES:
+            raise ValueError(f"torch handle version {version} type 'e': chunk handle type {code} is unknown"
+                             f" (known: 0 unspecified, 1 POSIX fd, 2 fabric)")
+        declared = V3_HANDLE_TYPES[code]
+    else:
+        pid, segment_size, count = header.unpack_from(payload)
+        declared = "unspecified"
+    rest = payload[header.size:]
+    if pid <= 0:
+        raise ValueError(f"torch handle type 'e': producer pid {pid} is not a pid")
+    if segment_size == 0 or segment_size > 1 << 48:
+        raise ValueError(f"torch handle type 'e': chunk size {segment_size} is not a plausible segment size")
+    if count == 0 or count > 1 << 24:
+        raise ValueError(f"torch handle type 'e': {count} chunks is not a plausible count")
+    by_length = None
+    if len(rest) == 4 * count:
+        by_length = "posix_fd"
+    elif len(rest) == FABRIC_HANDLE_SIZE * count:
+        by_length = "fabric"
+    if by_length is None or (declared != "unspecified" and declared != by_length):
+        expect = {"posix_fd": f"{4 * count} (int fds)", "fabric": f"{FABRIC_HANDLE_SIZE * count} (fabric handles)",
+                  "unspecified": f"{4 * count} (int fds) or {FABRIC_HANDLE_SIZE * count} (fabric handles)"}[declared]
+        raise ValueError(f"torch handle version {version} type 'e' declares {count} chunk(s): expected {expect} bytes"
+                         f" after its {header.size}-byte header, got {len(rest)}")
+    if by_length == "posix_fd":
+        fds = struct.unpack_from(f"<{count}i", rest)
+        bad = [fd for fd in fds if fd < 0]
+        if bad:
+            raise ValueError(f"torch handle type 'e': fd {bad[0]} is not a file descriptor")
+        return TorchHandle(version, "e", pid=pid, segment_size=segment_size, handle_type="posix_fd", fds=tuple(fds))
+    chunks = tuple(rest[i:i + FABRIC_HANDLE_SIZE] for i in range(0, len(rest), FABRIC_HANDLE_SIZE))
+    return TorchHandle(version, "e", pid=pid, segment_size=segment_size, handle_type="fabric",
+                       fabric_handles=chunks)
+
+
+def build_c(ipc_handle: bytes, version: int = 2) -> bytes:
+    """The bytes torch writes for a 'c' handle (version 0: the raw handle of torch <= 2.4)."""
+    if len(ipc_handle) != RAW_SIZE:
+        raise ValueError(f"a cudaIpcMemHandle_t is 64 bytes, got {len(ipc_handle)}")
+    return bytes(ipc_handle) if version == 0 else bytes([version, TYPE_CUDA_MALLOC]) + bytes(ipc_handle)
+
+
+def build_e(pid: int, segment_size: int, fds: list[int] | None = None, fabric: list[bytes] | None = None,
+            version: int = 2) -> bytes:
+    """The bytes torch writes for an 'e' handle, laid out as ``ExpandableSegment::share`` writes them."""
+    chunks = fds if fds is not None else fabric or []
+    head = bytes([version, TYPE_EXPANDABLE])
+    if version >= 3:
+        code = 1 if fds is not None else 2
+        head += _HEADER_V3.pack(pid, segment_size, len(chunks), code)
+    else:
+        head += _HEADER_V2.pack(pid, segment_size, len(chunks))
+    if fds is not None:
+        return head + struct.pack(f"<{len(fds)}i", *fds)
+    return head + b"".join(fabric or [])
