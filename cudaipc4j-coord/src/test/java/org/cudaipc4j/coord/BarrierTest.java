@@ -181,8 +181,8 @@ class BarrierTest {
 
     /**
      * A long wait sleeps in the kernel, on the barrier's futex or parked, instead of spinning on a core: the waiting
-     * thread is seen asleep in the blocking call while it waits, and wakes for the abort. How much CPU waits cost is
-     * measured by the tool's barrier benchmark, not asserted here.
+     * thread is seen asleep in the blocking call while it waits, and wakes for the abort. No CPU-time bound: what a
+     * wait costs depends on the machine's load, and is a measurement, not a pass/fail check.
      */
     @ParameterizedTest(name = "futex {0}")
     @ValueSource(booleans = {true, false})
