@@ -56,8 +56,8 @@ class EventGpuTest {
              Event done = Event.create(ctx, EventFlag.DISABLE_TIMING);
              Event after = Event.create(ctx, EventFlag.DISABLE_TIMING);
              DeviceBuffer buf = DeviceBuffer.allocate(ctx, 32L << 20)) {
-            // Word 0 holds the other stream until this thread stores 1; word 2 is written by the waiting stream
-            // once its wait is over.
+            // The int at byte 0 holds the other stream until this thread stores 1; the one at byte 8 is written by
+            // the waiting stream once its wait is over.
             MemorySegment words = arena.allocate(PAGE, PAGE);
             try (HostRegistration host = HostRegistration.register(ctx, words)) {
                 try {

@@ -48,7 +48,7 @@ class StreamValueGpuTest {
             stream.writeValue32(words.devicePointer(8), 77);
             passed.record(stream);
             assertFalse(completesWithin(passed, 200), "the stream did not wait");
-            assertEquals(0, shared.get(ValueLayout.JAVA_INT, 8), "the write queued after the wait ran before the release");
+            assertEquals(0, shared.get(ValueLayout.JAVA_INT, 8), "the write queued after the wait ran early");
             shared.set(ValueLayout.JAVA_INT, 0, 1);
             assertTrue(completesWithin(passed, 5000), "a store did not release the wait");
             assertEquals(77, shared.get(ValueLayout.JAVA_INT, 8), "the stream's write reached the host");

@@ -160,7 +160,8 @@ class SharingGpuTest {
         // close. Only descriptors of that kind are compared, not whatever else the JVM opens meanwhile.
         String kind;
         int exported;
-        try (VmmAllocation a = VmmAllocation.create(ctx, granularity, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
+        try (VmmAllocation a = VmmAllocation.create(ctx, granularity,
+                Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
              SharedMemoryExport export = a.export()) {
             exported = export.fileDescriptors()[0];
             kind = Files.readSymbolicLink(Path.of("/proc/self/fd/" + exported)).toString();

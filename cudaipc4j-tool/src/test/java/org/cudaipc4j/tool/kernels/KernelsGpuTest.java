@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /** The shipped kernels, checked byte by byte at odd sizes and every pointer alignment, guard bytes included. */
 @GpuTest
 class KernelsGpuTest {
-    /** {@code CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR}, {@code _MAX_REGISTERS_...}, {@code _MAX_BLOCKS_...}. */
+    /** cuda.h's {@code CU_DEVICE_ATTRIBUTE_*} of the limits that bound occupancy. */
     private static final int MAX_THREADS_PER_MULTIPROCESSOR = 39;
     private static final int MAX_REGISTERS_PER_MULTIPROCESSOR = 82;
     private static final int MAX_BLOCKS_PER_MULTIPROCESSOR = 106;

@@ -96,7 +96,8 @@ class HostEventSemanticsTest {
         a.record(eventA); // ticket 1, held back by the gate
         b.streamWait(eventB); // captures ticket 1
         FutureTask<MemorySegment> copy = startThread("copy-to-host", () -> b.copyToHost(data.buffer()));
-        assertTrue(Waits.until(10_000, () -> HostThreads.waitsForAnEvent(HostThreads.streamOf(1))), "B's stream never waited for A's record");
+        assertTrue(Waits.until(10_000, () -> HostThreads.waitsForAnEvent(HostThreads.streamOf(1))),
+                "B's stream never waited for A's record");
         assertFalse(copy.isDone(), "B's copy ran before A's record completed");
         assertEquals(0, data.event().completed());
         openGate(gate);
