@@ -47,15 +47,41 @@ class BarrierProcessTest {
         assertEquals("rw-------", rb.mode);
     }
 
+    /** Two groups of real processes barrier side by side; one is aborted, the other keeps going. */
     @Test
-    void abortInOneGroupLeavesTheOtherAlone() {
-        try (ControlBlock a = ControlBlock.create(2, TestSupport.SLOT); ControlBlock b = ControlBlock.create(2, TestSupport.SLOT)) {
+    @SuppressWarnings("try") // the supervisors close with the test, after their outcomes are read
+    void abortInOneGroupLeavesTheOtherRunning() {
+        TestSupport.Capture outA = new TestSupport.Capture();
+        TestSupport.Capture outB = new TestSupport.Capture();
+        try (ControlBlock a = ControlBlock.create(2, TestSupport.SLOT);
+             ControlBlock b = ControlBlock.create(2, TestSupport.SLOT);
+             Supervisor svA = new Supervisor(a, Supervisor.Options.defaults().withOutput(outA.stream, outA.stream));
+             Supervisor svB = new Supervisor(b, Supervisor.Options.defaults().withOutput(outB.stream, outB.stream))) {
+            svA.start(LoopingChild.class.getName(), forever(a));
+            svB.start(LoopingChild.class.getName(), forever(b));
+            assertTrue(TestSupport.waitUntil(60_000,
+                    () -> TestSupport.round(a, 1) >= 10 && TestSupport.round(b, 1) >= 10),
+                    "both groups run rounds\n" + outA.text() + outB.text());
+
             a.abort(1, "group a failed");
-            assertTrue(a.isAborted());
-            assertTrue(b.abortState().isEmpty());
-            b.barrier(0, Duration.ofSeconds(1));
-            assertEquals(ProcessStatus.NOT_STARTED, b.status(1));
+            Supervisor.Outcome outcomeA = svA.awaitAll(Duration.ofSeconds(60));
+            assertEquals(List.of(3, 3), outcomeA.exitCodes(), "group a's members leave their barrier\n" + outA.text());
+            assertTrue(outA.text().contains("group a failed"), outA.text());
+
+            // Group b goes on after every member of group a has left.
+            long roundAfterAbort = TestSupport.round(b, 0);
+            assertTrue(TestSupport.waitUntil(60_000, () -> TestSupport.round(b, 0) >= roundAfterAbort + 100),
+                    "group b stopped at round " + TestSupport.round(b, 0) + "\n" + outB.text());
+            assertTrue(b.abortState().isEmpty(), "group b is not aborted");
+            assertTrue(svB.pids().stream().allMatch(TestSupport::running), "group b's members still run");
+            b.abort(0, "the test is over");
+            assertEquals(List.of(3, 3), svB.awaitAll(Duration.ofSeconds(60)).exitCodes(), outB.text());
         }
+    }
+
+    /** Arguments of LoopingChild members that barrier until their group ends. */
+    private static List<List<String>> forever(ControlBlock block) {
+        return List.of(List.of(block.name(), "0", "0"), List.of(block.name(), "1", "0"));
     }
 
     record Outcome(Supervisor.Outcome outcome, String output, String segment, String mode, long millis) {}

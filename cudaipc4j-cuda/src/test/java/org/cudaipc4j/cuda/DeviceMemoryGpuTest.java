@@ -178,11 +178,27 @@ class DeviceMemoryGpuTest {
     }
 
     @Test
-    void contextCountsItsReferences() {
-        try (Context second = Context.retainPrimary(ctx.device())) {
+    void aSecondReferenceSharesThePrimaryContextAndItsReleaseLeavesTheFirstWorking() {
+        Device device = ctx.device();
+        try (Context second = Context.retainPrimary(device);
+             DeviceBuffer inSecond = DeviceBuffer.allocate(second, 64)) {
             assertEquals(ctx.handle(), second.handle(), "one primary context per device");
+            inSecond.memset(0, 64, (byte) 5);
+            assertArrayEquals(filled(64, (byte) 5), inSecond.read(0, 64));
         }
-        ctx.makeCurrent();
-        ctx.synchronize();
+        // Had the close above released the driver's only reference, the driver would have reset the context and
+        // freed everything made in it.
+        assertTrue(device.primaryContextActive(), "the first reference still holds the context");
+        try (DeviceBuffer buf = DeviceBuffer.allocate(ctx, 64)) {
+            buf.memset(0, 64, (byte) 9);
+            ctx.synchronize();
+            assertArrayEquals(filled(64, (byte) 9), buf.read(0, 64), "the first reference's context still works");
+        }
+    }
+
+    private static byte[] filled(int n, byte value) {
+        byte[] b = new byte[n];
+        Arrays.fill(b, value);
+        return b;
     }
 }

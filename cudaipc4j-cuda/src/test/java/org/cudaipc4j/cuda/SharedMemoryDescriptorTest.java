@@ -72,4 +72,12 @@ class SharedMemoryDescriptorTest {
                 () -> SharedMemoryDescriptor.fromBytes(unknown)).getMessage());
         assertArrayEquals(good, SharedMemoryDescriptor.fromBytes(good).toBytes());
     }
+
+    @Test
+    void aDescriptorOfAnotherGroupIsRefusedNamingBoth() {
+        SharedMemoryDescriptor d = pool().inGroup(7);
+        assertEquals("the memory descriptor belongs to group 7, not to this group (8)",
+                assertThrows(IllegalArgumentException.class, () -> d.requireGroup(8)).getMessage());
+        assertEquals(d, d.requireGroup(7));
+    }
 }

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.Waits;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,15 +27,8 @@ import org.junit.jupiter.api.Test;
 class StreamValueGpuTest {
     private static final long PAGE = 4096;
 
-    private static boolean completesWithin(Event event, long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + millis * 1_000_000;
-        while (System.nanoTime() < deadline) {
-            if (event.query()) {
-                return true;
-            }
-            Thread.sleep(1);
-        }
-        return event.query();
+    private static boolean completesWithin(Event event, long millis) {
+        return Waits.until(millis, event::query);
     }
 
     @Test
@@ -54,17 +48,24 @@ class StreamValueGpuTest {
             stream.writeValue32(words.devicePointer(8), 77);
             passed.record(stream);
             assertFalse(completesWithin(passed, 200), "the stream did not wait");
+            assertEquals(0, shared.get(ValueLayout.JAVA_INT, 8), "the write queued after the wait ran early");
             shared.set(ValueLayout.JAVA_INT, 0, 1);
             assertTrue(completesWithin(passed, 5000), "a store did not release the wait");
             assertEquals(77, shared.get(ValueLayout.JAVA_INT, 8), "the stream's write reached the host");
 
-            // Released by another process that maps the same file; a counter compared as at least.
+            // Released by another process that maps the same file; a counter compared as at least. The word is
+            // first set below the target, which must not release the wait.
+            shared.set(ValueLayout.JAVA_INT, 4, 4);
             stream.waitValue32(words.devicePointer(4), 5, false);
+            stream.writeValue32(words.devicePointer(12), 88);
             passed.record(stream);
+            assertFalse(completesWithin(passed, 200), "the stream did not wait for the word to reach 5");
+            assertEquals(0, shared.get(ValueLayout.JAVA_INT, 12), "work queued after the wait ran before the release");
             JavaProcess.Result poke = JavaProcess.run(Duration.ofSeconds(60), WordPoke.class, List.of(),
-                    file.toString(), "4", "9", "300");
+                    file.toString(), "4", "9");
             assertEquals(0, poke.exitCode(), poke.describe());
             assertTrue(completesWithin(passed, 5000), "another process's store did not release the wait");
+            assertEquals(88, shared.get(ValueLayout.JAVA_INT, 12), "the work after the wait ran once released");
             words.close();
         } finally {
             Files.deleteIfExists(file);

@@ -7,12 +7,11 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-/** Another process for {@link StreamValueGpuTest}: {@code FILE OFFSET VALUE DELAY_MS} maps FILE and stores VALUE. */
+/** Another process for {@link StreamValueGpuTest}: {@code FILE OFFSET VALUE} maps FILE and stores VALUE. */
 public final class WordPoke {
     private WordPoke() {}
 
     public static void main(String[] args) throws Exception {
-        Thread.sleep(Long.parseLong(args[3]));
         try (FileChannel ch = FileChannel.open(Path.of(args[0]), StandardOpenOption.READ, StandardOpenOption.WRITE);
              Arena arena = Arena.ofConfined()) {
             MemorySegment m = ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size(), arena);

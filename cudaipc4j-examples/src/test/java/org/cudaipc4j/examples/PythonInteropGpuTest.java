@@ -30,8 +30,8 @@ import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.VmmAllocation;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.PythonModules;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -50,10 +50,7 @@ class PythonInteropGpuTest {
 
     @BeforeAll
     static void open() throws Exception {
-        JavaProcess.Result probe = JavaProcess.runCommand(Duration.ofSeconds(120), List.of("python3", "-c",
-                "import cuda.bindings, numpy; from cuda import core; print(core.__version__)"));
-        Assumptions.assumeTrue(probe.exitCode() == 0, () -> "skipped: python3 cannot import cuda.core and "
-                + "cuda.bindings: " + probe.stderr().strip().lines().reduce((a, b) -> b).orElse(""));
+        PythonModules.assumeImportable("cuda.bindings", "numpy", "cuda.core");
         ctx = Context.retainPrimary(Device.get(0));
         stream = Stream.create(ctx, true);
         script = PythonScripts.extract("interop.py");
@@ -98,6 +95,7 @@ class PythonInteropGpuTest {
 
     @Test
     void pytorchReadsAJvmPoolBufferWithoutACopy() throws Exception {
+        PythonModules.assumeImportable("torch");
         MemoryPool pool = MemoryPool.create(ctx, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR), 0);
         try {
             pythonImports("torch-view", pool.allocate(BYTES, stream));

@@ -18,11 +18,17 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * once per JVM, through FFM directly, so the gate does not depend on the code under test).
  *
  * <p>Where a GPU is expected ({@value #REQUIRE_GPU_ENV}{@code =1}, set by the GPU scripts), a missing GPU fails
- * each GPU test instead of skipping it, so a broken driver cannot read as a green run.
+ * each GPU test instead of skipping it, so a broken driver cannot read as a green run; {@link RequiredAssumptions}
+ * does the same for a GPU test's own assumptions.
  */
 public final class GpuAvailable implements ExecutionCondition {
     /** Environment variable that turns a skipped GPU test into a failure. */
     public static final String REQUIRE_GPU_ENV = "CUDAIPC4J_REQUIRE_GPU";
+
+    /** Whether this run expects a GPU: {@value #REQUIRE_GPU_ENV} is {@code 1}. */
+    public static boolean required() {
+        return "1".equals(System.getenv(REQUIRE_GPU_ENV));
+    }
 
     private static final class Once {
         static final ConditionEvaluationResult RESULT = probe();
@@ -66,7 +72,7 @@ public final class GpuAvailable implements ExecutionCondition {
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
         ConditionEvaluationResult result = Once.RESULT;
-        if (result.isDisabled() && "1".equals(System.getenv(REQUIRE_GPU_ENV))) {
+        if (result.isDisabled() && required()) {
             throw new IllegalStateException(REQUIRE_GPU_ENV + "=1 but this GPU test cannot run: "
                     + result.getReason().orElse("no GPU"));
         }

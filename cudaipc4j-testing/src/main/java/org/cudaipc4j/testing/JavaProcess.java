@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -91,12 +92,19 @@ public final class JavaProcess {
 
     /** Runs {@code command} to completion with output captured in files (no pipe can fill up and block it). */
     public static Result runCommand(Duration timeout, List<String> command) {
+        return runCommand(timeout, command, Map.of());
+    }
+
+    /** As {@link #runCommand(Duration, List)}, with {@code environment} added to this process's environment. */
+    public static Result runCommand(Duration timeout, List<String> command, Map<String, String> environment) {
         try {
             Path out = Files.createTempFile("cudaipc4j-child", ".out");
             Path err = Files.createTempFile("cudaipc4j-child", ".err");
             try {
-                Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile())
-                        .start();
+                ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile())
+                        .redirectError(err.toFile());
+                builder.environment().putAll(environment);
+                Process p = builder.start();
                 if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
                     throw new AssertionError("child did not finish within " + timeout + ": " + command

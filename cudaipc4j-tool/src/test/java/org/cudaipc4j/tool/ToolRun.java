@@ -21,6 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.cudaipc4j.cuda.DriverFiles;
+import org.cudaipc4j.testing.Waits;
 
 /**
  * Runs the tool as a real process (a fresh JVM on this test's class path), the way a user does, and checks what
@@ -142,26 +143,22 @@ public final class ToolRun {
     public ToolRun assertNothingLeft() {
         String prefix = "cudaipc4j-" + pid + "-";
         // Children exit on their own within a bounded time when the parent is gone; wait up to 3 s for that.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        List<String> leftovers;
-        List<String> driverFiles;
-        List<String> processes;
-        do {
-            leftovers = shmFiles(prefix);
-            driverFiles = shmFiles("cuda.shm.").stream()
-                    .filter(f -> !driverFilesBefore.contains(f) && !producerAlive(f)).toList();
-            // Children carry the block's name on their command line; the prefix also finds those of a block never
-            // announced (children started before a usage error was found).
-            processes = processesMentioning(prefix);
-            if (leftovers.isEmpty() && driverFiles.isEmpty() && processes.isEmpty()) {
-                return this;
-            }
-            sleep(100);
-        } while (System.nanoTime() < deadline);
+        Waits.until(3000, () -> shmFiles(prefix).isEmpty() && driverFilesLeft().isEmpty()
+                && processesMentioning(prefix).isEmpty());
+        List<String> leftovers = shmFiles(prefix);
+        List<String> driverFiles = driverFilesLeft();
+        // Children carry the block's name on their command line; the prefix also finds those of a block never
+        // announced (children started before a usage error was found).
+        List<String> processes = processesMentioning(prefix);
         assertTrue(leftovers.isEmpty(), "segments left in /dev/shm: " + leftovers);
         assertTrue(driverFiles.isEmpty(), "driver files of ended processes left in /dev/shm: " + driverFiles);
         assertTrue(processes.isEmpty(), "processes left: " + processes);
         return this;
+    }
+
+    /** Driver files of ended processes that were not there before the run. */
+    private List<String> driverFilesLeft() {
+        return shmFiles("cuda.shm.").stream().filter(f -> !driverFilesBefore.contains(f) && !producerAlive(f)).toList();
     }
 
     /** Whether the process a driver file is named after ({@code cuda.shm.<n>.<pid in hex>.<m>}) is running. */
@@ -203,13 +200,5 @@ public final class ToolRun {
 
     public long count(String regex) {
         return Pattern.compile(regex, Pattern.MULTILINE).matcher(out).results().count();
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -2,7 +2,10 @@ package org.cudaipc4j.cuda.driver;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.SymbolLookup;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.cuda.DriverNotFoundException;
@@ -21,10 +24,38 @@ class CudaLibraryTest {
     }
 
     @Test
-    void defaultNamesAreTheDriversSoname() {
-        assertEquals(List.of("libcuda.so.1", "libcuda.so"), CudaLibrary.DEFAULT_NAMES);
-        if (System.getProperty(CudaLibrary.NAMES_PROPERTY) == null) {
-            assertEquals(CudaLibrary.DEFAULT_NAMES, CudaLibrary.namesToTry());
+    void withoutThePropertyTheDriversSonameIsTriedThenTheDevelopmentName() {
+        // Independently of the code under test: does this machine have a library of either name?
+        boolean loadable = List.of("libcuda.so.1", "libcuda.so").stream().anyMatch(CudaLibraryTest::loads);
+        JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
+                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "="));
+        assertEquals(0, r.exitCode(), r.describe());
+        List<String> lines = r.stdout().lines().toList();
+        assertEquals(2, lines.size(), r.describe());
+        if (loadable) {
+            assertTrue(lines.stream().allMatch(l -> l.startsWith("cuInit returned ")), r.describe());
+        } else {
+            String line = "DriverNotFoundException: no NVIDIA driver found: could not load libcuda.so.1, libcuda.so";
+            assertEquals(List.of(line, line), lines, r.describe());
+        }
+    }
+
+    @Test
+    void thePropertyReplacesTheNamesTriedInItsOrderSkippingBlankEntries() {
+        JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
+                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "= libcudaipc4j-first.so , ,/nonexistent/libcuda.so"));
+        assertEquals(0, r.exitCode(), r.describe());
+        String line = "DriverNotFoundException: no NVIDIA driver found: could not load libcudaipc4j-first.so,"
+                + " /nonexistent/libcuda.so";
+        assertEquals(List.of(line, line), r.stdout().lines().toList(), r.describe());
+    }
+
+    private static boolean loads(String name) {
+        try {
+            SymbolLookup.libraryLookup(name, Arena.global());
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 

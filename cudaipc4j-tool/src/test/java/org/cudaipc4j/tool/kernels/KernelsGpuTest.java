@@ -26,6 +26,10 @@ import org.junit.jupiter.api.Test;
 /** The shipped kernels, checked byte by byte at odd sizes and every pointer alignment, guard bytes included. */
 @GpuTest
 class KernelsGpuTest {
+    /** cuda.h's {@code CU_DEVICE_ATTRIBUTE_*} of the limits that bound occupancy. */
+    private static final int MAX_THREADS_PER_MULTIPROCESSOR = 39;
+    private static final int MAX_REGISTERS_PER_MULTIPROCESSOR = 82;
+    private static final int MAX_BLOCKS_PER_MULTIPROCESSOR = 106;
     private static final long[] SIZES = {1, 3, 15, 16, 17, 4095, (1 << 20) + 7};
     private static final long MAX = (1 << 20) + 7;
     /** Bytes before and after the filled range that must stay untouched. */
@@ -185,25 +189,71 @@ class KernelsGpuTest {
 
     @Test
     void kernelsReportOccupancyAndAttributes() {
-        Kernel k = kernels.kernel(Fill.SIMPLE);
-        assertTrue(k.maxActiveBlocksPerMultiprocessor(128, 0) > 0);
-        assertEquals(k.maxActiveBlocksPerMultiprocessor(128, 0) * ctx.device().multiprocessorCount(),
-                k.occupancyGrid(ctx.device(), 128));
-        assertEquals(k.occupancyGrid(ctx.device(), 128), kernels.grid(Fill.SIMPLE, 1));
+        Device device = ctx.device();
+        Kernel simple = kernels.kernel(Fill.SIMPLE);
+        Kernel vec = kernels.kernel(Fill.VEC16);
+        // Small kernels are limited by resident threads and blocks per multiprocessor, not by registers: what the
+        // device's limits allow is the expected occupancy, computed here from them without the driver's calculator.
+        int simplePerSm = residentBlocks(device, simple, BuiltinKernels.SIMPLE_BLOCK);
+        int vecPerSm = residentBlocks(device, vec, BuiltinKernels.VEC_BLOCK);
+        int sms = device.attribute(Device.ATTRIBUTE_MULTIPROCESSOR_COUNT);
+        assertEquals(simplePerSm, simple.maxActiveBlocksPerMultiprocessor(BuiltinKernels.SIMPLE_BLOCK, 0));
+        assertEquals(simplePerSm * sms, simple.occupancyGrid(device, BuiltinKernels.SIMPLE_BLOCK));
+        assertEquals(simplePerSm * sms, kernels.grid(Fill.SIMPLE, 1), "the simple fill runs one full wave");
+        // The vectorised fill: one 16-byte chunk per thread, at least one block, at most one wave.
         assertEquals(1, kernels.grid(Fill.VEC16, 1));
-        assertTrue(k.attribute(FunctionAttribute.MAX_THREADS_PER_BLOCK) >= 128);
-        assertTrue(k.attribute(FunctionAttribute.NUM_REGS) > 0);
+        assertEquals(1, kernels.grid(Fill.VEC16, 16L * BuiltinKernels.VEC_BLOCK));
+        assertEquals(2, kernels.grid(Fill.VEC16, 16L * BuiltinKernels.VEC_BLOCK + 1));
+        assertEquals(vecPerSm * sms, kernels.grid(Fill.VEC16, 1L << 40), "capped at one wave");
+        assertTrue(simple.attribute(FunctionAttribute.MAX_THREADS_PER_BLOCK) >= BuiltinKernels.SIMPLE_BLOCK);
+        assertTrue(simple.attribute(FunctionAttribute.NUM_REGS) > 0);
         CudaException e = assertThrows(CudaException.class, () -> kernels.module().function("no_such_kernel"));
         assertEquals(CudaError.NOT_FOUND, e.error(), e.getMessage());
     }
 
+    /**
+     * Blocks of {@code block} threads resident on one multiprocessor by the thread and block limits; fails when the
+     * kernel's registers would limit it instead (then this reckoning no longer applies).
+     */
+    private static int residentBlocks(Device device, Kernel kernel, int block) {
+        int byThreads = device.attribute(MAX_THREADS_PER_MULTIPROCESSOR) / block;
+        int blocks = Math.min(byThreads, device.attribute(MAX_BLOCKS_PER_MULTIPROCESSOR));
+        // Registers are given out per thread in multiples of 8 (per warp in multiples of 256).
+        int regs = (kernel.attribute(FunctionAttribute.NUM_REGS) + 7) / 8 * 8;
+        assertTrue((long) regs * block * blocks <= device.attribute(MAX_REGISTERS_PER_MULTIPROCESSOR),
+                kernel.name() + " uses " + regs + " registers a thread: registers limit its occupancy");
+        return blocks;
+    }
+
     @Test
     void ptxTextLoadsDirectly() {
-        String ptx = ".version 7.0\n.target sm_75\n.address_size 64\n"
-                + ".visible .entry noop()\n{\n\tret;\n}\n";
-        try (CudaModule m = CudaModule.loadPtx(ctx, ptx)) {
-            m.function("noop").launch(1, 1, 0, stream);
+        String ptx = """
+                .version 7.0
+                .target sm_75
+                .address_size 64
+
+                .visible .entry store_word(
+                	.param .u64 store_word_param_0,
+                	.param .u32 store_word_param_1
+                )
+                {
+                	.reg .b32 %r<2>;
+                	.reg .b64 %rd<3>;
+                	ld.param.u64 %rd1, [store_word_param_0];
+                	ld.param.u32 %r1, [store_word_param_1];
+                	cvta.to.global.u64 %rd2, %rd1;
+                	st.global.u32 [%rd2], %r1;
+                	ret;
+                }
+                """;
+        try (CudaModule m = CudaModule.loadPtx(ctx, ptx); DeviceBuffer word = DeviceBuffer.allocate(ctx, 4)) {
+            word.memset((byte) 0);
+            m.function("store_word").launch(1, 1, 0, stream, KernelArg.pointer(word.address()),
+                    KernelArg.int32(0x1234abcd));
             stream.synchronize();
+            byte[] back = word.read(0, 4);
+            assertEquals(0x1234abcd, java.nio.ByteBuffer.wrap(back).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(),
+                    "the kernel loaded from PTX text ran and stored its argument");
         }
     }
 }

@@ -16,6 +16,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.tool.kernels.MismatchCount;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.testing.GpuTest;
+import org.cudaipc4j.testing.Waits;
 import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.Test;
 
@@ -81,11 +82,8 @@ class CudaBackendGpuTest {
                 last = att.mark();
             }
             assertEquals(3L * Backend.Attachment.MARKERS - 1, last);
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (!att.reached(last)) {
-                assertTrue(System.nanoTime() < deadline, "marker not passed within 10 s");
-                Thread.sleep(1);
-            }
+            long lastMarker = last;
+            assertTrue(Waits.until(10_000, () -> att.reached(lastMarker)), "marker not passed within 10 s");
             assertTrue(att.reached(0));
             long next = last + 1;
             assertThrows(IllegalArgumentException.class, () -> att.reached(next));

@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.tool.simpleipc.Backend;
 import org.cudaipc4j.tool.simpleipc.BackendException;
@@ -73,6 +75,13 @@ class HostEventSemanticsTest {
         gateExport.event().complete(ticket);
     }
 
+    /** Runs {@code task} on a new platform thread named {@code name}. */
+    private static <T> FutureTask<T> startThread(String name, Callable<T> task) {
+        FutureTask<T> future = new FutureTask<>(task);
+        Thread.ofPlatform().name(name).daemon().start(future);
+        return future;
+    }
+
     private static void assertAll(MemorySegment host, int value) {
         try (Arena arena = Arena.ofConfined()) {
             assertEquals(-1, host.mismatch(arena.allocate(host.byteSize()).fill((byte) value)),
@@ -86,8 +95,9 @@ class HostEventSemanticsTest {
         a.fill(bufferA, (byte) 9);
         a.record(eventA); // ticket 1, held back by the gate
         b.streamWait(eventB); // captures ticket 1
-        CompletableFuture<MemorySegment> copy = CompletableFuture.supplyAsync(() -> b.copyToHost(data.buffer()));
-        Thread.sleep(200);
+        FutureTask<MemorySegment> copy = startThread("copy-to-host", () -> b.copyToHost(data.buffer()));
+        assertTrue(Waits.until(10_000, () -> HostThreads.waitsForAnEvent(HostThreads.streamOf(1))),
+                "B's stream never waited for A's record");
         assertFalse(copy.isDone(), "B's copy ran before A's record completed");
         assertEquals(0, data.event().completed());
         openGate(gate);
@@ -176,8 +186,12 @@ class HostEventSemanticsTest {
         long gate = closeGate();
         a.fill(bufferA, (byte) 6);
         a.record(eventA);
-        CompletableFuture<Void> closing = CompletableFuture.runAsync(data::close);
-        Thread.sleep(200);
+        FutureTask<Void> closing = startThread("export-closer", () -> {
+            data.close();
+            return null;
+        });
+        assertTrue(Waits.until(10_000, () -> HostThreads.waitsForAnEvent("export-closer")),
+                "closing the export never waited for the event's last record");
         assertFalse(closing.isDone(), "the export closed with a record in flight");
         openGate(gate);
         closing.get(5, TimeUnit.SECONDS);

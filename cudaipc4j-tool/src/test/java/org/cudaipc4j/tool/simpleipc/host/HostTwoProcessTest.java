@@ -21,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.tool.simpleipc.Backend;
 import org.cudaipc4j.tool.simpleipc.BackendException;
+import org.cudaipc4j.testing.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -117,7 +118,8 @@ class HostTwoProcessTest {
             Backend.Attachment a = backend.attach(0);
             Backend.PeerEvent event = a.openEvent(data.eventHandle());
             a.streamWait(event); // covers the child's record, still in flight
-            Thread.sleep(200);
+            assertTrue(Waits.until(10_000, () -> HostThreads.waitsForAnEvent(HostThreads.streamOf(0))),
+                    "this process's stream never waited for the child's record");
             assertEquals(0, data.event().completed(), "the child's record completed before its gate opened");
             assertAll(backend.attach(1).copyToHost(data.buffer()), (byte) 0);
 
