@@ -172,8 +172,9 @@ public final class SharedMemoryDescriptor {
     /**
      * Reads a descriptor.
      *
-     * @throws IllegalArgumentException naming what is wrong: too short, not a descriptor, an unknown path, handle
-     *                                  bytes or file descriptor count that do not fit the path, a bad size
+     * @throws IllegalArgumentException naming what is wrong: too short or too long, not a descriptor, an unknown
+     *                                  path, a reserved field that is not 0, handle bytes or file descriptor count
+     *                                  that do not fit the path, a bad size
      */
     public static SharedMemoryDescriptor fromBytes(byte[] data) {
         Objects.requireNonNull(data, "data");
@@ -189,14 +190,19 @@ public final class SharedMemoryDescriptor {
         int pathCode = b.getShort();
         int fds = b.getShort();
         int handleLength = Short.toUnsignedInt(b.getShort());
-        b.getShort();
+        int spare = b.getShort();
         if (pathCode < 0 || pathCode >= IpcPath.values().length) {
             throw new IllegalArgumentException("memory descriptor names an unknown path " + pathCode);
         }
         IpcPath path = IpcPath.values()[pathCode];
         if (data.length != HEADER + handleLength) {
-            throw new IllegalArgumentException("truncated memory descriptor: " + data.length + " bytes, its header"
-                    + " announces " + (HEADER + handleLength));
+            throw new IllegalArgumentException((data.length < HEADER + handleLength ? "truncated" : "over-long")
+                    + " memory descriptor: " + data.length + " bytes, its header announces " + (HEADER + handleLength));
+        }
+        if (spare != 0) {
+            // Written as 0 by every writer of this format: anything else is another format or corruption.
+            throw new IllegalArgumentException("memory descriptor has " + spare + " in its reserved field, which is"
+                    + " always 0");
         }
         int expectedHandle = switch (path) {
             case LEGACY, VMM_FABRIC, POOL_FD -> 64;

@@ -23,7 +23,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** The tool's default command: the simpleIPC parent. */
-@Command(name = "cudaipc4j", mixinStandardHelpOptions = true, version = "cudaipc4j 0.1.0",
+@Command(name = "cudaipc4j", mixinStandardHelpOptions = true, versionProvider = RootCommand.Version.class,
         sortOptions = false,
         description = {
             "Share GPU memory and CUDA events between processes (CUDA IPC).",
@@ -265,6 +265,30 @@ final class RootCommand implements Callable<Integer> {
             return new RefusedWithoutModel();
         }
         return new ParameterException(spec.commandLine(), message);
+    }
+
+    /** {@code --version}: the artifact's version, which the build writes into a resource. */
+    static final class Version implements picocli.CommandLine.IVersionProvider {
+        private static final String RESOURCE = "version.properties";
+
+        @Override
+        public String[] getVersion() {
+            return new String[] {"cudaipc4j " + of()};
+        }
+
+        /** The project's version, such as {@code 0.1.0}; "unknown" in classes that no build filled in. */
+        static String of() {
+            java.util.Properties p = new java.util.Properties();
+            try (java.io.InputStream in = RootCommand.class.getResourceAsStream(RESOURCE)) {
+                if (in != null) {
+                    p.load(in);
+                }
+            } catch (java.io.IOException e) {
+                return "unknown (cannot read " + RESOURCE + ": " + e.getMessage() + ")";
+            }
+            String version = p.getProperty("version", "");
+            return version.isBlank() || version.startsWith("${") ? "unknown" : version;
+        }
     }
 
     /** A value refused by {@link #options()} in a command that picocli did not build (see {@link #optionsOrNull}). */

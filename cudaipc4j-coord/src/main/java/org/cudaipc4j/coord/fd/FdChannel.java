@@ -34,6 +34,11 @@ public final class FdChannel implements AutoCloseable {
 
     private final OwnedFd fd;
     private final PeerCredentials peer;
+    /**
+     * Why an earlier receive stopped inside a message, or null: the rest of that message is still in the stream,
+     * so what follows cannot be read as messages.
+     */
+    private volatile String outOfStep;
 
     FdChannel(OwnedFd fd, PeerCredentials peer) {
         this.fd = fd;
@@ -156,12 +161,20 @@ public final class FdChannel implements AutoCloseable {
     /**
      * Receives the next message, waiting at most {@code timeout}.
      *
-     * @throws CoordinationException at the timeout, when the peer closed the socket, or when the message is not
-     *                               one of ours or lost descriptors on the way (those that came are closed)
+     * @throws CoordinationException at the timeout, when the peer closed the socket, when the message is not one
+     *                               of ours, announces more than {@value #MAX_PAYLOAD} bytes or more than 253
+     *                               descriptors, or lost descriptors on the way, or carried some outside its header
+     *                               (every descriptor that came is closed); after one of these in the middle of a
+     *                               message, every later receive is refused too
      */
     public FdMessage receive(Duration timeout) {
+        if (outOfStep != null) {
+            throw new CoordinationException("the connection to " + describePeer() + " is out of step since an earlier"
+                    + " message was refused (" + outOfStep + ")");
+        }
         Deadline deadline = Deadline.after(timeout, "the receive timeout");
         List<OwnedFd> received = new ArrayList<>();
+        long consumed = 0;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment header = arena.allocate(HEADER, 8);
             MemorySegment control = arena.allocate(Native.cmsgSpace(Native.MAX_FDS), 8);
@@ -174,8 +187,11 @@ public final class FdChannel implements AutoCloseable {
                     throw new CoordinationException("cannot receive from " + describePeer() + ": "
                             + Libc.strerror(r.errno()));
                 }
+                consumed += Math.max(0, r.value());
                 if (got == 0) {
                     collectFds(msg, control, received);
+                } else {
+                    refuseLateFds(msg);
                 }
                 if (r.value() == 0) {
                     throw new CoordinationException(describePeer() + " closed the connection"
@@ -191,7 +207,8 @@ public final class FdChannel implements AutoCloseable {
             int expectedFds = header.get(JAVA_INT, 8);
             if (length < 0 || length > MAX_PAYLOAD || expectedFds < 0 || expectedFds > Native.MAX_FDS) {
                 throw new CoordinationException("a message from " + describePeer() + " announces " + length
-                        + " bytes and " + expectedFds + " descriptors: refused");
+                        + " bytes and " + expectedFds + " descriptors (at most " + MAX_PAYLOAD + " and "
+                        + Native.MAX_FDS + "): refused");
             }
             if (received.size() != expectedFds) {
                 throw new CoordinationException("a message from " + describePeer() + " announced " + expectedFds
@@ -207,12 +224,28 @@ public final class FdChannel implements AutoCloseable {
                     throw new CoordinationException(describePeer() + (r.value() == 0 ? " closed the connection"
                             : " failed: " + Libc.strerror(r.errno())) + " after " + read + " of " + length + " bytes");
                 }
+                consumed += r.value();
+                refuseLateFds(msg);
                 read += r.value();
             }
             return new FdMessage(payload.asSlice(0, length).toArray(JAVA_BYTE), received);
         } catch (RuntimeException e) {
             received.forEach(OwnedFd::close);
+            if (consumed > 0) {
+                outOfStep = e.getMessage();
+            }
             throw e;
+        }
+    }
+
+    /**
+     * A read without room for descriptors: any that came with its bytes were closed by the kernel ({@code
+     * MSG_CTRUNC}), which a message of ours never causes (its descriptors come with the first byte of its header).
+     */
+    private void refuseLateFds(MemorySegment msg) {
+        if (((int) Native.MSG_FLAGS.get(msg, 0L) & Libc.MSG_CTRUNC) != 0) {
+            throw new CoordinationException("a message from " + describePeer() + " carried descriptors after the"
+                    + " start of its header: refused");
         }
     }
 
@@ -281,6 +314,11 @@ public final class FdChannel implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new CoordinationException("interrupted while connecting");
         }
+    }
+
+    /** The socket's descriptor, while open (the package's tests check that it is closed). */
+    int descriptor() {
+        return fd.value();
     }
 
     /** Closes the socket; the peer's next receive sees the end of the stream. Idempotent. */

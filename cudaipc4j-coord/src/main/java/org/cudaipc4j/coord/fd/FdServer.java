@@ -146,6 +146,11 @@ public final class FdServer implements AutoCloseable {
         }
     }
 
+    /** The listening socket's descriptor, while open (the package's tests check that it is closed). */
+    int descriptor() {
+        return fd.value();
+    }
+
     /** The socket's path: what clients {@link FdChannel#connect} to. */
     public Path socket() {
         return socket;
