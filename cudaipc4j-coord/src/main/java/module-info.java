@@ -8,4 +8,5 @@
 module org.cudaipc4j.coord {
     exports org.cudaipc4j.coord;
     exports org.cudaipc4j.coord.fd;
+    exports org.cudaipc4j.coord.internal to org.cudaipc4j.interop;
 }

@@ -335,7 +335,7 @@ public final class Libc {
     private static final boolean FUTEX = SYS_FUTEX > 0 && System.getProperty("os.name").equals("Linux")
             && !Boolean.getBoolean("cudaipc4j.nofutex");
 
-    /** True where {@link #futexWait} and {@link #futexWake} work (Linux on x86-64 and AArch64). */
+    /** True where {@link #futexWait} and {@link #futexWakeAll} work (Linux on x86-64 and AArch64). */
     public static boolean hasFutex() {
         return FUTEX;
     }

@@ -1,0 +1,17 @@
+/**
+ * Sharing GPU memory with other languages: the JSON descriptor of format 1.0 ({@link org.cudaipc4j.interop}),
+ * PyTorch's storage handles and its reference-counter contract ({@link org.cudaipc4j.interop.torch}). See
+ * {@code docs/interop.md}.
+ *
+ * <p>On the module path, run with {@code --enable-native-access=org.cudaipc4j.coord}; the lease watcher is a JVM
+ * started with this JVM's class path.
+ */
+module org.cudaipc4j.interop {
+    requires org.cudaipc4j.cuda;
+    requires org.cudaipc4j.coord;
+    requires com.google.gson;
+    requires jdk.unsupported; // sun.misc.Signal: the lease watcher ignores the terminal's SIGINT
+
+    exports org.cudaipc4j.interop;
+    exports org.cudaipc4j.interop.torch;
+}

@@ -1,0 +1,117 @@
+package org.cudaipc4j.interop;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * What makes bytes a tensor: dtype, shape, strides (in elements, as torch counts them) and the offset of the first
+ * element (in elements) from the start of the storage. Views with strides, non-zero offsets and stride 0 (broadcast)
+ * are all described; an empty tensor has a 0 in its shape. An immutable value.
+ */
+public final class TensorLayout {
+    private final DType dtype;
+    private final long[] shape;
+    private final long[] strides;
+    private final long offset;
+
+    private TensorLayout(DType dtype, long[] shape, long[] strides, long offset) {
+        this.dtype = dtype;
+        this.shape = shape;
+        this.strides = strides;
+        this.offset = offset;
+    }
+
+    /**
+     * A layout.
+     *
+     * @throws IllegalArgumentException for a negative dimension, stride or offset, or shape and strides of
+     *                                  different ranks
+     */
+    public static TensorLayout of(DType dtype, long[] shape, long[] strides, long offset) {
+        Objects.requireNonNull(dtype, "dtype");
+        if (shape.length != strides.length) {
+            throw new IllegalArgumentException("tensor shape has " + shape.length + " dimensions but strides has "
+                    + strides.length);
+        }
+        for (int i = 0; i < shape.length; i++) {
+            if (shape[i] < 0) {
+                throw new IllegalArgumentException("tensor shape[" + i + "] is negative: " + shape[i]);
+            }
+            if (strides[i] < 0) {
+                throw new IllegalArgumentException("tensor strides[" + i + "] is negative: " + strides[i]);
+            }
+        }
+        if (offset < 0) {
+            throw new IllegalArgumentException("tensor offset is negative: " + offset);
+        }
+        return new TensorLayout(dtype, shape.clone(), strides.clone(), offset);
+    }
+
+    /** A contiguous (row-major) tensor of {@code shape} at offset 0. */
+    public static TensorLayout contiguous(DType dtype, long... shape) {
+        long[] strides = new long[shape.length];
+        long s = 1;
+        for (int i = shape.length - 1; i >= 0; i--) {
+            strides[i] = s;
+            s *= Math.max(shape[i], 1);
+        }
+        return of(dtype, shape, strides, 0);
+    }
+
+    public DType dtype() {
+        return dtype;
+    }
+
+    public long[] shape() {
+        return shape.clone();
+    }
+
+    public long[] strides() {
+        return strides.clone();
+    }
+
+    /** Offset of the first element from the storage's start, in elements. */
+    public long offset() {
+        return offset;
+    }
+
+    /** The number of elements (0 for an empty tensor). */
+    public long elementCount() {
+        long n = 1;
+        for (long d : shape) {
+            n = Math.multiplyExact(n, d);
+        }
+        return n;
+    }
+
+    /**
+     * The bytes of the storage the tensor reaches: from its start to the end of its last element, 0 when it is
+     * empty. A reader checks it against the storage's size before touching memory.
+     */
+    public long extentBytes() {
+        if (elementCount() == 0) {
+            return 0;
+        }
+        long last = offset;
+        for (int i = 0; i < shape.length; i++) {
+            last = Math.addExact(last, Math.multiplyExact(shape[i] - 1, strides[i]));
+        }
+        return Math.multiplyExact(last + 1, (long) dtype.elementSize());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TensorLayout t && t.dtype == dtype && Arrays.equals(t.shape, shape)
+                && Arrays.equals(t.strides, strides) && t.offset == offset;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(dtype, Arrays.hashCode(shape), Arrays.hashCode(strides), offset);
+    }
+
+    @Override
+    public String toString() {
+        return dtype + Arrays.toString(shape) + " strides " + Arrays.toString(strides) + " offset " + offset;
+    }
+}

@@ -1,0 +1,110 @@
+package org.cudaipc4j.interop.torch;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.cudaipc4j.coord.internal.Libc;
+
+/**
+ * The process that gives a reader's torch slots back when the reader dies (SIGKILL, SIGSEGV, an OOM kill), which
+ * torch's own reader never does: its producer then keeps those blocks for good. Started by {@link TorchLeases}
+ * with {@code <lease book> <counter directory> <reader pid>}; prints {@code ready} once it holds the reader's pidfd
+ * and the book, and nothing after.
+ *
+ * <p>It waits, without polling, on two things: the reader's pidfd becoming readable (the reader exited) and end of
+ * its stdin (the reader closed it, or died and the kernel closed it). Then, unless the reader marked the book
+ * closed (it gave everything back itself), it gives back every slot still held, removes the book and exits. It
+ * maps each counter file only to decrement (never touching the file's process count) and ignores SIGINT, SIGHUP
+ * and SIGTERM, which a terminal or a process-group kill sends the reader and it alike: it always ends with its
+ * reader.
+ */
+public final class LeaseWatcher {
+    private static final Object DONE = new Object();
+    private static boolean finished;
+
+    private LeaseWatcher() {}
+
+    public static void main(String[] args) {
+        if (args.length != 3) {
+            System.err.println("usage: LeaseWatcher <lease book> <counter directory> <reader pid>");
+            System.exit(2);
+        }
+        ignore("INT");
+        ignore("HUP");
+        ignore("TERM");
+        long reader = Long.parseLong(args[2]);
+        Path counters = Path.of(args[1]);
+        LeaseBook book = LeaseBook.open(args[0]);
+        Libc.Result pidfd = Libc.pidfdOpen(reader);
+        // A pid names our reader only while it is our parent: if it died before pidfd_open, the pid may be anyone's.
+        boolean readerAlive = pidfd.value() >= 0
+                && ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L) == reader;
+        if (!readerAlive) {
+            finish(book, counters);
+            return;
+        }
+        System.out.println("ready");
+        System.out.flush();
+        Thread exitWatch = new Thread(() -> {
+            Libc.Result r;
+            do {
+                r = Libc.poll(pidfd.value(), Libc.POLLIN, -1);
+            } while (r.value() == 0);
+            finish(book, counters);
+        }, "reader-exit");
+        exitWatch.setDaemon(true);
+        exitWatch.start();
+        try {
+            InputStream in = System.in;
+            while (in.read() >= 0) {
+                // the reader sends nothing; end of input is the signal
+            }
+        } catch (IOException e) {
+            // a broken pipe is an end too
+        }
+        finish(book, counters);
+    }
+
+    /** Once: gives back what the book still holds unless the reader closed it, removes the book, exits. */
+    private static void finish(LeaseBook book, Path counters) {
+        synchronized (DONE) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+        }
+        int status = 0;
+        if (!book.closed()) {
+            for (LeaseBook.Held h : book.held()) {
+                if (!book.markReleased(h.index())) {
+                    continue;
+                }
+                try {
+                    TorchCounterFile.release(counters, h.counterName(), h.slot());
+                } catch (RuntimeException e) {
+                    System.err.println("cudaipc4j lease watcher: cannot give back slot " + h.slot() + " of "
+                            + h.counterName() + ": " + e.getMessage());
+                    status = 1;
+                }
+            }
+            try {
+                Files.deleteIfExists(book.path());
+            } catch (IOException e) {
+                System.err.println("cudaipc4j lease watcher: cannot remove " + book.path() + ": " + e.getMessage());
+                status = 1;
+            }
+        }
+        book.close();
+        System.exit(status);
+    }
+
+    @SuppressWarnings("restricted")
+    private static void ignore(String signal) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal(signal), sun.misc.SignalHandler.SIG_IGN);
+        } catch (IllegalArgumentException e) {
+            // a signal this JVM reserves: nothing to do
+        }
+    }
+}

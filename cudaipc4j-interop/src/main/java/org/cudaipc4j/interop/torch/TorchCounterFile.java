@@ -1,0 +1,200 @@
+package org.cudaipc4j.interop.torch;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A torch producer's reference-counter file, mapped the way a reader must map it: without touching the process
+ * count at its start. Torch makes it in {@code GetNewRefCountedSentData} ({@code torch/csrc/CudaIPCTypes.cpp}) with
+ * {@code RefcountedMapAllocator} ({@code ALLOCATOR_MAPPED_SHAREDMEM | ALLOCATOR_MAPPED_EXCLUSIVE}, a POSIX
+ * shared-memory object, mode 0600) of {@code sizeof(int64_t) * CUDA_IPC_REF_COUNTER_FILE_SIZE} bytes behind the
+ * allocator's 64-byte header:
+ * <pre>
+ *   0      int32  processes mapping the file the torch way (the last one to unmap unlinks it): never touched here
+ *   4..63  unused (the header is TH_ALLOC_ALIGNMENT = 64 bytes)
+ *   64     int64  slot 0: 1 from the producer's _share_cuda_(), -1 from the one reader's release
+ *   ...
+ *   64 + 8 * 9999  slot 9999                                      80064 bytes in all
+ * </pre>
+ * The producer keeps a freed storage in its limbo while its slot is above 0 ({@code CudaIPCSentDataLimbo::collect}).
+ * torch's reader ({@code THPStorage_releaseIPCCounter}, {@code torch/csrc/StorageSharing.cpp}) opens the file
+ * with {@code ALLOCATOR_MAPPED_NOCREATE}, does {@code -= 1} on the slot, not atomically, and swallows the error when
+ * the file is gone. Here the decrement is a compare-and-set loop that never goes below 0: a second reader of one
+ * share (which torch's contract forbids) cannot drive the slot negative, which torch through 2.11 reads as a huge
+ * unsigned count and pins the block for good (pytorch #149187).
+ *
+ * <p>Thread-safe; {@link #close()} unmaps (idempotent).
+ */
+public final class TorchCounterFile implements AutoCloseable {
+    /** {@code CUDA_IPC_REF_COUNTER_FILE_SIZE}: slots per file. */
+    public static final int SLOTS = 10000;
+    /** The allocator's header before the slots. */
+    public static final int HEADER_BYTES = 64;
+    /** The file's size. */
+    public static final long FILE_BYTES = HEADER_BYTES + 8L * SLOTS;
+    /** Where POSIX shared memory lives ({@code shm_open}). */
+    public static final Path DEFAULT_DIRECTORY = Path.of("/dev/shm");
+
+    private static final Pattern NAME = Pattern.compile("/[A-Za-z0-9_.-]{1,100}");
+    private static final VarHandle SLOT = JAVA_LONG.varHandle();
+    private static final VarHandle COUNT = JAVA_INT.varHandle();
+
+    private final String name;
+    private final Path path;
+    private final Arena arena;
+    private final MemorySegment memory;
+
+    private TorchCounterFile(String name, Path path, Arena arena, MemorySegment memory) {
+        this.name = name;
+        this.path = path;
+        this.arena = arena;
+        this.memory = memory;
+    }
+
+    /**
+     * Checks a counter file's name as torch gives it ({@code /torch_<pid>_<random>_<n>}): one leading slash, then
+     * one file name of letters, digits, {@code _ . -}.
+     *
+     * @throws IllegalArgumentException naming the problem
+     */
+    public static void checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches() || name.equals("/.") || name.equals("/..")) {
+            throw new IllegalArgumentException("not a torch reference-counter name: '" + name + "' (torch's look"
+                    + " like /torch_<pid>_<random>_<n>: a slash and one file name)");
+        }
+    }
+
+    /** The file of {@code name} under {@code directory}. */
+    static Path pathOf(Path directory, String name) {
+        checkName(name);
+        return directory.resolve(name.substring(1));
+    }
+
+    /**
+     * Maps the counter file {@code name} (torch's {@code ref_counter_handle}) under {@code directory}, leaving its
+     * process count alone.
+     *
+     * @throws TorchInteropException when it is missing (the producer has exited), not a regular file, or not laid
+     *                               out as torch's (its size)
+     */
+    public static TorchCounterFile open(Path directory, String name) {
+        Path path = pathOf(directory, name);
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS))) {
+            if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+                throw new TorchInteropException("torch reference-counter file " + path + " is not a regular file");
+            }
+            long size = ch.size();
+            if (size != FILE_BYTES) {
+                throw new TorchInteropException("not a torch reference-counter file: " + path + " has " + size
+                        + " bytes, torch's have " + FILE_BYTES + " (64-byte header, " + SLOTS + " 8-byte slots)");
+            }
+            MemorySegment memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, FILE_BYTES, arena);
+            return new TorchCounterFile(name, path, arena, memory);
+        } catch (NoSuchFileException e) {
+            arena.close();
+            throw new TorchInteropException("torch reference-counter file " + path + " does not exist: the producer"
+                    + " has exited (or shared from another machine or container, whose /dev/shm this is not)");
+        } catch (IOException e) {
+            arena.close();
+            throw new TorchInteropException("cannot map torch reference-counter file " + path + ": " + e, e);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Gives {@code slot} of the counter file {@code name} back once, mapping the file only for this: what the
+     * lease watcher does for a reader that died.
+     */
+    public static ReleaseOutcome release(Path directory, String name, long slot) {
+        TorchCounterFile file;
+        try {
+            file = open(directory, name);
+        } catch (TorchInteropException e) {
+            if (!Files.exists(pathOf(directory, name), LinkOption.NOFOLLOW_LINKS)) {
+                return ReleaseOutcome.PRODUCER_GONE;
+            }
+            throw e;
+        }
+        try (file) {
+            return file.decrement(slot);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** The slot's value now. */
+    public long slot(long slot) {
+        return (long) SLOT.getVolatile(memory, offset(slot));
+    }
+
+    /** The number of processes that map the file the torch way (read only; this class never changes it). */
+    public int processCount() {
+        return (int) COUNT.getVolatile(memory, 0L);
+    }
+
+    /**
+     * Decrements {@code slot} by one unless it is 0 or below, atomically.
+     *
+     * @return {@link ReleaseOutcome#RELEASED}, {@link ReleaseOutcome#ALREADY_ZERO}, or
+     *         {@link ReleaseOutcome#PRODUCER_GONE} when the file has been unlinked (the decrement then changes memory
+     *         no producer reads)
+     */
+    public ReleaseOutcome decrement(long slot) {
+        long at = offset(slot);
+        long v;
+        do {
+            v = (long) SLOT.getVolatile(memory, at);
+            if (v <= 0) {
+                return ReleaseOutcome.ALREADY_ZERO;
+            }
+        } while (!SLOT.compareAndSet(memory, at, v, v - 1));
+        return Files.exists(path, LinkOption.NOFOLLOW_LINKS) ? ReleaseOutcome.RELEASED : ReleaseOutcome.PRODUCER_GONE;
+    }
+
+    private static long offset(long slot) {
+        if (slot < 0 || slot >= SLOTS) {
+            throw new IllegalArgumentException("reference-counter slot " + slot + " is outside 0.." + (SLOTS - 1));
+        }
+        return HEADER_BYTES + 8 * slot;
+    }
+
+    /** Unmaps the file. Idempotent. */
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            try {
+                arena.close();
+            } catch (IllegalStateException alreadyClosed) {
+                // a racing close won
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "torch reference-counter file " + path;
+    }
+}

@@ -1,0 +1,331 @@
+package org.cudaipc4j.interop.torch;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.cudaipc4j.coord.JvmCommand;
+
+/**
+ * A reader's side of torch's reference-counter contract: one {@link Lease} per share opened here, the slot given
+ * back exactly once when the last lease over its storage closes, a further share of a storage already open given
+ * back at once (as torch's reader does on a hit in its cache; see {@link TorchStorageKey}), and - beyond torch -
+ * every slot still held given back by a {@link LeaseWatcher} process within a few seconds when this JVM dies.
+ *
+ * <p>Each counter file is mapped from the first lease that names it until the last one is released, without
+ * touching its process count: a reader that counted itself there and died would leave the file in
+ * {@code /dev/shm} for good.
+ *
+ * <p>{@link #start()} starts the watcher (a small JVM, about a tenth of a second) and waits until it holds this
+ * process's pidfd; start it early, beside CUDA's initialisation, to keep that off the first open. Thread-safe.
+ * {@link #close()} gives back everything still held and ends the watcher; idempotent.
+ */
+public final class TorchLeases implements AutoCloseable {
+    /** Leases open at once, by default. */
+    public static final int DEFAULT_CAPACITY = 4096;
+    private static final long WATCHER_START_SECONDS = 60;
+    private static final long WATCHER_STOP_SECONDS = 10;
+
+    private final Path counterDirectory;
+    private final LeaseBook book;
+    private final Process watcher;
+    private final Map<TorchStorageKey, Entry> open = new HashMap<>();
+    private final Map<String, MappedFile> files = new HashMap<>();
+    private final boolean[] used;
+    private int nextFree;
+    private boolean closed;
+
+    private TorchLeases(Path counterDirectory, LeaseBook book, Process watcher) {
+        this.counterDirectory = counterDirectory;
+        this.book = book;
+        this.watcher = watcher;
+        this.used = new boolean[book.capacity()];
+    }
+
+    /** Leases of torch's counter files in {@code /dev/shm}, watched. */
+    public static TorchLeases start() {
+        return start(TorchCounterFile.DEFAULT_DIRECTORY, true, DEFAULT_CAPACITY);
+    }
+
+    /**
+     * Leases of counter files in {@code counterDirectory} (torch's are in {@code /dev/shm}), at most
+     * {@code capacity} open at once; with a watcher process when {@code watch}.
+     *
+     * @throws TorchInteropException when the watcher cannot be started
+     */
+    public static TorchLeases start(Path counterDirectory, boolean watch, int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
+        }
+        LeaseBook book = LeaseBook.create(capacity);
+        Process watcher = null;
+        try {
+            if (watch) {
+                watcher = startWatcher(book, counterDirectory.toAbsolutePath());
+            }
+            return new TorchLeases(counterDirectory, book, watcher);
+        } catch (RuntimeException e) {
+            book.close();
+            throw e;
+        }
+    }
+
+    private static Process startWatcher(LeaseBook book, Path counters) {
+        // Small and quick: the watcher loads a handful of classes and sleeps. No collector is chosen, as the
+        // inherited options may name one.
+        List<String> cmd = JvmCommand.of(List.of("-Xmx32m", "-Xss512k", "-XX:TieredStopAtLevel=1",
+                "-XX:-UsePerfData"), LeaseWatcher.class.getName(),
+                List.of(book.name(), counters.toString(), Long.toString(ProcessHandle.current().pid())));
+        Process p;
+        try {
+            p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        } catch (IOException e) {
+            throw new TorchInteropException("cannot start the torch lease watcher (" + cmd.getFirst() + "): " + e, e);
+        }
+        BufferedReader out = p.inputReader(StandardCharsets.UTF_8);
+        CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
+            try {
+                return out.readLine();
+            } catch (IOException e) {
+                return null;
+            }
+        });
+        String line;
+        try {
+            line = ready.get(WATCHER_START_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            line = null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            line = null;
+        }
+        if (!"ready".equals(line)) {
+            p.destroyForcibly();
+            throw new TorchInteropException("the torch lease watcher did not start"
+                    + (p.isAlive() ? " within " + WATCHER_START_SECONDS + " s" : " (exit " + exitOf(p) + ")")
+                    + "; its errors are on this process's stderr");
+        }
+        return p;
+    }
+
+    private static String exitOf(Process p) {
+        try {
+            return Integer.toString(p.waitFor());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
+    /** The watcher's pid, empty when unwatched. */
+    public OptionalLong watcherPid() {
+        return watcher == null ? OptionalLong.empty() : OptionalLong.of(watcher.pid());
+    }
+
+    /** The file that lists the held slots for the watcher (removed at close). */
+    public Path bookPath() {
+        return book.path();
+    }
+
+    /**
+     * Takes the lease of {@code share}: its slot is held until the returned lease closes, or given back at once
+     * when the same storage is open here already ({@link Lease#cacheHit()}).
+     *
+     * @throws TorchInteropException when the counter file is missing (producer gone) or not torch's, or the slot is
+     *                               0 (given back already: a share may be opened once)
+     * @throws IllegalArgumentException for an empty storage (it has no counter)
+     */
+    public Lease acquire(TorchShare share) {
+        if (share.isEmpty()) {
+            throw new IllegalArgumentException("an empty storage has no reference counter to lease");
+        }
+        return acquire(TorchStorageKey.of(share), share.refCounterFile(), share.refCounterSlot());
+    }
+
+    /** As {@link #acquire(TorchShare)} with the storage's key, counter name and slot given. */
+    public synchronized Lease acquire(TorchStorageKey key, String counterName, long slot) {
+        if (closed) {
+            throw new IllegalStateException("torch leases are closed");
+        }
+        TorchCounterFile.checkName(counterName);
+        Entry hit = open.get(key);
+        if (hit != null) {
+            hit.users++;
+            ReleaseOutcome now;
+            try {
+                now = TorchCounterFile.release(counterDirectory, counterName, slot);
+            } catch (TorchInteropException e) {
+                hit.users--;
+                throw e;
+            }
+            return new Lease(this, hit, true, now);
+        }
+        MappedFile file = map(counterName);
+        try {
+            long value = file.file.slot(slot);
+            if (value <= 0) {
+                throw new TorchInteropException("slot " + slot + " of torch reference-counter file " + counterName
+                        + " is " + value + ": this share was given back already (each share may be opened once; a"
+                        + " second reader needs its own share)");
+            }
+            int index = freeIndex();
+            book.hold(index, counterName, slot);
+            used[index] = true;
+            Entry e = new Entry(key, counterName, slot, index, file);
+            open.put(key, e);
+            return new Lease(this, e, false, null);
+        } catch (RuntimeException e) {
+            unmap(file);
+            throw e;
+        }
+    }
+
+    private MappedFile map(String name) {
+        MappedFile f = files.get(name);
+        if (f == null) {
+            f = new MappedFile(TorchCounterFile.open(counterDirectory, name));
+            files.put(name, f);
+        }
+        f.users++;
+        return f;
+    }
+
+    private void unmap(MappedFile f) {
+        if (--f.users == 0) {
+            files.remove(f.file.name());
+            f.file.close();
+        }
+    }
+
+    private int freeIndex() {
+        for (int n = 0; n < used.length; n++) {
+            int i = (nextFree + n) % used.length;
+            if (!used[i]) {
+                nextFree = (i + 1) % used.length;
+                return i;
+            }
+        }
+        throw new TorchInteropException("more than " + used.length + " torch shares open at once; start the"
+                + " leases with a larger capacity");
+    }
+
+    synchronized ReleaseOutcome release(Entry e) {
+        if (e.done) {
+            return ReleaseOutcome.ALREADY_RELEASED; // given back by close()
+        }
+        if (--e.users > 0) {
+            return ReleaseOutcome.STILL_OPEN;
+        }
+        return giveBack(e);
+    }
+
+    private ReleaseOutcome giveBack(Entry e) {
+        e.done = true;
+        open.remove(e.key);
+        used[e.index] = false;
+        try {
+            // Marked before the decrement: a kill in between leaks this slot rather than giving it back twice.
+            return book.markReleased(e.index) ? e.file.file.decrement(e.slot) : ReleaseOutcome.ALREADY_RELEASED;
+        } finally {
+            unmap(e.file);
+        }
+    }
+
+    /** The number of storages open through these leases. */
+    public synchronized int openStorages() {
+        return open.size();
+    }
+
+    /** Gives back every slot still held, ends the watcher and removes the book. Idempotent. */
+    @Override
+    public void close() {
+        List<Entry> left;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            left = new ArrayList<>(open.values());
+        }
+        RuntimeException failure = null;
+        for (Entry e : left) {
+            try {
+                synchronized (this) {
+                    giveBack(e);
+                }
+            } catch (RuntimeException ex) {
+                failure = add(failure, ex);
+            }
+        }
+        book.markClosed();
+        if (watcher != null) {
+            try {
+                watcher.getOutputStream().close();
+                if (!watcher.waitFor(WATCHER_STOP_SECONDS, TimeUnit.SECONDS)) {
+                    watcher.destroyForcibly();
+                    failure = add(failure, new TorchInteropException("the torch lease watcher " + watcher.pid()
+                            + " did not end within " + WATCHER_STOP_SECONDS + " s; killed"));
+                }
+                watcher.getInputStream().close();
+            } catch (IOException ex) {
+                failure = add(failure, new TorchInteropException("closing the torch lease watcher: " + ex, ex));
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                watcher.destroyForcibly();
+            }
+        }
+        try {
+            book.close();
+        } catch (RuntimeException ex) {
+            failure = add(failure, ex);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private static RuntimeException add(RuntimeException first, RuntimeException next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    /** One storage open here: its held slot, shared by every lease over it. */
+    static final class Entry {
+        final TorchStorageKey key;
+        final String counterName;
+        final long slot;
+        final int index;
+        final MappedFile file;
+        int users = 1;
+        boolean done;
+
+        Entry(TorchStorageKey key, String counterName, long slot, int index, MappedFile file) {
+            this.key = key;
+            this.counterName = counterName;
+            this.slot = slot;
+            this.index = index;
+            this.file = file;
+        }
+    }
+
+    private static final class MappedFile {
+        final TorchCounterFile file;
+        int users;
+
+        MappedFile(TorchCounterFile file) {
+            this.file = file;
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package org.cudaipc4j.interop.torch;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The reader side's key for "this storage is already open here", which decides that a further share of it is
+ * released at once (torch's {@code rebuild_cuda_tensor} does the same on a hit in its {@code shared_cache}, keyed
+ * by {@code (storage_handle, storage_offset_bytes)}).
+ *
+ * <p>{@code 'c'}: the 64-byte IPC handle of the caching allocator's segment, the storage's offset and size. While a
+ * reader holds a slot the producer keeps the block in its limbo, so the handle cannot name other memory meanwhile.
+ *
+ * <p>{@code 'e'}: not the handle's bytes. They list only the chunks under the shared block, so two storages of one
+ * segment differ, and torch has left padding bytes uninitialised (before pytorch #161885 and again after #179618).
+ * The key is the parsed handle (producer pid, chunk size, the chunks' fd numbers or fabric handles), the storage's
+ * offset and size, and the producer's start time ({@code /proc/<pid>/stat} field 22). File descriptor numbers are
+ * stable only while the producer's chunks stay mapped, which the held slot guarantees; a pid is stable only while
+ * its process lives, so the start time tells a new process with a reused pid (and the same fd numbers) from the one
+ * whose memory is open here.
+ *
+ * @param mapping       {@link TorchHandle#mappingKey()}
+ * @param producerStart the producer's start time in clock ticks since boot, 0 for {@code 'c'}, -1 when the producer
+ *                      has no process here
+ * @param offset        the storage's offset in the mapped memory
+ * @param bytes         the storage's size
+ */
+public record TorchStorageKey(String mapping, long producerStart, long offset, long bytes) {
+
+    /** The key of {@code share}'s storage; reads {@code /proc} for an {@code 'e'} handle. */
+    public static TorchStorageKey of(TorchShare share) {
+        if (share.isEmpty()) {
+            throw new IllegalArgumentException("an empty storage has no key: it is never opened");
+        }
+        TorchHandle h = share.handle();
+        long start = h.type() == TorchHandle.Type.EXPANDABLE_SEGMENT ? processStartTime(h.producerPid()) : 0;
+        return new TorchStorageKey(h.mappingKey(), start, share.storageOffsetBytes(), share.storageBytes());
+    }
+
+    /** The start time of process {@code pid} in clock ticks since boot, or -1 when there is no such process. */
+    public static long processStartTime(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
+            String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(rest[19]); // field 22; rest[0] is field 3
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+}
