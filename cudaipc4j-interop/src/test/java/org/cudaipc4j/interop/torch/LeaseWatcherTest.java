@@ -1,0 +1,94 @@
+package org.cudaipc4j.interop.torch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.Waits;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Beyond torch: a reader JVM that dies holding slots gets them given back by its watcher within 5 s; one that
+ * closes leaves neither a watcher nor a file behind. Real processes, handshakes on their output.
+ */
+class LeaseWatcherTest {
+    private static final int SLOTS = 8;
+    private static final Duration START = Duration.ofSeconds(90);
+
+    @TempDir
+    Path dir;
+
+    private record Holder(JavaProcess.Interactive process, long watcher, Path book) {}
+
+    private Holder start(String name) {
+        JavaProcess.Interactive p = JavaProcess.start(JavaProcess.command(LeaseHolder.class, List.of(),
+                dir.toString(), name, Integer.toString(SLOTS)));
+        String[] ready = p.readLine(START).split(" ");
+        assertEquals("ready", ready[0], String.join(" ", ready));
+        return new Holder(p, Long.parseLong(ready[1]), Path.of(ready[2]));
+    }
+
+    private boolean allSlotsAre(String name, long value) {
+        for (int i = 0; i < SLOTS; i++) {
+            if (CounterFiles.slot(dir, name, i) != value) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean gone(long pid) {
+        return ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true);
+    }
+
+    @Test
+    void aKilledReadersSlotsComeBackWithinFiveSeconds() {
+        String name = CounterFiles.create(dir, SLOTS + 1);
+        Holder h = start(name);
+        try (JavaProcess.Interactive p = h.process()) {
+            assertTrue(allSlotsAre(name, 1), "held, not incremented");
+            assertTrue(Files.exists(h.book()));
+            ProcessHandle reader = ProcessHandle.of(p.pid()).orElseThrow();
+            assertTrue(reader.destroyForcibly(), "SIGKILL sent");
+            assertTrue(Waits.until(5_000, () -> allSlotsAre(name, 0)), "slots back to 0 within 5 s");
+            assertTrue(Waits.until(5_000, () -> gone(h.watcher())), "the watcher ends after its work");
+            assertFalse(Files.exists(h.book()), "the watcher removed the lease book");
+            assertEquals(1, CounterFiles.slot(dir, name, SLOTS), "a slot the reader never took is left alone");
+            assertEquals(1, CounterFiles.processCount(dir, name), "the process count is never touched");
+        }
+    }
+
+    @Test
+    void aReaderThatExitsWithoutClosingGetsItsSlotsGivenBackToo() {
+        String name = CounterFiles.create(dir, SLOTS);
+        Holder h = start(name);
+        try (JavaProcess.Interactive p = h.process()) {
+            p.writeLine("exit");
+            assertTrue(Waits.until(5_000, () -> allSlotsAre(name, 0)), "slots back to 0 within 5 s");
+            assertTrue(Waits.until(5_000, () -> gone(h.watcher())));
+            assertFalse(Files.exists(h.book()));
+        }
+    }
+
+    @Test
+    void aNormalCloseLeavesNoWatcherAndNoFile() {
+        String name = CounterFiles.create(dir, SLOTS);
+        Holder h = start(name);
+        JavaProcess.Interactive p = h.process();
+        p.writeLine("close");
+        assertEquals("closed", p.readLine(START));
+        JavaProcess.Result r = p.finish(START);
+        assertEquals(0, r.exitCode(), r.describe());
+        assertTrue(gone(h.watcher()), "close waited for the watcher's end");
+        assertFalse(Files.exists(h.book()), "the book is removed");
+        assertTrue(allSlotsAre(name, 0), "the reader gave every slot back once");
+        assertEquals(1, CounterFiles.processCount(dir, name));
+        assertTrue(r.stderr().isEmpty(), r.describe());
+    }
+}

@@ -1,0 +1,147 @@
+package org.cudaipc4j.interop.torch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The reference-counter contract against counter files laid out as torch's, in this process (no watcher). */
+class TorchLeasesTest {
+    @TempDir
+    Path dir;
+
+    private static TorchStorageKey key(int storage) {
+        return new TorchStorageKey("c:" + storage, 0, 0, 4096);
+    }
+
+    @Test
+    void oneShareOneReleaseAndTheProcessCountIsNeverTouched() {
+        String name = CounterFiles.create(dir, 2);
+        try (TorchLeases leases = TorchLeases.start(dir, false, 16)) {
+            Lease a = leases.acquire(key(1), name, 0);
+            assertFalse(a.cacheHit());
+            assertEquals(1, CounterFiles.slot(dir, name, 0), "held, not incremented");
+            assertEquals(1, CounterFiles.processCount(dir, name));
+            assertEquals(ReleaseOutcome.RELEASED, a.release());
+            assertEquals(0, CounterFiles.slot(dir, name, 0));
+            assertEquals(ReleaseOutcome.ALREADY_RELEASED, a.release(), "a second release does nothing");
+            assertEquals(0, CounterFiles.slot(dir, name, 0));
+            assertEquals(1, CounterFiles.slot(dir, name, 1), "the other slot is left alone");
+            assertEquals(1, CounterFiles.processCount(dir, name));
+            assertEquals(0, leases.openStorages());
+        }
+        assertEquals(1, CounterFiles.processCount(dir, name));
+    }
+
+    @Test
+    void aSecondShareOfAnOpenStorageIsReleasedAtOnceAndTheFirstSlotWhenTheLastLeaseCloses() {
+        String name = CounterFiles.create(dir, 3);
+        try (TorchLeases leases = TorchLeases.start(dir, false, 16)) {
+            Lease first = leases.acquire(key(1), name, 0);
+            Lease again = leases.acquire(key(1), name, 1);
+            assertTrue(again.cacheHit());
+            assertEquals(ReleaseOutcome.RELEASED, again.releasedAtAcquire());
+            assertEquals(0, CounterFiles.slot(dir, name, 1), "the hit's own slot went back at once");
+            assertEquals(0, again.slot(), "it rides on the first share's slot");
+            Lease other = leases.acquire(key(2), name, 2);
+            assertFalse(other.cacheHit(), "another storage");
+            assertEquals(ReleaseOutcome.STILL_OPEN, first.release());
+            assertEquals(1, CounterFiles.slot(dir, name, 0));
+            assertEquals(ReleaseOutcome.RELEASED, again.release());
+            assertEquals(0, CounterFiles.slot(dir, name, 0));
+            assertEquals(ReleaseOutcome.ALREADY_RELEASED, first.release());
+            assertEquals(1, leases.openStorages());
+        }
+        assertEquals(0, CounterFiles.slot(dir, name, 2), "close gives back what is still held");
+    }
+
+    @Test
+    void aSlotGivenBackAlreadyIsRefusedAndNeverDrivenNegative() {
+        String name = CounterFiles.create(dir, 1);
+        try (TorchLeases leases = TorchLeases.start(dir, false, 16)) {
+            TorchInteropException e = assertThrows(TorchInteropException.class,
+                    () -> leases.acquire(key(1), name, 5));
+            assertTrue(e.getMessage().contains("slot 5") && e.getMessage().contains("given back already"),
+                    e.getMessage());
+            try (TorchCounterFile f = TorchCounterFile.open(dir, name)) {
+                assertEquals(ReleaseOutcome.RELEASED, f.decrement(0));
+                assertEquals(ReleaseOutcome.ALREADY_ZERO, f.decrement(0));
+                assertEquals(0, f.slot(0));
+            }
+            assertEquals(0, leases.openStorages());
+        }
+    }
+
+    @Test
+    void aGoneCounterFileIsTheProducerGone() throws IOException {
+        String name = CounterFiles.create(dir, 2);
+        try (TorchLeases leases = TorchLeases.start(dir, false, 16)) {
+            Lease a = leases.acquire(key(1), name, 0);
+            Files.delete(dir.resolve(name.substring(1)));
+            assertEquals(ReleaseOutcome.PRODUCER_GONE, a.release());
+            Lease none = null;
+            TorchInteropException e = assertThrows(TorchInteropException.class,
+                    () -> leases.acquire(key(2), name, 1));
+            assertTrue(e.getMessage().contains("does not exist: the producer has exited"), e.getMessage());
+            assertNull(none);
+        }
+        assertEquals(ReleaseOutcome.PRODUCER_GONE, TorchCounterFile.release(dir, name, 1));
+    }
+
+    @Test
+    void aForeignCounterFileOrNameIsRefused() throws IOException {
+        Files.write(dir.resolve("torch_1_2_0"), new byte[4096]);
+        try (TorchLeases leases = TorchLeases.start(dir, false, 16)) {
+            TorchInteropException e = assertThrows(TorchInteropException.class,
+                    () -> leases.acquire(key(1), "/torch_1_2_0", 0));
+            assertTrue(e.getMessage().contains("not a torch reference-counter file") && e.getMessage().contains(
+                    "4096 bytes, torch's have 80064"), e.getMessage());
+            for (String bad : new String[] {"torch_1", "/../etc/passwd", "/a/b", "/..", "/"}) {
+                IllegalArgumentException b = assertThrows(IllegalArgumentException.class,
+                        () -> leases.acquire(key(1), bad, 0), bad);
+                assertTrue(b.getMessage().contains("not a torch reference-counter name"), b.getMessage());
+            }
+            String name = CounterFiles.create(dir, 1);
+            IllegalArgumentException slot = assertThrows(IllegalArgumentException.class,
+                    () -> leases.acquire(key(1), name, 10000));
+            assertTrue(slot.getMessage().contains("outside 0..9999"), slot.getMessage());
+        }
+    }
+
+    @Test
+    void aFullBookIsRefusedClearly() {
+        String name = CounterFiles.create(dir, 3);
+        try (TorchLeases leases = TorchLeases.start(dir, false, 2)) {
+            leases.acquire(key(1), name, 0);
+            leases.acquire(key(2), name, 1);
+            TorchInteropException e = assertThrows(TorchInteropException.class,
+                    () -> leases.acquire(key(3), name, 2));
+            assertTrue(e.getMessage().contains("more than 2 torch shares open at once"), e.getMessage());
+            assertEquals(1, CounterFiles.slot(dir, name, 2));
+        }
+        assertEquals(0, CounterFiles.slot(dir, name, 0));
+        assertEquals(0, CounterFiles.slot(dir, name, 1));
+    }
+
+    @Test
+    void closeRemovesTheBookAndLeasesAfterCloseDoNothing() {
+        String name = CounterFiles.create(dir, 1);
+        TorchLeases leases = TorchLeases.start(dir, false, 4);
+        Path book = leases.bookPath();
+        assertTrue(Files.exists(book));
+        Lease a = leases.acquire(key(1), name, 0);
+        leases.close();
+        leases.close();
+        assertFalse(Files.exists(book));
+        assertEquals(0, CounterFiles.slot(dir, name, 0));
+        assertEquals(ReleaseOutcome.ALREADY_RELEASED, a.release());
+        assertThrows(IllegalStateException.class, () -> leases.acquire(key(2), name, 0));
+    }
+}
