@@ -1,8 +1,11 @@
 package org.cudaipc4j.interop.torch;
 
+import org.cudaipc4j.interop.TorchHandle;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.UUID;
+import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.TensorLayout;
 
 /**
@@ -76,6 +79,32 @@ public record TorchShare(int deviceIndex, TorchHandle handle, long storageBytes,
             throw new IllegalArgumentException("torch share: tensor " + tensor + " reaches " + tensor.extentBytes()
                     + " bytes, beyond its storage of " + storageBytes);
         }
+    }
+
+    /**
+     * The share a {@code torch} descriptor carries (its event becomes torch's event fields).
+     *
+     * @throws IllegalArgumentException for another kind, or torch fields that do not parse
+     */
+    public static TorchShare of(Descriptor d) {
+        if (d.kind() != Descriptor.Kind.TORCH) {
+            throw new IllegalArgumentException("not a torch descriptor: kind " + d.kind().code());
+        }
+        Descriptor.Torch t = d.torch();
+        return new TorchShare(t.deviceIndex(), t.handle() == null ? null : TorchHandle.parse(t.handle()),
+                t.storageBytes(), t.storageOffsetBytes(), t.refCounterFile(), t.refCounterOffset(),
+                d.event() == null ? null : d.event().ipcHandle(), d.event() != null && d.event().waitRequired(),
+                d.tensor());
+    }
+
+    /** This share as a {@code torch} descriptor; {@code device} may be null (torch's tuple has only an ordinal). */
+    public Descriptor toDescriptor(UUID device, Descriptor.Exporter exporter) {
+        Descriptor d = Descriptor.torch(device, exporter, new Descriptor.Torch(handle == null ? null : handle.bytes(),
+                storageBytes, storageOffsetBytes, refCounterFile, refCounterSlot, deviceIndex));
+        if (tensor != null) {
+            d = d.withTensor(tensor);
+        }
+        return eventHandle == null ? d : d.withEvent(new Descriptor.Event(eventHandle, eventSyncRequired));
     }
 
     /** True for an empty storage: nothing to map, nothing to release. */

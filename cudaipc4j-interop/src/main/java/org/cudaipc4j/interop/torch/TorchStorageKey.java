@@ -1,5 +1,6 @@
 package org.cudaipc4j.interop.torch;
 
+import org.cudaipc4j.interop.TorchHandle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package org.cudaipc4j.interop.torch;
+package org.cudaipc4j.interop;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,0 +1,41 @@
+package org.cudaipc4j.interop;
+
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The GPUs visible to this process. {@link #cuda()} asks the CUDA driver; tests give a table of their own.
+ * Descriptors name a device by UUID, never by ordinal: {@link #resolve} finds it here.
+ */
+@FunctionalInterface
+public interface DeviceTable {
+    /** The visible devices, in ordinal order. */
+    List<VisibleDevice> visible();
+
+    /**
+     * The visible device with {@code uuid}.
+     *
+     * @throws IllegalArgumentException naming the UUID and listing what is visible
+     */
+    default VisibleDevice resolve(UUID uuid) {
+        List<VisibleDevice> all = visible();
+        for (VisibleDevice d : all) {
+            if (d.uuid().equals(uuid)) {
+                return d;
+            }
+        }
+        StringBuilder seen = new StringBuilder();
+        for (VisibleDevice d : all) {
+            seen.append(seen.isEmpty() ? "" : ", ").append(d.ordinal()).append(": ")
+                    .append(DescriptorJson.uuidString(d.uuid())).append(d.name() == null ? "" : " (" + d.name() + ")");
+        }
+        throw new IllegalArgumentException("no visible GPU has UUID " + DescriptorJson.uuidString(uuid)
+                + " (visible: " + (seen.isEmpty() ? "none" : seen) + "; is CUDA_VISIBLE_DEVICES different here?)");
+    }
+
+    /** The devices the CUDA driver shows this process ({@code org.cudaipc4j.cuda.Device}). */
+    static DeviceTable cuda() {
+        return () -> org.cudaipc4j.cuda.Device.all().stream()
+                .map(d -> new VisibleDevice(d.ordinal(), d.uuid(), d.name())).toList();
+    }
+}
