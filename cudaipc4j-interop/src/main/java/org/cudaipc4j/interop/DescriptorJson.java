@@ -458,15 +458,24 @@ public final class DescriptorJson {
             }
             @SuppressWarnings("unchecked")
             Map<String, Object> o = (Map<String, Object>) value(r, "");
-            if (r.peek() != JsonToken.END_DOCUMENT) {
+            boolean end;
+            try {
+                end = r.peek() == JsonToken.END_DOCUMENT;
+            } catch (IOException e) {
+                end = false;
+            }
+            if (!end) {
                 throw new DescriptorFormatException("descriptor: text after the JSON object");
             }
             return o;
         } catch (IOException | IllegalStateException | NumberFormatException e) {
-            String msg = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-            throw new DescriptorFormatException("descriptor: not valid JSON (" + clip(msg) + ")");
+            Matcher at = WHERE.matcher(String.valueOf(e.getMessage()));
+            throw new DescriptorFormatException("descriptor: not valid JSON" + (at.find() ? " (at line " + at.group(1)
+                    + " column " + at.group(2) + ")" : e instanceof java.io.EOFException ? " (it ends early)" : ""));
         }
     }
+
+    private static final Pattern WHERE = Pattern.compile("line (\\d+) column (\\d+)");
 
     private static Object value(JsonReader r, String path) throws IOException {
         switch (r.peek()) {

@@ -97,14 +97,17 @@ public record TorchShare(int deviceIndex, TorchHandle handle, long storageBytes,
                 d.tensor());
     }
 
-    /** This share as a {@code torch} descriptor; {@code device} may be null (torch's tuple has only an ordinal). */
+    /**
+     * This share as a {@code torch} descriptor; {@code device} may be null (torch's tuple has only an ordinal). The
+     * event travels only when the reader must wait on it: without the flag torch's event bytes mean nothing.
+     */
     public Descriptor toDescriptor(UUID device, Descriptor.Exporter exporter) {
         Descriptor d = Descriptor.torch(device, exporter, new Descriptor.Torch(handle == null ? null : handle.bytes(),
                 storageBytes, storageOffsetBytes, refCounterFile, refCounterSlot, deviceIndex));
         if (tensor != null) {
             d = d.withTensor(tensor);
         }
-        return eventHandle == null ? d : d.withEvent(new Descriptor.Event(eventHandle, eventSyncRequired));
+        return eventHandle == null || !eventSyncRequired ? d : d.withEvent(new Descriptor.Event(eventHandle, eventSyncRequired));
     }
 
     /** True for an empty storage: nothing to map, nothing to release. */
