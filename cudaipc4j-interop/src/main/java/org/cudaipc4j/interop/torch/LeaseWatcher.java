@@ -12,9 +12,10 @@ import org.cudaipc4j.coord.internal.Libc;
  * with {@code <lease book> <counter directory> <reader pid>}; prints {@code ready} once it holds the reader's pidfd
  * and the book, and nothing after.
  *
- * <p>It waits, without polling, on two things: the reader's pidfd becoming readable (the reader exited) and end of
- * its stdin (the reader closed it, or died and the kernel closed it). Then, unless the reader marked the book
- * closed (it gave everything back itself), it gives back every slot still held, removes the book and exits. It
+ * <p>It waits, without polling, on the reader's pidfd becoming readable (the reader exited) and on the end of its
+ * stdin (the reader closed it after marking the book closed, or died and the kernel closed it). When the book is
+ * closed (the reader gave everything back itself) it just exits; otherwise, once the reader has exited, it gives
+ * back every slot still held, removes the book and exits. It never gives a slot back while the reader lives. It
  * maps each counter file only to decrement (never touching the file's process count) and ignores SIGINT, SIGHUP
  * and SIGTERM, which a terminal or a process-group kill sends the reader and it alike: it always ends with its
  * reader.
@@ -47,10 +48,7 @@ public final class LeaseWatcher {
         System.out.println("ready");
         System.out.flush();
         Thread exitWatch = new Thread(() -> {
-            Libc.Result r;
-            do {
-                r = Libc.poll(pidfd.value(), Libc.POLLIN, -1);
-            } while (r.value() == 0);
+            awaitExit(pidfd.value(), reader);
             finish(book, counters);
         }, "reader-exit");
         exitWatch.setDaemon(true);
@@ -63,7 +61,29 @@ public final class LeaseWatcher {
         } catch (IOException e) {
             // a broken pipe is an end too
         }
-        finish(book, counters);
+        if (book.closed()) {
+            finish(book, counters);
+        }
+        // Input ended without a close: the reader is dying, or dropped its end. Slots are given back only once it
+        // has exited, which the other thread sees.
+        try {
+            exitWatch.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Returns once the reader has exited: its pidfd readable, or (should poll fail) the JDK's own exit watch. */
+    private static void awaitExit(int pidfd, long reader) {
+        Libc.Result r;
+        do {
+            r = Libc.poll(pidfd, Libc.POLLIN, -1);
+        } while (r.value() == 0);
+        if (r.value() < 0) {
+            System.err.println("cudaipc4j lease watcher: poll on the reader's pidfd failed (" + Libc.strerror(r.errno())
+                    + "); watching it through the JDK instead");
+            ProcessHandle.of(reader).ifPresent(h -> h.onExit().join());
+        }
     }
 
     /** Once: gives back what the book still holds unless the reader closed it, removes the book, exits. */

@@ -159,14 +159,24 @@ public final class TorchLeases implements AutoCloseable {
         TorchCounterFile.checkName(counterName);
         Entry hit = open.get(key);
         if (hit != null) {
-            hit.users++;
+            // The new share's own slot goes back at once; its counter file is mostly the one mapped already.
             ReleaseOutcome now;
+            MappedFile f;
             try {
-                now = TorchCounterFile.release(counterDirectory, counterName, slot);
+                f = map(counterName);
             } catch (TorchInteropException e) {
-                hit.users--;
+                if (!java.nio.file.Files.exists(TorchCounterFile.pathOf(counterDirectory, counterName))) {
+                    hit.users++;
+                    return new Lease(this, hit, true, ReleaseOutcome.PRODUCER_GONE);
+                }
                 throw e;
             }
+            try {
+                now = f.file.decrement(slot);
+            } finally {
+                unmap(f);
+            }
+            hit.users++;
             return new Lease(this, hit, true, now);
         }
         MappedFile file = map(counterName);
