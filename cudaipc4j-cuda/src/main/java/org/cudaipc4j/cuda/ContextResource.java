@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * make a later {@code close()} throw for a context that is gone.
  */
 abstract sealed class ContextResource implements AutoCloseable
-        permits DeviceRange, Event, Stream, CudaModule, PinnedArena, HostRegistration, MemoryPool {
+        permits DeviceRange, Event, Stream, CudaModule, PinnedArena, HostRegistration, MemoryPool, ForeignResource {
     final Context context;
     private final AtomicBoolean closed = new AtomicBoolean();
 

@@ -82,9 +82,17 @@ public final class TorchLeases implements AutoCloseable {
     private static Process startWatcher(LeaseBook book, Path counters) {
         // Small and quick: the watcher loads a handful of classes and sleeps. No collector is chosen, as the
         // inherited options may name one.
-        List<String> cmd = JvmCommand.of(List.of("-Xmx32m", "-Xss512k", "-XX:TieredStopAtLevel=1",
-                "-XX:-UsePerfData"), LeaseWatcher.class.getName(),
-                List.of(book.name(), counters.toString(), Long.toString(ProcessHandle.current().pid())));
+        List<String> cmd = new ArrayList<>(JvmCommand.base());
+        // The watcher needs only this module and the coordination library: their own locations, which also holds
+        // where this JVM's class path does not name them (a test launcher's class loader, say).
+        int cp = cmd.indexOf("-cp");
+        String own = watcherClassPath();
+        if (cp >= 0 && own != null) {
+            cmd.set(cp + 1, own);
+        }
+        cmd.addAll(List.of("-Xmx32m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+                LeaseWatcher.class.getName(), book.name(), counters.toString(),
+                Long.toString(ProcessHandle.current().pid())));
         Process p;
         try {
             p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
@@ -115,6 +123,19 @@ public final class TorchLeases implements AutoCloseable {
                     + "; its errors are on this process's stderr");
         }
         return p;
+    }
+
+    /** Where this module's and the coordination library's classes were loaded from, or null when unknown. */
+    private static String watcherClassPath() {
+        try {
+            String a = java.nio.file.Path.of(LeaseWatcher.class.getProtectionDomain().getCodeSource().getLocation()
+                    .toURI()).toString();
+            String b = java.nio.file.Path.of(JvmCommand.class.getProtectionDomain().getCodeSource().getLocation()
+                    .toURI()).toString();
+            return a.equals(b) ? a : a + java.io.File.pathSeparator + b;
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            return null;
+        }
     }
 
     private static String exitOf(Process p) {

@@ -49,7 +49,7 @@ class TorchCapturesTest {
         return out;
     }
 
-    private static TorchShare share(JsonObject o) {
+    static TorchShare share(JsonObject o) {
         boolean empty = o.get("handle").isJsonNull();
         JsonElement event = o.get("event_handle");
         boolean sync = !o.get("event_sync_required").isJsonNull() && o.get("event_sync_required").getAsBoolean();

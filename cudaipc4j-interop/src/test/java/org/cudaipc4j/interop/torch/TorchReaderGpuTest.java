@@ -1,0 +1,118 @@
+package org.cudaipc4j.interop.torch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.interop.DescriptorJson;
+import org.cudaipc4j.interop.TensorLayout;
+import org.cudaipc4j.testing.GpuTest;
+import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.ProjectRoot;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real torch producer ({@code src/test/python/torch_producer.py}) shares tensors of its caching allocator; Java
+ * opens each into a view, checks the producer's sha256 of the tensor's bytes, sees a second share of an open
+ * storage released at once and one block mapped once, closes, and the producer then reads every slot at 0 and
+ * frees all its memory with {@code ipc_collect()}.
+ */
+@GpuTest
+class TorchReaderGpuTest {
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    @Test
+    void javaReadsTorchsTensorsAndTheProducerFreesThemAfterwards() throws Exception {
+        var root = ProjectRoot.find();
+        Assumptions.assumeTrue(root.isPresent(), "skipped: not inside the checkout");
+        JavaProcess.Result probe = JavaProcess.runCommand(WAIT, List.of("python3", "-c", "import torch;"
+                + " assert torch.cuda.is_available()"));
+        Assumptions.assumeTrue(probe.exitCode() == 0, () -> "skipped: python3 cannot use torch on CUDA: "
+                + probe.stderr().strip());
+        String script = root.get().resolve("cudaipc4j-interop/src/test/python/torch_producer.py").toString();
+        try (JavaProcess.Interactive producer = JavaProcess.start(List.of("python3", script))) {
+            Map<String, JsonObject> lines = new LinkedHashMap<>();
+            for (String line = producer.readLine(WAIT); !line.equals("shared"); line = producer.readLine(WAIT)) {
+                JsonObject o = JsonParser.parseString(line).getAsJsonObject();
+                lines.put(o.get("case").getAsString(), o);
+            }
+            String uuid = lines.values().iterator().next().get("device_uuid").getAsString();
+            try (Context ctx = Context.retainPrimary(Device.byUuid(DescriptorJson.parseUuid(uuid)));
+                    TorchLeases leases = TorchLeases.start()) {
+                Stream stream = Stream.create(ctx, false);
+                TorchReader reader = new TorchReader(ctx, leases);
+                List<TorchTensorView> views = new ArrayList<>();
+                for (var c : lines.entrySet()) {
+                    TorchShare share = TorchCapturesTest.share(c.getValue());
+                    TorchTensorView view = reader.open(share, stream);
+                    views.add(view);
+                    stream.synchronize();
+                    assertEquals(c.getValue().get("sha256").getAsString(), sha256(view), c.getKey());
+                    assertEquals(c.getKey().endsWith("-again"), view.cacheHit(), c.getKey());
+                }
+                assertEquals(2, views.stream().filter(v -> v.bytes() == 2048).count(), "the two bf16 tensors");
+                assertTrue(reader.mappedBlocks() < lines.size() - 2, "blocks shared by tensors are mapped once: "
+                        + reader.mappedBlocks());
+                for (TorchTensorView v : views) {
+                    v.close();
+                }
+                assertEquals(0, reader.mappedBlocks());
+                stream.close();
+            }
+            producer.writeLine("done");
+            JsonObject slots = JsonParser.parseString(producer.readLine(WAIT)).getAsJsonObject()
+                    .getAsJsonObject("slots");
+            for (String k : slots.keySet()) {
+                assertEquals(0, slots.get(k).getAsLong(), "slot of " + k + " given back once");
+            }
+            assertFalse(slots.isEmpty());
+            JsonObject memory = JsonParser.parseString(producer.readLine(WAIT)).getAsJsonObject();
+            assertEquals(memory.get("allocated_start").getAsLong(), memory.get("allocated_after").getAsLong(),
+                    "the producer freed every shared block: " + memory);
+            JavaProcess.Result r = producer.finish(WAIT);
+            assertEquals(0, r.exitCode(), r.describe());
+        }
+    }
+
+    /** sha256 of the tensor's elements in row-major order, as torch's {@code contiguous()} lays them out. */
+    static String sha256(TorchTensorView view) throws NoSuchAlgorithmException {
+        MessageDigest md = MessageDigest.getInstance("SHA-256");
+        TensorLayout l = view.layout();
+        if (l.elementCount() == 0) {
+            return HexFormat.of().formatHex(md.digest());
+        }
+        byte[] storage = view.read(0, (int) l.extentBytes());
+        int es = l.dtype().elementSize();
+        long[] shape = l.shape();
+        long[] strides = l.strides();
+        long[] index = new long[shape.length];
+        for (long n = 0; n < l.elementCount(); n++) {
+            long at = l.offset();
+            for (int d = 0; d < shape.length; d++) {
+                at += index[d] * strides[d];
+            }
+            md.update(storage, (int) (at * es), es);
+            for (int d = shape.length - 1; d >= 0; d--) {
+                if (++index[d] < shape[d]) {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+}
