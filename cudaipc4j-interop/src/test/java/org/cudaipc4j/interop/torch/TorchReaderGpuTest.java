@@ -22,6 +22,7 @@ import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
+import org.cudaipc4j.testing.Waits;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -85,6 +86,64 @@ class TorchReaderGpuTest {
                     "the producer freed every shared block: " + memory);
             JavaProcess.Result r = producer.finish(WAIT);
             assertEquals(0, r.exitCode(), r.describe());
+        }
+    }
+
+    /**
+     * Better than torch: a Java reader killed (SIGKILL) while it holds torch's shares has them given back by its
+     * lease watcher within 5 s, and the producer frees every block.
+     */
+    @Test
+    void aKilledJavaReadersSharesComeBackAndTheProducerFreesThem() throws Exception {
+        var root = ProjectRoot.find();
+        Assumptions.assumeTrue(root.isPresent(), "skipped: not inside the checkout");
+        JavaProcess.Result probe = JavaProcess.runCommand(WAIT, List.of("python3", "-c", "import torch;"
+                + " assert torch.cuda.is_available()"));
+        Assumptions.assumeTrue(probe.exitCode() == 0, () -> "skipped: python3 cannot use torch on CUDA: "
+                + probe.stderr().strip());
+        String script = root.get().resolve("cudaipc4j-interop/src/test/python/torch_producer.py").toString();
+        try (JavaProcess.Interactive producer = JavaProcess.start(List.of("python3", script))) {
+            List<String> shares = new ArrayList<>();
+            for (String line = producer.readLine(WAIT); !line.equals("shared"); line = producer.readLine(WAIT)) {
+                shares.add(line);
+            }
+            try (JavaProcess.Interactive reader = JavaProcess.start(JavaProcess.command(TorchReaderChild.class,
+                    List.of()))) {
+                for (String s : shares) {
+                    reader.writeLine(s);
+                }
+                reader.writeLine("end");
+                assertEquals("opened " + shares.size(), reader.readLine(WAIT));
+                List<TorchShare> held = new ArrayList<>();
+                for (String s : shares) {
+                    TorchShare share = TorchCapturesTest.share(JsonParser.parseString(s).getAsJsonObject());
+                    if (!share.isEmpty()) {
+                        held.add(share);
+                    }
+                }
+                long heldNow = held.stream().filter(s -> slot(s) > 0).count();
+                assertEquals(held.size() - 1, heldNow, "every share held but the hit, given back at once");
+                assertTrue(ProcessHandle.of(reader.pid()).orElseThrow().destroyForcibly(), "SIGKILL sent");
+                assertTrue(Waits.until(5_000, () -> held.stream().allMatch(s -> slot(s) == 0)),
+                        "the watcher gave every slot back within 5 s");
+            }
+            producer.writeLine("done");
+            JsonObject slots = JsonParser.parseString(producer.readLine(WAIT)).getAsJsonObject()
+                    .getAsJsonObject("slots");
+            for (String k : slots.keySet()) {
+                assertEquals(0, slots.get(k).getAsLong(), "slot of " + k);
+            }
+            JsonObject memory = JsonParser.parseString(producer.readLine(WAIT)).getAsJsonObject();
+            assertEquals(memory.get("allocated_start").getAsLong(), memory.get("allocated_after").getAsLong(),
+                    "the producer freed every shared block: " + memory);
+            assertEquals(0, producer.finish(WAIT).exitCode());
+        }
+    }
+
+    /** The share's slot as its counter file holds it now, read without touching the file's process count. */
+    private static long slot(TorchShare s) {
+        try (TorchCounterFile f = TorchCounterFile.open(TorchCounterFile.DEFAULT_DIRECTORY, s.refCounterFile())) {
+            return f.slot(s.refCounterSlot());
         }
     }
 
