@@ -48,7 +48,7 @@ public final class TorchCounterFile implements AutoCloseable {
     /** Where POSIX shared memory lives ({@code shm_open}). */
     public static final Path DEFAULT_DIRECTORY = Path.of("/dev/shm");
 
-    private static final Pattern NAME = Pattern.compile("/[A-Za-z0-9_.-]{1,100}");
+    private static final Pattern NAME = Pattern.compile("/torch_[0-9]{1,10}_[0-9]{1,20}(_[0-9]{1,10})?");
     private static final VarHandle SLOT = JAVA_LONG.varHandle();
     private static final VarHandle COUNT = JAVA_INT.varHandle();
 
@@ -65,15 +65,16 @@ public final class TorchCounterFile implements AutoCloseable {
     }
 
     /**
-     * Checks a counter file's name as torch gives it ({@code /torch_<pid>_<random>_<n>}): one leading slash, then
-     * one file name of letters, digits, {@code _ . -}.
+     * Checks a counter file's name as torch gives it: {@code /torch_<pid>_<random>_<n>} ({@code GetNewRefCountedSentData};
+     * older torch wrote no {@code _<n>}). Nothing else is ever mapped and decremented: a name from another process
+     * must not reach other files in {@code /dev/shm}.
      *
      * @throws IllegalArgumentException naming the problem
      */
     public static void checkName(String name) {
-        if (name == null || !NAME.matcher(name).matches() || name.equals("/.") || name.equals("/..")) {
-            throw new IllegalArgumentException("not a torch reference-counter name: '" + name + "' (torch's look"
-                    + " like /torch_<pid>_<random>_<n>: a slash and one file name)");
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("not a torch reference-counter name: '" + name + "' (torch's are"
+                    + " /torch_<pid>_<random>_<n>)");
         }
     }
 

@@ -103,7 +103,8 @@ class TorchLeasesTest {
                     () -> leases.acquire(key(1), "/torch_1_2_0", 0));
             assertTrue(e.getMessage().contains("not a torch reference-counter file") && e.getMessage().contains(
                     "4096 bytes, torch's have 80064"), e.getMessage());
-            for (String bad : new String[] {"torch_1", "/../etc/passwd", "/a/b", "/..", "/"}) {
+            for (String bad : new String[] {"torch_1", "/../etc/passwd", "/a/b", "/..", "/", "/cudaipc4j-1-2",
+                    "/torch_1_2_0/../x", "/torch_a_2"}) {
                 IllegalArgumentException b = assertThrows(IllegalArgumentException.class,
                         () -> leases.acquire(key(1), bad, 0), bad);
                 assertTrue(b.getMessage().contains("not a torch reference-counter name"), b.getMessage());
