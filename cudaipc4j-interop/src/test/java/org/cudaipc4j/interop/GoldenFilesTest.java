@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * file the Python side wrote ({@code interop-golden/python}) read and written back identically.
  *
  * <p>To rewrite Java's files on purpose (after a deliberate change of the format), run with
- * {@code -Dcudaipc4j.golden.write=true} or the environment variable {@code CUDAIPC4J_GOLDEN_WRITE=1}; the test then
+ * {@code -Dcudaipc4j.golden.write=true} or the environment variable {@code CUDAIPC4J_REGENERATE_GOLDEN=1} (the
+ * Python tests' switch too); the test then
  * writes them and fails, so that a run that wrote files is never taken for a check.
  */
 class GoldenFilesTest {
@@ -32,7 +33,7 @@ class GoldenFilesTest {
     }
 
     private static boolean writing() {
-        return Boolean.getBoolean("cudaipc4j.golden.write") || "1".equals(System.getenv("CUDAIPC4J_GOLDEN_WRITE"));
+        return Boolean.getBoolean("cudaipc4j.golden.write") || "1".equals(System.getenv("CUDAIPC4J_REGENERATE_GOLDEN"));
     }
 
     @Test
@@ -56,6 +57,20 @@ class GoldenFilesTest {
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(cases.size(), files.filter(p -> p.toString().endsWith(".json")).count(),
                     "every file in " + dir + " is one of the cases");
+        }
+    }
+
+    /** Each side writes the same bytes for every case of docs/interop.md: Java's files and Python's are equal. */
+    @Test
+    void bothSidesWriteTheSameBytes() throws IOException {
+        Path java = golden().resolve("java");
+        Path python = golden().resolve("python");
+        assertTrue(Files.isDirectory(python), python + " is missing: the Python side's golden files cross-check"
+                + " these");
+        for (String c : GoldenCases.all().keySet()) {
+            Path p = python.resolve(c + ".json");
+            assertTrue(Files.isRegularFile(p), "the Python side wrote no " + p);
+            assertEquals(Files.readString(java.resolve(c + ".json")), Files.readString(p), c + ": Java and Python");
         }
     }
 
