@@ -4,7 +4,7 @@
  * {@code docs/interop.md}.
  *
  * <p>On the module path, run with {@code --enable-native-access=org.cudaipc4j.coord}; the lease watcher is a JVM
- * started with this JVM's class path.
+ * started with the java binary of this JVM and the locations of this module and {@code org.cudaipc4j.coord}.
  */
 module org.cudaipc4j.interop {
     requires org.cudaipc4j.cuda;
