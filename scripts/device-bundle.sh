@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.device-bundle}
 rm -rf "$out"
-for m in cudaipc4j-testing cudaipc4j-cuda cudaipc4j-coord cudaipc4j-tool cudaipc4j-examples; do
+for m in cudaipc4j-*/; do
+  m=${m%/}
   for d in classes test-classes; do
     [ -d "$m/target/$d" ] && mkdir -p "$out/$m/target" && cp -r "$m/target/$d" "$out/$m/target/"
   done
