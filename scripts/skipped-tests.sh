@@ -5,8 +5,17 @@
 set -euo pipefail
 root=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 exec python3 - "$root" "${2:-}" <<'PY'
-import glob, os, sys
+import glob, os, re, sys
 import xml.etree.ElementTree as ET
+
+def reason_of(message):
+    """An assumption's message without its exception's name and stack trace."""
+    lines = []
+    for line in message.splitlines():
+        if re.match(r"\s+at \S+\(", line):
+            break
+        lines.append(line)
+    return re.sub(r"^(org\.opentest4j\.TestAbortedException: )?(Assumption failed: )?", "", "\n".join(lines))
 
 root, newer_than = sys.argv[1], sys.argv[2]
 since = os.stat(newer_than).st_mtime if newer_than else 0
@@ -19,7 +28,7 @@ for report in sorted(glob.glob(os.path.join(root, "*", "target", "surefire-repor
         skip = case.find("skipped")
         if skip is not None:
             test = case.get("classname", "?").rsplit(".", 1)[-1] + "#" + case.get("name", "?")
-            reason = " ".join((skip.get("message") or skip.text or "no reason given").split())
+            reason = " ".join(reason_of(skip.get("message") or skip.text or "no reason given").split())
             skipped.append(f"  {test}: {reason}")
 print(f"Skipped tests: {len(skipped)} of {total}" + (":" if skipped else ""))
 for line in skipped:
