@@ -15,7 +15,8 @@ def reason_of(message):
         if re.match(r"\s+at \S+\(", line):
             break
         lines.append(line)
-    return re.sub(r"^(org\.opentest4j\.TestAbortedException: )?(Assumption failed: )?", "", "\n".join(lines))
+    return re.sub(r"^\s*(org\.opentest4j\.TestAbortedException:\s*)?(Assumption failed:\s*)?", "",
+                  "\n".join(lines))
 
 root, newer_than = sys.argv[1], sys.argv[2]
 since = os.stat(newer_than).st_mtime if newer_than else 0
