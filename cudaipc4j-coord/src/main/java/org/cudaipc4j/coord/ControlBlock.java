@@ -247,9 +247,14 @@ public final class ControlBlock implements AutoCloseable {
      * @throws ControlBlockException when the segment is missing, foreign or not a valid control block
      */
     public static ControlBlock open(String name, MemoryLayout slotData, boolean requireParentIsCreator) {
+        return open(name, slotData, requireParentIsCreator, Libc.getuid());
+    }
+
+    /** As {@link #open(String, MemoryLayout, boolean)}, with the uid that must own the block given (for tests). */
+    static ControlBlock open(String name, MemoryLayout slotData, boolean requireParentIsCreator, long owner) {
         SharedSegment segment;
         try {
-            segment = SharedSegment.open(name);
+            segment = SharedSegment.open(name, owner);
         } catch (SharedSegmentException e) {
             throw new ControlBlockException(e.getMessage(), e);
         }

@@ -201,7 +201,15 @@ public final class SharedSegment implements AutoCloseable {
      * @throws SharedSegmentException when it does not exist, is not a regular file, or is owned by another user
      */
     public static SharedSegment open(String name) {
-        SharedSegment segment = openIfCreated(name);
+        return open(name, Libc.getuid());
+    }
+
+    /**
+     * As {@link #open(String)}, with the uid the file must belong to given: tests check the owner comparison with
+     * an owner of their choosing, as giving a file to another user needs root.
+     */
+    static SharedSegment open(String name, long owner) {
+        SharedSegment segment = openIfCreated(name, owner);
         if (segment == null) {
             Path path = directory().resolve(name);
             throw new SharedSegmentException(Files.exists(path, LinkOption.NOFOLLOW_LINKS)
@@ -215,6 +223,11 @@ public final class SharedSegment implements AutoCloseable {
      * not sized it yet).
      */
     static SharedSegment openIfCreated(String name) {
+        return openIfCreated(name, Libc.getuid());
+    }
+
+    /** As {@link #openIfCreated(String)}, refusing a file that {@code expectedOwner} (a uid) does not own. */
+    private static SharedSegment openIfCreated(String name, long expectedOwner) {
         validateName(name);
         Path path = directory().resolve(name);
         BasicFileAttributes attrs;
@@ -230,10 +243,9 @@ public final class SharedSegment implements AutoCloseable {
         if (!attrs.isRegularFile()) {
             throw new SharedSegmentException("shared segment " + path + " is not a regular file");
         }
-        long uid = Libc.getuid();
-        if (owner != uid) {
+        if (owner != expectedOwner) {
             throw new SharedSegmentException("shared segment " + path + " is owned by uid " + owner
-                    + ", not by us (uid " + uid + "); refusing to use it");
+                    + ", not by us (uid " + expectedOwner + "); refusing to use it");
         }
         Arena arena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
@@ -339,8 +351,12 @@ public final class SharedSegment implements AutoCloseable {
      * @return how many files and socket directories were removed
      */
     public static int reapStale() {
+        return reapStale(Libc.getuid());
+    }
+
+    /** As {@link #reapStale()}, for the files of user {@code uid}: tests choose the owner, as for {@link #open}. */
+    static int reapStale(long uid) {
         Path dir = directory();
-        long uid = Libc.getuid();
         int removed = 0;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, PREFIX + "*")) {
             for (Path file : files) {

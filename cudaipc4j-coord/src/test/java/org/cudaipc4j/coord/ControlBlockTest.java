@@ -327,14 +327,32 @@ class ControlBlockTest {
     }
 
     @Test
+    void blockItsExpectedOwnerDoesNotOwnIsRefused() {
+        long us = SharedSegmentTest.UID;
+        long other = SharedSegmentTest.OTHER_UID;
+        try (ControlBlock b = ControlBlock.create(4, TestSupport.SLOT)) {
+            ControlBlockException e = assertThrows(ControlBlockException.class,
+                    () -> ControlBlock.open(b.name(), TestSupport.SLOT, false, other));
+            assertEquals("shared segment " + b.segment().path() + " is owned by uid " + us + ", not by us (uid "
+                    + other + "); refusing to use it", e.getMessage());
+            // With the owner it has, the same block opens: the refusal above is the owner's doing.
+            try (ControlBlock opened = ControlBlock.open(b.name(), TestSupport.SLOT, false, us)) {
+                assertEquals(4, opened.processCount());
+            }
+        }
+    }
+
+    @Test
     void anotherUsersBlockIsRefused() {
+        SharedSegmentTest.assumeRoot();
         assertCorruptionRefused(m -> {
             try {
-                Files.setAttribute(m.path(), "unix:uid", 65534);
+                Files.setAttribute(m.path(), "unix:uid", (int) SharedSegmentTest.OTHER_UID);
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
-        }, "is owned by uid 65534, not by us (uid 0); refusing to use it");
+        }, "is owned by uid " + SharedSegmentTest.OTHER_UID + ", not by us (uid " + SharedSegmentTest.UID
+                + "); refusing to use it");
     }
 
     @Test

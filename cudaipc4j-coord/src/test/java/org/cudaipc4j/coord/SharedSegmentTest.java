@@ -8,20 +8,39 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SharedSegmentTest {
     private static final long SELF = ProcessHandle.current().pid();
+    /** Our uid. */
+    static final long UID = Libc.getuid();
+    /** A uid that is not ours: nobody's (65534) for root, root's for everyone else. */
+    static final long OTHER_UID = UID == 0 ? 65534 : 0;
+
+    /**
+     * Skips a test that gives a file to another user: that needs root (chown). Each such test has a twin that
+     * checks the same refusal with the owner injected instead, for any user.
+     */
+    static void assumeRoot() {
+        assumeTrue(UID == 0, "giving a file to another user (chown) needs root, and this runs as uid " + UID
+                + ": the refusal is checked with an injected owner by this test's twin");
+    }
 
     @AfterEach
     void nothingLeft() {
@@ -97,14 +116,30 @@ class SharedSegmentTest {
     }
 
     @Test
+    void openRefusesAFileItsExpectedOwnerDoesNotOwn() {
+        try (SharedSegment created = SharedSegment.create(64)) {
+            SharedSegmentException e = assertThrows(SharedSegmentException.class,
+                    () -> SharedSegment.open(created.name(), OTHER_UID));
+            assertEquals("shared segment " + created.path() + " is owned by uid " + UID + ", not by us (uid "
+                    + OTHER_UID + "); refusing to use it", e.getMessage());
+            // The same file with the owner it has opens: the refusal above is the owner's doing.
+            try (SharedSegment opened = SharedSegment.open(created.name(), UID)) {
+                assertEquals(64, opened.size());
+            }
+        }
+    }
+
+    @Test
     void openRefusesAnotherUsersFile() throws IOException {
+        assumeRoot();
         Path file = Path.of("/dev/shm", "cudaipc4j-" + SELF + "-foreignowner");
         Files.write(file, new byte[256]);
         try {
-            Files.setAttribute(file, "unix:uid", 65534);
+            Files.setAttribute(file, "unix:uid", (int) OTHER_UID);
             SharedSegmentException e = assertThrows(SharedSegmentException.class,
                     () -> SharedSegment.open(file.getFileName().toString()));
-            assertTrue(e.getMessage().contains("owned by uid 65534, not by us (uid 0)"), e.getMessage());
+            assertEquals("shared segment " + file + " is owned by uid " + OTHER_UID + ", not by us (uid " + UID
+                    + "); refusing to use it", e.getMessage());
         } finally {
             Files.deleteIfExists(file);
         }
@@ -138,12 +173,60 @@ class SharedSegmentTest {
     }
 
     @Test
-    void reservationFailureFromTheKernelIsReportedAndCleanedUp(@TempDir Path dir) throws Exception {
-        // A 1 MiB tmpfs (we run as root); the kernel itself must refuse a 4 MiB reservation.
+    void reservationRefusedByTheKernelIsReportedAndCleanedUp(@TempDir Path dir) {
+        // A child JVM under a 1 MiB file size limit (RLIMIT_FSIZE, which any user may lower; the JVM ignores the
+        // SIGXFSZ that comes with the refusal): the kernel itself refuses a 4 MiB reservation, as a full tmpfs does.
+        JavaProcess.Result refused = createUnderFileSizeLimit(dir, 4L << 20);
+        assertEquals(0, refused.exitCode(), refused.describe());
+        assertTrue(refused.stdout().startsWith("REFUSED cannot reserve 4194304 bytes for shared segment "
+                + dir + "/cudaipc4j-" + refused.pid() + "-"), refused.describe());
+        assertTrue(refused.stdout().contains(": File too large ("), refused.describe());
+        assertEquals(List.of(), entries(dir), "a failed create must not leave its file");
+
+        // Below the limit the same child creates its segment: the size was what the kernel refused.
+        JavaProcess.Result fits = createUnderFileSizeLimit(dir, 64 << 10);
+        assertEquals("CREATED 65536\n", fits.stdout(), fits.describe());
+        assertEquals(List.of(), entries(dir), "the creator's close removes its file");
+    }
+
+    /** Runs {@link CreateSegment} with {@code size} in a child JVM whose files may not grow past 1 MiB. */
+    private static JavaProcess.Result createUnderFileSizeLimit(Path dir, long size) {
+        List<String> command = new ArrayList<>(List.of("bash", "-c", "ulimit -f 1024 && exec \"$@\"", "bash"));
+        command.addAll(JavaProcess.command(CreateSegment.class,
+                List.of("-D" + SharedSegment.DIR_PROPERTY + "=" + dir), Long.toString(size)));
+        return JavaProcess.runCommand(Duration.ofSeconds(60), command);
+    }
+
+    /** Child JVM: creates a segment of the size given, the kernel's answer the only check; prints the outcome. */
+    static final class CreateSegment {
+        public static void main(String[] args) {
+            try (SharedSegment s = SharedSegment.create(null, Long.parseLong(args[0]), false)) {
+                System.out.println("CREATED " + s.size());
+            } catch (SharedSegmentException e) {
+                System.out.println("REFUSED " + e.getMessage());
+            }
+        }
+    }
+
+    private static List<String> entries(Path dir) {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void reservationFailureOnAFullTmpfsIsReportedAndCleanedUp(@TempDir Path dir) throws Exception {
+        assumeTrue(UID == 0, "mounting a 1 MiB tmpfs needs root (CAP_SYS_ADMIN), and this runs as uid " + UID
+                + ": the kernel's refusal is tested under a file size limit by"
+                + " reservationRefusedByTheKernelIsReportedAndCleanedUp");
+        // A 1 MiB tmpfs: the kernel itself must refuse a 4 MiB reservation, and the check first sees the room.
         Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir.toString())
                 .redirectErrorStream(true).start();
         String out = new String(mount.getInputStream().readAllBytes());
-        assumeTrue(mount.waitFor() == 0, "cannot mount a small tmpfs here: " + out);
+        assumeTrue(mount.waitFor() == 0, "root may not mount a tmpfs here (a container without CAP_SYS_ADMIN?): "
+                + out.strip());
         try {
             System.setProperty(SharedSegment.DIR_PROPERTY, dir.toString());
             SharedSegmentException e = assertThrows(SharedSegmentException.class,
@@ -181,8 +264,6 @@ class SharedSegmentTest {
         try {
             Path stale = Files.write(dir.resolve("cudaipc4j-" + dead + "-00000000000000aa"), new byte[16]);
             Path staleSuffix = Files.write(dir.resolve("cudaipc4j-" + dead + "-00000000000000ab-mem0"), new byte[16]);
-            Path foreign = Files.write(dir.resolve("cudaipc4j-" + dead + "-00000000000000bb"), new byte[16]);
-            Files.setAttribute(foreign, "unix:uid", 65534);
             Path mine = Files.write(dir.resolve("cudaipc4j-" + SELF + "-00000000000000cc"), new byte[16]);
             Path otherName = Files.write(dir.resolve("other-" + dead + "-00000000000000dd"), new byte[16]);
             Path noPid = Files.write(dir.resolve("cudaipc4j-x" + dead + "-ee"), new byte[16]);
@@ -198,7 +279,7 @@ class SharedSegmentTest {
             assertFalse(Files.exists(stale));
             assertFalse(Files.exists(staleSuffix));
             assertFalse(Files.exists(reused));
-            for (Path kept : new Path[] {foreign, mine, otherName, noPid, subdir, live}) {
+            for (Path kept : new Path[] {mine, otherName, noPid, subdir, live}) {
                 assertTrue(Files.exists(kept), kept + " must be kept");
             }
             assertTrue(Files.exists(link, LinkOption.NOFOLLOW_LINKS), "links must be kept");
@@ -206,6 +287,30 @@ class SharedSegmentTest {
         } finally {
             sleeper.destroyForcibly().waitFor();
         }
+    }
+
+    @Test
+    void reapStaleKeepsTheFilesOfOthersThanTheOwnerItReapsFor(@TempDir Path dir) throws Exception {
+        System.setProperty(SharedSegment.DIR_PROPERTY, dir.toString());
+        Path stale = Files.write(dir.resolve("cudaipc4j-" + deadPid() + "-00000000000000bb"), new byte[16]);
+        assertEquals(0, SharedSegment.reapStale(OTHER_UID));
+        assertTrue(Files.exists(stale), "a file of uid " + UID + " must be kept when reaping for uid " + OTHER_UID);
+        // For its owner the same file is stale: it was kept for its owner alone.
+        assertEquals(1, SharedSegment.reapStale(UID));
+        assertFalse(Files.exists(stale));
+    }
+
+    @Test
+    void reapStaleKeepsAnotherUsersFile(@TempDir Path dir) throws Exception {
+        assumeRoot();
+        System.setProperty(SharedSegment.DIR_PROPERTY, dir.toString());
+        long dead = deadPid();
+        Path foreign = Files.write(dir.resolve("cudaipc4j-" + dead + "-00000000000000bb"), new byte[16]);
+        Files.setAttribute(foreign, "unix:uid", (int) OTHER_UID);
+        Path ours = Files.write(dir.resolve("cudaipc4j-" + dead + "-00000000000000cc"), new byte[16]);
+        assertEquals(1, SharedSegment.reapStale());
+        assertTrue(Files.exists(foreign), "uid " + OTHER_UID + "'s file must be kept");
+        assertFalse(Files.exists(ours));
     }
 
     @Test
