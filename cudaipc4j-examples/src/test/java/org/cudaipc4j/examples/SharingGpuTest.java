@@ -85,8 +85,7 @@ class SharingGpuTest {
 
     /**
      * Two containers that share a socket volume: the importer in its own PID namespace ({@code unshare --pid}). File
-     * descriptors cross it; legacy handles, where the driver refuses them there, fail saying why and naming the
-     * paths that work.
+     * descriptors cross it, and so do legacy handles with the R580 driver (CUDA 13.0): every path maps and writes.
      */
     @ParameterizedTest
     @EnumSource(value = IpcPath.class, names = {"LEGACY", "VMM_FD", "POOL_FD"})
@@ -98,14 +97,7 @@ class SharingGpuTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(probe.exitCode() == 0,
                 "unshare --pid is refused here (needs root or user namespaces): " + probe.describe());
         String imported = share(path, unshare);
-        if (path == IpcPath.LEGACY) {
-            assertTrue(imported.startsWith("ERROR ")
-                    && imported.contains("another PID namespace, which legacy IPC handles do not cross")
-                    && imported.contains("IpcPath.VMM_FD"), "a legacy handle must fail from another PID namespace,"
-                    + " saying why and naming the paths that work: " + imported);
-        } else {
-            assertTrue(imported.startsWith("IMPORT "), imported);
-        }
+        assertTrue(imported.startsWith("IMPORT "), imported);
         System.out.println(path.displayName() + " from another PID namespace: " + imported);
     }
 
