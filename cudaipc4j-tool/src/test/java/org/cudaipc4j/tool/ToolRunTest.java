@@ -19,10 +19,11 @@ class ToolRunTest {
 
     @Test
     void aDriverFileOfAnEndedProcessIsALeftoverAndOneOfALiveProcessIsNot() throws IOException {
-        // A last field the driver never writes, so that no real driver file is touched.
-        Path dead = Path.of("/dev/shm", "cuda.shm.0." + Long.toHexString(DEAD_PID) + ".toolruntest");
-        Path live = Path.of("/dev/shm",
-                "cuda.shm.0." + Long.toHexString(ProcessHandle.current().pid()) + ".toolruntest");
+        // A last field the driver never writes, so that no real driver file is touched, and this run's own, so that
+        // a test run of another checkout or user at the same time does not collide with it.
+        String last = "toolruntest" + Long.toHexString(ProcessHandle.current().pid());
+        Path dead = Path.of("/dev/shm", "cuda.shm.0." + Long.toHexString(DEAD_PID) + "." + last);
+        Path live = Path.of("/dev/shm", "cuda.shm.0." + Long.toHexString(ProcessHandle.current().pid()) + "." + last);
         assertFalse(ToolRun.producerAlive(dead.getFileName().toString()));
         assertTrue(ToolRun.producerAlive(live.getFileName().toString()));
         assertFalse(ToolRun.producerAlive("cuda.shm.0.xyz.1"));
