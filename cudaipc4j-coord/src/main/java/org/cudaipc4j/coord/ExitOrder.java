@@ -25,7 +25,11 @@ import org.cudaipc4j.coord.internal.Libc;
  * that complete at the same moment on two CPUs are in the order the kernel queued their wake-ups, either of which is
  * a truthful answer. A member that was already gone when it was registered (a command that ends at once) is placed
  * at its registration, after the exits queued before it: its exit happened no later than that, so it is never
- * placed after a later exit, but it may be placed after an earlier one of a member registered before it.
+ * placed after a later exit, but it may be placed after an earlier one of a member registered before it. Newer
+ * kernels (6.9+) also wake a pidfd when its process's main thread ends while other threads live on, which queues it
+ * then; for a process that exits as a whole ({@code exit}, a fatal signal: a JVM, most programs) that is within its
+ * exit, but a program whose main thread ends long before the rest ({@code pthread_exit} in {@code main}) may be
+ * placed when its main thread ended.
  *
  * <p><b>Where pidfds are unavailable</b> (Linux before 5.3, a seccomp filter that refuses {@code pidfd_open} or
  * epoll), the order is that in which the JVM reported the exits ({@link Process#onExit()}): each of its reaper threads
