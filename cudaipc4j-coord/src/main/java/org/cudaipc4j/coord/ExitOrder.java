@@ -15,21 +15,22 @@ import org.cudaipc4j.coord.internal.Libc;
  *
  * <p><b>How the order is known.</b> Each member gets a pidfd ({@code pidfd_open}) as soon as it is registered, right
  * after its start, while the JVM has not reaped it (so its pid cannot have been reused), and the pidfd joins one
- * epoll instance. The kernel wakes a pidfd's waiters when its process has exited (every thread gone), and the epoll
- * instance queues each ready descriptor at the end of its ready list as it is woken, under the kernel's lock for that
- * list. That list is the order of the exits; it does not depend on when the supervisor reads it, however late or
- * loaded, so two exits seen in one read are still in order. Each descriptor is reported once
- * ({@code EPOLLONESHOT}).
+ * epoll instance. The kernel wakes a pidfd's waiters when its process exits, and the epoll instance queues each
+ * ready descriptor at the end of its ready list as it is woken. That list is the order of the exits; it does not
+ * depend on when the supervisor reads it, however late or loaded, so two exits seen in one read are still in order.
+ * Each descriptor is reported once ({@code EPOLLONESHOT}).
  *
- * <p><b>What is guaranteed.</b> If member A's exit completes before member B's exit begins, A comes first. Two exits
- * that complete at the same moment on two CPUs are in the order the kernel queued their wake-ups, either of which is
- * a truthful answer. A member that was already gone when it was registered (a command that ends at once) is placed
- * at its registration, after the exits queued before it: its exit happened no later than that, so it is never
- * placed after a later exit, but it may be placed after an earlier one of a member registered before it. Newer
- * kernels (6.9+) also wake a pidfd when its process's main thread ends while other threads live on, which queues it
- * then; for a process that exits as a whole ({@code exit}, a fatal signal: a JVM, most programs) that is within its
- * exit, but a program whose main thread ends long before the rest ({@code pthread_exit} in {@code main}) may be
- * placed when its main thread ended.
+ * <p><b>Which moment counts as the exit.</b> A pidfd is ready once every thread of its process has ended, the
+ * moment the process can be reaped. A process's main thread may end before the rest (a JVM's last thread tears down
+ * its address space after the others), and {@code /proc} shows such a process as a zombie; {@link Pids#isAlive}
+ * still counts it alive until its last thread has ended, so a sibling that reacts to its death reacts after this
+ * moment, and is placed after it.
+ *
+ * <p><b>What is guaranteed.</b> If member A's exit (the moment above) comes before member B's exit begins, A comes
+ * first. Two exits at the same moment on two CPUs are in the order the kernel queued their wake-ups, either of which
+ * is a truthful answer. A member that was already gone when it was registered (a command that ends at once) is
+ * placed at its registration, after the exits queued before it: its exit happened no later than that, so it is never
+ * placed after a later exit, but it may be placed after an earlier one of a member registered before it.
  *
  * <p><b>Where pidfds are unavailable</b> (Linux before 5.3, a seccomp filter that refuses {@code pidfd_open} or
  * epoll), the order is that in which the JVM reported the exits ({@link Process#onExit()}): each of its reaper threads
@@ -55,9 +56,10 @@ final class ExitOrder implements AutoCloseable {
 
     /** Exits in the kernel's order where pidfds and epoll work here, else in the JVM's. */
     static ExitOrder open() {
-        Libc.Result self = Libc.pidfdOpen(ProcessHandle.current().pid());
+        long pid = ProcessHandle.current().pid();
+        Libc.Result self = Libc.pidfdOpen(pid);
         if (self.value() < 0) {
-            return jvmOrder("pidfd_open failed: " + Libc.strerror(self.errno()));
+            return jvmOrder("pidfd_open(" + pid + ") failed: " + Libc.strerror(self.errno()));
         }
         OwnedFd.adopt(self.value()).close();
         Libc.Result ep = Libc.epollCreate1(Libc.EPOLL_CLOEXEC);

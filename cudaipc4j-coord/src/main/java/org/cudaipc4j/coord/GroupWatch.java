@@ -1,9 +1,9 @@
 package org.cudaipc4j.coord;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
@@ -28,11 +28,12 @@ final class GroupWatch {
     private final List<Member> members = new ArrayList<>();
     /** Released on every exit the JVM reports: wakes {@link #await} early. */
     private final Semaphore exits = new Semaphore(0);
-    private final List<Supervisor.Failure> failures = new ArrayList<>();
+    /** The failures as recorded, each with its place among the group's events (see {@link Ranked}). */
+    private final List<Ranked> failures = new ArrayList<>();
+    /** The next place to hand out: to an exit when the exit order reports it, to a failure the watch detects. */
+    private long nextRank;
     /** Made with the first member, so that a group with none holds no descriptor. */
     private ExitOrder exitOrder;
-    /** Members whose exit {@link #exitOrder} reported, in that order, not yet recorded. */
-    private final ArrayDeque<Member> exitQueue = new ArrayDeque<>();
 
     GroupWatch(Supervisor.Options options) {
         this.options = options;
@@ -74,20 +75,17 @@ final class GroupWatch {
      */
     Supervisor.Outcome await(ControlBlock block, Deadline deadline) {
         long start = System.nanoTime();
-        Ending ending = new Ending(failures.isEmpty() ? -1 : failures.getFirst().index(), start);
+        Ending ending = new Ending(firstFailed(), start);
         for (Member m : members) {
             m.lastChange = start;
         }
         while (true) {
             long now = System.nanoTime();
-            boolean exitPending = recordExits(block, ending, now, true);
+            recordExits(block, ending, now);
             if (members.stream().allMatch(m -> m.exitCode != null)) {
                 break;
             }
-            if (!exitPending) {
-                // A heartbeat missed now is judged after the exit waiting to be recorded, which came first.
-                checkHeartbeats(block, ending, now);
-            }
+            checkHeartbeats(block, ending, now);
             if (deadline.hasPassed()) {
                 expire(block, deadline);
                 break;
@@ -112,7 +110,20 @@ final class GroupWatch {
         for (Member m : members) {
             codes.set(m.index, m.exitCode == null ? -1 : m.exitCode);
         }
-        return new Supervisor.Outcome(rootCauseFirst(block, failures), codes);
+        List<Supervisor.Failure> inOrder = failures.stream().sorted(Comparator.comparingLong(Ranked::rank))
+                .map(Ranked::failure).toList();
+        return new Supervisor.Outcome(rootCauseFirst(block, inOrder), codes);
+    }
+
+    /**
+     * A failure and its place among the group's events: an exit's is where the exit order put it (or, when the watch
+     * had signalled the member, no earlier than the signal), a missed heartbeat's or a timeout's is when it was
+     * detected. The outcome lists the failures by place, not by when their exit codes became known.
+     */
+    private record Ranked(long rank, Supervisor.Failure failure) {}
+
+    private int firstFailed() {
+        return failures.stream().min(Comparator.comparingLong(Ranked::rank)).map(r -> r.failure().index()).orElse(-1);
     }
 
     /** Where one {@link #await} stands in ending a failed group. */
@@ -129,49 +140,37 @@ final class GroupWatch {
     }
 
     /**
-     * Records the exits {@link #exitOrder} reported, first exit first. With {@code keepOrder}, stops at an exit whose
-     * code the JVM does not know yet (it has not reaped that member) and returns true: the exits after it wait for
-     * it. Without, records every exit whose code is known and skips the others.
+     * Gives each exit the exit order reported its place, then records those whose exit codes are known (the JVM
+     * has reaped them), first place first. A member reported but not reaped yet is recorded on a later call, in its
+     * place.
      */
-    private boolean recordExits(ControlBlock block, Ending ending, long now, boolean keepOrder) {
+    private void recordExits(ControlBlock block, Ending ending, long now) {
         // Where the order is the kernel's, a pidfd is ready before the JVM can reap its process, so the drain below
-        // holds every member reaped by now.
+        // reports every member reaped by now; what it does not is a member whose order was closed (close() from
+        // another thread). (The JVM's order may report a member a moment after its reaping: it is placed then.)
         List<Member> reaped = new ArrayList<>();
         for (Member m : members) {
-            if (m.exitCode == null && !exitQueue.contains(m) && !m.isAlive()) {
+            if (m.exitRank < 0 && !m.isAlive()) {
                 reaped.add(m);
             }
         }
         for (int index : exitOrder.drain()) {
             for (Member m : members) {
-                if (m.index == index && m.exitCode == null && !exitQueue.contains(m)) {
-                    exitQueue.add(m);
+                if (m.index == index && m.exitRank < 0) {
+                    m.exitRank = nextRank++;
                 }
             }
         }
-        boolean pending = false;
-        for (var it = exitQueue.iterator(); it.hasNext(); ) {
-            Member m = it.next();
-            if (m.awaitsReaping()) {
-                pending = true;
-                if (keepOrder) {
-                    return true;
-                }
-                continue;
-            }
-            it.remove();
-            recordExit(m, block, ending, now);
-        }
-        // So this only catches what a closed order (close from another thread) no longer reports. (The JVM's order
-        // may report a member a moment after its reaping: it is recorded when reported.)
         if (exitOrder.kernelOrdered()) {
             for (Member m : reaped) {
-                if (m.exitCode == null && !exitQueue.contains(m)) {
-                    recordExit(m, block, ending, now);
+                if (m.exitRank < 0) {
+                    m.exitRank = nextRank++;
                 }
             }
         }
-        return pending;
+        members.stream().filter(m -> m.exitRank >= 0 && m.exitCode == null && !m.awaitsReaping())
+                .sorted(Comparator.comparingLong(m -> m.exitRank))
+                .forEach(m -> recordExit(m, block, ending, now));
     }
 
     private void recordExit(Member m, ControlBlock block, Ending ending, long now) {
@@ -180,7 +179,7 @@ final class GroupWatch {
             return;
         }
         String reason = m.cause != null ? m.cause + " (" + m.describeExit(block) + ")" : m.describeExit(block);
-        failures.add(new Supervisor.Failure(m.index, reason));
+        failures.add(new Ranked(Math.max(m.exitRank, m.signalledRank), new Supervisor.Failure(m.index, reason)));
         m.failureRecorded = true;
         if (ending.firstFailed < 0) {
             ending.firstFailed = m.index;
@@ -193,8 +192,8 @@ final class GroupWatch {
     private void checkHeartbeats(ControlBlock block, Ending ending, long now) {
         long heartbeatNanos = options.heartbeatTimeout().toNanos();
         for (Member m : members) {
-            if (m.exitCode != null || m.failureRecorded || !m.isAlive()) {
-                continue;
+            if (m.exitRank >= 0 || m.failureRecorded || !m.isAlive()) {
+                continue; // exited (or failed) already
             }
             long hb = block.lastHeartbeatMillis(m.index);
             if (hb != m.lastHeartbeat) {
@@ -202,9 +201,9 @@ final class GroupWatch {
                 m.lastChange = now;
             } else if (hb != 0 && now - m.lastChange > heartbeatNanos && !finishing(block, m.index)) {
                 String reason = "missed heartbeat for " + Durations.format(Duration.ofNanos(now - m.lastChange));
-                failures.add(new Supervisor.Failure(m.index, reason));
+                failures.add(new Ranked(nextRank++, new Supervisor.Failure(m.index, reason)));
                 m.failureRecorded = true;
-                m.kill();
+                signal(m, true);
                 if (ending.firstFailed < 0) {
                     ending.firstFailed = m.index;
                     ending.failedAt = now;
@@ -220,11 +219,11 @@ final class GroupWatch {
         for (Member m : members) {
             if (m.exitCode == null && m.isAlive()) {
                 if (!m.failureRecorded) {
-                    failures.add(new Supervisor.Failure(m.index, deadline.timedOut("it to finish (its status was "
-                            + block.status(m.index) + ")")));
+                    failures.add(new Ranked(nextRank++, new Supervisor.Failure(m.index,
+                            deadline.timedOut("it to finish (its status was " + block.status(m.index) + ")"))));
                     m.failureRecorded = true;
                 }
-                m.kill();
+                signal(m, true);
             }
         }
         reapAll(block);
@@ -236,19 +235,34 @@ final class GroupWatch {
                 && now - ending.failedAt >= options.gracePeriod().toNanos()) {
             ending.termSentAt = now;
             for (Member m : members) {
-                if (m.exitCode == null && m.isAlive() && m.cause == null) {
+                if (m.exitRank < 0 && m.isAlive() && m.cause == null) {
                     m.cause = "terminated after process " + ending.firstFailed + " failed";
-                    m.handle.destroy();
+                    signal(m, false);
                 }
             }
         }
         if (ending.termSentAt != 0 && !ending.killSent && now - ending.termSentAt >= TERM_TO_KILL.toNanos()) {
             ending.killSent = true;
             for (Member m : members) {
-                if (m.exitCode == null && m.isAlive()) {
-                    m.kill();
+                if (m.exitRank < 0 && m.isAlive()) {
+                    signal(m, true);
                 }
             }
+        }
+    }
+
+    /**
+     * SIGKILL ({@code kill}) or SIGTERM to {@code m}, whose exit then counts no earlier than now: a member that
+     * exits because it was ended is never placed before the failure that ended it.
+     */
+    private void signal(Member m, boolean kill) {
+        if (m.signalledRank < 0) {
+            m.signalledRank = nextRank++;
+        }
+        if (kill) {
+            m.kill();
+        } else {
+            m.handle.destroy();
         }
     }
     /**
@@ -305,8 +319,7 @@ final class GroupWatch {
     /** After a kill: wait for the exits and record the codes; a member that cannot be reaped keeps null. */
     private void reapAll(ControlBlock block) {
         waitForExit(REAP_WAIT);
-        recordExits(block, new Ending(failures.isEmpty() ? -1 : failures.getFirst().index(), System.nanoTime()),
-                System.nanoTime(), false);
+        recordExits(block, new Ending(firstFailed(), System.nanoTime()), System.nanoTime());
     }
 
     /** Waits (bounded: a grandchild may hold a pipe open) until the output of exited members is copied. */

@@ -12,6 +12,10 @@ final class Member {
     final List<OutputPump> pumps = new ArrayList<>(2);
     /** Set once its exit is recorded. */
     Integer exitCode;
+    /** Its place in the group's events once its exit was reported ({@link ExitOrder}), else -1. */
+    long exitRank = -1;
+    /** Its place when the supervisor first signalled it, else -1. */
+    long signalledRank = -1;
     long lastHeartbeat;
     long lastChange;
     boolean failureRecorded;

@@ -25,13 +25,14 @@ import java.util.Objects;
  * root cause first ({@link Outcome#failures()}): the member that declared the failure ({@link ChildRuntime#fail}),
  * else the member whose failure came first. Exits are ordered as the kernel saw them, not as the supervisor happened
  * to look: each member gets a pidfd right after its start, and the kernel queues the pidfds on one epoll instance
- * in the order their processes exit. So if member A's exit completes before member B's exit begins, A is placed
- * first, however late or loaded the supervisor is; two exits that complete at the same instant are placed in the
- * order the kernel queued them. A member already gone when it was started or adopted (a command that ends at once)
- * is placed at that moment: never after a later exit, possibly after an earlier one. Where pidfds or epoll are
- * unavailable (Linux before 5.3, a seccomp filter that refuses them), exits are ordered as the JVM reports them,
- * which may swap two exits a scheduling delay apart. A missed heartbeat counts when it is detected, a timeout at the
- * deadline.
+ * in the order their processes end (every thread gone). Siblings count a process dead at that same moment, not
+ * when its main thread ends, so one that leaves because of a death is placed after it. If member A has ended before
+ * member B begins to exit, A is placed first, however late or loaded the supervisor is; two exits at the same
+ * instant are placed in the order the kernel queued them. A member already gone when it was started or adopted (a
+ * command that ends at once) is placed at that moment: never after a later exit, possibly after an earlier one.
+ * Where pidfds or epoll are unavailable (Linux before 5.3, a seccomp filter that refuses them), exits are ordered
+ * as the JVM reports them, which may swap two exits a scheduling delay apart. A missed heartbeat counts when it is
+ * detected, a timeout at the deadline, and the exit of a member the supervisor ended no earlier than its signal.
  *
  * <p>Not thread-safe, except {@link #close()}, which may be called from any thread.
  */

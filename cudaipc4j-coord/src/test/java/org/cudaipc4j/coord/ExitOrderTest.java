@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -89,6 +91,70 @@ class ExitOrderTest {
             last.destroyForcibly();
             assertTrue(last.waitFor(10, TimeUnit.SECONDS));
             assertEquals(List.of(0, 1, 2), order.drain());
+        }
+    }
+
+    /**
+     * A process whose main thread has ended while another runs on ({@code /proc} shows a zombie) still lives: for
+     * its siblings ({@link Pids#isAlive}) and in the exit order, which places it when its last thread ends. A JVM's
+     * exit makes such a span (its last thread tears down its memory); were the siblings to see it dead earlier, one
+     * that reacts quickly could end before it and be blamed. Here the span is long on purpose: a Python program ends
+     * its main thread ({@code pthread_exit}) and exits only when told, after another member has exited.
+     */
+    @Test
+    void aMemberWhoseMainThreadEndedLivesUntilItsLastThreadEnds() throws Exception {
+        Assumptions.assumeTrue(pythonWithCtypes(), "needs python3 with ctypes to run a program whose main thread"
+                + " ends before the rest of it");
+        String program = """
+                import ctypes, os, sys, threading
+                def rest():
+                    sys.stdin.readline()
+                    os._exit(7)
+                threading.Thread(target=rest).start()
+                print("main thread ends", flush=True)
+                ctypes.CDLL(None).pthread_exit(None)
+                """;
+        try (ExitOrder order = ExitOrder.open()) {
+            Process first = new ProcessBuilder("python3", "-c", program).redirectErrorStream(true).start();
+            processes.add(first);
+            order.register(0, first, first.toHandle());
+            Process second = start("sleep", "600");
+            order.register(1, second, second.toHandle());
+            assertEquals("main thread ends", TestSupport.reader(first).readLine());
+            Path stat = Path.of("/proc/" + first.pid() + "/stat");
+            assertTrue(waitUntil(10_000, () -> state(stat) == 'Z'), "member 0's main thread did not end");
+            assertTrue(Pids.isAlive(first.pid()), "member 0 runs on in its other thread: " + Files.readString(stat));
+
+            second.destroyForcibly();
+            assertTrue(second.waitFor(10, TimeUnit.SECONDS));
+            first.getOutputStream().write("exit now\n".getBytes(StandardCharsets.US_ASCII));
+            first.getOutputStream().flush();
+            assertTrue(first.waitFor(10, TimeUnit.SECONDS));
+            assertEquals(7, first.exitValue());
+            assertEquals(List.of(1, 0), order.drain());
+        }
+    }
+
+    /** The state letter in a /proc/PID/stat, or '?' when it cannot be read. */
+    private static char state(Path stat) {
+        try {
+            String s = Files.readString(stat);
+            return s.charAt(s.lastIndexOf(')') + 2);
+        } catch (IOException | RuntimeException e) {
+            return '?';
+        }
+    }
+
+    private static boolean pythonWithCtypes() {
+        try {
+            Process p = new ProcessBuilder("python3", "-c", "import ctypes").redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

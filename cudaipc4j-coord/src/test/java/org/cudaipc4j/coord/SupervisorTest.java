@@ -166,8 +166,8 @@ class SupervisorTest {
                 assertEquals(new Supervisor.Failure(second, "exit code 5"), outcome.failures().get(1));
                 assertEquals(first == 0 ? List.of(7, 5) : List.of(5, 7), outcome.exitCodes());
             }
-            assertEquals("aborted by the parent: process " + first + " failed (" + outcome.failures().getFirst().reason()
-                    + ")", block.abortState().orElseThrow().describe());
+            assertEquals("aborted by the parent: process " + first + " failed ("
+                    + outcome.failures().getFirst().reason() + ")", block.abortState().orElseThrow().describe());
         }
     }
 
@@ -362,7 +362,8 @@ class SupervisorTest {
                 }
             }
             assertTrue(out.text().contains("(pid " + victimPid + ") died")
-                    || out.text().contains("aborted by the parent: process " + victim + " failed"), replay + out.text());
+                    || out.text().contains("aborted by the parent: process " + victim + " failed"),
+                    replay + out.text());
         }
         assertFalse(java.nio.file.Files.exists(SharedSegment.directory().resolve(name)));
     }
