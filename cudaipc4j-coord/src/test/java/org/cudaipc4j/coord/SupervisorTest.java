@@ -112,8 +112,9 @@ class SupervisorTest {
             Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertFalse(outcome.ok());
-            // Not luck: the siblings leave only once they have seen member 1 dead or the abort that followed its
-            // exit, so its exit comes first in the kernel's order, however late the supervisor looked.
+            // Not luck: the siblings leave only once they have seen member 1 dead (every thread of it ended, the
+            // moment the kernel queues its pidfd) or the abort that followed, so its exit comes first in the
+            // kernel's order, however late the supervisor looked.
             assertEquals(new Supervisor.Failure(1, "exit code 7"), outcome.failures().getFirst(), outcome.toString());
             // The siblings noticed (abort word or dead sibling) and left their barrier by themselves.
             assertEquals(List.of(3, 7, 3), outcome.exitCodes(), out.text());
@@ -350,8 +351,8 @@ class SupervisorTest {
             assertTrue(waitUntil(20_000 - (System.nanoTime() - killedAt) / 1_000_000,
                     () -> others.stream().noneMatch(h -> running(h.pid()))),
                     "siblings still running 20 s after the kill" + replay + ":\n" + out.text());
-            // Not luck: the siblings leave only once they have seen the victim dead (or the abort that followed), so
-            // its exit comes first in the kernel's order.
+            // Not luck: the siblings leave only once they have seen the victim dead (every thread of it ended) or
+            // the abort that followed, so its exit comes first in the kernel's order.
             assertEquals(new Supervisor.Failure(victim, "killed by signal 9 (SIGKILL)"), outcome.failures().getFirst(),
                     outcome + replay);
             assertEquals(137, outcome.exitCodes().get(victim), replay);
