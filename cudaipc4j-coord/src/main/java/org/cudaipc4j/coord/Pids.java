@@ -6,7 +6,14 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
-/** Liveness of other processes by pid. A zombie (exited, not yet reaped) counts as dead. */
+/**
+ * Liveness of other processes by pid. A process counts as dead once every thread of it has ended: a zombie (exited,
+ * not yet reaped) is dead, but not a process whose main thread has ended while others run on ({@code /proc} shows
+ * it as a zombie too). When a JVM exits its main thread can end before the rest, and its last thread, which tears
+ * down its memory, follows a while later; until then it is still exiting, and the kernel has not marked its exit (its
+ * pidfd is not ready, its parent cannot reap it). Counting it dead only then lets the supervisor order deaths as the kernel
+ * does: whoever reacts to one is ordered after it.
+ */
 final class Pids {
     private static final Path PROC = Path.of("/proc");
     private static final boolean HAVE_PROC = Files.isDirectory(PROC.resolve("self"));
@@ -23,7 +30,7 @@ final class Pids {
                 .orElse(-1L);
     }
 
-    /** True while {@code pid} names a process that has not exited. */
+    /** True while {@code pid} names a process that has not exited (some thread of it still runs). */
     static boolean isAlive(long pid) {
         if (pid <= 0) {
             return false;
@@ -40,12 +47,26 @@ final class Pids {
                 return true;
             }
             char state = s.charAt(close + 2);
-            return state != 'Z' && state != 'X' && state != 'x';
+            if (state == 'X' || state == 'x') {
+                return false;
+            }
+            // A zombie whose threads have all ended counts 1 thread (itself, until reaped); more: some still run.
+            return state != 'Z' || threads(s.substring(close + 2)) > 1;
         } catch (NoSuchFileException e) {
             return false;
         } catch (IOException e) {
             // Raced with the process exiting (ESRCH surfaces as an I/O error).
             return Files.exists(PROC.resolve(Long.toString(pid)));
+        }
+    }
+
+    /** num_threads (field 20 of /proc/PID/stat) from {@code fields}, the text from field 3 on; 1 if unreadable. */
+    private static long threads(String fields) {
+        String[] f = fields.split(" ");
+        try {
+            return f.length > 17 ? Long.parseLong(f[17]) : 1;
+        } catch (NumberFormatException e) {
+            return 1;
         }
     }
 

@@ -8,8 +8,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Watches the processes of one group, one per {@link ControlBlock} slot, and ends the group cleanly when anything
@@ -22,14 +20,23 @@ import java.util.concurrent.TimeUnit;
  * then terminates them (SIGTERM, then SIGKILL a second later). A shutdown hook does the same if this JVM is shut
  * down (SIGINT, SIGTERM), and the block's own hook unlinks its segment.
  *
+ * <p><b>Which failure is blamed.</b> When one member fails, its siblings notice (a dead process, an aborted
+ * barrier) and leave too, often within milliseconds and before this JVM has reaped the first. The outcome names the
+ * root cause first ({@link Outcome#failures()}): the member that declared the failure ({@link ChildRuntime#fail}),
+ * else the member whose failure came first. Exits are ordered as the kernel saw them, not as the supervisor happened
+ * to look: each member gets a pidfd right after its start, and the kernel queues the pidfds on one epoll instance
+ * in the order their processes end (every thread gone). Siblings count a process dead at that same moment, not
+ * when its main thread ends, so one that leaves because of a death is placed after it. If member A has ended before
+ * member B begins to exit, A is placed first, however late or loaded the supervisor is; two exits at the same
+ * instant are placed in the order the kernel queued them. A member already gone when it was started or adopted (a
+ * command that ends at once) is placed at that moment: never after a later exit, possibly after an earlier one.
+ * Where pidfds or epoll are unavailable (Linux before 5.3, a seccomp filter that refuses them), exits are ordered
+ * as the JVM reports them, which may swap two exits a scheduling delay apart. A missed heartbeat counts when it is
+ * detected, a timeout at the deadline, and the exit of a member the supervisor ended no earlier than its signal.
+ *
  * <p>Not thread-safe, except {@link #close()}, which may be called from any thread.
  */
 public final class Supervisor implements AutoCloseable {
-    private static final long POLL_MILLIS = 20;
-    private static final Duration TERM_TO_KILL = Duration.ofSeconds(1);
-    private static final Duration REAP_WAIT = Duration.ofSeconds(2);
-    private static final Duration OUTPUT_DRAIN = Duration.ofSeconds(1);
-
     /**
      * How the supervisor behaves.
      *
@@ -95,7 +102,8 @@ public final class Supervisor implements AutoCloseable {
      * How the group ended.
      *
      * @param failures  failed members, the root cause first: the member that declared the failure
-     *                  ({@link ChildRuntime#fail}), else the first failure detected
+     *                  ({@link ChildRuntime#fail}) when one did; else in the order the failures happened (see
+     *                  "Which failure is blamed" in the class comment)
      * @param exitCodes each member's exit code by index (128+N for a death by signal N; -1 if it could not be reaped
      *                  or, for an adopted member, is not known)
      */
@@ -115,9 +123,7 @@ public final class Supervisor implements AutoCloseable {
     private final Options options;
     /** Set at construction or by {@link #watch}; read by the shutdown hook. */
     private volatile ControlBlock block;
-    private final List<Member> members = new ArrayList<>();
-    private final Semaphore exits = new Semaphore(0);
-    private final List<Failure> failures = new ArrayList<>();
+    private final GroupWatch group;
     private final Object lifecycle = new Object();
     private Thread shutdownHook;
     private volatile boolean closed;
@@ -127,6 +133,7 @@ public final class Supervisor implements AutoCloseable {
         this.block = Objects.requireNonNull(block, "block");
         this.processCount = block.processCount();
         this.options = Objects.requireNonNull(options, "options");
+        this.group = new GroupWatch(options);
     }
 
     /**
@@ -143,6 +150,7 @@ public final class Supervisor implements AutoCloseable {
         this.block = null;
         this.processCount = processCount;
         this.options = Objects.requireNonNull(options, "options");
+        this.group = new GroupWatch(options);
     }
 
     /** Names the block of a supervisor made without one; the caller keeps owning it. */
@@ -170,7 +178,7 @@ public final class Supervisor implements AutoCloseable {
      * Starts one JVM like this one per element of {@code argsPerChild} ({@link JvmCommand#of}), all at once. Child
      * {@code i} runs {@code mainClass} with {@code argsPerChild.get(i)} and is watched through slot {@code i}.
      *
-     * @throws CoordinationException when a child cannot be started (those already started are killed)
+     * @throws CoordinationException when a child cannot be started (see {@link #start(List)})
      */
     public void start(String mainClass, List<List<String>> argsPerChild) {
         Objects.requireNonNull(mainClass, "mainClass");
@@ -187,7 +195,8 @@ public final class Supervisor implements AutoCloseable {
      * added to this process's environment and their output copied to {@link Options#out()} and
      * {@link Options#err()}. Member {@code i} runs {@code commands.get(i)} and is watched through slot {@code i}.
      *
-     * @throws CoordinationException when one cannot be started (those already started are killed)
+     * @throws CoordinationException when one cannot be started, naming it and why; those already started are killed
+     *                               and waited for (up to 2 s) before it is thrown
      */
     public void start(List<List<String>> commands) {
         int n = commands.size();
@@ -211,7 +220,8 @@ public final class Supervisor implements AutoCloseable {
                 try {
                     process = pb.start();
                 } catch (IOException e) {
-                    killAll();
+                    group.killAll();
+                    group.waitForExit(GroupWatch.REAP_WAIT);
                     throw new CoordinationException("cannot start process " + i + " (" + command.getFirst() + "): "
                             + e.getMessage(), e);
                 }
@@ -238,7 +248,7 @@ public final class Supervisor implements AutoCloseable {
             throw new IndexOutOfBoundsException("member " + index + " out of range 0.." + (processCount - 1));
         }
         synchronized (lifecycle) {
-            for (Member m : members) {
+            for (Member m : group.members()) {
                 if (m.index == index) {
                     throw new IllegalStateException("member " + index + " is already watched (pid " + m.handle.pid()
                             + ")");
@@ -256,24 +266,28 @@ public final class Supervisor implements AutoCloseable {
         if (shutdownHook == null) {
             shutdownHook = Thread.ofPlatform().name("cudaipc4j-supervisor-shutdown").unstarted(this::onShutdown);
             Runtime.getRuntime().addShutdownHook(shutdownHook);
-        } else if (members.stream().anyMatch(m -> m.process != null)) {
+        } else if (group.members().stream().anyMatch(m -> m.process != null)) {
             throw new IllegalStateException("supervisor already started its processes");
         }
     }
 
     private Member add(Member member) {
-        members.add(member);
-        member.onExit().thenRun(exits::release);
+        group.add(member);
         return member;
     }
 
     /** The pids of the members, in the order they were started or adopted (empty before). */
     public List<Long> pids() {
         List<Long> pids = new ArrayList<>();
-        for (Member m : members) {
+        for (Member m : group.members()) {
             pids.add(m.handle.pid());
         }
         return Collections.unmodifiableList(pids);
+    }
+
+    /** The descriptors the supervisor holds open to watch the exits (pidfds, epoll), for leak checks. */
+    List<Integer> descriptors() {
+        return group.descriptors();
     }
 
     /** As {@link #awaitAll(Deadline)}, with {@code timeout} from now as "the supervisor's limit". */
@@ -285,121 +299,16 @@ public final class Supervisor implements AutoCloseable {
      * Waits for every member to exit (calling it again returns the same outcome). On the first failure (non-zero
      * exit, death by signal, missed heartbeat) it aborts the group, lets the others run for the grace period, then
      * terminates them. Returns by the deadline plus the time to reap killed members; members still running then are
-     * killed and fail with a reason that names the deadline's limit.
+     * killed and fail with a reason that names the deadline's limit. Exits are recorded in the order they happened
+     * (see {@link Outcome#failures()}), whenever this is called.
      */
     public Outcome awaitAll(Deadline deadline) {
-        if (members.isEmpty()) {
+        if (group.members().isEmpty()) {
             throw new IllegalStateException("awaitAll before start");
         }
-        ControlBlock block = block();
-        long now = System.nanoTime();
-        long graceNanos = options.gracePeriod().toNanos();
-        long heartbeatNanos = options.heartbeatTimeout().toNanos();
-        long failedAt = now;
-        int firstFailed = failures.isEmpty() ? -1 : failures.getFirst().index();
-        long termSentAt = 0;
-        boolean killSent = false;
-        for (Member m : members) {
-            m.lastChange = now;
-        }
-        while (true) {
-            now = System.nanoTime();
-            boolean running = false;
-            for (Member m : members) {
-                if (m.exitCode != null) {
-                    continue;
-                }
-                if (!m.isAlive()) {
-                    m.exitCode = m.exitCode(block);
-                    if (m.exitCode != 0 && !m.failureRecorded) {
-                        String reason = m.cause != null ? m.cause + " (" + m.describeExit(block) + ")"
-                                : m.describeExit(block);
-                        failures.add(new Failure(m.index, reason));
-                        m.failureRecorded = true;
-                        if (firstFailed < 0) {
-                            firstFailed = m.index;
-                            failedAt = now;
-                            abortQuietly("process " + m.index + " failed (" + reason + ")");
-                        }
-                    }
-                    continue;
-                }
-                running = true;
-                if (m.failureRecorded) {
-                    continue;
-                }
-                long hb = block.lastHeartbeatMillis(m.index);
-                if (hb != m.lastHeartbeat) {
-                    m.lastHeartbeat = hb;
-                    m.lastChange = now;
-                } else if (hb != 0 && now - m.lastChange > heartbeatNanos && !finishing(m.index)) {
-                    String reason = "missed heartbeat for " + Durations.format(Duration.ofNanos(now - m.lastChange));
-                    failures.add(new Failure(m.index, reason));
-                    m.failureRecorded = true;
-                    m.kill();
-                    if (firstFailed < 0) {
-                        firstFailed = m.index;
-                        failedAt = now;
-                        abortQuietly("process " + m.index + " failed (" + reason + ")");
-                    }
-                }
-            }
-            if (!running) {
-                break;
-            }
-            if (deadline.hasPassed()) {
-                abortQuietly(deadline.timedOut("the group to finish"));
-                for (Member m : members) {
-                    if (m.exitCode == null && m.isAlive()) {
-                        if (!m.failureRecorded) {
-                            failures.add(new Failure(m.index, deadline.timedOut("it to finish (its status was "
-                                    + block.status(m.index) + ")")));
-                            m.failureRecorded = true;
-                        }
-                        m.kill();
-                    }
-                }
-                reapAll(block);
-                break;
-            }
-            if (firstFailed >= 0 && termSentAt == 0 && now - failedAt >= graceNanos) {
-                termSentAt = now;
-                for (Member m : members) {
-                    if (m.exitCode == null && m.isAlive() && m.cause == null) {
-                        m.cause = "terminated after process " + firstFailed + " failed";
-                        m.handle.destroy();
-                    }
-                }
-            }
-            if (termSentAt != 0 && !killSent && now - termSentAt >= TERM_TO_KILL.toNanos()) {
-                killSent = true;
-                for (Member m : members) {
-                    if (m.exitCode == null && m.isAlive()) {
-                        m.kill();
-                    }
-                }
-            }
-            try {
-                if (exits.tryAcquire(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
-                    exits.drainPermits();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                abortQuietly("the parent was interrupted");
-                killAll();
-                reapAll(block);
-                throw new CoordinationException("interrupted while waiting for the group; all were killed");
-            }
-        }
-        // The members' last lines come before whatever the caller prints about the outcome.
-        joinPumps(OUTPUT_DRAIN);
-        int watched = members.stream().mapToInt(m -> m.index + 1).max().orElse(0);
-        List<Integer> codes = new ArrayList<>(Collections.nCopies(watched, -1));
-        for (Member m : members) {
-            codes.set(m.index, m.exitCode == null ? -1 : m.exitCode);
-        }
-        return new Outcome(rootCauseFirst(failures), codes);
+        return group.await(block(), deadline);
     }
+
 
     /** As {@link #awaitReleased(Deadline)}, with {@code timeout} from now. */
     public boolean awaitReleased(Duration timeout) {
@@ -413,14 +322,14 @@ public final class Supervisor implements AutoCloseable {
      * deadline; the caller should then {@link #awaitAll} before freeing anything.
      */
     public boolean awaitReleased(Deadline deadline) {
-        if (members.isEmpty()) {
+        if (group.members().isEmpty()) {
             throw new IllegalStateException("awaitReleased before start");
         }
         ControlBlock block = block();
         IdleStrategy idle = IdleStrategy.forLongWait();
         while (true) {
             boolean all = true;
-            for (Member m : members) {
+            for (Member m : group.members()) {
                 ProcessStatus s = block.status(m.index);
                 if (s == ProcessStatus.FAILED) {
                     return false;
@@ -446,32 +355,6 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    /**
-     * Siblings that leave because of an abort may exit before the process that declared the failure; put that
-     * one first. It is the aborter recorded in the block, when it marked itself FAILED ({@link ChildRuntime#fail}),
-     * which a process that merely noticed a dead or late sibling does not do.
-     */
-    private List<Failure> rootCauseFirst(List<Failure> found) {
-        ControlBlock block = block();
-        try {
-            var abort = block.abortState();
-            if (abort.isEmpty() || abort.get().process() < 0
-                    || block.status(abort.get().process()) != ProcessStatus.FAILED) {
-                return found;
-            }
-            int culprit = abort.get().process();
-            List<Failure> ordered = new ArrayList<>(found);
-            for (int i = 0; i < ordered.size(); i++) {
-                if (ordered.get(i).index() == culprit) {
-                    ordered.addFirst(ordered.remove(i));
-                    break;
-                }
-            }
-            return ordered;
-        } catch (RuntimeException unmapped) {
-            return found;
-        }
-    }
 
     /** Kills whatever still runs (and their descendants) and waits briefly for them. Idempotent. */
     @Override
@@ -482,9 +365,10 @@ public final class Supervisor implements AutoCloseable {
             }
             closed = true;
         }
-        killAll();
-        waitForExit(REAP_WAIT);
-        joinPumps(OUTPUT_DRAIN);
+        group.killAll();
+        group.waitForExit(GroupWatch.REAP_WAIT);
+        group.joinPumps(GroupWatch.OUTPUT_DRAIN);
+        group.close();
         if (shutdownHook != null) {
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -511,89 +395,20 @@ public final class Supervisor implements AutoCloseable {
         return signal < names.length ? " (" + names[signal] + ")" : "";
     }
 
-    private boolean finishing(int index) {
-        ProcessStatus s = block().status(index);
-        return s == ProcessStatus.DONE || s == ProcessStatus.FAILED || s == ProcessStatus.RELEASED;
-    }
-
-    private void abortQuietly(String reason) {
-        ControlBlock block = this.block;
-        if (block == null) {
-            return; // members that wait for the block are killed; there is nobody to tell
-        }
-        try {
-            block.abort(ControlBlock.PARENT, reason);
-        } catch (RuntimeException e) {
-            // The block is already unmapped (shutdown path); the members are being killed anyway.
-        }
-    }
-
-    private void killAll() {
-        for (Member m : members) {
-            if (m.isAlive()) {
-                m.kill();
-            }
-        }
-    }
-
-    /** After a kill: wait for the exits and record the codes; a member that cannot be reaped keeps null. */
-    private void reapAll(ControlBlock block) {
-        waitForExit(REAP_WAIT);
-        for (Member m : members) {
-            if (m.exitCode == null && !m.isAlive()) {
-                m.exitCode = m.exitCode(block);
-                if (m.exitCode != 0 && !m.failureRecorded) {
-                    m.failureRecorded = true;
-                    failures.add(new Failure(m.index, m.cause != null ? m.cause : m.describeExit(block)));
-                }
-            }
-        }
-    }
-
-    /** Waits (bounded: a grandchild may hold a pipe open) until the output of exited members is copied. */
-    private void joinPumps(Duration limit) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        for (Member m : members) {
-            for (OutputPump p : m.pumps) {
-                if (!p.join(Duration.ofNanos(deadline - System.nanoTime()))) {
-                    return;
-                }
-            }
-        }
-    }
-
-    private void waitForExit(Duration limit) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        for (Member m : members) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return;
-            }
-            try {
-                m.onExit().get(left, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                return;
-            }
-        }
-    }
-
     /** Shutdown hook: this JVM is going away (SIGINT, SIGTERM, exit) with the group still running. */
     private void onShutdown() {
         if (closed) {
             return;
         }
-        abortQuietly("the parent is shutting down");
-        for (Member m : members) {
+        GroupWatch.abortQuietly(block, "the parent is shutting down");
+        for (Member m : group.members()) {
             if (m.isAlive()) {
                 m.handle.destroy();
             }
         }
-        waitForExit(TERM_TO_KILL);
-        killAll();
-        waitForExit(TERM_TO_KILL);
+        group.waitForExit(GroupWatch.TERM_TO_KILL);
+        group.killAll();
+        group.waitForExit(GroupWatch.TERM_TO_KILL);
     }
 
     private static void closeQuietly(Process process) {
@@ -601,58 +416,6 @@ public final class Supervisor implements AutoCloseable {
             process.getOutputStream().close();
         } catch (IOException ignored) {
             // Nothing was written to the member's stdin.
-        }
-    }
-
-    /** A member of the group: a process started here ({@code process} set) or adopted. */
-    private static final class Member {
-        final int index;
-        final Process process;
-        final ProcessHandle handle;
-        final List<OutputPump> pumps = new ArrayList<>(2);
-        Integer exitCode;
-        long lastHeartbeat;
-        long lastChange;
-        boolean failureRecorded;
-        String cause;
-
-        Member(int index, Process process, ProcessHandle handle) {
-            this.index = index;
-            this.process = process;
-            this.handle = handle;
-        }
-
-        boolean isAlive() {
-            return process != null ? process.isAlive() : handle.isAlive();
-        }
-
-        /**
-         * Completes once {@link #isAlive()} is false. For a process started here that is the {@link Process}'s own
-         * future: its handle's can complete a moment before the {@code Process} knows its exit code.
-         */
-        java.util.concurrent.CompletableFuture<?> onExit() {
-            return process != null ? process.onExit() : handle.onExit();
-        }
-
-        /** The exit code; for an adopted member 0 when its slot says it finished, else -1 (not known). */
-        int exitCode(ControlBlock block) {
-            if (process != null) {
-                return process.exitValue();
-            }
-            ProcessStatus s = block.status(index);
-            return s == ProcessStatus.DONE || s == ProcessStatus.RELEASED ? 0 : -1;
-        }
-
-        String describeExit(ControlBlock block) {
-            if (process != null) {
-                return Supervisor.describeExit(process.exitValue());
-            }
-            return "exited with status " + block.status(index) + " (not started here: exit code unknown)";
-        }
-
-        void kill() {
-            handle.descendants().forEach(ProcessHandle::destroyForcibly);
-            handle.destroyForcibly();
         }
     }
 }

@@ -9,8 +9,10 @@ import java.time.Duration;
  * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 half a second later;
  * "release:MS" runs {@code rounds} rounds, marks itself RELEASED and lingers MS milliseconds before it leaves
  * ("release:hold": until its round word is set to -1);
- * "env:NAME" prints that environment variable, then runs its rounds.
- * A fifth argument, MS, makes it wait up to MS milliseconds for a block that its parent has yet to create.
+ * "env:NAME" prints that environment variable, then runs its rounds;
+ * "exitwhen:N" joins, writes 1 into its round word, waits until the word is -1 (60 s at most) and exits with N.
+ * A fifth argument, MS, makes it wait up to MS milliseconds for a block that its parent has yet to create; it prints
+ * "waiting for control block NAME" before it starts waiting.
  */
 public final class LoopingChild {
     private LoopingChild() {}
@@ -21,6 +23,10 @@ public final class LoopingChild {
         long rounds = args.length > 2 ? Long.parseLong(args[2]) : 0;
         String mode = args.length > 3 ? args[3] : "loop";
         ChildRuntime rt;
+        if (args.length > 4) {
+            System.out.println("waiting for control block " + segment);
+            System.out.flush();
+        }
         try {
             rt = args.length > 4 ? ChildRuntime.join(segment, TestSupport.SLOT, index, Duration.ofMillis(Long.parseLong(args[4])))
                     : ChildRuntime.join(segment, TestSupport.SLOT, index);
@@ -35,6 +41,11 @@ public final class LoopingChild {
         if (mode.startsWith("exit:")) {
             System.out.println("exiting with " + mode.substring(5));
             System.exit(Integer.parseInt(mode.substring(5)));
+        }
+        if (mode.startsWith("exitwhen:")) {
+            TestSupport.setRound(rt.block(), index, 1);
+            TestSupport.waitUntil(60_000, () -> TestSupport.round(rt.block(), index) == -1);
+            System.exit(Integer.parseInt(mode.substring(9)));
         }
         if (mode.equals("sleep")) {
             Thread.sleep(600_000);

@@ -12,11 +12,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
-/** The supervisor with real child JVMs: success, failures of every kind, timeouts, output. */
+/**
+ * The supervisor with real child JVMs: success, failures of every kind, which failure is blamed, timeouts, output.
+ *
+ * <p>{@link #childKilledAtARandomMomentStopsTheGroup} picks its victim and moment from a seed that it prints
+ * ({@code seed N}); {@code -Dcudaipc4j.test.seed=N} on the Maven command line replays that choice.
+ */
 class SupervisorTest {
     private final TestSupport.StartedProcesses started = new TestSupport.StartedProcesses();
 
@@ -104,6 +112,9 @@ class SupervisorTest {
             Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertFalse(outcome.ok());
+            // Not luck: the siblings leave only once they have seen member 1 dead (every thread of it ended, the
+            // moment the kernel queues its pidfd) or the abort that followed, so its exit comes first in the
+            // kernel's order, however late the supervisor looked.
             assertEquals(new Supervisor.Failure(1, "exit code 7"), outcome.failures().getFirst(), outcome.toString());
             // The siblings noticed (abort word or dead sibling) and left their barrier by themselves.
             assertEquals(List.of(3, 7, 3), outcome.exitCodes(), out.text());
@@ -112,6 +123,52 @@ class SupervisorTest {
             assertTrue(out.text().contains("[2] barrier failed: "), out.text());
             assertTrue(ms < 45_000, ms + " ms");
             assertEquals(outcome, sv.awaitAll(Duration.ofSeconds(1)));
+        }
+    }
+
+    /**
+     * The member that exits first is blamed, whatever its index and however late the supervisor looks: member
+     * {@code first} exits with 7, and only once this test has seen that exit does member {@code second} exit with 5.
+     * {@code awaitAll} starts after both, so nothing but the order of the exits tells them apart.
+     */
+    @ParameterizedTest(name = "member {0} exits first, then member {1} ({2})")
+    @CsvSource({"0, 1, started", "1, 0, started", "0, 1, adopted", "1, 0, adopted"})
+    void theMemberThatExitedFirstIsBlamed(int first, int second, String how) throws Exception {
+        TestSupport.Capture out = new TestSupport.Capture();
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, leavingByThemselves(out))) {
+            List<List<String>> args = args(block, "0");
+            args.get(first).add("exitwhen:7");
+            args.get(second).add("exitwhen:5");
+            if (how.equals("started")) {
+                sv.start(LoopingChild.class.getName(), args);
+                started.addAll(sv.pids());
+            } else {
+                for (int i = 0; i < 2; i++) {
+                    sv.adopt(i, startedElsewhere(args.get(i)));
+                }
+            }
+            List<ProcessHandle> members = sv.pids().stream().map(pid -> ProcessHandle.of(pid).orElseThrow()).toList();
+            for (int i = 0; i < 2; i++) {
+                int index = i;
+                assertTrue(waitUntil(30_000, () -> TestSupport.round(block, index) == 1),
+                        "member " + i + " did not join\n" + out.text());
+            }
+            TestSupport.setRound(block, first, -1);
+            members.get(first).onExit().get(30, TimeUnit.SECONDS);
+            TestSupport.setRound(block, second, -1);
+            members.get(second).onExit().get(30, TimeUnit.SECONDS);
+
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            assertEquals(List.of(first, second), outcome.failures().stream().map(Supervisor.Failure::index).toList(),
+                    outcome.toString());
+            if (how.equals("started")) {
+                assertEquals(new Supervisor.Failure(first, "exit code 7"), outcome.failures().getFirst());
+                assertEquals(new Supervisor.Failure(second, "exit code 5"), outcome.failures().get(1));
+                assertEquals(first == 0 ? List.of(7, 5) : List.of(5, 7), outcome.exitCodes());
+            }
+            assertEquals("aborted by the parent: process " + first + " failed ("
+                    + outcome.failures().getFirst().reason() + ")", block.abortState().orElseThrow().describe());
         }
     }
 
@@ -158,6 +215,7 @@ class SupervisorTest {
     }
 
     @Test
+    @SuppressWarnings("try") // closes early to flush the output pumps
     void childrenStartedBeforeTheirBlockWaitForItThenRunAsUsual() {
         TestSupport.Capture out = new TestSupport.Capture();
         String name = ControlBlock.newName();
@@ -169,8 +227,8 @@ class SupervisorTest {
             sv.start(LoopingChild.class.getName(), args);
             started.addAll(sv.pids());
             assertThrows(IllegalStateException.class, () -> sv.awaitAll(Duration.ofSeconds(1)));
-            // Long enough for the children to be up and polling for the block.
-            sleepMillis(500);
+            // They wait for the block before it exists (else this tests nothing).
+            awaitWaitingForTheBlock(out, name, 3);
             try (ControlBlock block = ControlBlock.create(name, 3, TestSupport.SLOT)) {
                 sv.watch(block);
                 Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
@@ -198,6 +256,7 @@ class SupervisorTest {
     }
 
     @Test
+    @SuppressWarnings("try") // closes early to flush the output pumps
     void childrenGetTheExtraEnvironmentOnTopOfOurs() {
         TestSupport.Capture out = new TestSupport.Capture();
         try (ControlBlock block = ControlBlock.create(1, TestSupport.SLOT);
@@ -219,7 +278,7 @@ class SupervisorTest {
         sv.start(LoopingChild.class.getName(), List.of(List.of(name, "0", "1", "loop", "60000"),
                 List.of(name, "1", "1", "loop", "60000")));
         started.addAll(sv.pids());
-        sleepMillis(300);
+        awaitWaitingForTheBlock(out, name, 2);
         sv.close();
         for (long pid : started) {
             assertFalse(running(pid), "pid " + pid);
@@ -255,8 +314,13 @@ class SupervisorTest {
 
     @Test
     void childKilledAtARandomMomentStopsTheGroup() {
+        long seed = Long.getLong("cudaipc4j.test.seed", System.nanoTime());
+        System.out.println("childKilledAtARandomMomentStopsTheGroup: seed " + seed);
+        Random random = new Random(seed);
         int n = 4;
-        int victim = ThreadLocalRandom.current().nextInt(n);
+        int victim = random.nextInt(n);
+        int moreRounds = random.nextInt(1000);
+        String replay = " (seed " + seed + ", victim " + victim + ", after " + moreRounds + " more rounds)";
         TestSupport.Capture out = new TestSupport.Capture();
         String name;
         try (ControlBlock block = ControlBlock.create(n, TestSupport.SLOT);
@@ -266,9 +330,12 @@ class SupervisorTest {
             started.addAll(sv.pids());
             for (int i = 0; i < n; i++) {
                 int index = i;
-                assertTrue(waitUntil(30_000, () -> TestSupport.round(block, index) > 100), "child " + i + " not looping");
+                assertTrue(waitUntil(30_000, () -> TestSupport.round(block, index) > 100), "child " + i + " not looping"
+                        + replay);
             }
-            sleepMillis(ThreadLocalRandom.current().nextInt(300));
+            // A random moment: a random number of rounds on from here.
+            long target = TestSupport.round(block, victim) + moreRounds;
+            assertTrue(waitUntil(30_000, () -> TestSupport.round(block, victim) >= target), "rounds stalled" + replay);
             long victimPid = started.get(victim);
             long killedAt = System.nanoTime();
             ProcessHandle.of(victimPid).orElseThrow().destroyForcibly();
@@ -283,17 +350,21 @@ class SupervisorTest {
             // awaitAll returned, so all are reaped; the bound only proves it (timing: scripts/gpu-chaos.sh).
             assertTrue(waitUntil(20_000 - (System.nanoTime() - killedAt) / 1_000_000,
                     () -> others.stream().noneMatch(h -> running(h.pid()))),
-                    "siblings still running 20 s after the kill:\n" + out.text());
-            assertEquals(new Supervisor.Failure(victim, "killed by signal 9 (SIGKILL)"), outcome.failures().getFirst());
-            assertEquals(137, outcome.exitCodes().get(victim));
+                    "siblings still running 20 s after the kill" + replay + ":\n" + out.text());
+            // Not luck: the siblings leave only once they have seen the victim dead (every thread of it ended) or
+            // the abort that followed, so its exit comes first in the kernel's order.
+            assertEquals(new Supervisor.Failure(victim, "killed by signal 9 (SIGKILL)"), outcome.failures().getFirst(),
+                    outcome + replay);
+            assertEquals(137, outcome.exitCodes().get(victim), replay);
             for (int i = 0; i < n; i++) {
                 if (i != victim) {
-                    assertEquals(3, outcome.exitCodes().get(i), "sibling " + i + " should leave its barrier itself:\n"
-                            + out.text());
+                    assertEquals(3, outcome.exitCodes().get(i), "sibling " + i + " should leave its barrier itself"
+                            + replay + ":\n" + out.text());
                 }
             }
             assertTrue(out.text().contains("(pid " + victimPid + ") died")
-                    || out.text().contains("aborted by the parent: process " + victim + " failed"), out.text());
+                    || out.text().contains("aborted by the parent: process " + victim + " failed"),
+                    replay + out.text());
         }
         assertFalse(java.nio.file.Files.exists(SharedSegment.directory().resolve(name)));
     }
@@ -398,6 +469,61 @@ class SupervisorTest {
     }
 
     @Test
+    @SuppressWarnings("try") // closes inside the block to look at the descriptors afterwards
+    void aMemberThatCannotBeStartedIsNamedAndTheOthersAreEnded() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        String missing = "/nonexistent-cudaipc4j-test/no-such-program";
+        try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
+            List<List<String>> commands = new ArrayList<>();
+            for (List<String> a : args(block, "0")) {
+                commands.add(JvmCommand.from(JvmCommand.base(), List.of(), LoopingChild.class.getName(), a));
+            }
+            commands.set(1, List.of(missing, "--any-argument"));
+            CoordinationException e = assertThrows(CoordinationException.class, () -> sv.start(commands));
+            assertTrue(e.getMessage().startsWith("cannot start process 1 (" + missing + "): ")
+                    && e.getMessage().contains("No such file or directory") && !e.getMessage().contains("\n"),
+                    e.getMessage());
+            // Member 0 was started before and is ended before start throws; member 2 never was.
+            List<Long> pids = sv.pids();
+            started.addAll(pids);
+            assertEquals(1, pids.size(), pids.toString());
+            assertFalse(running(pids.getFirst()), "member 0 still running after the failed start");
+            List<Integer> fds = sv.descriptors();
+            assertFalse(fds.isEmpty(), "the supervisor watches member 0's exit through a pidfd");
+            sv.close();
+            assertEquals(List.of(), sv.descriptors());
+            for (int fd : fds) {
+                String now = ExitOrderTest.target(fd);
+                assertFalse(now.equals("anon_inode:[pidfd]") || now.equals("anon_inode:[eventpoll]"),
+                        "fd " + fd + " still " + now);
+            }
+            assertThrows(IllegalStateException.class, () -> sv.start(commands));
+        }
+    }
+
+    @Test
+    void aMemberWhoseMainClassIsMissingFailsTheGroup() {
+        TestSupport.Capture out = new TestSupport.Capture();
+        String missing = "org.cudaipc4j.coord.NoSuchMainClass";
+        try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT);
+             Supervisor sv = new Supervisor(block, leavingByThemselves(out))) {
+            List<List<String>> commands = new ArrayList<>();
+            for (List<String> a : args(block, "0")) {
+                commands.add(JvmCommand.from(JvmCommand.base(), List.of(), LoopingChild.class.getName(), a));
+            }
+            commands.set(1, JvmCommand.from(JvmCommand.base(), List.of(), missing, List.of()));
+            sv.start(commands);
+            started.addAll(sv.pids());
+            Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
+            // Member 1 never joins, so its siblings leave only after the abort that followed its exit.
+            assertEquals(new Supervisor.Failure(1, "exit code 1"), outcome.failures().getFirst(), outcome.toString());
+            assertEquals(List.of(3, 1, 3), outcome.exitCodes(), out.text());
+            assertTrue(out.text().contains("[1] Error: Could not find or load main class " + missing), out.text());
+        }
+    }
+
+    @Test
     void adoptedProcessesThatFinishTheirWorkSucceed() throws Exception {
         try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT);
              Supervisor sv = new Supervisor(block, Supervisor.Options.defaults())) {
@@ -447,11 +573,12 @@ class SupervisorTest {
         return all;
     }
 
-    static void sleepMillis(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** Waits until each of the first {@code n} members has said it waits for the block {@code name}. */
+    private static void awaitWaitingForTheBlock(TestSupport.Capture out, String name, int n) {
+        for (int i = 0; i < n; i++) {
+            String line = "[" + i + "] waiting for control block " + name + "\n";
+            assertTrue(waitUntil(30_000, () -> out.text().contains(line)), "no '" + line.strip() + "' in:\n"
+                    + out.text());
         }
     }
 }

@@ -54,6 +54,25 @@ public final class Libc {
     public static final long SYS_PIDFD_GETFD = 438;
     public static final int EEXIST = 17;
     public static final int ENOENT = 2;
+    public static final int EPOLL_CLOEXEC = O_CLOEXEC;
+    public static final int EPOLLIN = 0x1;
+    /** Reported once, then disarmed: a descriptor that stays ready (an exited process's pidfd) is not queued again. */
+    public static final int EPOLLONESHOT = 1 << 30;
+    private static final int EPOLL_CTL_ADD = 1;
+
+    /**
+     * {@code struct epoll_event}: the event mask and the caller's 64-bit datum. x86-64 declares it packed (12 bytes,
+     * the datum unaligned at 4); other architectures align the datum (16 bytes).
+     */
+    private static final StructLayout EPOLL_EVENT = switch (System.getProperty("os.arch")) {
+        case "amd64", "x86_64" -> MemoryLayout.structLayout(JAVA_INT.withName("events"),
+                ValueLayout.JAVA_LONG_UNALIGNED.withName("data"));
+        default -> MemoryLayout.structLayout(JAVA_INT.withName("events"), MemoryLayout.paddingLayout(4),
+                JAVA_LONG.withName("data"));
+    };
+    private static final VarHandle EPOLL_EVENTS =
+            EPOLL_EVENT.varHandle(MemoryLayout.PathElement.groupElement("events"));
+    private static final VarHandle EPOLL_DATA = EPOLL_EVENT.varHandle(MemoryLayout.PathElement.groupElement("data"));
 
     private Libc() {}
 
@@ -184,6 +203,21 @@ public final class Libc {
                 JAVA_LONG, JAVA_LONG, JAVA_LONG), Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(1));
     }
 
+    private static final class EpollCreate1 {
+        static final MethodHandle H = Handles.downcall("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
+                Handles.ERRNO_OPTION);
+    }
+
+    private static final class EpollCtl {
+        static final MethodHandle H = Handles.downcall("epoll_ctl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Handles.ERRNO_OPTION);
+    }
+
+    private static final class EpollWait {
+        static final MethodHandle H = Handles.downcall("epoll_wait",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Handles.ERRNO_OPTION);
+    }
+
     private static final class Prctl {
         static final MethodHandle H = Handles.downcall("prctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG,
                 JAVA_LONG, JAVA_LONG, JAVA_LONG), Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(1));
@@ -305,6 +339,36 @@ public final class Libc {
     /** {@code pidfd_getfd(pidfd, targetfd, 0)} (Linux 5.6+): a copy of another process's descriptor. */
     public static Result pidfdGetfd(int pidfd, int targetFd) {
         return withErrno(s -> (long) Syscall3.H.invokeExact(s, SYS_PIDFD_GETFD, (long) pidfd, (long) targetFd, 0L));
+    }
+
+    /** {@code epoll_create1(flags)}; value is the new epoll descriptor. */
+    public static Result epollCreate1(int flags) {
+        return withErrno(s -> (int) EpollCreate1.H.invokeExact(s, flags));
+    }
+
+    /** {@code epoll_ctl(epfd, EPOLL_CTL_ADD, fd, {events, data})}. */
+    public static Result epollAdd(int epfd, int fd, int events, long data) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment event = arena.allocate(EPOLL_EVENT);
+            EPOLL_EVENTS.set(event, 0L, events);
+            EPOLL_DATA.set(event, 0L, data);
+            return withErrno(s -> (int) EpollCtl.H.invokeExact(s, epfd, EPOLL_CTL_ADD, fd, event));
+        }
+    }
+
+    /**
+     * {@code epoll_wait}, retried on EINTR: value is the number of ready descriptors, whose data land in
+     * {@code data[0..value)} in the order the epoll instance queued them.
+     */
+    public static Result epollWait(int epfd, long[] data, int timeoutMillis) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment events = arena.allocate(EPOLL_EVENT, data.length);
+            Result r = retrying(s -> (int) EpollWait.H.invokeExact(s, epfd, events, data.length, timeoutMillis));
+            for (int i = 0; i < r.value(); i++) {
+                data[i] = (long) EPOLL_DATA.get(events, i * EPOLL_EVENT.byteSize());
+            }
+            return r;
+        }
     }
 
     /** {@code prctl(PR_SET_PTRACER, pid)}: lets {@code pid} (and its descendants) ptrace, and take fds of, us. */
