@@ -1,23 +1,54 @@
 package org.cudaipc4j.coord;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * A point in time by which something must be done, with the limit it came from and that limit's name, so that a
  * timeout can say which limit passed and what was being waited for ("timed out after 2 s (--timeout) waiting for
- * process 3 to finish"), however much of it earlier steps used.
- *
- * @param expiresAtNanos {@link System#nanoTime()} at the deadline
- * @param limit          the whole limit
- * @param limitName      what set it, e.g. {@code --timeout}
+ * process 3 to finish"), however much of it earlier steps used. Made only by {@link #after}, from a
+ * {@link Duration}.
  */
-public record Deadline(long expiresAtNanos, Duration limit, String limitName) {
-    /** The deadline {@code limit} from now. */
+public final class Deadline {
+    /**
+     * The longest wait a deadline tells apart: {@link System#nanoTime()} differences are exact up to 2^63 ns, so a
+     * longer limit (a user's "forever") waits this long, about 146 years.
+     */
+    private static final long LONGEST_NANOS = Long.MAX_VALUE / 2;
+
+    private final long expiresAtNanos;
+    private final Duration limit;
+    private final String limitName;
+
+    private Deadline(long expiresAtNanos, Duration limit, String limitName) {
+        this.expiresAtNanos = expiresAtNanos;
+        this.limit = limit;
+        this.limitName = limitName;
+    }
+
+    /**
+     * The deadline {@code limit} from now; {@code limitName} says what set it in messages, e.g. {@code --timeout}.
+     *
+     * @throws IllegalArgumentException when {@code limit} is zero or negative
+     */
     public static Deadline after(Duration limit, String limitName) {
+        Objects.requireNonNull(limit, "limit");
+        Objects.requireNonNull(limitName, "limitName");
         if (limit.isNegative() || limit.isZero()) {
             throw new IllegalArgumentException(limitName + " must be positive, got " + limit);
         }
-        return new Deadline(System.nanoTime() + limit.toNanos(), limit, limitName);
+        long nanos = limit.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : limit.toNanos();
+        return new Deadline(System.nanoTime() + nanos, limit, limitName);
+    }
+
+    /** The whole limit, as given to {@link #after}. */
+    public Duration limit() {
+        return limit;
+    }
+
+    /** What set the limit, e.g. {@code --timeout}. */
+    public String limitName() {
+        return limitName;
     }
 
     /** What is left, zero once passed. */
@@ -25,6 +56,7 @@ public record Deadline(long expiresAtNanos, Duration limit, String limitName) {
         return Duration.ofNanos(Math.max(0, expiresAtNanos - System.nanoTime()));
     }
 
+    /** True once the deadline is reached. */
     public boolean hasPassed() {
         return System.nanoTime() - expiresAtNanos >= 0;
     }
@@ -32,5 +64,10 @@ public record Deadline(long expiresAtNanos, Duration limit, String limitName) {
     /** "timed out after 2 s (--timeout) waiting for {@code what}". */
     public String timedOut(String what) {
         return "timed out after " + Durations.format(limit) + " (" + limitName + ") waiting for " + what;
+    }
+
+    @Override
+    public String toString() {
+        return limitName + " of " + Durations.format(limit) + " (" + Durations.format(remaining()) + " left)";
     }
 }

@@ -9,6 +9,11 @@ public final class Durations {
 
     /** "250 ms", "1.5 s", "30 s", "2 min", "1 h 5 min": the unit a reader expects for the size. */
     public static String format(Duration d) {
+        if (d.getSeconds() >= 3600) {
+            // In whole seconds: a limit of centuries has more milliseconds than a long holds.
+            long s = d.getSeconds();
+            return (s / 3600) + " h" + (s % 3600 / 60 == 0 ? "" : " " + (s % 3600 / 60) + " min");
+        }
         long ms = d.toMillis();
         if (ms < 1000) {
             return ms + " ms";

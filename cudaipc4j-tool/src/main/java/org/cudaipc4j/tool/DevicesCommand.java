@@ -45,6 +45,9 @@ final class DevicesCommand implements Callable<Integer> {
     /** What {@code --json} prints when no device can be listed (exit code 2 all the same). */
     record Unavailable(boolean available, String reason, List<DeviceReport> devices) {}
 
+    /** What follows the reason there is no device: the tool runs without one too. */
+    static final String NO_GPU_HINT = " (simpleIPC runs on simulated devices without a GPU: cudaipc4j --backend host)";
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -56,7 +59,7 @@ final class DevicesCommand implements Callable<Integer> {
                         .toJson(new Unavailable(false, unusable, List.of())));
                 out.flush();
             }
-            err.println("cudaipc4j: " + unusable);
+            err.println("cudaipc4j: " + unusable + NO_GPU_HINT);
             err.flush();
             return ExitCodes.WAIVED;
         }

@@ -44,6 +44,8 @@ final class RootCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    private static final int DEFAULT_SIMULATED_DEVICES = 2;
+
     @Option(names = "--size", paramLabel = "BYTES",
             description = "Bytes per buffer; suffixes K, M, G (powers of 1024). Default: ${DEFAULT-VALUE}.")
     String size = "64M";
@@ -54,7 +56,7 @@ final class RootCommand implements Callable<Integer> {
 
     @Option(names = "--devices", paramLabel = "N[,N...]",
             description = "Device ordinals to consider, such as 0,2 (default: all).")
-    String devices = "";
+    String devices; // null: not given, all
 
     @Option(names = "--steps", paramLabel = "R",
             description = "Rounds of the rotation (each round is one step per process). Default: ${DEFAULT-VALUE}.")
@@ -66,11 +68,14 @@ final class RootCommand implements Callable<Integer> {
     String backend = "auto";
 
     @Option(names = "--sim-devices", paramLabel = "N",
-            description = "Devices the host backend simulates. Default: ${DEFAULT-VALUE}.")
-    int simulatedDevices = 2;
+            description = "Devices the host backend simulates (with --backend host, or auto without a GPU)."
+                    + " Default: " + DEFAULT_SIMULATED_DEVICES + ".")
+    Integer simulatedDevices; // null: not given
 
     @Option(names = "--timeout", paramLabel = "DURATION",
-            description = "Bound on the run and on every wait in it (such as 500ms, 30s, 2m). Default: ${DEFAULT-VALUE}.")
+            description = "Bound on the run, from the parent's start: when it passes, the processes still running"
+                    + " are stopped and the run fails (their teardown comes on top). A whole number with a unit, ms,"
+                    + " s, m or h (such as 500ms, 30s, 2m); a number alone is seconds. Default: ${DEFAULT-VALUE}.")
     String timeout = "120s";
 
     @Option(names = "--kernel", paramLabel = "vec16|simple",
@@ -204,8 +209,9 @@ final class RootCommand implements Callable<Integer> {
         if (rounds < 1) {
             throw usage("--steps must be at least 1, got " + rounds);
         }
-        if (simulatedDevices < 1 || simulatedDevices > SimpleIpcOptions.MAX_DEVICES) {
-            throw usage("--sim-devices must be between 1 and " + SimpleIpcOptions.MAX_DEVICES + ", got " + simulatedDevices);
+        int simulated = simulatedDevices == null ? DEFAULT_SIMULATED_DEVICES : simulatedDevices;
+        if (simulated < 1 || simulated > SimpleIpcOptions.MAX_DEVICES) {
+            throw usage("--sim-devices must be between 1 and " + SimpleIpcOptions.MAX_DEVICES + ", got " + simulated);
         }
         Duration limit = parse("--timeout", () -> Sizes.parseDuration(timeout));
         if (limit.isZero()) {
@@ -217,6 +223,10 @@ final class RootCommand implements Callable<Integer> {
             case "auto" -> BackendKind.AUTO;
             default -> throw usage("--backend must be cuda, host or auto, got '" + backend + "'");
         };
+        if (kind == BackendKind.CUDA && simulatedDevices != null) {
+            throw usage("--sim-devices is for simulated devices; --backend cuda runs on GPUs (choose them with"
+                    + " --devices)");
+        }
         String fillKernel;
         try {
             fillKernel = BuiltinKernels.Fill.parse(kernel).optionName();
@@ -233,7 +243,10 @@ final class RootCommand implements Callable<Integer> {
             throw usage("--sync must be counters or events, got '" + sync + "'");
         }
         LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
-        for (String d : devices.isBlank() ? new String[0] : devices.split(",", -1)) {
+        if (devices != null && devices.isBlank()) {
+            throw usage("--devices: no device given (leave the option out to consider all)");
+        }
+        for (String d : devices == null ? new String[0] : devices.split(",", -1)) {
             int ordinal;
             try {
                 ordinal = Integer.parseInt(d.trim());
@@ -247,7 +260,7 @@ final class RootCommand implements Callable<Integer> {
                 throw usage("--devices: device " + ordinal + " is listed twice");
             }
         }
-        return new SimpleIpcOptions(bytes, procsPerDevice, List.copyOf(ordinals), rounds, kind, simulatedDevices,
+        return new SimpleIpcOptions(bytes, procsPerDevice, List.copyOf(ordinals), rounds, kind, simulated,
                 limit, json, corruptProcess, fillKernel, verifyWhere.equals("device"), ipcMode,
                 syncMode.equals("counters"));
     }

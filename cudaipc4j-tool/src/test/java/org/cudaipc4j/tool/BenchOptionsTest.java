@@ -26,6 +26,9 @@ class BenchOptionsTest {
         "--procs 2,x                  | --procs takes process counts like 2,4,8; 'x' is not one",
         "--procs 5000                 | between 1 and 1024, got 5000",
         "--only e2e,warp              | --only: unknown part 'warp'",
+        "--procs 1 --only barrier     | --only barrier needs a process count of 2 or more in --procs"
+                + " (a round trip takes two), got 1",
+        "--procs 1,1 --only steps,barrier | --only barrier needs a process count of 2 or more",
         "--repeat 0                   | --repeat must be at least 1, got 0",
         "--step-count 0               | --step-count must be at least 1, got 0",
         "--step-count 715827883       | --step-count must be at most 715827882, got 715827883",

@@ -66,6 +66,52 @@ class LauncherTest {
         assertEquals(true, fresh.out().contains("args="), fresh.out());
     }
 
+    @Test
+    void startedThroughASymbolicLinkItRunsTheProjectTheLinkLeadsTo(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        // A relative link to a relative link, as a user's ~/bin might hold.
+        Path first = Files.createSymbolicLink(bin.resolve("cudaipc4j-real"), bin.relativize(root.resolve("cudaipc4j")));
+        Path link = Files.createSymbolicLink(bin.resolve("cudaipc4j"), first.getFileName());
+
+        Launch linked = launch(link, jdk, null, null, Map.of());
+        assertEquals(0, linked.exit(), linked.out());
+        assertEquals(true, linked.out().contains("-jar " + root.resolve("cudaipc4j-tool/target/cudaipc4j.jar")
+                + " --size 4K"), linked.out());
+    }
+
+    @Test
+    void afterABuildTheRunIsTimedFromItsOwnStart(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+        Path jar = root.resolve("cudaipc4j-tool/target/cudaipc4j.jar");
+        Files.delete(jar);
+        // A stand-in build: writes colour codes to both streams as Maven 3.8 does, makes the jar and writes when it
+        // was done (microseconds since the epoch).
+        Path builtAt = tmp.resolve("built-at");
+        Path build = root.resolve("scripts/mvn.sh");
+        Files.writeString(build, "#!/bin/bash\nprintf '\\033[0m'\nprintf '\\033[0m' >&2\ntouch '" + jar + "'\necho \"${EPOCHREALTIME//[!0-9]/}\" > '" + builtAt
+                + "'\n");
+        Files.setPosixFilePermissions(build, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Files.copy(build, bin.resolve("mvn")); // on the PATH: the launcher builds only when Maven is there
+        Files.setPosixFilePermissions(bin.resolve("mvn"), PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        Launch built = launch(root.resolve("cudaipc4j"), jdk, null, null,
+                Map.of("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin")));
+        assertEquals(0, built.exit(), built.out());
+        assertEquals(true, built.out().contains("building"), built.out());
+        assertEquals(-1, built.out().indexOf('\u001b'), "no terminal codes in output to a pipe: " + built.out());
+        long buildDone = Long.parseLong(Files.readString(builtAt).strip());
+        long runStart = Long.parseLong(field(built.out(), "start"));
+        assertEquals(true, runStart >= buildDone, "the run's start " + runStart + " is before the build's end "
+                + buildDone);
+
+        Launch again = launch(root.resolve("cudaipc4j"), jdk, null, null, Map.of());
+        assertEquals("unset", field(again.out(), "start"), "nothing was built: the process's start is the run's");
+    }
+
     /** A copy of the launcher and its script in {@code tmp}, beside an empty built jar. */
     private static Path project(Path tmp) throws IOException {
         Optional<Path> project = ProjectRoot.find();
@@ -83,7 +129,8 @@ class LauncherTest {
         Path jdk = Files.createDirectories(tmp.resolve("jdk"));
         Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25.0.1\"\n");
         Path java = Files.createDirectories(jdk.resolve("bin")).resolve("java");
-        Files.writeString(java, "#!/bin/sh\necho \"connections=${CUDA_DEVICE_MAX_CONNECTIONS-unset} args=$*\"\n");
+        Files.writeString(java, "#!/bin/sh\necho \"connections=${CUDA_DEVICE_MAX_CONNECTIONS-unset}"
+                + " start=${CUDAIPC4J_RUN_START-unset} args=$*\"\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
         return jdk;
     }
@@ -93,9 +140,17 @@ class LauncherTest {
     /** Runs the launcher with {@code --size 4K}; {@code path}, when given, is its whole {@code PATH}. */
     private static Launch launch(Path root, Path jdk, String connections, Path path)
             throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder("/bin/bash", root.resolve("cudaipc4j").toString(), "--size", "4K")
+        return launch(root.resolve("cudaipc4j"), jdk, connections, path, Map.of());
+    }
+
+    /** Runs {@code script} (the launcher, or a link to it) with {@code --size 4K} and {@code extra} variables. */
+    private static Launch launch(Path script, Path jdk, String connections, Path path, Map<String, String> extra)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder("/bin/bash", script.toString(), "--size", "4K")
                 .redirectErrorStream(true);
         Map<String, String> env = pb.environment();
+        env.remove("CUDAIPC4J_RUN_START");
+        env.putAll(extra);
         env.put("JAVA_HOME", jdk.toString());
         env.put("CUDAIPC4J_AOT", "0");
         env.remove("CUDA_DEVICE_MAX_CONNECTIONS");

@@ -30,7 +30,7 @@ class RootCommandTest {
                 new String[] {"--size=3G", "--procs-per-device", "4", "--devices", "0,1", "--steps=100"},
                 new String[] {"--backend", "host", "--sim-devices", "3", "--timeout", "30s", "--kernel", "simple"},
                 new String[] {"--verify=host", "--sync", "events", "--inject-corruption", "1", "--ipc", "LEGACY"},
-                new String[] {"--devices=", "--size", "64m"});
+                new String[] {"--devices=1", "--size", "64m"});
         for (String[] args : lines) {
             RootCommand quick = RootCommand.withoutPicocli(args);
             assertNotNull(quick, String.join(" ", args));
@@ -57,7 +57,8 @@ class RootCommandTest {
     @Test
     void aValueTheOptionsRefuseIsReportedByPicocli() {
         for (String[] args : List.of(new String[] {"--size", "0"}, new String[] {"--ipc", "nvlink"},
-                new String[] {"--timeout", "0s"}, new String[] {"--devices", "0,0"}, new String[] {"--size="})) {
+                new String[] {"--timeout", "0s"}, new String[] {"--devices", "0,0"}, new String[] {"--size="},
+                new String[] {"--devices="}, new String[] {"--backend", "cuda", "--sim-devices", "2"})) {
             RootCommand quick = RootCommand.withoutPicocli(args);
             assertNotNull(quick, String.join(" ", args));
             assertNull(quick.optionsOrNull(), String.join(" ", args));

@@ -218,13 +218,14 @@ class ToolPathsTest {
     }
 
     /**
-     * Failed at the timeout: the output names it, the last line says the run failed, no stack trace, and it
+     * Failed at the timeout: the output names it, the last line says the run failed for it, no stack trace, and it
      * took the timeout but not much longer (the slack covers the JVMs' start and the reaping on a loaded machine).
      */
     private static void assertTimedOut(ToolRun run, Duration took) {
         assertTrue(run.out.contains("timed out after 3 s (--timeout)"), run.out);
         String last = run.out.lines().reduce((a, b) -> b).orElse("");
-        assertTrue(last.startsWith("Failed: "), last);
+        assertTrue(last.startsWith("Failed: the run timed out after 3 s (--timeout) waiting for its processes: "),
+                "the last line names the timeout as the cause: " + last);
         assertNoStackTrace(run);
         assertEquals("", run.err.strip(), run.err);
         assertTrue(took.compareTo(Duration.ofSeconds(3)) >= 0, "ended before its timeout: " + took);

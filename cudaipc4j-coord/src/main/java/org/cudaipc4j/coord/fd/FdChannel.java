@@ -113,10 +113,27 @@ public final class FdChannel implements AutoCloseable {
     }
 
     /**
-     * Sends {@code payload} with copies of {@code fds} attached (the caller keeps its own and closes them when it
-     * wants; the receiver gets new descriptors for the same open files).
+     * Sends {@code payload} with copies of {@code fds} attached: the receiver gets them as the {@link OwnedFd}s of
+     * its {@link FdMessage}, new descriptors for the same open files; the caller keeps owning its own.
      *
-     * @throws CoordinationException when the peer is gone or the message is too large
+     * @throws CoordinationException when the peer is gone
+     * @throws IllegalArgumentException when the message is too large
+     * @throws IllegalStateException when one of {@code fds} is already closed
+     */
+    public void send(byte[] payload, OwnedFd... fds) {
+        List<Integer> numbers = new ArrayList<>(fds.length);
+        for (OwnedFd fd : fds) {
+            numbers.add(fd.value());
+        }
+        send(payload, numbers);
+    }
+
+    /**
+     * As {@link #send(byte[], OwnedFd...)}, for descriptors that something else owns and hands out by number, such
+     * as an exported allocation's file descriptors; they must stay open until this returns.
+     *
+     * @throws CoordinationException when the peer is gone
+     * @throws IllegalArgumentException when the message is too large
      */
     public void send(byte[] payload, List<Integer> fds) {
         if (payload.length > MAX_PAYLOAD || fds.size() > Native.MAX_FDS) {

@@ -1,5 +1,12 @@
 package org.cudaipc4j.coord.fd;
 
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.cudaipc4j.coord.internal.Libc;
 
@@ -29,8 +36,8 @@ public final class OwnedFd implements AutoCloseable {
 
     /**
      * A new anonymous file in memory ({@code memfd_create}) of {@code bytes}, its blocks reserved up front (a full
-     * {@code /dev/shm} is an error here, not a SIGBUS later): memory to pass to another process by descriptor, which
-     * maps it through {@code /proc/self/fd/<fd>}.
+     * {@code /dev/shm} is an error here, not a SIGBUS later): memory to pass to another process by descriptor (an
+     * {@link FdChannel}), where {@link #mapShared} maps the descriptor received.
      *
      * @throws org.cudaipc4j.coord.CoordinationException when it cannot be made or sized
      */
@@ -48,6 +55,38 @@ public final class OwnedFd implements AutoCloseable {
                     + name + ": " + Libc.strerror(err));
         }
         return fd;
+    }
+
+    /**
+     * Maps the whole file of this descriptor, such as memory {@linkplain #anonymousMemory made} by another process
+     * and received over an {@link FdChannel}, shared and writable: stores are seen by every process that maps the
+     * same file. The mapping lives as long as {@code arena}, also after this descriptor is closed.
+     *
+     * @throws org.cudaipc4j.coord.CoordinationException when the file cannot be mapped (a socket, a pipe, a file
+     *         opened read-only) or is empty
+     * @throws IllegalStateException once closed or released
+     */
+    public MemorySegment mapShared(Arena arena) {
+        Path file = Path.of("/proc/self/fd", Integer.toString(value()));
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = channel.size();
+            if (size == 0) {
+                throw new org.cudaipc4j.coord.CoordinationException("cannot map " + this + ": its file is empty");
+            }
+            return channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new org.cudaipc4j.coord.CoordinationException("cannot map " + this + " ("
+                    + describe(file) + "): " + e.getMessage());
+        }
+    }
+
+    /** What {@code /proc/self/fd/N} names, for messages. */
+    private static String describe(Path file) {
+        try {
+            return Files.readSymbolicLink(file).toString();
+        } catch (IOException e) {
+            return "unknown file";
+        }
     }
 
     /** Wraps a descriptor a system call just returned (known open). */

@@ -114,6 +114,47 @@ class FdChannelTest {
     }
 
     @Test
+    void memoryMadeBySendingItsOwnedFdIsMappedByTheReceiverAndShared() {
+        FdChannel[] ends = pair();
+        try (FdChannel sender = ends[0]; FdChannel receiver = ends[1];
+             OwnedFd memory = OwnedFd.anonymousMemory("fdtest-map-" + ProcessHandle.current().pid(), 8192);
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment mine = memory.mapShared(arena);
+            assertEquals(8192, mine.byteSize());
+            mine.set(ValueLayout.JAVA_LONG, 4096, 0x1234_5678_9abcL);
+            sender.send("memory".getBytes(StandardCharsets.UTF_8), memory);
+            MemorySegment theirs;
+            try (FdMessage m = receiver.receive(LIMIT)) {
+                assertEquals(1, m.fds().size());
+                theirs = m.fds().getFirst().mapShared(arena);
+            }
+            // The descriptor is closed with its message; the mapping stays, over the same memory.
+            assertEquals(8192, theirs.byteSize());
+            assertEquals(0x1234_5678_9abcL, theirs.get(ValueLayout.JAVA_LONG, 4096));
+            theirs.set(ValueLayout.JAVA_INT, 0, 42);
+            assertEquals(42, mine.get(ValueLayout.JAVA_INT, 0));
+            assertOnlyTheOriginalIsOpen(memory, "the received copy closed with its message");
+        }
+    }
+
+    @Test
+    void aDescriptorThatIsNoFileIsNotMapped() {
+        FdChannel[] ends = pair();
+        try (FdChannel a = ends[0]; FdChannel b = ends[1]; Arena arena = Arena.ofConfined();
+             OwnedFd empty = OwnedFd.adopt(Libc.memfdCreate("fdtest-empty").value())) {
+            OwnedFd socket = OwnedFd.adopt(a.descriptor());
+            try {
+                CoordinationException e = assertThrows(CoordinationException.class, () -> socket.mapShared(arena));
+                assertTrue(e.getMessage().startsWith("cannot map fd " + a.descriptor() + " (socket:"), e.getMessage());
+            } finally {
+                socket.release(); // the channel owns it
+            }
+            assertEquals("cannot map " + empty + ": its file is empty",
+                    assertThrows(CoordinationException.class, () -> empty.mapShared(arena)).getMessage());
+        }
+    }
+
+    @Test
     void warmUpLeavesNothingOpenAndTheTransportWorksAfterIt() throws Exception {
         // The warm-up's descriptors are the sockets of its pair and the copy of one sent over it: no socket stays.
         List<String> before = FdCounts.sockets();

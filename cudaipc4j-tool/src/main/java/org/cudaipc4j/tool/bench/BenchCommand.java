@@ -148,6 +148,11 @@ public final class BenchCommand implements Callable<Integer> {
             }
             procs.add(count);
         }
+        if (only.contains("barrier") && procs.stream().allMatch(p -> p < 2)
+                && spec.commandLine().getParseResult().hasMatchedOption("--only")) {
+            throw usage("--only barrier needs a process count of 2 or more in --procs (a round trip takes two),"
+                    + " got " + procsText);
+        }
         atLeast("--step-count", stepCount, 1);
         if (stepCount > Integer.MAX_VALUE / StepLatencyBench.LONGER) {
             // The longer run of a pair has LONGER times the steps, counted in an int.
@@ -261,6 +266,9 @@ public final class BenchCommand implements Callable<Integer> {
                 System.out.println("Barrier round trip: " + r.describe());
                 barrier.add(new BarrierFigures(r.processes(), r.rounds(), r.samples(), r.medianMicros(),
                         r.p99Micros(), r.minMicros(), r.maxMicros(), r.meanMicros(), r.wall().toMillis() / 1e3));
+            }
+            if (barrier.isEmpty()) {
+                System.out.println("Barrier round trip: skipped (--procs has no count of 2 or more)");
             }
             results.add("barrierLatency", gson.toJsonTree(barrier));
         }
@@ -426,15 +434,77 @@ public final class BenchCommand implements Callable<Integer> {
         Path outDir;
 
         @Override
-        public Integer call() throws IOException {
-            Files.createDirectories(outDir);
-            render(in, outDir);
+        public Integer call() {
+            JsonObject results = read(in);
+            try {
+                Files.createDirectories(outDir);
+            } catch (IOException e) {
+                throw new UncheckedIOException("bench chart: cannot make the folder '" + outDir + "'", e);
+            }
+            render(results, in, outDir);
             return ExitCodes.OK;
         }
 
-        static void render(Path json, Path dir) throws IOException {
-            JsonObject results = com.google.gson.JsonParser.parseString(Files.readString(json)).getAsJsonObject();
-            if (results.has("endToEnd")) {
+        /** The parts of a bench.json that charts are drawn from. */
+        private static final List<String> CHARTED = List.of("endToEnd", "stepLatency", "fill");
+
+        /**
+         * The results in {@code json}, or a failure in one line naming the file: unreadable, not JSON, or JSON that
+         * holds none of a bench's results (such as a run's {@code --json} report).
+         */
+        static JsonObject read(Path json) {
+            String text;
+            try {
+                text = Files.readString(json);
+            } catch (java.nio.file.NoSuchFileException e) {
+                throw new IllegalArgumentException("bench chart: '" + json + "' does not exist");
+            } catch (IOException e) {
+                throw new UncheckedIOException("bench chart: cannot read '" + json + "'", e);
+            }
+            com.google.gson.JsonElement parsed;
+            try {
+                parsed = com.google.gson.JsonParser.parseString(text);
+            } catch (com.google.gson.JsonParseException e) {
+                Throwable root = e;
+                while (root.getCause() != null) {
+                    root = root.getCause();
+                }
+                // The parser's first line, without its JSONPath ("path $.a"): the line and column say where.
+                String why = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage().lines()
+                        .findFirst().orElse("").replaceFirst("\\s+path \\$\\S*$", "");
+                throw new IllegalArgumentException("bench chart: '" + json + "' is not valid JSON (" + why + ")");
+            }
+            if (!parsed.isJsonObject() || CHARTED.stream().noneMatch(parsed.getAsJsonObject()::has)) {
+                boolean runReport = parsed.isJsonObject() && parsed.getAsJsonObject().has("tool");
+                throw new IllegalArgumentException("bench chart: '" + json + "' holds no bench results ("
+                        + String.join(", ", CHARTED) + ")" + (runReport ? "; it is a run's report" : "")
+                        + ": charts are drawn from the bench.json that 'cudaipc4j bench --out DIR' writes");
+            }
+            return parsed.getAsJsonObject();
+        }
+
+        static void render(Path json, Path dir) {
+            render(read(json), json, dir);
+        }
+
+        private static void render(JsonObject results, Path json, Path dir) {
+            for (String part : CHARTED) {
+                if (!results.has(part)) {
+                    continue;
+                }
+                try {
+                    draw(part, results, dir);
+                } catch (IllegalStateException | ClassCastException | NullPointerException
+                         | UnsupportedOperationException | NumberFormatException e) {
+                    // Gson's accessors on a part of another shape.
+                    throw new IllegalArgumentException("bench chart: '" + json + "' has bench results of an unknown"
+                            + " shape in its " + part + " part");
+                }
+            }
+        }
+
+        private static void draw(String part, JsonObject results, Path dir) {
+            if (part.equals("endToEnd")) {
                 Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
                 for (var e : results.getAsJsonArray("endToEnd")) {
                     JsonObject r = e.getAsJsonObject();
@@ -455,13 +525,13 @@ public final class BenchCommand implements Callable<Integer> {
                 ChartWriter.phases(bars, "simpleIPC end to end: critical path of the median run", png);
                 System.out.println("Wrote " + png);
             }
-            if (results.has("stepLatency")) {
+            if (part.equals("stepLatency")) {
                 Path png = dir.resolve("bench-steps.png");
                 ChartWriter.stepCosts(stepSeries(results.getAsJsonArray("stepLatency")),
                         "simpleIPC rotation: marginal cost of a step", png);
                 System.out.println("Wrote " + png);
             }
-            if (results.has("fill")) {
+            if (part.equals("fill")) {
                 Map<String, List<double[]>> series = new LinkedHashMap<>();
                 for (var s : results.getAsJsonObject("fill").getAsJsonObject("gbPerSecond").entrySet()) {
                     List<double[]> points = new ArrayList<>();

@@ -11,6 +11,28 @@ public final class Clock {
         return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
     }
 
+    /** Environment variable: when {@code ./cudaipc4j} started the JVM after building or training, in microseconds. */
+    static final String RUN_START_ENV = "CUDAIPC4J_RUN_START";
+
+    /**
+     * When this run started: this JVM's process start, or later when the launcher that became this process first
+     * built the jar or trained the start-up cache and said when it was done ({@value #RUN_START_ENV}): the run's time
+     * leaves those out. A child, which inherits the variable, started after it, so its own start wins.
+     */
+    static long runStartMicros() {
+        return runStartMicros(processStartMicros(), System.getenv(RUN_START_ENV), micros());
+    }
+
+    /** {@link #runStartMicros()} from its parts; a mark that is not a time between the two is ignored. */
+    static long runStartMicros(long processStart, String launcherMark, long now) {
+        if (launcherMark == null || launcherMark.isEmpty() || launcherMark.length() > 18
+                || !launcherMark.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+            return processStart;
+        }
+        long mark = Long.parseLong(launcherMark);
+        return mark > processStart && mark <= now ? mark : processStart;
+    }
+
     /**
      * When this JVM's process started, to about 10 ms: the kernel's start time in clock ticks since boot
      * ({@code /proc/self/stat}) against the time since boot ({@code /proc/uptime}). {@code ProcessHandle}'s start

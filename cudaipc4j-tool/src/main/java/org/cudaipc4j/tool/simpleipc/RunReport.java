@@ -17,6 +17,8 @@ final class RunReport {
     String backend;
     boolean simulated;
     String result = "failed";
+    /** Why the run was waived (no IPC-capable device), or null. */
+    String waivedBecause;
     int exitCode;
     List<Integer> devices = List.of();
     int processes;
@@ -39,6 +41,9 @@ final class RunReport {
         root.put("backend", backend);
         root.put("simulated", simulated);
         root.put("result", result);
+        if (waivedBecause != null) {
+            root.put("reason", waivedBecause);
+        }
         root.put("exitCode", exitCode);
         root.put("devices", devices);
         root.put("processes", processes);

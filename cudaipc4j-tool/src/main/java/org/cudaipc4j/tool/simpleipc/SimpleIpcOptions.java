@@ -12,7 +12,8 @@ import java.util.List;
  * @param rounds rounds of the rotation; each round is one step per process
  * @param backend where the workload runs
  * @param simulatedDevices number of devices the host backend simulates
- * @param timeout bound on the whole run and on every wait inside it
+ * @param timeout bound on the run from the parent's start: every wait of the parent ends by it, and the children
+ *                still running then are stopped
  * @param json print a machine-readable result on stdout (human output goes to stderr)
  * @param corruptProcess for tests: the process that writes a wrong value in its last step, or -1
  * @param kernel the fill kernel on GPUs: {@code vec16} (16-byte stores) or {@code simple} (the sample's)

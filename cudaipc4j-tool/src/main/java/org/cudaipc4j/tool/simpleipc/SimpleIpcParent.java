@@ -60,6 +60,8 @@ public final class SimpleIpcParent {
     private final java.util.concurrent.locks.ReentrantReadWriteLock exporting =
             new java.util.concurrent.locks.ReentrantReadWriteLock();
     private volatile boolean shuttingDown;
+    /** {@code --timeout} from the start of {@link #run()}: every wait of the parent ends by it. */
+    private Deadline runDeadline;
 
     public SimpleIpcParent(SimpleIpcOptions options) {
         this.options = options;
@@ -70,8 +72,9 @@ public final class SimpleIpcParent {
 
     /** Runs the whole program and returns the exit code. */
     public int run() {
-        phases.mark("jvmStart", Clock.processStartMicros());
+        phases.mark("jvmStart", Clock.runStartMicros());
         phases.mark("main");
+        runDeadline = Deadline.after(options.timeout(), "--timeout");
         RunReport report = new RunReport(options);
         int exit;
         try {
@@ -80,12 +83,15 @@ public final class SimpleIpcParent {
             printBackendLine();
             // The sample's exact line, preceded by the reason where the backend gave one.
             String message = e.getMessage();
+            String reason = message;
             if (message.startsWith(NO_IPC_DEVICES + ": ")) {
-                out.println("Reason: " + message.substring(NO_IPC_DEVICES.length() + 2));
+                reason = message.substring(NO_IPC_DEVICES.length() + 2);
+                out.println("Reason: " + reason);
                 message = NO_IPC_DEVICES;
             }
             out.println(message);
             report.result = "waived";
+            report.waivedBecause = reason;
             exit = ExitCodes.WAIVED;
         }
         phases.mark("exit");
@@ -226,7 +232,7 @@ public final class SimpleIpcParent {
     private int runAssigned(ChildGroup group, Backend backend, List<Integer> selected, RunReport report) {
         ControlBlock block = group.block;
         Supervisor supervisor = group.supervisor;
-        Deadline deadline = Deadline.after(options.timeout(), "--timeout");
+        Deadline deadline = runDeadline;
         int exit;
         try (Resources<Backend.Export> exports = new Resources<>()) {
             try {
@@ -277,7 +283,12 @@ public final class SimpleIpcParent {
             }
             exit = outcome.ok() ? ExitCodes.OK : ExitCodes.FAILURE;
             group.passed = outcome.ok();
-            printSummary(outcome, block.processCount(), selected.size(), backend.simulated());
+            // The run's limit passed and a process was still waiting: that is why the run failed, whatever each
+            // process's line says it was waiting for.
+            boolean timedOut = !outcome.ok() && deadline.hasPassed()
+                    && outcome.failures().getFirst().reason().startsWith("timed out");
+            printSummary(outcome, block.processCount(), selected.size(), backend.simulated(),
+                    timedOut ? deadline : null);
         }
         phases.mark("teardown");
         report.childPhases = group.phaseFiles.read();
@@ -285,9 +296,13 @@ public final class SimpleIpcParent {
         return exit;
     }
 
-    /** The run's last line: what passed or how many failed, and the time since the parent started. */
-    private void printSummary(Supervisor.Outcome outcome, int processes, int devices, boolean simulated) {
-        long start = Clock.processStartMicros();
+    /**
+     * The run's last line: what passed or how many failed (and the run's timeout, when it is the cause), and the
+     * time since the run started.
+     */
+    private void printSummary(Supervisor.Outcome outcome, int processes, int devices, boolean simulated,
+            Deadline timedOut) {
+        long start = Clock.runStartMicros();
         String took = start > 0 ? ", " + Clock.seconds(Clock.micros() - start) + " s" : "";
         String where = processes + " process" + (processes == 1 ? "" : "es") + " on " + devices + " "
                 + (simulated ? "simulated " : "") + "device" + (devices == 1 ? "" : "s");
@@ -295,7 +310,8 @@ public final class SimpleIpcParent {
             out.println("Passed: " + where + ", " + processes + " x " + Sizes.format(options.bytes()) + " verified, "
                     + options.rounds() + " round" + (options.rounds() == 1 ? "" : "s") + took);
         } else {
-            out.println("Failed: " + outcome.failures().size() + " of " + where + took);
+            out.println("Failed: " + (timedOut == null ? "" : "the run " + timedOut.timedOut("its processes") + ": ")
+                    + outcome.failures().size() + " of " + where + took);
         }
     }
 
@@ -434,8 +450,7 @@ public final class SimpleIpcParent {
                     // After the spawn and the block, which the children wait for; they connect once they have
                     // joined. Only the group's own children are served.
                     Supervisor members = supervisor;
-                    fds.listen(n, pid -> members.pids().contains(pid),
-                            Deadline.after(parent.options.timeout(), "--timeout"));
+                    fds.listen(n, pid -> members.pids().contains(pid), parent.runDeadline);
                 }
                 return new ChildGroup(block, phaseFiles, supervisor, fds, startCache);
             } catch (RuntimeException e) {

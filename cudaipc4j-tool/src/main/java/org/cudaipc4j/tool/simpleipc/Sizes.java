@@ -37,20 +37,26 @@ public final class Sizes {
         return value << shift;
     }
 
-    /** Parses a duration: a number with ms, s (default), m or h. */
+    /** Parses a duration: a whole number with ms, s (the default), m or h, up to what milliseconds in a long hold. */
     public static Duration parseDuration(String text) {
         Matcher m = DURATION.matcher(text.trim());
         if (!m.matches()) {
             throw new IllegalArgumentException("invalid duration '" + text + "' (expected e.g. 500ms, 30s, 2m)");
         }
-        long value = Long.parseLong(m.group(1));
         String unit = m.group(2) == null ? "s" : m.group(2).toLowerCase(Locale.ROOT);
-        return switch (unit) {
-            case "ms" -> Duration.ofMillis(value);
-            case "m" -> Duration.ofMinutes(value);
-            case "h" -> Duration.ofHours(value);
-            default -> Duration.ofSeconds(value);
-        };
+        try {
+            Duration d = switch (unit) {
+                case "ms" -> Duration.ofMillis(Long.parseLong(m.group(1)));
+                case "m" -> Duration.ofMinutes(Long.parseLong(m.group(1)));
+                case "h" -> Duration.ofHours(Long.parseLong(m.group(1)));
+                default -> Duration.ofSeconds(Long.parseLong(m.group(1)));
+            };
+            d.toMillis(); // what the children are given
+            return d;
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new IllegalArgumentException("duration '" + text + "' is too long (at most "
+                    + Long.MAX_VALUE / 3_600_000 + "h)");
+        }
     }
 
     /**

@@ -22,4 +22,18 @@ class ClockTest {
             assertEquals(expected, Clock.seconds(micros), micros + " us");
         }
     }
+
+    @Test
+    void aRunStartsWhenTheLauncherSaysItsBuildEndedElseWithItsProcess() {
+        long process = 1_000_000_000L;
+        long now = process + 20_000_000;
+        assertEquals(process + 15_000_000, Clock.runStartMicros(process, Long.toString(process + 15_000_000), now),
+                "built and trained for 15 s first: the run starts after that");
+        assertEquals(process, Clock.runStartMicros(process, null, now));
+        assertEquals(process, Clock.runStartMicros(process, Long.toString(process - 5), now),
+                "a mark inherited from a parent's launcher is before this process: its own start counts");
+        assertEquals(process, Clock.runStartMicros(process, Long.toString(now + 1), now), "a mark in the future");
+        assertEquals(process, Clock.runStartMicros(process, "12.5", now));
+        assertEquals(process, Clock.runStartMicros(process, "99999999999999999999", now));
+    }
 }

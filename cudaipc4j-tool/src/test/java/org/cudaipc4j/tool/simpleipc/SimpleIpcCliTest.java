@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import java.time.Duration;
+import java.util.List;
 import org.cudaipc4j.tool.ExitCodes;
 import org.cudaipc4j.tool.ToolRun;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -32,6 +36,10 @@ class SimpleIpcCliTest {
         "--timeout 0                    | --timeout must be positive",
         "--timeout soon                 | --timeout: invalid duration",
         "--sim-devices 0                | --sim-devices must be between 1 and 32",
+        "--backend cuda --sim-devices 4 | --sim-devices is for simulated devices; --backend cuda runs on GPUs",
+        "--devices=                     | --devices: no device given (leave the option out to consider all)",
+        "--timeout 999999999999999999h  | --timeout: duration '999999999999999999h' is too long (at most 2562047788015h)",
+        "--timeout 2562047788016h       | --timeout: duration '2562047788016h' is too long",
         "--frobnicate                   | Unknown option: '--frobnicate'",
         "frobnicate                     | 'frobnicate' is not a command of cudaipc4j; the commands are devices, bench",
         "--kernel fast                  | --kernel must be vec16 or simple, got 'fast'",
@@ -57,6 +65,17 @@ class SimpleIpcCliTest {
         ToolRun run = ToolRun.run(LIMIT, "--backend", "cuda");
         run.assertExit(ExitCodes.WAIVED).assertNothingLeft();
         assertTrue(run.out.lines().anyMatch("No CUDA devices support IPC"::equals), run.out);
+    }
+
+    @Test
+    void aWaivedRunsJsonSaysWhy() {
+        JavaProcess.Result r = JavaProcess.run(LIMIT, org.cudaipc4j.tool.Main.class,
+                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1"), "--backend", "cuda", "--json");
+        assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
+        JsonObject report = JsonParser.parseString(r.stdout()).getAsJsonObject();
+        assertEquals("waived", report.get("result").getAsString(), r.stdout());
+        assertEquals("no NVIDIA driver found: could not load libcudaipc4j-absent.so.1",
+                report.get("reason").getAsString(), r.stdout());
     }
 
     @Test
