@@ -322,7 +322,7 @@ public final class TorchHandle {
      * for {@code 'c'} (the same for every storage in one block of the caching allocator); for {@code 'e'} the
      * producer's pid, chunk size and chunk list. An {@code 'e'} key is only valid while the producer's block stays
      * allocated (its file descriptors can be closed and their numbers reused after), and a pid is only valid while
-     * its process lives: {@code org.cudaipc4j.interop.torch.TorchStorageKey} adds the producer's start time.
+     * its process lives: the reader's storage key (package {@code torch}) adds the producer's start time.
      */
     public String mappingKey() {
         HexFormat hex = HexFormat.of();
