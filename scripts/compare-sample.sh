@@ -177,7 +177,8 @@ run_one() {
       end=$EPOCHREALTIME
       unset CUDA_DEVICE_MAX_CONNECTIONS
       # The sample leaves its segment and the driver's file of its parent behind: remove this run's.
-      rm -f "/dev/shm/simpleIPCshm$pid" /dev/shm/cuda.shm.*."$pid".* 2>/dev/null || true
+      # The driver's file names the process by its pid in hex (cuda.shm.<n>.<pid>.<m>).
+      rm -f "/dev/shm/simpleIPCshm$pid" /dev/shm/cuda.shm.*."$(printf %x "$pid")".* 2>/dev/null || true
       if grep -q "Verification mismatch" "$log"; then
         echo "compare-sample: the sample reported a mismatch:" >&2; grep -m3 mismatch "$log" >&2; exit 1
       fi ;;
