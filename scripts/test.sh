@@ -26,7 +26,7 @@ if [ -d python/tests ]; then
   fi
   expected=$(find python/tests -name 'test_*.py' -o -name '*_test.py' | head -1)
   prc=0
-  "$py" -m pytest -q python/tests || prc=$?
+  "$py" -m pytest -q -rs python/tests || prc=$?
   # Exit 5 is pytest's "no tests collected": a failure only where test files are there to be collected.
   if [ "$prc" -ne 0 ] && ! { [ "$prc" -eq 5 ] && [ -z "$expected" ]; }; then
     exit "$prc"
