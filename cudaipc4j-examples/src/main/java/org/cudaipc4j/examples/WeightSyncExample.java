@@ -1,0 +1,269 @@
+package org.cudaipc4j.examples;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.cudaipc4j.cuda.Closeables;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.DeviceMemory;
+import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.DescriptorJson;
+import org.cudaipc4j.interop.torch.TorchLeases;
+import org.cudaipc4j.interop.torch.TorchReader;
+import org.cudaipc4j.interop.torch.TorchShare;
+import org.cudaipc4j.interop.torch.TorchTensorView;
+
+/**
+ * The weight-sync pattern: a PyTorch trainer ({@code weight_sync.py}) shares a seeded state dict of about 100 tensors
+ * (mixed dtypes with bf16, 1 KiB to 256 MiB) and updates it in place each round; this JVM, the server, maps every
+ * share with {@link TorchReader}, checks the sha256 of its bytes against the trainer's and gives every slot back. The
+ * trainer shares each tensor anew every round: each share carries the event recorded after the update, and the reader
+ * waits on it even when the block is mapped already (torch's own reader skips that wait on its cache hit). At the end
+ * both sides report their memory: see {@link Report}. The messages are {@code weightsync/1} (docs/interop.md).
+ *
+ * <pre>java -cp ... org.cudaipc4j.examples.WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e]]]</pre>
+ */
+public final class WeightSyncExample {
+    /** Bytes copied to the host at a time for the checksum. */
+    private static final long CHUNK = 32L << 20;
+
+    /** The trainer's torch allocator: the caching allocator's segments, or expandable segments. */
+    public enum Allocator {
+        /** {@code expandable_segments:False}: legacy IPC handles ({@code 'c'}). */
+        CACHING("expandable_segments:False"),
+        /** {@code expandable_segments:True}: torch's {@code 'e'} handles. */
+        EXPANDABLE("expandable_segments:True");
+
+        private final String allocConf;
+
+        Allocator(String allocConf) {
+            this.allocConf = allocConf;
+        }
+
+        /** The value of {@code PYTORCH_CUDA_ALLOC_CONF} that selects it. */
+        public String allocConf() {
+            return allocConf;
+        }
+
+        /** {@code c} or {@code e}, as torch's handles name them. */
+        public static Allocator parse(String s) {
+            return switch (s) {
+                case "c" -> CACHING;
+                case "e" -> EXPANDABLE;
+                default -> throw new IllegalArgumentException("the allocator is c (caching) or e (expandable), got '"
+                        + s + "'");
+            };
+        }
+    }
+
+    /**
+     * What a run saw.
+     *
+     * @param rounds                rounds checked
+     * @param tensorsChecked        shares mapped and checked, all rounds together
+     * @param bytesChecked          their bytes
+     * @param freeStart             this JVM's {@code cuMemGetInfo} free bytes before its first mapping
+     * @param freeEnd               the same after every view was closed
+     * @param trainerAllocatedStart the trainer's {@code torch.cuda.memory_allocated()} before its state dict
+     * @param trainerAllocatedEnd   the same after freeing it and {@code torch.cuda.ipc_collect()}
+     * @param trainerShmLeft        the trainer's {@code /dev/shm} entries (torch's counter files) left at its end
+     * @param javaShmLeft           this JVM's {@code /dev/shm} entries left after the leases closed
+     */
+    public record Report(int rounds, long tensorsChecked, long bytesChecked, long freeStart, long freeEnd,
+            long trainerAllocatedStart, long trainerAllocatedEnd, int trainerShmLeft, int javaShmLeft) {
+        /** Free device memory lost over the run (negative when more is free at the end). */
+        public long freeLost() {
+            return freeStart - freeEnd;
+        }
+
+        /** The figures, one line. */
+        public String describe() {
+            return String.format("%d rounds, %d tensors checked (%.1f MiB); java free %d -> %d bytes (lost %d);"
+                    + " trainer memory_allocated %d -> %d; /dev/shm left: trainer %d, java %d", rounds, tensorsChecked,
+                    bytesChecked / 1048576.0, freeStart, freeEnd, freeLost(), trainerAllocatedStart,
+                    trainerAllocatedEnd, trainerShmLeft, javaShmLeft);
+        }
+    }
+
+    private WeightSyncExample() {}
+
+    /** Runs a trainer of {@code tensors} tensors for {@code rounds} rounds and serves it; prints the report. */
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || args.length > 4) {
+            System.err.println("usage: WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e]]]");
+            System.exit(2);
+        }
+        Path script = PythonScripts.extract("weight_sync.py");
+        try {
+            Report r = pythonTrainerToJavaServer(script, Path.of(args[0]),
+                    args.length > 1 ? Integer.parseInt(args[1]) : 50, args.length > 2 ? Integer.parseInt(args[2]) : 100,
+                    args.length > 3 ? Allocator.parse(args[3]) : Allocator.CACHING, 1234);
+            System.out.println(r.describe());
+        } finally {
+            Files.deleteIfExists(script);
+        }
+    }
+
+    /**
+     * Starts {@code python3 script trainer} with {@code pythonPackage} on its {@code PYTHONPATH} and serves it.
+     *
+     * @throws IllegalStateException when a checksum differs or the trainer fails, naming the tensor or exit status
+     */
+    public static Report pythonTrainerToJavaServer(Path script, Path pythonPackage, int rounds, int tensors,
+            Allocator allocator, long seed) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder("python3", script.toString(), "trainer", Integer.toString(rounds),
+                Integer.toString(tensors), Long.toString(seed));
+        String path = System.getenv("PYTHONPATH");
+        pb.environment().put("PYTHONPATH", pythonPackage + (path == null || path.isEmpty() ? "" : ":" + path));
+        pb.environment().put("PYTORCH_CUDA_ALLOC_CONF", allocator.allocConf());
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        Process trainer = pb.start();
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(trainer.getInputStream(),
+                StandardCharsets.UTF_8)); Writer out = new OutputStreamWriter(trainer.getOutputStream(),
+                StandardCharsets.UTF_8)) {
+            Report r = serve(in, out);
+            if (!trainer.waitFor(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the trainer did not exit within 60 s of its memory report");
+            }
+            if (trainer.exitValue() != 0) {
+                throw new IllegalStateException("the trainer exited with status " + trainer.exitValue());
+            }
+            return r;
+        } finally {
+            if (trainer.isAlive()) {
+                trainer.destroyForcibly();
+                trainer.waitFor();
+            }
+        }
+    }
+
+    /** The server's side of the conversation: {@code in} from the trainer, {@code out} to it. */
+    static Report serve(BufferedReader in, Writer out) throws IOException {
+        if (!(WeightSyncMessage.parse(in.readLine()) instanceof WeightSyncMessage.Hello hello)) {
+            throw new IllegalStateException("the trainer did not start with hello");
+        }
+        Context ctx = null;
+        long freeStart = -1;
+        long freeEnd;
+        int round = 0;
+        long checked = 0;
+        long bytes = 0;
+        Path book;
+        // Started before CUDA's first use: it starts a small JVM (the lease watcher).
+        try (TorchLeases leases = TorchLeases.start(); Arena arena = Arena.ofConfined()) {
+            book = leases.bookPath();
+            MemorySegment buffer = arena.allocate(CHUNK, 4096);
+            MessageDigest sha = sha256();
+            TorchReader reader = null;
+            org.cudaipc4j.cuda.Stream stream = null;
+            try {
+                for (WeightSyncMessage m = WeightSyncMessage.parse(in.readLine()); !(m instanceof WeightSyncMessage.End);
+                        m = WeightSyncMessage.parse(in.readLine())) {
+                    if (!(m instanceof WeightSyncMessage.Round r) || r.round() != round + 1
+                            || r.tensors() != hello.tensors()) {
+                        throw new IllegalStateException("expected round " + (round + 1) + " of " + hello.tensors()
+                                + " tensors, got: " + m.format());
+                    }
+                    round = r.round();
+                    List<WeightSyncMessage.Tensor> lines = new ArrayList<>();
+                    List<TorchTensorView> views = new ArrayList<>();
+                    try {
+                        for (int i = 0; i < r.tensors(); i++) {
+                            if (!(WeightSyncMessage.parse(in.readLine()) instanceof WeightSyncMessage.Tensor t)) {
+                                throw new IllegalStateException("round " + round + " ended after " + i + " tensors");
+                            }
+                            Descriptor d = DescriptorJson.fromJson(t.descriptorJson());
+                            if (ctx == null) {
+                                ctx = Context.retainPrimary(Device.byUuid(d.deviceUuid()));
+                                stream = org.cudaipc4j.cuda.Stream.create(ctx, true);
+                                reader = new TorchReader(ctx, leases);
+                                freeStart = ctx.memInfo().free();
+                            }
+                            lines.add(t);
+                            views.add(reader.open(TorchShare.of(d), stream));
+                        }
+                        // Every view's wait on its producer's event is on this stream.
+                        stream.synchronize();
+                        for (int i = 0; i < views.size(); i++) {
+                            byte[] got = sha256(views.get(i), buffer, sha);
+                            if (!Arrays.equals(got, lines.get(i).sha256())) {
+                                throw new IllegalStateException("round " + round + ": " + lines.get(i).name()
+                                        + " has sha256 " + HexFormat.of().formatHex(got) + ", the trainer's is "
+                                        + HexFormat.of().formatHex(lines.get(i).sha256()));
+                            }
+                            checked++;
+                            bytes += views.get(i).bytes();
+                        }
+                    } finally {
+                        Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));
+                    }
+                    send(out, new WeightSyncMessage.Ok(round));
+                }
+                freeEnd = ctx == null ? -1 : ctx.memInfo().free();
+            } finally {
+                if (ctx != null) {
+                    ctx.close();
+                }
+            }
+        }
+        int javaShmLeft = shmEntries("cudaipc4j-" + ProcessHandle.current().pid() + "-") + (Files.exists(book) ? 1 : 0);
+        send(out, new WeightSyncMessage.Bye());
+        if (!(WeightSyncMessage.parse(in.readLine()) instanceof WeightSyncMessage.Memory mem)) {
+            throw new IllegalStateException("the trainer did not report its memory");
+        }
+        return new Report(round, checked, bytes, freeStart, freeEnd, mem.allocatedStart(), mem.allocatedEnd(),
+                mem.shmLeft(), javaShmLeft);
+    }
+
+    private static void send(Writer out, WeightSyncMessage m) throws IOException {
+        out.write(m.format());
+        out.write('\n');
+        out.flush();
+    }
+
+    /** The sha256 of all of {@code memory}'s bytes, copied to the host {@code buffer} by chunks. */
+    static byte[] sha256(DeviceMemory memory, MemorySegment buffer, MessageDigest sha) {
+        sha.reset();
+        for (long off = 0; off < memory.bytes(); off += buffer.byteSize()) {
+            MemorySegment chunk = buffer.asSlice(0, Math.min(buffer.byteSize(), memory.bytes() - off));
+            memory.copyTo(off, chunk);
+            sha.update(chunk.asByteBuffer());
+        }
+        return sha.digest();
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no SHA-256 in this JVM", e);
+        }
+    }
+
+    /** How many entries of {@code /dev/shm} start with {@code prefix}. */
+    static int shmEntries(String prefix) throws IOException {
+        Path shm = Path.of("/dev/shm");
+        if (!Files.isDirectory(shm)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(shm)) {
+            return (int) s.filter(p -> p.getFileName().toString().startsWith(prefix)).count();
+        }
+    }
+}

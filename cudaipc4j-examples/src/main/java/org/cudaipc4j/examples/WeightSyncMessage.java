@@ -1,0 +1,128 @@
+package org.cudaipc4j.examples;
+
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One line of the weight-sync conversation ({@code weightsync/1}, docs/interop.md): the version word, the message's
+ * type, then its fields separated by single spaces; a {@code tensor} line ends with the descriptor's JSON (one line).
+ */
+sealed interface WeightSyncMessage {
+    String VERSION = "weightsync/1";
+
+    /** Trainer: its pid and how many tensors each round shares. */
+    record Hello(long pid, int tensors) implements WeightSyncMessage {}
+
+    /** Trainer: round {@code round} follows, {@code tensors} {@link Tensor} lines. */
+    record Round(int round, int tensors) implements WeightSyncMessage {}
+
+    /** Trainer: one share of the round, the sha256 of its bytes and its descriptor's JSON. */
+    record Tensor(String name, byte[] sha256, String descriptorJson) implements WeightSyncMessage {
+        public Tensor {
+            Objects.requireNonNull(name);
+            Objects.requireNonNull(descriptorJson);
+            if (sha256.length != 32) {
+                throw new IllegalArgumentException("a sha256 has 32 bytes, got " + sha256.length);
+            }
+        }
+    }
+
+    /** Server: round {@code round} was checked and every slot of it given back. */
+    record Ok(int round) implements WeightSyncMessage {}
+
+    /** Trainer: no more rounds. */
+    record End() implements WeightSyncMessage {}
+
+    /** Server: everything of the trainer's is unmapped and the leases are closed. */
+    record Bye() implements WeightSyncMessage {}
+
+    /** Trainer: its memory_allocated() at the start and after ipc_collect(), and its /dev/shm entries left. */
+    record Memory(long allocatedStart, long allocatedEnd, int shmLeft) implements WeightSyncMessage {}
+
+    /** This message as one line, without its newline. */
+    default String format() {
+        String body = switch (this) {
+            case Hello h -> "hello " + h.pid() + " " + h.tensors();
+            case Round r -> "round " + r.round() + " " + r.tensors();
+            case Tensor t -> "tensor " + t.name() + " " + HexFormat.of().formatHex(t.sha256()) + " "
+                    + t.descriptorJson();
+            case Ok o -> "ok " + o.round();
+            case End e -> "end";
+            case Bye b -> "bye";
+            case Memory m -> "memory " + m.allocatedStart() + " " + m.allocatedEnd() + " " + m.shmLeft();
+        };
+        return VERSION + " " + body;
+    }
+
+    /**
+     * Parses one line (its newline stripped).
+     *
+     * @throws IllegalArgumentException in one line naming what is wrong, for another version, an unknown type or bad
+     *                                  fields
+     */
+    static WeightSyncMessage parse(String line) {
+        if (line == null) {
+            throw new IllegalArgumentException("the other side closed the pipe");
+        }
+        String[] head = line.split(" ", 3);
+        if (!head[0].equals(VERSION)) {
+            throw new IllegalArgumentException("not a " + VERSION + " message: " + shorten(line));
+        }
+        if (head.length < 2) {
+            throw new IllegalArgumentException("a " + VERSION + " message without a type: " + shorten(line));
+        }
+        String rest = head.length == 3 ? head[2] : "";
+        try {
+            return switch (head[1]) {
+                case "hello" -> {
+                    List<String> f = fields(rest, 2, line);
+                    yield new Hello(Long.parseLong(f.get(0)), Integer.parseInt(f.get(1)));
+                }
+                case "round" -> {
+                    List<String> f = fields(rest, 2, line);
+                    yield new Round(Integer.parseInt(f.get(0)), Integer.parseInt(f.get(1)));
+                }
+                case "tensor" -> {
+                    String[] f = rest.split(" ", 3);
+                    if (f.length != 3 || f[0].isEmpty() || !f[2].startsWith("{")) {
+                        throw new IllegalArgumentException("a tensor line has a name, a sha256 and a descriptor: "
+                                + shorten(line));
+                    }
+                    yield new Tensor(f[0], HexFormat.of().parseHex(f[1]), f[2]);
+                }
+                case "ok" -> new Ok(Integer.parseInt(fields(rest, 1, line).get(0)));
+                case "end" -> {
+                    fields(rest, 0, line);
+                    yield new End();
+                }
+                case "bye" -> {
+                    fields(rest, 0, line);
+                    yield new Bye();
+                }
+                case "memory" -> {
+                    List<String> f = fields(rest, 3, line);
+                    yield new Memory(Long.parseLong(f.get(0)), Long.parseLong(f.get(1)), Integer.parseInt(f.get(2)));
+                }
+                default -> throw new IllegalArgumentException("an unknown " + VERSION + " message type '" + head[1]
+                        + "': " + shorten(line));
+            };
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("a " + VERSION + " " + head[1] + " message with a bad number ("
+                    + e.getMessage() + "): " + shorten(line), e);
+        }
+    }
+
+    private static List<String> fields(String rest, int count, String line) {
+        List<String> f = rest.isEmpty() ? List.of() : List.of(rest.split(" ", -1));
+        if (f.size() != count) {
+            throw new IllegalArgumentException("a " + VERSION + " message with " + f.size() + " field(s), "
+                    + count + " expected: " + shorten(line));
+        }
+        return f;
+    }
+
+    private static String shorten(String line) {
+        return line.length() <= 120 ? line : line.substring(0, 117) + "...";
+    }
+}

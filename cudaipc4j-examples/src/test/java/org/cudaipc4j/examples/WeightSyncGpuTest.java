@@ -1,0 +1,49 @@
+package org.cudaipc4j.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.cudaipc4j.testing.GpuTest;
+import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.ProjectRoot;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The weight-sync example, a few rounds: every checksum equal, memory back where it started, nothing left. */
+@GpuTest
+class WeightSyncGpuTest {
+    private static final int ROUNDS = 5;
+    private static final int TENSORS = 100;
+
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void aTorchTrainerSharesItsStateDictWithAJavaServerRoundAfterRound() throws Exception {
+        var root = ProjectRoot.find();
+        Assumptions.assumeTrue(root.isPresent(), "skipped: not inside the checkout (the Python package)");
+        JavaProcess.Result probe = JavaProcess.runCommand(Duration.ofSeconds(120), List.of("python3", "-c",
+                "import torch; assert torch.cuda.is_available()"));
+        Assumptions.assumeTrue(probe.exitCode() == 0, () -> "skipped: python3 cannot use torch on CUDA: "
+                + probe.stderr().strip());
+        Path script = PythonScripts.extract("weight_sync.py");
+        try {
+            WeightSyncExample.Report r = WeightSyncExample.pythonTrainerToJavaServer(script,
+                    root.get().resolve("python"), ROUNDS, TENSORS, WeightSyncExample.Allocator.CACHING, 42);
+            System.out.println(r.describe());
+            assertEquals(ROUNDS, r.rounds());
+            assertEquals((long) ROUNDS * TENSORS, r.tensorsChecked(), "every share checked");
+            assertTrue(r.bytesChecked() > (long) ROUNDS * (256L << 20), r.describe());
+            assertEquals(r.trainerAllocatedStart(), r.trainerAllocatedEnd(), "the trainer's memory: " + r.describe());
+            assertTrue(Math.abs(r.freeLost()) <= 2L << 20, "java's free memory within 2 MiB: " + r.describe());
+            assertEquals(0, r.trainerShmLeft(), "the trainer's /dev/shm entries: " + r.describe());
+            assertEquals(0, r.javaShmLeft(), "this JVM's /dev/shm entries: " + r.describe());
+        } finally {
+            Files.deleteIfExists(script);
+        }
+    }
+}
