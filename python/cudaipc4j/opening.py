@@ -28,6 +28,8 @@ _lock = threading.RLock()
 _legacy: dict[tuple[int, bytes], list[int]] = {}
 #: Imported pools, once per exporter pool: (ordinal, exporter pid, pid namespace, pool id) -> [pool, users]
 _pools: dict[tuple[int, int, int, int], list[Any]] = {}
+# (pool key, the pointer's export data) -> [imported pointer, opens using it]
+_pool_pointers: dict[tuple[tuple[int, int, int, int], bytes], list[Any]] = {}
 #: Holder tables by name, opened once
 _tables: dict[str, Any] = {}
 #: Errors of releases that ran from a finalizer (which cannot raise); the next open raises the first one
@@ -219,10 +221,18 @@ class _Mapping:
                 _close_fds(fds)  # the pool is imported already; this copy of its fd is not needed
             entry[1] += 1
         self._undo.append(("pool", key))
-        export = _raw(cu.CUmemPoolPtrExportData, d.pointer_export)
-        ptr = check(cu.cuMemPoolImportPointer(entry[0], export), "cuMemPoolImportPointer")
-        self._undo.append(("free", ptr))
-        self.ptr = int(ptr)
+        # A pointer is imported once per process and freed once: a second import of the same export gives the same
+        # address, and a second cuMemFree of it fails.
+        pointer_key = (key, bytes(d.pointer_export))
+        with _lock:
+            imported = _pool_pointers.get(pointer_key)
+            if imported is None:
+                export = _raw(cu.CUmemPoolPtrExportData, d.pointer_export)
+                ptr = check(cu.cuMemPoolImportPointer(entry[0], export), "cuMemPoolImportPointer")
+                imported = _pool_pointers[pointer_key] = [ptr, 0]
+            imported[1] += 1
+        self._undo.append(("free", pointer_key))
+        self.ptr = int(imported[0])
 
     def wait_event(self, stream: Any) -> None:
         e = self.d.event
@@ -283,7 +293,12 @@ def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
             elif kind == "release":
                 check(cu.cuMemRelease(value), "cuMemRelease")
             elif kind == "free":
-                check(cu.cuMemFree(value), "cuMemFree")  # imported pointers go before their pool
+                with _lock:
+                    imported = _pool_pointers[value]
+                    imported[1] -= 1
+                    if imported[1] == 0:
+                        del _pool_pointers[value]
+                        check(cu.cuMemFree(imported[0]), "cuMemFree")  # imported pointers go before their pool
             elif kind == "pool":
                 with _lock:
                     entry = _pools[value]

@@ -69,6 +69,16 @@ def shm_entries():
     return sorted(n for n in os.listdir("/dev/shm") if n.startswith(mine) or n.startswith(f"cudaipc4j-{os.getpid()}-"))
 
 
+def update_and_share(weights, r):
+    """Round r: updates every tensor in place, then shares each anew (a function of its own, so that no loop variable
+    keeps a tensor alive after the state dict is freed)."""
+    for t in weights.values():
+        t.add_(r)  # in place: the server maps the same blocks again and must see these values
+    send("round", r, len(weights))
+    for name, t in weights.items():
+        send("tensor", name, sha256(t), cudaipc4j.to_json(cudaipc4j.share(t)))
+
+
 def trainer(rounds, count, seed):
     torch.cuda.init()
     torch.cuda.ipc_collect()
@@ -76,12 +86,7 @@ def trainer(rounds, count, seed):
     weights = state_dict(count, seed)
     send("hello", os.getpid(), len(weights))
     for r in range(1, rounds + 1):
-        for t in weights.values():
-            t.add_(r)  # in place: the server maps the same blocks again and must see these values
-        send("round", r, len(weights))
-        for name, t in weights.items():
-            d = cudaipc4j.share(t)
-            send("tensor", name, sha256(t), cudaipc4j.to_json(d))
+        update_and_share(weights, r)
         expect("ok", r)
     send("end")
     expect("bye")
