@@ -201,8 +201,10 @@ class ControlBlockTest {
     @Test
     void awaitReadyReturnsOncePublishedAndFailsClearlyOtherwise() throws Exception {
         try (ControlBlock b = ControlBlock.create(2, TestSupport.SLOT)) {
-            CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> b.awaitReady(Duration.ofSeconds(30), "handles"));
-            Thread.sleep(50);
+            CompletableFuture<Void> waiter = waiting(() -> {
+                b.awaitReady(Duration.ofSeconds(30), "handles");
+                return null;
+            });
             assertFalse(waiter.isDone());
             b.publishReady();
             waiter.get(15, TimeUnit.SECONDS);
@@ -215,8 +217,10 @@ class ControlBlockTest {
             assertTrue(System.nanoTime() - t0 < 15_000_000_000L);
         }
         try (ControlBlock b = ControlBlock.create(2, TestSupport.SLOT)) {
-            CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> b.awaitReady(Duration.ofSeconds(30), "handles"));
-            Thread.sleep(50);
+            CompletableFuture<Void> waiter = waiting(() -> {
+                b.awaitReady(Duration.ofSeconds(30), "handles");
+                return null;
+            });
             b.abort(ControlBlock.PARENT, "no device");
             var ex = assertThrows(java.util.concurrent.ExecutionException.class, () -> waiter.get(15, TimeUnit.SECONDS));
             assertEquals("waiting for the parent's handles: aborted by the parent: no device", ex.getCause().getMessage());
@@ -226,9 +230,7 @@ class ControlBlockTest {
     @Test
     void theAssignmentIsPublishedOnceOrTheGroupIsDismissed() throws Exception {
         try (ControlBlock b = ControlBlock.create(2, TestSupport.SLOT)) {
-            CompletableFuture<Boolean> waiter =
-                    CompletableFuture.supplyAsync(() -> b.awaitAssignment(Duration.ofSeconds(30)));
-            Thread.sleep(50);
+            CompletableFuture<Boolean> waiter = waiting(() -> b.awaitAssignment(Duration.ofSeconds(30)));
             assertFalse(waiter.isDone());
             TestSupport.setRound(b, 1, 3);
             b.publishAssignment();
@@ -240,9 +242,7 @@ class ControlBlockTest {
             assertFalse(b.isReady(), "the assignment is not the ready flag");
         }
         try (ControlBlock b = ControlBlock.create(2, TestSupport.SLOT)) {
-            CompletableFuture<Boolean> waiter =
-                    CompletableFuture.supplyAsync(() -> b.awaitAssignment(Duration.ofSeconds(30)));
-            Thread.sleep(50);
+            CompletableFuture<Boolean> waiter = waiting(() -> b.awaitAssignment(Duration.ofSeconds(30)));
             b.dismiss();
             assertFalse(waiter.get(15, TimeUnit.SECONDS));
             assertThrows(IllegalStateException.class, b::publishAssignment);
@@ -446,5 +446,24 @@ class ControlBlockTest {
         } finally {
             java.nio.file.Files.deleteIfExists(file);
         }
+    }
+
+    /**
+     * Runs {@code wait} on a thread of its own and returns once that thread is inside the control block's wait for
+     * the parent, so that what the test does next happens while it waits.
+     */
+    private static <T> CompletableFuture<T> waiting(java.util.concurrent.Callable<T> wait) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Thread waiter = Thread.ofPlatform().daemon().start(() -> {
+            try {
+                result.complete(wait.call());
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        });
+        assertTrue(TestSupport.waitUntil(15_000, () -> result.isDone() || java.util.Arrays.stream(
+                waiter.getStackTrace()).anyMatch(f -> f.getClassName().equals(ControlBlock.class.getName())
+                        && f.getMethodName().equals("awaitParent"))), "the waiter never began to wait");
+        return result;
     }
 }
