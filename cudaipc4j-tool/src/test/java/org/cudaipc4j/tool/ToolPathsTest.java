@@ -46,6 +46,9 @@ class ToolPathsTest {
      */
     private static Process start(Map<String, String> env, Path shmDir, String... args) {
         List<String> cmd = new ArrayList<>();
+        // SIGINT's default action, which a test JVM started as a background job inherits ignored and would pass on
+        // (a JVM that starts with SIGINT ignored keeps ignoring it); env execs, so the pid stays the tool's.
+        cmd.addAll(List.of("env", "--default-signal=INT"));
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("--enable-native-access=ALL-UNNAMED");
         if (shmDir != null) {
