@@ -38,13 +38,7 @@ class TorchReaderGpuTest {
 
     @Test
     void javaReadsTorchsTensorsAndTheProducerFreesThemAfterwards() throws Exception {
-        var root = ProjectRoot.find();
-        Assumptions.assumeTrue(root.isPresent(), "skipped: not inside the checkout");
-        JavaProcess.Result probe = JavaProcess.runCommand(WAIT, List.of("python3", "-c", "import torch;"
-                + " assert torch.cuda.is_available()"));
-        Assumptions.assumeTrue(probe.exitCode() == 0, () -> "skipped: python3 cannot use torch on CUDA: "
-                + probe.stderr().strip());
-        String script = root.get().resolve("cudaipc4j-interop/src/test/python/torch_producer.py").toString();
+        String script = producerScript();
         try (JavaProcess.Interactive producer = JavaProcess.start(List.of("python3", script))) {
             Map<String, JsonObject> lines = new LinkedHashMap<>();
             for (String line = producer.readLine(WAIT); !line.equals("shared"); line = producer.readLine(WAIT)) {
@@ -95,13 +89,7 @@ class TorchReaderGpuTest {
      */
     @Test
     void aKilledJavaReadersSharesComeBackAndTheProducerFreesThem() throws Exception {
-        var root = ProjectRoot.find();
-        Assumptions.assumeTrue(root.isPresent(), "skipped: not inside the checkout");
-        JavaProcess.Result probe = JavaProcess.runCommand(WAIT, List.of("python3", "-c", "import torch;"
-                + " assert torch.cuda.is_available()"));
-        Assumptions.assumeTrue(probe.exitCode() == 0, () -> "skipped: python3 cannot use torch on CUDA: "
-                + probe.stderr().strip());
-        String script = root.get().resolve("cudaipc4j-interop/src/test/python/torch_producer.py").toString();
+        String script = producerScript();
         try (JavaProcess.Interactive producer = JavaProcess.start(List.of("python3", script))) {
             List<String> shares = new ArrayList<>();
             for (String line = producer.readLine(WAIT); !line.equals("shared"); line = producer.readLine(WAIT)) {
@@ -173,5 +161,16 @@ class TorchReaderGpuTest {
             }
         }
         return HexFormat.of().formatHex(md.digest());
+    }
+
+    /** The torch producer script, once python3 is shown to use torch on CUDA here (else the test is skipped). */
+    private static String producerScript() {
+        var root = ProjectRoot.find();
+        Assumptions.assumeTrue(root.isPresent(), "skipped: not inside the checkout");
+        JavaProcess.Result probe = JavaProcess.runCommand(WAIT, List.of("python3", "-c", "import torch;"
+                + " assert torch.cuda.is_available()"));
+        Assumptions.assumeTrue(probe.exitCode() == 0, () -> "skipped: python3 cannot use torch on CUDA: "
+                + probe.stderr().strip());
+        return root.get().resolve("cudaipc4j-interop/src/test/python/torch_producer.py").toString();
     }
 }
