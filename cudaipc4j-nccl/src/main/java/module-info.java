@@ -1,5 +1,5 @@
 /**
- * NCCL ({@code libnccl.so.2}) through the Foreign Function &amp; Memory API: {@code Communicator}
+ * NCCL ({@code libnccl.so.2}) through the Foreign Function &amp; Memory API: {@link org.cudaipc4j.nccl.Communicator}
  * and its collectives on device memory ({@link org.cudaipc4j.nccl}); the launchers' environments, the rendezvous
  * that hands out NCCL's unique id, and the heartbeat that ends every rank fast when one fails
  * ({@code org.cudaipc4j.nccl.launch}). See {@code docs/multinode.md}.

@@ -26,6 +26,11 @@ public interface DeviceMemory {
     /** The context the memory belongs to. */
     Context context();
 
+    /** The {@code count} bytes from {@code offset}, as memory of their own (a view; see {@link DeviceSlice}). */
+    default DeviceSlice slice(long offset, long count) {
+        return new DeviceSlice(this, offset, count);
+    }
+
     /** Sets every byte to {@code value} ({@code cuMemsetD8_v2}). */
     default void memset(byte value) {
         memset(0, bytes(), value);

@@ -74,6 +74,19 @@ public final class Stream extends ContextResource {
         Cu.check("cuStreamWriteValue32_v2", CuDriver.cuStreamWriteValue32_v2(handle(), address, value, 0));
     }
 
+    /**
+     * True when all work enqueued so far has finished, without waiting ({@code cuStreamQuery}): for loops that
+     * must also watch something else while they wait, such as a communicator's asynchronous error.
+     */
+    public boolean query() {
+        int r = CuDriver.cuStreamQuery(handle());
+        if (r == Cu.CUDA_ERROR_NOT_READY) {
+            return false;
+        }
+        Cu.check("cuStreamQuery", r);
+        return true;
+    }
+
     /** Waits until all work enqueued so far has finished ({@code cuStreamSynchronize}). */
     public void synchronize() {
         Cu.check("cuStreamSynchronize", CuDriver.cuStreamSynchronize(handle()));

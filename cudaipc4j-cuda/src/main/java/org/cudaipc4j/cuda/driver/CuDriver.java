@@ -543,6 +543,19 @@ public final class CuDriver {
         static final MethodHandle HANDLE = CudaLibrary.downcall("cuEventSynchronize");
     }
 
+    /** {@code CUresult cuStreamQuery(CUstream hStream)} */
+    public static int cuStreamQuery(MemorySegment hStream) {
+        try {
+            return (int) cuStreamQuery.HANDLE.invokeExact(hStream);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static final class cuStreamQuery {
+        static final MethodHandle HANDLE = CudaLibrary.downcall("cuStreamQuery");
+    }
+
     /** {@code CUresult cuEventQuery(CUevent hEvent)} */
     public static int cuEventQuery(MemorySegment hEvent) {
         try {

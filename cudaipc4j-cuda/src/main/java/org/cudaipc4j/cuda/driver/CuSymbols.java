@@ -172,6 +172,7 @@ public final class CuSymbols {
         t.put("cuEventRecord", FunctionDescriptor.of(RESULT, PTR, PTR));
         t.put("cuEventSynchronize", FunctionDescriptor.of(RESULT, PTR));
         t.put("cuEventQuery", FunctionDescriptor.of(RESULT, PTR));
+        t.put("cuStreamQuery", FunctionDescriptor.of(RESULT, PTR));
         t.put("cuEventElapsedTime_v2", FunctionDescriptor.of(RESULT, PTR, PTR, PTR));
         t.put("cuEventDestroy_v2", FunctionDescriptor.of(RESULT, PTR));
         // IPC

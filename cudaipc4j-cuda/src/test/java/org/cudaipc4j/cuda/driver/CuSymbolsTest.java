@@ -23,7 +23,7 @@ class CuSymbolsTest {
             "cuCtxEnablePeerAccess", "cuCtxSynchronize", "cuMemGetInfo_v2", "cuMemAlloc_v2", "cuMemFree_v2",
             "cuMemHostAlloc", "cuMemFreeHost", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2",
             "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2", "cuMemsetD8_v2",
-            "cuMemsetD8Async", "cuStreamCreate", "cuStreamWaitEvent", "cuStreamSynchronize", "cuStreamDestroy_v2",
+            "cuMemsetD8Async", "cuStreamCreate", "cuStreamWaitEvent", "cuStreamSynchronize", "cuStreamQuery", "cuStreamDestroy_v2",
             "cuEventCreate", "cuEventRecord", "cuEventSynchronize", "cuEventQuery", "cuEventElapsedTime_v2",
             "cuEventDestroy_v2", "cuIpcGetMemHandle", "cuIpcOpenMemHandle_v2", "cuIpcCloseMemHandle",
             "cuIpcGetEventHandle", "cuIpcOpenEventHandle", "cuModuleLoadData", "cuModuleGetFunction",

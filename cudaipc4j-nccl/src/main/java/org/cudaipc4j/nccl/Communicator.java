@@ -1,0 +1,636 @@
+package org.cudaipc4j.nccl;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.DeviceMemory;
+import org.cudaipc4j.cuda.ForeignResource;
+import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.nccl.binding.NcclFunction;
+import org.cudaipc4j.nccl.binding.NcclLayouts;
+
+/**
+ * An NCCL communicator ({@code ncclComm_t}) of one rank, owned by the device's primary {@link Context} (NCCL's own
+ * threads bind the primary context). Always non-blocking: no call waits inside NCCL, every wait is a poll with a
+ * deadline that also watches the communicator's asynchronous error and an abort request, so a dead or hung peer
+ * ends the wait instead of hanging the rank (see {@link Watchdog}).
+ *
+ * <p>Collectives take {@link DeviceMemory} (a buffer, an IPC mapping, or a {@link DeviceMemory#slice slice}) whose
+ * length is a whole number of elements of the given {@link DataType}, and enqueue on a {@link Stream} of the same
+ * context; {@link #await(Stream)} waits for them. Calls make the context current on the calling thread. One thread
+ * at a time should enqueue; {@link #abort(String)} and {@link #close()} may come from any thread.
+ */
+public final class Communicator extends ForeignResource {
+    /** {@code NCCL_SPLIT_NOCOLOR}: the color of a rank that joins no communicator of a split. */
+    public static final int NO_COLOR = -1;
+
+    private final Context context;
+    private final Nccl nccl;
+    private final MemorySegment comm;
+    /** Holds the config strings for the communicator's life. */
+    private final Arena arena;
+    private final int rank;
+    private final int size;
+    private final Duration timeout;
+    /** Held around every call into NCCL on this communicator, so that an abort never overlaps another call. */
+    private final ReentrantLock lock = new ReentrantLock();
+    private final List<BufferRegistration> registrations = new ArrayList<>();
+    private volatile String abortRequest;
+    private volatile String abortReason;
+
+    private Communicator(Context context, Nccl nccl, MemorySegment comm, Arena arena, int rank, int size,
+                         Duration timeout) {
+        super(context);
+        this.context = context;
+        this.nccl = nccl;
+        this.comm = comm;
+        this.arena = arena;
+        this.rank = rank;
+        this.size = size;
+        this.timeout = timeout;
+    }
+
+    /**
+     * Joins the communicator of {@code size} ranks that {@code id} names, as {@code rank}
+     * ({@code ncclCommInitRankConfig}); returns once every rank has joined.
+     *
+     * @throws CommunicatorAbortedException when the ranks do not all join within the options' timeout
+     * @throws NcclException when NCCL refuses (a rank of another NCCL version, say)
+     */
+    public static Communicator create(Context context, Nccl nccl, UniqueId id, int rank, int size,
+                                      CommunicatorOptions options) {
+        if (size < 1 || rank < 0 || rank >= size) {
+            throw new IllegalArgumentException("rank " + rank + " of " + size + " is not a rank of a communicator");
+        }
+        context.makeCurrent();
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment config = config(arena, options);
+            MemorySegment idBytes = arena.allocate(NcclLayouts.UNIQUE_ID);
+            MemorySegment.copy(id.bytes(), 0, idBytes, JAVA_BYTE, 0, UniqueId.BYTES);
+            MemorySegment out = arena.allocate(ADDRESS);
+            int r = nccl.call(NcclFunction.ncclCommInitRankConfig, out, size, idBytes, rank, config);
+            MemorySegment comm = out.get(ADDRESS, 0);
+            String what = "rank " + rank + " of " + size;
+            return adopt(context, nccl, comm, arena, options.timeout(), NcclFunction.ncclCommInitRankConfig, r,
+                    what);
+        } catch (RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Waits for a communicator NCCL started making, then hands it to its context; aborts it on any failure. */
+    private static Communicator adopt(Context context, Nccl nccl, MemorySegment comm, Arena arena,
+                                      Duration timeout, NcclFunction made, int result, String what) {
+        if (result != NcclResult.SUCCESS.code() && result != NcclResult.IN_PROGRESS.code()) {
+            NcclException failure = nccl.failure(made, result, comm);
+            abortQuietly(nccl, comm, failure);
+            throw failure;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Backoff backoff = new Backoff();
+        while (true) {
+            int state = asyncError(nccl, comm);
+            if (state == NcclResult.SUCCESS.code()) {
+                break;
+            }
+            if (state != NcclResult.IN_PROGRESS.code()) {
+                NcclException failure = nccl.failure(made, state, comm);
+                abortQuietly(nccl, comm, failure);
+                throw failure;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                CommunicatorAbortedException late = new CommunicatorAbortedException(made.name() + " as " + what
+                        + " did not finish within " + seconds(timeout) + ": not every rank joined; aborted");
+                abortQuietly(nccl, comm, late);
+                throw late;
+            }
+            backoff.pause();
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment rank = a.allocate(JAVA_INT);
+            MemorySegment count = a.allocate(JAVA_INT);
+            nccl.check(NcclFunction.ncclCommUserRank, comm, rank);
+            nccl.check(NcclFunction.ncclCommCount, comm, count);
+            return new Communicator(context, nccl, comm, arena, rank.get(JAVA_INT, 0), count.get(JAVA_INT, 0),
+                    timeout);
+        } catch (RuntimeException e) {
+            abortQuietly(nccl, comm, e);
+            throw e;
+        }
+    }
+
+    private static MemorySegment config(Arena arena, CommunicatorOptions options) {
+        MemorySegment config = NcclLayouts.newConfig(arena);
+        NcclLayouts.setInt(config, "blocking", 0);
+        NcclLayouts.setInt(config, "splitShare", options.splitShare() ? 1 : 0);
+        if (options.name() != null) {
+            NcclLayouts.setPointer(config, "commName", arena.allocateFrom(options.name()));
+        }
+        if (options.netName() != null) {
+            NcclLayouts.setPointer(config, "netName", arena.allocateFrom(options.netName()));
+        }
+        return config;
+    }
+
+    private static int asyncError(Nccl nccl, MemorySegment comm) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(JAVA_INT);
+            int r = nccl.call(NcclFunction.ncclCommGetAsyncError, comm, out);
+            return r != 0 ? r : out.get(JAVA_INT, 0);
+        }
+    }
+
+    private static void abortQuietly(Nccl nccl, MemorySegment comm, Throwable cause) {
+        if (comm.equals(MemorySegment.NULL)) {
+            return;
+        }
+        try {
+            int r = nccl.call(NcclFunction.ncclCommAbort, comm);
+            if (r != 0) {
+                cause.addSuppressed(nccl.failure(NcclFunction.ncclCommAbort, r, null));
+            }
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    /** This rank. */
+    public int rank() {
+        return rank;
+    }
+
+    /** The number of ranks. */
+    public int size() {
+        return size;
+    }
+
+    /** The NCCL this communicator runs on. */
+    public Nccl nccl() {
+        return nccl;
+    }
+
+    /**
+     * Splits this communicator ({@code ncclCommSplit}): ranks that pass the same {@code color} form a new
+     * communicator, ordered by {@code key}; a rank that passes {@link #NO_COLOR} gets none. Every rank of this
+     * communicator must call it.
+     */
+    public Optional<Communicator> split(int color, int key, CommunicatorOptions options) {
+        if (color < NO_COLOR) {
+            throw new IllegalArgumentException("a split color is " + NO_COLOR + " or at least 0, got " + color);
+        }
+        Arena childArena = Arena.ofShared();
+        try {
+            MemorySegment config = config(childArena, options);
+            MemorySegment out = childArena.allocate(ADDRESS);
+            int r;
+            lock.lock();
+            try {
+                requireUsable();
+                context.makeCurrent();
+                r = nccl.call(NcclFunction.ncclCommSplit, comm, color, key, out, config);
+            } finally {
+                lock.unlock();
+            }
+            MemorySegment child = out.get(ADDRESS, 0);
+            if ((r == NcclResult.SUCCESS.code() || r == NcclResult.IN_PROGRESS.code())
+                    && child.equals(MemorySegment.NULL)) {
+                // NCCL may report InProgress on the parent while the split finishes, even with no new communicator.
+                waitReady(NcclFunction.ncclCommSplit);
+                childArena.close();
+                return Optional.empty();
+            }
+            if (r != NcclResult.SUCCESS.code() && r != NcclResult.IN_PROGRESS.code()) {
+                throw nccl.failure(NcclFunction.ncclCommSplit, r, comm);
+            }
+            return Optional.of(adopt(context, nccl, child, childArena, options.timeout(),
+                    NcclFunction.ncclCommSplit, r, "color " + color + " key " + key));
+        } catch (RuntimeException e) {
+            childArena.close();
+            throw e;
+        }
+    }
+
+    /** Enqueues sending all of {@code buffer} to {@code peer} ({@code ncclSend}). */
+    public void send(DeviceMemory buffer, DataType type, int peer, Stream stream) {
+        enqueue(NcclFunction.ncclSend, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm, stream.handle());
+    }
+
+    /** Enqueues receiving into all of {@code buffer} from {@code peer} ({@code ncclRecv}). */
+    public void recv(DeviceMemory buffer, DataType type, int peer, Stream stream) {
+        enqueue(NcclFunction.ncclRecv, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm, stream.handle());
+    }
+
+    /**
+     * Enqueues copying {@code root}'s {@code send} into every rank's {@code recv} ({@code ncclBroadcast}); only the
+     * root's {@code send} is read, and it may be the same memory as its {@code recv}.
+     */
+    public void broadcast(DeviceMemory send, DeviceMemory recv, DataType type, int root, Stream stream) {
+        long count = count(recv, type);
+        requireCount(send, type, count, "send");
+        enqueue(NcclFunction.ncclBroadcast, ptr(send), ptr(recv), count, type.code(), peer(root), comm,
+                stream.handle());
+    }
+
+    /** Enqueues the in-place broadcast of {@code root}'s {@code buffer} to every rank's. */
+    public void broadcast(DeviceMemory buffer, DataType type, int root, Stream stream) {
+        broadcast(buffer, buffer, type, root, stream);
+    }
+
+    /** Enqueues reducing every rank's {@code send} with {@code op} into every rank's {@code recv} ({@code ncclAllReduce}). */
+    public void allReduce(DeviceMemory send, DeviceMemory recv, DataType type, ReduceOp op, Stream stream) {
+        long count = count(recv, type);
+        requireCount(send, type, count, "send");
+        enqueue(NcclFunction.ncclAllReduce, ptr(send), ptr(recv), count, type.code(), op.code(), comm,
+                stream.handle());
+    }
+
+    /**
+     * Enqueues gathering every rank's {@code send} into every rank's {@code recv}, in rank order
+     * ({@code ncclAllGather}); {@code recv} is {@link #size()} times {@code send}.
+     */
+    public void allGather(DeviceMemory send, DeviceMemory recv, DataType type, Stream stream) {
+        long count = count(send, type);
+        requireCount(recv, type, count * size(), "recv");
+        enqueue(NcclFunction.ncclAllGather, ptr(send), ptr(recv), count, type.code(), comm, stream.handle());
+    }
+
+    /**
+     * Enqueues reducing every rank's {@code send} with {@code op} and leaving block {@code rank} of the result in
+     * this rank's {@code recv} ({@code ncclReduceScatter}); {@code send} is {@link #size()} times {@code recv}.
+     */
+    public void reduceScatter(DeviceMemory send, DeviceMemory recv, DataType type, ReduceOp op, Stream stream) {
+        long count = count(recv, type);
+        requireCount(send, type, count * size(), "send");
+        enqueue(NcclFunction.ncclReduceScatter, ptr(send), ptr(recv), count, type.code(), op.code(), comm,
+                stream.handle());
+    }
+
+    /**
+     * Runs {@code calls} as one NCCL group ({@code ncclGroupStart} ... {@code ncclGroupEnd}), so that their sends and
+     * receives progress together; the calls must be on this communicator. Returns once NCCL has accepted the group.
+     */
+    public void group(Runnable calls) {
+        lock.lock();
+        try {
+            requireUsable();
+            context.makeCurrent();
+            nccl.check(NcclFunction.ncclGroupStart);
+            int r;
+            try {
+                calls.run();
+            } finally {
+                r = nccl.call(NcclFunction.ncclGroupEnd);
+            }
+            finish(NcclFunction.ncclGroupEnd, r);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Registers {@code memory} with this communicator ({@code ncclCommRegister}). Close the registration (or the
+     * communicator) before the memory.
+     */
+    public BufferRegistration register(DeviceMemory memory) {
+        lock.lock();
+        try {
+            requireUsable();
+            context.makeCurrent();
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment out = a.allocate(ADDRESS);
+                int r = nccl.call(NcclFunction.ncclCommRegister, comm, ptr(memory), memory.bytes(), out);
+                finish(NcclFunction.ncclCommRegister, r);
+                BufferRegistration registration = new BufferRegistration(this, memory, out.get(ADDRESS, 0));
+                synchronized (registrations) {
+                    registrations.add(registration);
+                }
+                return registration;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void deregister(BufferRegistration registration) {
+        synchronized (registrations) {
+            if (!registrations.remove(registration)) {
+                return;
+            }
+        }
+        lock.lock();
+        try {
+            if (abortReason != null || isClosed()) {
+                return; // an aborted communicator took its registrations with it
+            }
+            context.makeCurrent();
+            int r = nccl.call(NcclFunction.ncclCommDeregister, comm, registration.handle());
+            finish(NcclFunction.ncclCommDeregister, r);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until the work enqueued on {@code stream} has finished, polling the stream and this communicator's
+     * asynchronous error, for at most the communicator's timeout.
+     *
+     * @throws CommunicatorAbortedException when an abort was requested meanwhile, or the timeout passed (the
+     *     communicator is then aborted)
+     * @throws NcclException when NCCL reports an error (the communicator is then aborted)
+     */
+    public void await(Stream stream) {
+        await(stream, timeout);
+    }
+
+    /** As {@link #await(Stream)}, with its own {@code limit}. */
+    public void await(Stream stream, Duration limit) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        Backoff backoff = new Backoff();
+        while (true) {
+            if (stream.query()) {
+                return;
+            }
+            checkHealth(NcclFunction.ncclCommGetAsyncError);
+            if (System.nanoTime() - deadline > 0) {
+                String reason = "rank " + rank() + ": NCCL work did not finish within " + seconds(limit);
+                abort(reason);
+                throw new CommunicatorAbortedException(reason + "; communicator aborted");
+            }
+            backoff.pause();
+        }
+    }
+
+    /**
+     * This communicator's asynchronous error ({@code ncclCommGetAsyncError}): {@code 0} while healthy, {@code 7}
+     * ({@code ncclInProgress}) while an operation is still being set up, else the error.
+     */
+    public int asyncError() {
+        lock.lock();
+        try {
+            requireUsable();
+            return asyncError(nccl, comm);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Polls the asynchronous error without waiting for another thread's call: empty when healthy, busy, or
+     * closed; else an error that was found, after which the communicator is aborted. For {@link Watchdog}.
+     */
+    Optional<NcclException> pollError() {
+        if (!lock.tryLock()) {
+            return Optional.empty();
+        }
+        try {
+            if (isClosed() || abortReason != null) {
+                return Optional.empty();
+            }
+            int r = asyncError(nccl, comm);
+            if (r == NcclResult.SUCCESS.code() || r == NcclResult.IN_PROGRESS.code()) {
+                return Optional.empty();
+            }
+            NcclException failure = nccl.failure(NcclFunction.ncclCommGetAsyncError, r, comm);
+            abortLocked("rank " + rank() + ": " + failure.getMessage());
+            return Optional.of(failure);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Aborts the communicator ({@code ncclCommAbort}), ending the work of every call and kernel in flight on it;
+     * calls waiting on it throw {@link CommunicatorAbortedException} with {@code reason}. Waits for another thread's
+     * call in progress for at most a second, then aborts anyway: a rank must be able to end. Idempotent.
+     */
+    public void abort(String reason) {
+        abortRequest = reason;
+        boolean locked;
+        try {
+            locked = lock.tryLock(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            locked = false;
+        }
+        try {
+            abortLocked(reason);
+        } finally {
+            if (locked) {
+                lock.unlock();
+            }
+        }
+    }
+
+    private void abortLocked(String reason) {
+        synchronized (this) {
+            if (abortReason != null || isClosed()) {
+                return;
+            }
+            abortReason = reason;
+        }
+        context.makeCurrent();
+        int r = nccl.call(NcclFunction.ncclCommAbort, comm);
+        if (r != 0) {
+            throw nccl.failure(NcclFunction.ncclCommAbort, r, null);
+        }
+    }
+
+    /** Why it was aborted, or empty while it was not. */
+    public Optional<String> abortReason() {
+        return Optional.ofNullable(abortReason);
+    }
+
+    /** Throws when aborted or asked to abort; checks the asynchronous error; aborts on an error. */
+    private void checkHealth(NcclFunction during) {
+        String requested = abortRequest;
+        if (requested != null) {
+            abort(requested);
+            throw new CommunicatorAbortedException(requested);
+        }
+        lock.lock();
+        try {
+            requireUsable();
+            int r = asyncError(nccl, comm);
+            if (r != NcclResult.SUCCESS.code() && r != NcclResult.IN_PROGRESS.code()) {
+                NcclException failure = nccl.failure(during, r, comm);
+                abortLocked("rank " + rank() + ": " + failure.getMessage());
+                throw failure;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void enqueue(NcclFunction function, Object... args) {
+        lock.lock();
+        try {
+            requireUsable();
+            context.makeCurrent();
+            finish(function, nccl.call(function, args));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Handles a call's result: done, in progress (waits until NCCL has taken it), or an error (aborts). */
+    private void finish(NcclFunction function, int result) {
+        if (result == NcclResult.SUCCESS.code()) {
+            return;
+        }
+        if (result == NcclResult.IN_PROGRESS.code()) {
+            waitReady(function);
+            return;
+        }
+        NcclException failure = nccl.failure(function, result, comm);
+        if (result != NcclResult.INVALID_ARGUMENT.code() && result != NcclResult.INVALID_USAGE.code()) {
+            abortLocked("rank " + rank() + ": " + failure.getMessage());
+        }
+        throw failure;
+    }
+
+    /** Polls until NCCL has finished taking a call that returned {@code ncclInProgress}. */
+    private void waitReady(NcclFunction function) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Backoff backoff = new Backoff();
+        while (true) {
+            String requested = abortRequest;
+            if (requested != null) {
+                abort(requested);
+                throw new CommunicatorAbortedException(requested);
+            }
+            int r = asyncError(nccl, comm);
+            if (r == NcclResult.SUCCESS.code()) {
+                return;
+            }
+            if (r != NcclResult.IN_PROGRESS.code()) {
+                NcclException failure = nccl.failure(function, r, comm);
+                abortLocked("rank " + rank() + ": " + failure.getMessage());
+                throw failure;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                String reason = "rank " + rank() + ": " + function.name() + " did not finish within "
+                        + seconds(timeout);
+                abort(reason);
+                throw new CommunicatorAbortedException(reason + "; communicator aborted");
+            }
+            backoff.pause();
+        }
+    }
+
+    private void requireUsable() {
+        requireOpenCommunicator();
+        String reason = abortReason;
+        if (reason != null) {
+            throw new CommunicatorAbortedException(reason);
+        }
+    }
+
+    private void requireOpenCommunicator() {
+        if (isClosed()) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    /**
+     * Deregisters what is still registered, then finalises ({@code ncclCommFinalize}, waiting for NCCL's pending
+     * work for at most the timeout) and destroys it ({@code ncclCommDestroy}); an aborted communicator is already
+     * gone, and one that cannot finalise in time is aborted instead.
+     */
+    @Override
+    protected void releaseResource() {
+        try {
+            List<BufferRegistration> left;
+            synchronized (registrations) {
+                left = new ArrayList<>(registrations.reversed());
+            }
+            for (BufferRegistration registration : left) {
+                registration.close();
+            }
+            lock.lock();
+            try {
+                if (abortReason != null) {
+                    return;
+                }
+                context.makeCurrent();
+                int r = nccl.call(NcclFunction.ncclCommFinalize, comm);
+                try {
+                    finish(NcclFunction.ncclCommFinalize, r);
+                } catch (RuntimeException e) {
+                    if (abortReason == null) {
+                        abortLocked("rank " + rank() + ": " + e.getMessage());
+                    }
+                    throw e;
+                }
+                if (abortReason == null) {
+                    nccl.check(NcclFunction.ncclCommDestroy, comm);
+                }
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            arena.close();
+        }
+    }
+
+    /** Polls: spins for a few microseconds, then parks for growing periods up to a millisecond. */
+    private static final class Backoff {
+        private int round;
+
+        void pause() {
+            round++;
+            if (round < 200) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(Math.min(1_000_000L, 10_000L * (round - 199)));
+            }
+        }
+    }
+
+    private static MemorySegment ptr(DeviceMemory memory) {
+        return MemorySegment.ofAddress(memory.address());
+    }
+
+    private static long count(DeviceMemory memory, DataType type) {
+        long bytes = memory.bytes();
+        if (bytes % type.bytes() != 0) {
+            throw new IllegalArgumentException(bytes + " bytes are not a whole number of " + type + " elements");
+        }
+        return bytes / type.bytes();
+    }
+
+    private static void requireCount(DeviceMemory memory, DataType type, long count, String which) {
+        if (count(memory, type) != count) {
+            throw new IllegalArgumentException("the " + which + " buffer holds " + count(memory, type) + " " + type
+                    + " elements; this call needs " + count);
+        }
+    }
+
+    private int peer(int peer) {
+        if (peer < 0 || peer >= size()) {
+            throw new IllegalArgumentException("rank " + peer + " is not a rank of this communicator of " + size());
+        }
+        return peer;
+    }
+
+    private static String seconds(Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+    }
+
+    @Override
+    public String toString() {
+        return "NCCL communicator (rank " + rank() + " of " + size() + ") on " + context.device();
+    }
+}

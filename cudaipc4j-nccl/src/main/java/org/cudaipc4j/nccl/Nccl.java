@@ -1,0 +1,172 @@
+package org.cudaipc4j.nccl;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.nccl.binding.NcclFunction;
+import org.cudaipc4j.nccl.binding.NcclLayouts;
+import org.cudaipc4j.nccl.binding.NcclLibrary;
+
+/**
+ * A loaded NCCL library of a known, supported version, and the one place its functions are called: every call
+ * goes through a {@link NcclFunction}, so the name in an error is the function that ran.
+ *
+ * <p>Which file: {@link #load(String)} names it; {@link #load()} takes {@value #LIBRARY_ENV} when set, else
+ * {@value #DEFAULT_LIBRARY}. All ranks of a communicator must load the same NCCL release (NCCL refuses ranks of
+ * different versions); where torch brings its own NCCL, Java ranks that join torch ranks load torch's file.
+ */
+public final class Nccl {
+    /** The environment variable that names the NCCL library file (or name) to load. */
+    public static final String LIBRARY_ENV = "CUDAIPC4J_NCCL_LIBRARY";
+    /** The name loaded when nothing else is given. */
+    public static final String DEFAULT_LIBRARY = "libnccl.so.2";
+
+    private static final Map<String, Nccl> LOADED = new ConcurrentHashMap<>();
+
+    private final NcclLibrary library;
+    private final NcclVersion version;
+
+    private Nccl(NcclLibrary library, NcclVersion version) {
+        this.library = library;
+        this.version = version;
+    }
+
+    /** The library {@value #LIBRARY_ENV} names, else {@value #DEFAULT_LIBRARY}. @see #load(String) */
+    public static Nccl load() {
+        String named = System.getenv(LIBRARY_ENV);
+        return load(named == null || named.isBlank() ? DEFAULT_LIBRARY : named.strip());
+    }
+
+    /**
+     * Loads {@code nameOrPath} (a path when it contains a {@code /}) once per process and checks its version.
+     *
+     * @throws NcclUnavailableException when it does not load, has no {@code ncclGetVersion}, or is older than
+     *     {@link NcclVersion#MINIMUM}
+     */
+    public static Nccl load(String nameOrPath) {
+        Objects.requireNonNull(nameOrPath, "nameOrPath");
+        return LOADED.computeIfAbsent(nameOrPath, Nccl::open);
+    }
+
+    private static Nccl open(String nameOrPath) {
+        NcclLibrary library;
+        try {
+            library = NcclLibrary.load(nameOrPath);
+        } catch (IllegalArgumentException e) {
+            throw new NcclUnavailableException("cannot load NCCL from " + nameOrPath + " (" + e.getMessage()
+                    + "); install NCCL 2 or name its libnccl.so.2 in " + LIBRARY_ENV);
+        }
+        MethodHandle getVersion = library.handle(NcclFunction.ncclGetVersion).orElseThrow(
+                () -> new NcclUnavailableException(nameOrPath + " has no ncclGetVersion: not an NCCL library"));
+        int code;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_INT);
+            int r = (int) getVersion.invokeWithArguments(out);
+            if (r != 0) {
+                throw new NcclUnavailableException(nameOrPath + ": ncclGetVersion failed: " + NcclResult.nameOf(r));
+            }
+            code = out.get(JAVA_INT, 0);
+        } catch (NcclUnavailableException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("ncclGetVersion: " + t, t);
+        }
+        if (code < 20900) {
+            throw new NcclUnavailableException(nameOrPath + " is NCCL version code " + code + "; cudaipc4j needs NCCL "
+                    + NcclVersion.MINIMUM + " or later");
+        }
+        NcclVersion version = new NcclVersion(code);
+        if (version.compareTo(NcclVersion.MINIMUM) < 0) {
+            throw new NcclUnavailableException(nameOrPath + " is NCCL " + version + "; cudaipc4j needs NCCL "
+                    + NcclVersion.MINIMUM + " or later");
+        }
+        return new Nccl(library, version);
+    }
+
+    /** The release loaded. */
+    public NcclVersion version() {
+        return version;
+    }
+
+    /** The name or path it was loaded by. */
+    public String library() {
+        return library.name();
+    }
+
+    /**
+     * A new unique id ({@code ncclGetUniqueId}). This process then hosts NCCL's bootstrap for the communicator made
+     * from it and must stay alive until every rank has joined.
+     */
+    public UniqueId newUniqueId() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment id = arena.allocate(NcclLayouts.UNIQUE_ID);
+            check(NcclFunction.ncclGetUniqueId, id);
+            return UniqueId.of(id.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+    }
+
+    /** NCCL's description of {@code result} ({@code ncclGetErrorString}); empty when it has none. */
+    public String errorString(int result) {
+        return string(invoke(NcclFunction.ncclGetErrorString, result));
+    }
+
+    /** NCCL's last error message for {@code comm} ({@code ncclGetLastError}); empty when none. */
+    String lastError(MemorySegment comm) {
+        return string(invoke(NcclFunction.ncclGetLastError, comm));
+    }
+
+    /** Calls {@code function}, returning its {@code ncclResult_t}. */
+    int call(NcclFunction function, Object... args) {
+        return (int) invoke(function, args);
+    }
+
+    /** Calls {@code function} and throws an {@link NcclException} unless it returned {@code ncclSuccess}. */
+    void check(NcclFunction function, Object... args) {
+        int r = call(function, args);
+        if (r != 0) {
+            throw failure(function, r, null);
+        }
+    }
+
+    /** The exception for {@code function} returning {@code result}, with the communicator's last error if any. */
+    NcclException failure(NcclFunction function, int result, MemorySegment comm) {
+        String description = errorString(result);
+        if (comm != null && !comm.equals(MemorySegment.NULL)) {
+            String last = lastError(comm);
+            if (!last.isEmpty()) {
+                description = description.isEmpty() ? last : description + " (" + last + ")";
+            }
+        }
+        return new NcclException(function.name(), result, description);
+    }
+
+    private Object invoke(NcclFunction function, Object... args) {
+        MethodHandle handle = library.handle(function)
+                .orElseThrow(() -> new NcclMissingFunctionException(function.name(), library.name(), version));
+        try {
+            return handle.invokeWithArguments(args);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(function.name() + ": " + t, t);
+        }
+    }
+
+    private static String string(Object pointer) {
+        MemorySegment p = (MemorySegment) pointer;
+        if (p.equals(MemorySegment.NULL)) {
+            return "";
+        }
+        return p.reinterpret(4096).getString(0).strip();
+    }
+
+    @Override
+    public String toString() {
+        return "NCCL " + version + " (" + library.name() + ")";
+    }
+}

@@ -1,0 +1,32 @@
+package org.cudaipc4j.nccl;
+
+/**
+ * An NCCL call that returned an error: the call, the {@code ncclResult_t} (kept as its number when this library
+ * does not know it) and NCCL's messages ({@code ncclGetErrorString}, and {@code ncclGetLastError} where there is one).
+ */
+public class NcclException extends RuntimeException {
+    private final String call;
+    private final int code;
+
+    /** An error {@code code} returned by {@code call}, with NCCL's {@code description}. */
+    public NcclException(String call, int code, String description) {
+        super(call + " failed: " + NcclResult.nameOf(code) + (description.isEmpty() ? "" : ": " + description));
+        this.call = call;
+        this.code = code;
+    }
+
+    /** The C function that failed. */
+    public String call() {
+        return call;
+    }
+
+    /** The {@code ncclResult_t} it returned. */
+    public int code() {
+        return code;
+    }
+
+    /** The result, or {@code null} for a code this library does not know. */
+    public NcclResult result() {
+        return NcclResult.of(code);
+    }
+}

@@ -1,0 +1,12 @@
+package org.cudaipc4j.nccl;
+
+/**
+ * NCCL cannot be used in this process: its library does not load, lacks {@code ncclGetVersion}, or is older than
+ * {@link NcclVersion#MINIMUM}. The message names the file tried and what to change.
+ */
+public class NcclUnavailableException extends RuntimeException {
+    /** With a one-line {@code message}. */
+    public NcclUnavailableException(String message) {
+        super(message);
+    }
+}
