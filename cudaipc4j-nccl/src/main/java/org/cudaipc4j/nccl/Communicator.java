@@ -201,22 +201,21 @@ public final class Communicator extends ForeignResource {
                 requireUsable();
                 context.makeCurrent();
                 r = nccl.call(NcclFunction.ncclCommSplit, comm, color, key, out, config);
+                if (r != NcclResult.SUCCESS.code() && r != NcclResult.IN_PROGRESS.code()) {
+                    throw nccl.failure(NcclFunction.ncclCommSplit, r, comm);
+                }
+                // NCCL writes the new communicator only once the split is complete, which the parent reports.
+                waitReady(NcclFunction.ncclCommSplit);
             } finally {
                 lock.unlock();
             }
             MemorySegment child = out.get(ADDRESS, 0);
-            if ((r == NcclResult.SUCCESS.code() || r == NcclResult.IN_PROGRESS.code())
-                    && child.equals(MemorySegment.NULL)) {
-                // NCCL may report InProgress on the parent while the split finishes, even with no new communicator.
-                waitReady(NcclFunction.ncclCommSplit);
+            if (child.equals(MemorySegment.NULL)) {
                 childArena.close();
                 return Optional.empty();
             }
-            if (r != NcclResult.SUCCESS.code() && r != NcclResult.IN_PROGRESS.code()) {
-                throw nccl.failure(NcclFunction.ncclCommSplit, r, comm);
-            }
             return Optional.of(adopt(context, nccl, child, childArena, options.timeout(),
-                    NcclFunction.ncclCommSplit, r, "color " + color + " key " + key));
+                    NcclFunction.ncclCommSplit, NcclResult.SUCCESS.code(), "color " + color + " key " + key));
         } catch (RuntimeException e) {
             childArena.close();
             throw e;

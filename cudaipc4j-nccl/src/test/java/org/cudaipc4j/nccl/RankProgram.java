@@ -41,6 +41,7 @@ public final class RankProgram {
             switch (scenario) {
                 case "collectives" -> collectives(context, comm, stream);
                 case "ipc" -> ipc(context, comm, stream, Path.of(args[4]));
+                case "receive" -> receive(context, comm, stream, Long.parseLong(args[4]));
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario);
             }
         }
@@ -154,6 +155,33 @@ public final class RankProgram {
                 }
                 System.out.println("ok ipc " + f[0]);
             }
+        }
+    }
+
+    /**
+     * Receives rank 0's broadcast of {@code ints} int32 values, element i = (int) (i * 2654435761), and checks
+     * every one.
+     */
+    private static void receive(Context context, Communicator comm, Stream stream, long ints) {
+        try (DeviceBuffer buffer = DeviceBuffer.allocate(context, 4 * ints);
+             Arena arena = Arena.ofConfined()) {
+            buffer.memset((byte) 0);
+            comm.broadcast(buffer, DataType.INT32, 0, stream);
+            comm.await(stream);
+            long chunk = Math.min(ints, 16L << 20);
+            MemorySegment host = arena.allocate(4 * chunk);
+            for (long start = 0; start < ints; start += chunk) {
+                long n = Math.min(chunk, ints - start);
+                buffer.copyTo(4 * start, host.asSlice(0, 4 * n));
+                for (long k = 0; k < n; k++) {
+                    int got = host.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, k);
+                    int expected = (int) ((start + k) * 2654435761L);
+                    if (got != expected) {
+                        throw new AssertionError("element " + (start + k) + " is " + got + ", expected " + expected);
+                    }
+                }
+            }
+            System.out.println("ok received " + 4 * ints);
         }
     }
 

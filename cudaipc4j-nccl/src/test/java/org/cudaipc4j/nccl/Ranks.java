@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.Assumptions;
 
@@ -50,8 +51,18 @@ final class Ranks {
     }
 
     /** Runs {@code size} ranks of {@code mainClass} with {@code args(rank)}, all at once, and waits for all. */
-    static List<Outcome> run(int size, Duration limit, Class<?> mainClass, java.util.function.IntFunction<List<String>> args,
+    static List<Outcome> run(int size, Duration limit, Class<?> mainClass, IntFunction<List<String>> args,
                              Path logs) throws IOException, InterruptedException {
+        return runWith(size, limit, mainClass, args, logs, r -> Map.of(), 0);
+    }
+
+    /**
+     * As {@link #run}, with {@code environment(r)} added to process r's, whose NCCL rank (and host id) is
+     * {@code r + firstRank}.
+     */
+    static List<Outcome> runWith(int size, Duration limit, Class<?> mainClass, IntFunction<List<String>> args,
+                                 Path logs, IntFunction<Map<String, String>> environment, int firstRank)
+            throws IOException, InterruptedException {
         List<Process> processes = new ArrayList<>();
         try {
             for (int r = 0; r < size; r++) {
@@ -59,7 +70,8 @@ final class Ranks {
                 ProcessBuilder pb = new ProcessBuilder(command)
                         .redirectOutput(logs.resolve("rank" + r + ".out").toFile())
                         .redirectError(logs.resolve("rank" + r + ".err").toFile());
-                pb.environment().putAll(separateHost(r));
+                pb.environment().putAll(separateHost(r + firstRank));
+                pb.environment().putAll(environment.apply(r));
                 processes.add(pb.start());
             }
             long deadline = System.nanoTime() + limit.toNanos();
