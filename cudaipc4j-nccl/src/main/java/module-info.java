@@ -10,4 +10,5 @@ module org.cudaipc4j.nccl {
     requires transitive org.cudaipc4j.cuda;
 
     exports org.cudaipc4j.nccl;
+    exports org.cudaipc4j.nccl.launch;
 }
