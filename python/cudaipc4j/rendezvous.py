@@ -1,0 +1,882 @@
+"""The rendezvous that hands rank 0's payload (NCCL's unique id) to every rank, then keeps the ranks watching each
+other: the Python side of ``org.cudaipc4j.nccl.launch``, speaking the same protocol (docs/multinode.md, "Rendezvous
+protocol"), so that either side can be rank 0. Standard library only; threads for the heartbeats.
+
+``join(rank, size, (host, port), secret=..., nccl_version=..., payload=...)`` returns a :class:`RankGroup` once all
+ranks arrived: its ``payload``, ``fault()``, ``on_fault(listener)``, ``barrier(timeout)`` and ``close()``.
+Every rank holds one TCP connection to rank 0. Rank 0 watches every rank, the others watch rank 0, and rank 0
+relays each fault it sees, so every rank learns of a rank's death or silence within the silence limit and about
+one heartbeat interval.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import selectors
+import socket
+import struct
+import sys
+import threading
+import time
+from decimal import Decimal, InvalidOperation
+from typing import Callable, NamedTuple
+
+__all__ = ["Fault", "RankGroup", "RendezvousError", "join", "nccl_version_text", "silence_limit_from",
+           "SILENCE_LIMIT_VARIABLE"]
+
+MAGIC = b"C4J-RDZV"
+MAJOR = 1
+MINOR = 0
+PREAMBLE_BYTES = len(MAGIC) + 4
+MAX_FRAME = 65536
+MAX_PAYLOAD = 4096
+MAX_TEXT = 1024
+NONCE_BYTES = 32
+MAC_BYTES = 32
+
+CHALLENGE, JOIN, WELCOME, START, REFUSE, HEARTBEAT, FAULT, GOODBYE, BARRIER = range(1, 10)
+_KINDS = {1: "DIED", 2: "HUNG", 3: "LEFT"}
+_CODES = {v: k for k, v in _KINDS.items()}
+_MAX_HANDSHAKES = 64
+
+#: The variable that sets the silence limit in seconds ("3", "1.5") when the call does not.
+SILENCE_LIMIT_VARIABLE = "CUDAIPC4J_HEARTBEAT_TIMEOUT"
+DEFAULT_JOIN_TIMEOUT = 60.0
+DEFAULT_HANDSHAKE_TIMEOUT = 10.0
+DEFAULT_HEARTBEAT_INTERVAL = 0.5
+DEFAULT_SILENCE_LIMIT = 3.0
+
+
+class Fault(NamedTuple):
+    """What went wrong with one rank: ``kind`` is ``DIED``, ``HUNG`` or ``LEFT`` (rank 0 closed first)."""
+    rank: int
+    kind: str
+    message: str
+
+
+class RendezvousError(Exception):
+    """A rendezvous or barrier that did not complete; the message is one line. ``fault`` is set when a rank failed."""
+
+    def __init__(self, message: str, fault: Fault | None = None):
+        super().__init__(message)
+        self.fault = fault
+
+
+class _ProtocolError(OSError):
+    """A peer broke the protocol; the message is the line to tell it."""
+
+
+def nccl_version_text(code: int) -> str:
+    """An NCCL version as NCCL writes it: 22809 is 2.28.9 (X*10000+Y*100+Z); below 10000 (before 2.9) X*1000+Y*100+Z."""
+    if code < 0:
+        return f"unknown ({code})"
+    if code < 10000:
+        return f"{code // 1000}.{code % 1000 // 100}.{code % 100}"
+    return f"{code // 10000}.{code % 10000 // 100}.{code % 100}"
+
+
+def silence_limit_from(value: str | None) -> float:
+    """The silence limit in seconds that ``value`` (the text of CUDAIPC4J_HEARTBEAT_TIMEOUT) sets."""
+    if value is None or not value.strip():
+        return DEFAULT_SILENCE_LIMIT
+    try:
+        seconds = Decimal(value.strip())
+        if seconds.is_finite() and seconds >= Decimal("0.001"):
+            return float(seconds)
+    except InvalidOperation:
+        pass
+    raise ValueError(f"{SILENCE_LIMIT_VARIABLE}={value} is not a number of seconds of at least 0.001")
+
+
+def _seconds(s: float) -> str:
+    """Durations as the messages print them: 60 s, 1.5 s, 200 ms (as the Java side)."""
+    millis = int(round(s * 1000))
+    if millis < 1000:
+        return f"{millis} ms"
+    if millis % 1000 == 0:
+        return f"{millis // 1000} s"
+    return f"{s:.1f} s"
+
+
+def _ranks(ranks: list[int]) -> str:
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(str(r) for r in ranks)
+
+
+# --------------------------------------------------------------------------------------------------------- wire
+
+def _preamble() -> bytes:
+    return MAGIC + struct.pack(">HH", MAJOR, MINOR)
+
+
+def _frame(kind: int, body: bytes = b"") -> bytes:
+    return struct.pack(">IB", 1 + len(body), kind) + body
+
+
+def _text(kind: int, text: str) -> bytes:
+    return _frame(kind, text.encode("utf-8")[:MAX_TEXT])
+
+
+def _fault_frame(f: Fault) -> bytes:
+    return _frame(FAULT, struct.pack(">iB", f.rank, _CODES[f.kind]) + f.message.encode("utf-8")[:MAX_TEXT])
+
+
+def _parse_fault(body: bytes) -> Fault:
+    if len(body) < 5:
+        raise _ProtocolError(f"FAULT frame of {len(body)} bytes is too short")
+    rank, code = struct.unpack(">iB", body[:5])
+    return Fault(rank, _KINDS.get(code, "DIED"), body[5:].decode("utf-8", "replace"))
+
+
+def _recv_exact(sock: socket.socket, n: int, at_start: bool = False) -> bytes | None:
+    """``n`` bytes; None when the stream ends cleanly before the first one and ``at_start``; else EOFError."""
+    chunks = []
+    got = 0
+    while got < n:
+        b = sock.recv(n - got)
+        if not b:
+            if at_start and got == 0:
+                return None
+            raise EOFError("its connection closed in the middle of a frame")
+        chunks.append(b)
+        got += len(b)
+    return b"".join(chunks)
+
+
+def _read_preamble(sock: socket.socket) -> tuple[int, int]:
+    b = _recv_exact(sock, PREAMBLE_BYTES)
+    if b[:len(MAGIC)] != MAGIC:
+        raise _ProtocolError(f"not the cudaipc4j rendezvous protocol (first bytes {b[:len(MAGIC)].hex()})")
+    return struct.unpack(">HH", b[len(MAGIC):])
+
+
+def _read_frame(sock: socket.socket, allow_end: bool = False) -> tuple[int, bytes] | None:
+    head = _recv_exact(sock, 4, at_start=allow_end)
+    if head is None:
+        return None
+    (length,) = struct.unpack(">I", head)
+    if length < 1 or length > MAX_FRAME:
+        raise _ProtocolError(f"frame of {length} bytes refused: the limit is {MAX_FRAME}")
+    body = _recv_exact(sock, length)
+    return body[0], body[1:]
+
+
+def _join_mac(secret: bytes, server_nonce: bytes, rank: int, size: int, nccl: int, client_nonce: bytes) -> bytes:
+    msg = b"join" + server_nonce + struct.pack(">iii", rank, size, nccl) + client_nonce
+    return hmac.new(secret, msg, hashlib.sha256).digest()
+
+
+def _welcome_mac(secret: bytes, client_nonce: bytes, server_nonce: bytes) -> bytes:
+    return hmac.new(secret, b"welcome" + client_nonce + server_nonce, hashlib.sha256).digest()
+
+
+class _Connection:
+    """One TCP connection between rank 0 and another rank; writes never interleave."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._lock = threading.Lock()
+        self._output_shut = False
+        self.rank = -1
+        self.said_goodbye = False
+        self.faulted = False
+        self.ended = False
+
+    def send(self, data: bytes) -> bool:
+        with self._lock:
+            if self._output_shut:
+                return False
+            try:
+                self.sock.sendall(data)
+                return True
+            except OSError:
+                return False  # the reader sees the broken connection and reports it
+
+    def finish(self, data: bytes | None) -> None:
+        """Sends ``data`` as the last frame, then half-closes: the other end reads the end of the stream."""
+        with self._lock:
+            if self._output_shut:
+                return
+            if data is not None:
+                try:
+                    self.sock.sendall(data)
+                except OSError:
+                    pass
+            self._output_shut = True
+            try:
+                self.sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._output_shut = True
+        _close(self.sock)
+
+
+def _close(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)  # wakes a thread blocked reading it
+    except OSError:
+        pass
+    sock.close()
+
+
+class _Watch:
+    """Which watched ranks have been silent for longer than the limit (times from the caller's clock)."""
+
+    def __init__(self, limit: float):
+        self.limit = limit
+        self.last: dict[int, float] = {}
+
+    def watch(self, rank: int, now: float) -> None:
+        self.last[rank] = now
+
+    def heard(self, rank: int, now: float) -> None:
+        if rank in self.last and now > self.last[rank]:
+            self.last[rank] = now
+
+    def forget(self, rank: int) -> None:
+        self.last.pop(rank, None)
+
+    def overdue(self, now: float) -> list[tuple[int, float]]:
+        found = [(r, now - t) for r, t in self.last.items() if now - t > self.limit]
+        for r, _ in found:
+            del self.last[r]
+        return found
+
+
+# -------------------------------------------------------------------------------------------------------- group
+
+class RankGroup:
+    """The ranks after :func:`join`: the payload and a watch over the others until :meth:`close`."""
+
+    def __init__(self, rank: int, size: int, address: tuple[str, int], secret: bytes, nccl_version: int,
+                 payload, join_timeout: float, handshake_timeout: float, heartbeat_interval: float,
+                 silence_limit: float, on_bound):
+        self.rank = rank
+        self.size = size
+        self._address = address
+        self._secret = bytes(secret)
+        self._nccl = nccl_version
+        self._payload_source = payload
+        self._join_timeout = join_timeout
+        self._handshake_timeout = handshake_timeout
+        self._interval = heartbeat_interval
+        self._limit = silence_limit
+        self._on_bound = on_bound
+        self.address = f"{address[0]}:{address[1]}"
+        self.payload = b""
+        self._lock = threading.Condition()
+        self._close_lock = threading.Lock()
+        self._peers: dict[int, _Connection] = {}
+        self._watch = _Watch(silence_limit)
+        self._threads: list[threading.Thread] = []
+        self._listeners: list[Callable[[Fault], None]] = []
+        self._notices: list = []
+        self._notices_cv = threading.Condition()
+        self._started = False
+        self._closing = False
+        self._closed = False
+        self._ticker_stop = False
+        self._silent = False
+        self._fault: Fault | None = None
+        self._server: socket.socket | None = None
+        self._wake_r: socket.socket | None = None
+        self._wake_w: socket.socket | None = None
+        self._handshakes: dict[socket.socket, float] = {}
+        self._join_failure: str | None = None
+        self._all_arrived = False
+        self._generation = 0
+        self._released = 0
+        self._host_entered = 0
+        self._arrivals: dict[int, set[int]] = {}
+
+    # ------------------------------------------------------------------------------------------------ public
+
+    def fault(self) -> Fault | None:
+        """The first fault this rank learned of, or None while all ranks are well."""
+        with self._lock:
+            return self._fault
+
+    def on_fault(self, listener: Callable[[Fault], None]) -> None:
+        """Calls ``listener`` once, on a thread the group owns, with the first fault (at once if there is one)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._listeners.append(listener)
+            if self._fault is not None:
+                self._notify(listener, self._fault)
+
+    def barrier(self, timeout: float) -> None:
+        """Waits until every rank reached its barrier of the same number; RendezvousError on timeout or fault."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            if self._closing:
+                raise RuntimeError(f"rank group of rank {self.rank} is closed")
+            self._generation += 1
+            gen = self._generation
+            if self.rank == 0:
+                self._host_entered = gen
+                self._maybe_release(gen)
+            elif self._fault is None:
+                self._peers[0].send(_frame(BARRIER, struct.pack(">i", gen)))
+            while self._released < gen:
+                if self._fault is not None:
+                    raise RendezvousError(f"barrier {gen}: {self._fault.message}", self._fault)
+                if self._closing:
+                    raise RendezvousError(f"barrier {gen}: the group was closed")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    if self.rank == 0:
+                        missing = self._missing(self._arrivals.get(gen, set()))
+                        raise RendezvousError(f"barrier {gen}: {_ranks(missing)} of {self.size} did not arrive"
+                                              f" within {_seconds(timeout)}")
+                    raise RendezvousError(f"barrier {gen}: rank 0 at {self.address} did not release it within"
+                                          f" {_seconds(timeout)}")
+                self._lock.wait(left)
+
+    def close(self) -> None:
+        """Says goodbye and ends the group; no thread or socket of it is left. Rank 0 first waits, at most the
+        silence limit, for the others' goodbyes. Idempotent."""
+        with self._close_lock:
+            with self._lock:
+                if self._closing:
+                    return
+                self._closing = True
+                self._lock.notify_all()
+            deadline = time.monotonic() + self._limit
+            peers = list(self._peers.values())
+            if self.rank == 0:
+                with self._lock:
+                    while any(not (c.said_goodbye or c.faulted or c.ended) for c in peers):
+                        left = deadline - time.monotonic()
+                        if left <= 0:
+                            break
+                        self._lock.wait(left)
+                for c in peers:
+                    c.finish(_frame(GOODBYE))
+                deadline = time.monotonic() + self._interval
+            else:
+                for c in peers:
+                    c.finish(_frame(GOODBYE))
+            with self._lock:  # each end half-closes after a goodbye: the streams end cleanly, no reset
+                while any(not c.ended for c in peers):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._lock.wait(left)
+            self._shut_down()
+
+    def __enter__(self) -> "RankGroup":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"RankGroup(rank {self.rank} of {self.size} at {self.address})"
+
+    # for tests: stop sending heartbeats, as a stopped process would
+    def _pause_heartbeats(self) -> None:
+        self._silent = True
+
+    # for tests: end without a goodbye, as a killed process would
+    def _abandon(self) -> None:
+        self._shut_down()
+
+    # -------------------------------------------------------------------------------------------- shutting down
+
+    def _shut_down(self) -> None:
+        with self._lock:
+            self._closing = True
+            self._closed = True
+            self._ticker_stop = True
+            self._lock.notify_all()
+            if self._server is not None:
+                self._server.close()
+            self._wake()
+            for s in list(self._handshakes):
+                _close(s)
+            for c in self._peers.values():
+                c.close()
+            threads = list(self._threads)
+        with self._notices_cv:
+            self._notices.append(None)
+            self._notices_cv.notify_all()
+        for t in threads:
+            if t is not threading.current_thread():
+                t.join()
+        for s in (self._wake_r, self._wake_w):
+            if s is not None:
+                s.close()
+
+    def _wake(self) -> None:
+        if self._wake_w is not None:
+            try:
+                self._wake_w.send(b"x")
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------------------------------------------- joining
+
+    def _host(self) -> None:
+        deadline = time.monotonic() + self._join_timeout
+        if self.size > 1:
+            host, port = self._address
+            try:
+                info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+                server = socket.socket(info[0], socket.SOCK_STREAM)
+                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                server.bind(info[4])
+                server.listen(self.size + 16)
+            except OSError as e:
+                raise RendezvousError(f"rendezvous on {self.address}: cannot listen there: {e}") from None
+            self._server = server
+            self._wake_r, self._wake_w = socket.socketpair()
+            bound = server.getsockname()
+            self.address = f"{host}:{bound[1]}"
+            if self._on_bound is not None:
+                self._on_bound((bound[0], bound[1]))
+            self._accept_all(deadline)
+        payload = self._payload_source() if callable(self._payload_source) else self._payload_source
+        with self._lock:
+            if payload is None or len(payload) > MAX_PAYLOAD:
+                line = (f"rendezvous on {self.address}: rank 0's payload of "
+                        f"{'None' if payload is None else f'{len(payload)} bytes'} is over the limit of "
+                        f"{MAX_PAYLOAD} bytes")
+                for c in self._peers.values():
+                    c.finish(_text(REFUSE, line))
+                raise RendezvousError(line)
+            self.payload = bytes(payload)
+            self._started = True
+            if self._server is not None:
+                self._server.close()
+                self._server = None
+            now = time.monotonic()
+            for c in self._peers.values():
+                c.send(_frame(START, self.payload))
+                self._watch.watch(c.rank, now)
+        self._start_threads()
+
+    def _accept_all(self, deadline: float) -> None:
+        sel = selectors.DefaultSelector()
+        try:
+            sel.register(self._server, selectors.EVENT_READ)
+            sel.register(self._wake_r, selectors.EVENT_READ)
+            while True:
+                with self._lock:
+                    if self._join_failure is not None:
+                        line = self._join_failure
+                        for c in self._peers.values():
+                            c.finish(_text(REFUSE, line))
+                        raise RendezvousError(line)
+                    if self._all_arrived:
+                        return
+                    now = time.monotonic()
+                    if now >= deadline:
+                        line = (f"rendezvous on {self.address}: {_ranks(self._missing(set(self._peers)))} of"
+                                f" {self.size} did not arrive within {_seconds(self._join_timeout)}")
+                        for c in self._peers.values():
+                            c.finish(_text(REFUSE, line))
+                        raise RendezvousError(line)
+                    wake = deadline
+                    for s, d in list(self._handshakes.items()):
+                        if now >= d:  # a stranger who says nothing is dropped at its deadline
+                            _close(s)
+                            del self._handshakes[s]
+                        else:
+                            wake = min(wake, d)
+                for key, _ in sel.select(max(0.001, wake - time.monotonic())):
+                    if key.fileobj is self._wake_r:
+                        self._wake_r.recv(64)
+                        continue
+                    try:
+                        s, _ = self._server.accept()
+                    except OSError:
+                        continue
+                    with self._lock:
+                        if len(self._handshakes) >= _MAX_HANDSHAKES:
+                            s.close()
+                            continue
+                        self._handshakes[s] = time.monotonic() + self._handshake_timeout
+                        self._start_thread("handshake", self._serve, s)
+        finally:
+            sel.close()
+
+    def _serve(self, s: socket.socket) -> None:
+        """Rank 0's side of one connection: the handshake, then the reader for the group."""
+        try:
+            s.settimeout(self._handshake_timeout)
+            c = _Connection(s)
+        except OSError:
+            self._drop(s)
+            return
+        try:
+            major, minor = _read_preamble(s)
+            if major != MAJOR:
+                c.send(_preamble())
+                self._refuse(c, f"rendezvous protocol {major}.{minor} refused: rank 0 at {self.address} speaks"
+                                f" {MAJOR}.{MINOR}")
+                return
+            server_nonce = secrets.token_bytes(NONCE_BYTES)
+            c.send(_preamble() + _frame(CHALLENGE, server_nonce))
+            kind, body = _read_frame(s)
+            if kind != JOIN or len(body) != 12 + NONCE_BYTES + MAC_BYTES:
+                self._refuse(c, f"rendezvous on {self.address}: expected a JOIN frame of {12 + 2 * NONCE_BYTES}"
+                                f" bytes, got type {kind} of {len(body)}")
+                return
+            r, n, nccl = struct.unpack(">iii", body[:12])
+            client_nonce = body[12:12 + NONCE_BYTES]
+            mac = body[12 + NONCE_BYTES:]
+            if not hmac.compare_digest(mac, _join_mac(self._secret, server_nonce, r, n, nccl, client_nonce)):
+                self._refuse(c, f"rendezvous on {self.address}: wrong secret")
+                return
+            if n != self.size:
+                self._refuse(c, f"rendezvous on {self.address}: rank {r} was started for {n} ranks, rank 0 for"
+                                f" {self.size}")
+                return
+            if r < 1 or r >= self.size:
+                self._refuse(c, f"rendezvous on {self.address}: rank {r} is out of range: ranks 1 to"
+                                f" {self.size - 1} join rank 0")
+                return
+            with self._lock:
+                self._handshakes.pop(s, None)
+                if self._started or self._join_failure is not None or self._closing:
+                    self._refuse(c, f"rendezvous on {self.address} is over")
+                    return
+                if r in self._peers:
+                    self._refuse(c, f"rendezvous on {self.address}: rank {r} has already joined")
+                    return
+                if nccl != self._nccl:
+                    line = (f"rendezvous on {self.address}: rank {r} has NCCL {nccl_version_text(nccl)}, rank 0"
+                            f" has NCCL {nccl_version_text(self._nccl)}: all ranks must load the same NCCL")
+                    self._join_failure = line
+                    self._refuse(c, line)
+                    self._wake()
+                    return
+                s.settimeout(None)
+                c.rank = r
+                self._peers[r] = c
+                c.send(_frame(WELCOME, _welcome_mac(self._secret, client_nonce, server_nonce)))
+                if len(self._peers) == self.size - 1:
+                    self._all_arrived = True
+                    self._wake()
+        except _ProtocolError as e:
+            if str(e).startswith("not the cudaipc4j"):
+                self._drop(s)  # garbage: nothing it could read
+            else:
+                self._refuse(c, f"rendezvous on {self.address}: {e}")
+            return
+        except (OSError, EOFError):
+            self._drop(s)  # silent past the deadline, or gone
+            return
+        self._read(c)
+
+    def _refuse(self, c: _Connection, line: str) -> None:
+        """Tells a refused peer why in one line, lets it read that, and drops it."""
+        c.finish(_text(REFUSE, line))
+        try:  # read what it still sends, briefly, so closing does not reset the connection and lose the line
+            c.sock.settimeout(0.5)
+            total = 0
+            while total < MAX_FRAME:
+                b = c.sock.recv(8192)
+                if not b:
+                    break
+                total += len(b)
+        except OSError:
+            pass
+        self._drop(c.sock)
+
+    def _drop(self, s: socket.socket) -> None:
+        with self._lock:
+            self._handshakes.pop(s, None)
+        _close(s)
+
+    def _member(self) -> None:
+        deadline = time.monotonic() + self._join_timeout
+        timeout = _seconds(self._join_timeout)
+        backoff = 0.02
+        last: str | None = None
+        host, port = self._address
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RendezvousError(f"rank 0 at {self.address} did not answer within {timeout}"
+                                      + (f" ({last})" if last else ""))
+            kept = False
+            s = None
+            try:
+                s = socket.create_connection((host, port), timeout=left)
+                s.settimeout(max(0.001, deadline - time.monotonic()))
+                c = _Connection(s)
+                c.send(_preamble())
+                try:
+                    major, minor = _read_preamble(s)
+                except _ProtocolError as e:
+                    raise RendezvousError(f"rank 0 at {self.address}: {e}") from None
+                if major != MAJOR:
+                    raise RendezvousError(f"rank 0 at {self.address} speaks rendezvous protocol {major}.{minor},"
+                                          f" rank {self.rank} speaks {MAJOR}.{MINOR}")
+                server_nonce = self._expect(s, CHALLENGE, NONCE_BYTES)
+                client_nonce = secrets.token_bytes(NONCE_BYTES)
+                mac = _join_mac(self._secret, server_nonce, self.rank, self.size, self._nccl, client_nonce)
+                c.send(_frame(JOIN, struct.pack(">iii", self.rank, self.size, self._nccl) + client_nonce + mac))
+                proof = self._expect(s, WELCOME, MAC_BYTES)
+                if not hmac.compare_digest(proof, _welcome_mac(self._secret, client_nonce, server_nonce)):
+                    raise RendezvousError(f"rank 0 at {self.address} does not know the secret")
+                payload = self._await_start(s, timeout)
+                if len(payload) > MAX_PAYLOAD:
+                    raise RendezvousError(f"rank 0 at {self.address} sent a payload of {len(payload)} bytes, over"
+                                          f" the limit of {MAX_PAYLOAD}")
+                s.settimeout(None)
+                with self._lock:
+                    self.payload = payload
+                    self._started = True
+                    c.rank = 0
+                    self._peers[0] = c
+                    self._watch.watch(0, time.monotonic())
+                kept = True
+                self._start_threads()
+                return
+            except socket.timeout:
+                raise RendezvousError(f"rank 0 at {self.address} did not answer within {timeout}") from None
+            except RendezvousError:
+                raise
+            except EOFError:
+                last = "it closed the connection"
+            except OSError as e:
+                last = e.strerror or str(e)
+            finally:
+                if not kept and s is not None:
+                    s.close()
+            # rank 0 may start later than this rank: try again, a little later each time
+            time.sleep(min(backoff, max(0.001, deadline - time.monotonic())))
+            backoff = min(0.5, backoff * 2)
+
+    def _expect(self, s: socket.socket, kind: int, length: int) -> bytes:
+        try:
+            got, body = _read_frame(s)
+        except _ProtocolError as e:
+            raise RendezvousError(f"rank 0 at {self.address}: {e}") from None
+        if got == REFUSE:
+            raise RendezvousError(body.decode("utf-8", "replace"))
+        if got != kind or len(body) != length:
+            raise RendezvousError(f"rank 0 at {self.address} sent frame type {got} of {len(body)} bytes where type"
+                                  f" {kind} belongs")
+        return body
+
+    def _await_start(self, s: socket.socket, timeout: str) -> bytes:
+        """Waits for START; a REFUSE or a FAULT (a rank died meanwhile) ends the join with its line."""
+        while True:
+            try:
+                kind, body = _read_frame(s)
+            except socket.timeout:
+                raise RendezvousError(f"rank 0 at {self.address} did not start the group of {self.size} ranks"
+                                      f" within {timeout}") from None
+            except _ProtocolError as e:
+                raise RendezvousError(f"rank 0 at {self.address}: {e}") from None
+            if kind == START:
+                return body
+            if kind == REFUSE:
+                raise RendezvousError(body.decode("utf-8", "replace"))
+            if kind == FAULT:
+                f = _parse_fault(body)
+                raise RendezvousError(f"rendezvous on {self.address}: {f.message}", f)
+
+    # ------------------------------------------------------------------------------------------------- running
+
+    def _start_threads(self) -> None:
+        with self._lock:
+            self._start_thread("faults", self._notify_listeners)
+            self._start_thread("heartbeat", self._tick)
+            if self.rank != 0:
+                self._start_thread("reader", self._read, self._peers[0])
+
+    def _start_thread(self, role: str, target, *args) -> None:
+        t = threading.Thread(target=target, args=args, name=f"cudaipc4j-rendezvous-{self.rank}-{role}", daemon=True)
+        with self._lock:
+            self._threads.append(t)
+        t.start()
+
+    def _read(self, c: _Connection) -> None:
+        error: BaseException | None = None
+        try:
+            while True:
+                frame = _read_frame(c.sock, allow_end=True)
+                if frame is None:
+                    break
+                self._on_frame(c, *frame)
+        except (OSError, EOFError) as e:
+            error = e
+        self._ended(c, error)
+
+    def _on_frame(self, c: _Connection, kind: int, body: bytes) -> None:
+        with self._lock:
+            self._watch.heard(c.rank, time.monotonic())
+        if kind == GOODBYE:
+            c.said_goodbye = True
+            c.finish(None)
+            left = None
+            with self._lock:
+                self._watch.forget(c.rank)
+                if self.rank != 0 and not self._closing:
+                    left = Fault(0, "LEFT", f"rank 0 left the group before rank {self.rank} closed")
+                self._lock.notify_all()
+            if left is not None:
+                self._raise(left)
+        elif kind == FAULT:
+            if self.rank != 0:
+                self._raise(_parse_fault(body))
+        elif kind == BARRIER:
+            if len(body) != 4:
+                raise _ProtocolError(f"BARRIER frame of {len(body)} bytes")
+            (gen,) = struct.unpack(">i", body)
+            with self._lock:
+                if self.rank == 0:
+                    self._arrivals.setdefault(gen, set()).add(c.rank)
+                    self._maybe_release(gen)
+                else:
+                    self._released = max(self._released, gen)
+                    self._lock.notify_all()
+        # HEARTBEAT, and frame types of later minor versions: only proof of life
+
+    def _maybe_release(self, gen: int) -> None:
+        """Rank 0, under the lock: releases barrier ``gen`` once rank 0 and every other rank reached it."""
+        if self._host_entered >= gen and len(self._arrivals.get(gen, ())) == self.size - 1:
+            self._arrivals.pop(gen, None)
+            self._released = max(self._released, gen)
+            frame = _frame(BARRIER, struct.pack(">i", gen))
+            for c in self._peers.values():
+                c.send(frame)
+            self._lock.notify_all()
+
+    def _ended(self, c: _Connection, error: BaseException | None) -> None:
+        with self._lock:
+            c.ended = True
+            self._lock.notify_all()
+            if self.rank == 0 and not self._all_arrived:
+                if self._peers.get(c.rank) is c:  # joined, then left before all arrived: its place is free again
+                    del self._peers[c.rank]
+                c.close()
+                return
+            if c.said_goodbye or self._closing:
+                return
+            if error is None:
+                why = "its connection closed without a goodbye"
+            elif isinstance(error, _ProtocolError):
+                why = f"it broke the protocol: {error}"
+            elif isinstance(error, EOFError):
+                why = "its connection closed in the middle of a frame"
+            else:
+                why = f"its connection broke ({error.strerror or error})"
+            died = Fault(c.rank, "DIED", f"rank {c.rank} died: {why}")
+        self._raise(died)
+
+    def _raise(self, f: Fault) -> None:
+        """Records a fault; rank 0 relays it to every other rank. Each rank's fault counts once."""
+        relay: list[_Connection] = []
+        with self._lock:
+            about = self._peers.get(f.rank)
+            if about is not None and about.rank == f.rank:
+                if about.faulted and self.rank == 0:
+                    return
+                about.faulted = True
+            self._watch.forget(f.rank)
+            if self._fault is None:
+                self._fault = f
+                for listener in self._listeners:
+                    self._notify(listener, f)
+            self._lock.notify_all()
+            if self.rank == 0:
+                relay = [c for c in self._peers.values() if not c.faulted and not c.said_goodbye]
+        frame = _fault_frame(f)
+        for c in relay:
+            c.send(frame)
+
+    def _tick(self) -> None:
+        """Sends heartbeats and checks silences every interval until the group closes."""
+        nxt = time.monotonic()
+        while True:
+            with self._lock:
+                nxt += self._interval
+                while not self._ticker_stop and nxt - time.monotonic() > 0:
+                    self._lock.wait(nxt - time.monotonic())
+                if self._ticker_stop:
+                    return
+                to = [c for c in self._peers.values() if not c.faulted]
+            if not self._silent:
+                beat = _frame(HEARTBEAT)
+                for c in to:
+                    c.send(beat)
+            with self._lock:
+                over = [] if self._closing else self._watch.overdue(time.monotonic())
+            for rank, silent in over:
+                self._raise(Fault(rank, "HUNG", f"rank {rank} hung: silent for {silent:.1f} s"))
+
+    def _notify(self, listener, f: Fault) -> None:
+        with self._notices_cv:
+            self._notices.append((listener, f))
+            self._notices_cv.notify_all()
+
+    def _notify_listeners(self) -> None:
+        while True:
+            with self._notices_cv:
+                while not self._notices:
+                    self._notices_cv.wait()
+                item = self._notices.pop(0)
+            if item is None:
+                return
+            listener, f = item
+            try:
+                listener(f)
+            except Exception as e:  # noqa: BLE001 - a listener's failure must not end the watch
+                print(f"cudaipc4j: a fault listener of rank {self.rank} failed: {e!r}", file=sys.stderr)
+
+    def _missing(self, present) -> list[int]:
+        return [r for r in range(1, self.size) if r not in present]
+
+
+def join(rank: int, size: int, address: tuple[str, int], *, secret: bytes = b"", nccl_version: int = 0,
+         payload: bytes | Callable[[], bytes] | None = None, join_timeout: float = DEFAULT_JOIN_TIMEOUT,
+         handshake_timeout: float = DEFAULT_HANDSHAKE_TIMEOUT, heartbeat_interval: float | None = None,
+         silence_limit: float | None = None,
+         on_bound: Callable[[tuple[str, int]], None] | None = None) -> RankGroup:
+    """Joins the group: rank 0 binds ``address`` and waits for the others, who connect and wait for its payload.
+
+    ``secret`` is proved, never sent (HMAC-SHA256). ``nccl_version`` as ``ncclGetVersion`` reports it; a rank whose
+    version differs from rank 0's ends the whole rendezvous. ``payload`` (rank 0: bytes, or a callable called once
+    all ranks arrived) is at most 4096 bytes. ``silence_limit`` defaults to CUDAIPC4J_HEARTBEAT_TIMEOUT, else 3 s;
+    ``heartbeat_interval`` to 0.5 s or half the limit when that is shorter. ``on_bound`` (rank 0) receives the
+    bound address, useful with port 0. Raises :class:`RendezvousError` with one line naming what went wrong.
+    """
+    if size < 1:
+        raise ValueError(f"size must be at least 1: {size}")
+    if not 0 <= rank < size:
+        raise ValueError(f"rank {rank} is out of range for {size} ranks")
+    if rank == 0 and payload is None:
+        raise ValueError("rank 0 needs the payload to hand out")
+    limit = silence_limit if silence_limit is not None else silence_limit_from(os.environ.get(SILENCE_LIMIT_VARIABLE))
+    interval = heartbeat_interval if heartbeat_interval is not None else min(DEFAULT_HEARTBEAT_INTERVAL, limit / 2)
+    for name, value in (("join_timeout", join_timeout), ("handshake_timeout", handshake_timeout),
+                        ("heartbeat_interval", interval), ("silence_limit", limit)):
+        if not value > 0:
+            raise ValueError(f"{name} must be positive: {value}")
+    if limit <= interval:
+        raise ValueError(f"silence limit {_seconds(limit)} must be longer than the heartbeat interval"
+                         f" {_seconds(interval)}")
+    g = RankGroup(rank, size, (address[0], int(address[1])), secret, nccl_version, payload, join_timeout,
+                  handshake_timeout, interval, limit, on_bound)
+    ok = False
+    try:
+        if rank == 0:
+            g._host()
+        else:
+            g._member()
+        ok = True
+        return g
+    finally:
+        if not ok:
+            g._shut_down()
