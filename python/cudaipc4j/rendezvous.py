@@ -23,7 +23,7 @@ import time
 from decimal import Decimal, InvalidOperation
 from typing import Callable, NamedTuple
 
-__all__ = ["Fault", "RankGroup", "RendezvousError", "join", "nccl_version_text", "silence_limit_from",
+__all__ = ["Fault", "RankGroup", "RendezvousError", "join", "join_launched", "nccl_version_text", "silence_limit_from",
            "SILENCE_LIMIT_VARIABLE"]
 
 MAGIC = b"C4J-RDZV"
@@ -98,6 +98,11 @@ def _seconds(s: float) -> str:
     if millis % 1000 == 0:
         return f"{millis // 1000} s"
     return f"{s:.1f} s"
+
+
+def _where(host: str, port: int) -> str:
+    """host:port, an IPv6 address in brackets."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _ranks(ranks: list[int]) -> str:
@@ -267,7 +272,7 @@ class RankGroup:
         self._interval = heartbeat_interval
         self._limit = silence_limit
         self._on_bound = on_bound
-        self.address = f"{address[0]}:{address[1]}"
+        self.address = _where(address[0], address[1])
         self.payload = b""
         self._lock = threading.Condition()
         self._close_lock = threading.Lock()
@@ -437,7 +442,7 @@ class RankGroup:
             self._server = server
             self._wake_r, self._wake_w = socket.socketpair()
             bound = server.getsockname()
-            self.address = f"{host}:{bound[1]}"
+            self.address = _where(host, bound[1])
             if self._on_bound is not None:
                 self._on_bound((bound[0], bound[1]))
             self._accept_all(deadline)
@@ -880,3 +885,10 @@ def join(rank: int, size: int, address: tuple[str, int], *, secret: bytes = b"",
     finally:
         if not ok:
             g._shut_down()
+
+
+def join_launched(launch, **options) -> RankGroup:
+    """:func:`join` as this process's launcher started it: rank, size, address and secret from ``launch`` (a
+    :class:`cudaipc4j.launch.LaunchEnvironment`, e.g. ``from_environ()``); its errors when it gives no address."""
+    at = launch.require_rendezvous()
+    return join(launch.rank, launch.size, (at.host, at.port), secret=launch.require_secret(), **options)

@@ -284,6 +284,23 @@ def test_a_group_of_one_is_rank_zero_alone():
         assert g.fault() is None
 
 
+def test_the_launcher_gives_rank_size_address_and_secret(ranks):
+    from cudaipc4j import launch
+    port = ranks.host(2)
+    env = launch.detect({"CUDAIPC4J_RANK": "1", "CUDAIPC4J_WORLD_SIZE": "2", "CUDAIPC4J_RENDEZVOUS": f"127.0.0.1:{port}",
+                         "CUDAIPC4J_RENDEZVOUS_SECRET": SECRET.decode()})
+    g = rdzv.join_launched(env, nccl_version=NCCL, heartbeat_interval=0.1, silence_limit=1.0)
+    ranks.futures.append(_done(g))
+    assert (g.rank, g.size, g.payload) == (1, 2, ID)
+    assert rdzv._where("fd00::1", 29400) == "[fd00::1]:29400"
+
+
+def _done(value) -> Future:
+    f: Future = Future()
+    f.set_result(value)
+    return f
+
+
 def test_versions_are_written_as_nccl_writes_them():
     assert rdzv.nccl_version_text(22809) == "2.28.9"
     assert rdzv.nccl_version_text(21903) == "2.19.3"

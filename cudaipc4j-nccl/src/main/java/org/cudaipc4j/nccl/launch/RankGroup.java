@@ -296,7 +296,7 @@ public final class RankGroup implements AutoCloseable {
                 synchronized (lock) {
                     server = s;
                 }
-                where = options.address().getHostString() + ":" + s.getLocalPort();
+                where = Wire.where(options.address().getHostString(), s.getLocalPort());
                 options.onBound().accept((InetSocketAddress) s.getLocalSocketAddress());
             } catch (IOException e) {
                 throw new RendezvousException("rendezvous on " + where + ": cannot listen there: " + e.getMessage(),

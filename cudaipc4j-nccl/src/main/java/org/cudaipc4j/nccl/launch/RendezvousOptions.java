@@ -95,6 +95,21 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
     }
 
     /**
+     * A builder for this process as its launcher started it: its rank and size, the rendezvous address and the
+     * shared secret from {@code launch}.
+     *
+     * @param launch the launcher's environment ({@link LaunchEnvironment#fromSystem()})
+     * @return a builder as {@link #builder(int, int, InetSocketAddress)} gives, with the secret set
+     * @throws LaunchEnvironmentException when the environment gives no rendezvous address (one line naming the
+     *     variable to set)
+     */
+    public static Builder builder(LaunchEnvironment launch) {
+        HostPort at = launch.requireRendezvous();
+        return new Builder(launch.rank(), launch.size(), InetSocketAddress.createUnresolved(at.host(), at.port()))
+                .secret(launch.requireSecret());
+    }
+
+    /**
      * The silence limit that {@code value}, the text of {@value #SILENCE_LIMIT_VARIABLE}, sets.
      *
      * @param value seconds, such as {@code 3} or {@code 1.5}; null or blank for the default

@@ -208,8 +208,13 @@ final class Wire {
         return code / 10000 + "." + code % 10000 / 100 + "." + code % 100;
     }
 
+    /** {@code host:port}, an IPv6 address in brackets. */
     static String where(InetSocketAddress a) {
-        return a.getHostString() + ":" + a.getPort();
+        return where(a.getHostString(), a.getPort());
+    }
+
+    static String where(String host, int port) {
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     }
 
     static String hex(byte[] b) {

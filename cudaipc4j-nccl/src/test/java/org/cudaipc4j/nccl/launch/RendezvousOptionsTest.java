@@ -50,6 +50,20 @@ class RendezvousOptionsTest {
     }
 
     @Test
+    void theLauncherGivesRankSizeAddressAndSecret() {
+        LaunchEnvironment launch = LaunchEnvironment.detect(java.util.Map.of("CUDAIPC4J_RANK", "1",
+                "CUDAIPC4J_WORLD_SIZE", "3", "CUDAIPC4J_RENDEZVOUS", "[fd00::1]:29400",
+                "CUDAIPC4J_RENDEZVOUS_SECRET", "abc"));
+        RendezvousOptions o = RendezvousOptions.builder(launch).silenceLimit(Duration.ofSeconds(3)).build();
+        assertEquals(1, o.rank());
+        assertEquals(3, o.size());
+        assertEquals("fd00::1", o.address().getHostString());
+        assertEquals(29400, o.address().getPort());
+        assertEquals("[fd00::1]:29400", Wire.where(o.address()));
+        assertEquals("abc", new String(o.secret(), java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Test
     void theSecretIsCopied() {
         byte[] secret = {1, 2, 3};
         RendezvousOptions o = RendezvousOptions.builder(1, 2, AT).secret(secret).silenceLimit(Duration.ofSeconds(3))
