@@ -100,7 +100,19 @@ def raw_join(port, rank, size, nccl=NCCL, secret=SECRET, keep=False):
     return body.decode() if kind == rdzv.REFUSE else ""
 
 
+def open_sockets() -> int:
+    import os
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+        except OSError:
+            pass  # closed while listed
+    return count
+
+
 def test_every_rank_gets_the_payload_meets_at_barriers_and_closes_without_faults(ranks):
+    sockets_before = open_sockets()
     groups = ranks.group(4)
     assert all(g.payload == ID for g in groups)
     for _ in range(3):
@@ -118,6 +130,7 @@ def test_every_rank_gets_the_payload_meets_at_barriers_and_closes_without_faults
         assert all(f.done() and f.result() for f in done)
     ranks.close()
     assert [g.fault() for g in groups] == [None] * 4
+    assert open_sockets() == sockets_before
 
 
 def test_ranks_started_before_rank_zero_wait_for_it(ranks):
