@@ -83,12 +83,12 @@ public final class RankGroup implements AutoCloseable {
         this.where = Wire.where(options.address());
     }
 
-    /** This rank. @return the rank */
+    /** {@return this rank} */
     public int rank() {
         return rank;
     }
 
-    /** The number of ranks. @return the size */
+    /** {@return the number of ranks} */
     public int size() {
         return size;
     }
