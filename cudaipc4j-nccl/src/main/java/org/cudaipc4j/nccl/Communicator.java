@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.ForeignResource;
@@ -70,6 +71,18 @@ public final class Communicator extends ForeignResource {
      */
     public static Communicator create(Context context, Nccl nccl, UniqueId id, int rank, int size,
                                       CommunicatorOptions options) {
+        return create(context, nccl, id, rank, size, options, Optional::empty);
+    }
+
+    /**
+     * As {@link #create(Context, Nccl, UniqueId, int, int, CommunicatorOptions)}, giving up early (aborting what
+     * NCCL made so far) once {@code stop} returns a reason, such as a peer's fault that the rendezvous saw: a rank
+     * that died while the others joined would otherwise keep them waiting for the whole timeout.
+     *
+     * @throws CommunicatorAbortedException with the reason when {@code stop} gave one
+     */
+    public static Communicator create(Context context, Nccl nccl, UniqueId id, int rank, int size,
+                                      CommunicatorOptions options, Supplier<Optional<String>> stop) {
         if (size < 1 || rank < 0 || rank >= size) {
             throw new IllegalArgumentException("rank " + rank + " of " + size + " is not a rank of a communicator");
         }
@@ -84,7 +97,7 @@ public final class Communicator extends ForeignResource {
             MemorySegment comm = out.get(ADDRESS, 0);
             String what = "rank " + rank + " of " + size;
             return adopt(context, nccl, comm, arena, options.timeout(), NcclFunction.ncclCommInitRankConfig, r,
-                    what);
+                    what, stop);
         } catch (RuntimeException e) {
             arena.close();
             throw e;
@@ -93,7 +106,8 @@ public final class Communicator extends ForeignResource {
 
     /** Waits for a communicator NCCL started making, then hands it to its context; aborts it on any failure. */
     private static Communicator adopt(Context context, Nccl nccl, MemorySegment comm, Arena arena,
-                                      Duration timeout, NcclFunction made, int result, String what) {
+                                      Duration timeout, NcclFunction made, int result, String what,
+                                      Supplier<Optional<String>> stop) {
         if (result != NcclResult.SUCCESS.code() && result != NcclResult.IN_PROGRESS.code()) {
             NcclException failure = nccl.failure(made, result, comm);
             abortQuietly(nccl, comm, failure);
@@ -110,6 +124,13 @@ public final class Communicator extends ForeignResource {
                 NcclException failure = nccl.failure(made, state, comm);
                 abortQuietly(nccl, comm, failure);
                 throw failure;
+            }
+            Optional<String> reason = stop.get();
+            if (reason.isPresent()) {
+                CommunicatorAbortedException stopped = new CommunicatorAbortedException(made.name() + " as " + what
+                        + " stopped: " + reason.get());
+                abortQuietly(nccl, comm, stopped);
+                throw stopped;
             }
             if (System.nanoTime() - deadline > 0) {
                 CommunicatorAbortedException late = new CommunicatorAbortedException(made.name() + " as " + what
@@ -215,7 +236,8 @@ public final class Communicator extends ForeignResource {
                 return Optional.empty();
             }
             return Optional.of(adopt(context, nccl, child, childArena, options.timeout(),
-                    NcclFunction.ncclCommSplit, NcclResult.SUCCESS.code(), "color " + color + " key " + key));
+                    NcclFunction.ncclCommSplit, NcclResult.SUCCESS.code(), "color " + color + " key " + key,
+                    Optional::empty));
         } catch (RuntimeException e) {
             childArena.close();
             throw e;
