@@ -40,7 +40,22 @@ final class DevicesCommand implements Callable<Integer> {
     record PathReport(boolean supported, String reason) {}
 
     /** All devices; {@code peerAccess[i][j]}: device i can access device j (null on the diagonal). */
-    record Report(String driverVersion, List<DeviceReport> devices, List<List<Boolean>> peerAccess) {}
+    record Report(String driverVersion, NcclReport nccl, List<DeviceReport> devices, List<List<Boolean>> peerAccess) {}
+
+    /**
+     * The NCCL that {@code --transport nccl} would load ({@code CUDAIPC4J_NCCL_LIBRARY}, else {@code libnccl.so.2}):
+     * its version and file, or why it cannot be used ({@code version} null then).
+     */
+    record NcclReport(String version, String library, String reason) {
+        static NcclReport probe() {
+            try {
+                org.cudaipc4j.nccl.Nccl nccl = org.cudaipc4j.nccl.Nccl.load();
+                return new NcclReport(nccl.version().toString(), nccl.library(), null);
+            } catch (org.cudaipc4j.nccl.NcclUnavailableException e) {
+                return new NcclReport(null, null, e.getMessage());
+            }
+        }
+    }
 
     /** What {@code --json} prints when no device can be listed (exit code 2 all the same). */
     record Unavailable(boolean available, String reason, List<DeviceReport> devices) {}
@@ -95,12 +110,15 @@ final class DevicesCommand implements Callable<Integer> {
             }
             peers.add(row);
         }
-        return new Report(Cuda.driverVersionString(), List.copyOf(rows), List.copyOf(peers));
+        return new Report(Cuda.driverVersionString(), NcclReport.probe(), List.copyOf(rows), List.copyOf(peers));
     }
 
     private static void printText(Report report, PrintWriter out) {
         int n = report.devices().size();
         out.printf("CUDA driver %s, %d device%s%n", report.driverVersion(), n, n == 1 ? "" : "s");
+        NcclReport nccl = report.nccl();
+        out.println(nccl.version() != null ? "NCCL " + nccl.version() + " (" + nccl.library() + ")"
+                : "NCCL: none (" + nccl.reason() + ")");
         for (DeviceReport d : report.devices()) {
             out.printf("%nDevice %d: %s%n", d.ordinal(), d.name());
             out.printf("  PCI bus id          %s%n", d.pciBusId());

@@ -33,6 +33,9 @@ public final class Main {
         // (picocli's reflection over the commands is the largest part of this JVM's start-up). Anything else, a
         // value options() refuses included, goes to picocli, which reports it.
         RootCommand quick = RootCommand.withoutPicocli(args);
+        if (quick != null && quick.transport != null && !quick.transport.equals("ipc")) {
+            quick = null; // --transport nccl (or a wrong value) goes through picocli
+        }
         SimpleIpcOptions options = quick == null ? null : quick.optionsOrNull();
         if (options != null) {
             try {

@@ -11,6 +11,8 @@ import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.tool.kernels.BuiltinKernels;
+import org.cudaipc4j.tool.nccl.NcclRun;
+import org.cudaipc4j.tool.nccl.NcclRunOptions;
 import org.cudaipc4j.tool.simpleipc.IpcMode;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
 import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions.BackendKind;
@@ -102,6 +104,12 @@ final class RootCommand implements Callable<Integer> {
                     + " or events (the sample's interprocess events). Default: ${DEFAULT-VALUE}.")
     String sync = "counters";
 
+    @Option(names = "--transport", paramLabel = "ipc|nccl",
+            description = "ipc: the processes share buffers by CUDA IPC on one machine; nccl: one rank per process"
+                    + " (started by torchrun, mpirun or srun, or by the tool without one), parts sent by NCCL, across"
+                    + " machines too. Default: ${DEFAULT-VALUE}.")
+    String transport = "ipc";
+
     @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")
     boolean json;
 
@@ -125,6 +133,7 @@ final class RootCommand implements Callable<Integer> {
             Map.entry("--verify", (c, v) -> c.verify = v),
             Map.entry("--ipc", (c, v) -> c.ipc = v),
             Map.entry("--sync", (c, v) -> c.sync = v),
+            Map.entry("--transport", (c, v) -> c.transport = v),
             Map.entry("--inject-corruption", (c, v) -> c.corruptProcess = plainInt(v)));
     /** The names of {@link #VALUE_OPTIONS}. */
     static Set<String> valueOptionNames() {
@@ -182,7 +191,63 @@ final class RootCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (usesNccl()) {
+            return switch (NcclRun.run(ncclOptions(), Main.class.getName(), System.out, System.err)) {
+                case PASSED -> ExitCodes.OK;
+                case FAILED -> ExitCodes.FAILURE;
+                case WAIVED -> ExitCodes.WAIVED;
+                case USAGE -> ExitCodes.USAGE;
+            };
+        }
         return new SimpleIpcParent(options()).run();
+    }
+
+    /** True for {@code --transport nccl}. @throws ParameterException for a transport that does not exist */
+    boolean usesNccl() {
+        return switch (transport.toLowerCase(Locale.ROOT)) {
+            case "ipc" -> false;
+            case "nccl" -> true;
+            default -> throw usage("--transport must be ipc or nccl, got '" + transport + "'");
+        };
+    }
+
+    /**
+     * The options of {@code --transport nccl}: the shared ones checked as for IPC; those that only mean something
+     * for IPC are refused when they differ from their defaults.
+     */
+    NcclRunOptions ncclOptions() {
+        SimpleIpcOptions shared = options();
+        List<String> ipcOnly = new java.util.ArrayList<>();
+        if (!ipc.equalsIgnoreCase("legacy")) {
+            ipcOnly.add("--ipc");
+        }
+        if (!sync.equalsIgnoreCase("counters")) {
+            ipcOnly.add("--sync");
+        }
+        if (!backend.equalsIgnoreCase("auto") && !backend.equalsIgnoreCase("cuda")) {
+            ipcOnly.add("--backend " + backend);
+        }
+        if (simulatedDevices != null) {
+            ipcOnly.add("--sim-devices");
+        }
+        if (!kernel.equalsIgnoreCase("vec16")) {
+            ipcOnly.add("--kernel");
+        }
+        if (!verify.equalsIgnoreCase("device")) {
+            ipcOnly.add("--verify");
+        }
+        if (json) {
+            ipcOnly.add("--json");
+        }
+        if (corruptProcess >= 0) {
+            ipcOnly.add("--inject-corruption");
+        }
+        if (!ipcOnly.isEmpty()) {
+            throw usage(String.join(", ", ipcOnly) + (ipcOnly.size() == 1 ? " is" : " are")
+                    + " for --transport ipc, not nccl");
+        }
+        return new NcclRunOptions(shared.bytes(), shared.rounds(), shared.timeout(), shared.devices(),
+                shared.procsPerDevice());
     }
 
     /**
