@@ -460,6 +460,9 @@ class RankGroup:
             if self._server is not None:
                 self._server.close()
                 self._server = None
+            for s in list(self._handshakes):  # strangers still talking: the rendezvous is over
+                _close(s)
+            self._handshakes.clear()
             now = time.monotonic()
             for c in self._peers.values():
                 c.send(_frame(START, self.payload))

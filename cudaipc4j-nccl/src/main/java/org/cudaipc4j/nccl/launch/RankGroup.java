@@ -316,6 +316,8 @@ public final class RankGroup implements AutoCloseable {
             payload = bytes.clone();
             started = true;
             closeServer();
+            handshakes.keySet().forEach(RankGroup::closeQuietly); // strangers still talking: the rendezvous is over
+            handshakes.clear();
             long now = System.nanoTime();
             for (Connection c : peers.values()) {
                 c.send(Wire.frame(Wire.START, payload));

@@ -50,6 +50,7 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
         Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
         Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
         Objects.requireNonNull(silenceLimit, "silenceLimit");
+        Objects.requireNonNull(onBound, "onBound");
         secret = Objects.requireNonNull(secret, "secret").clone();
         if (size < 1) {
             throw new IllegalArgumentException("size must be at least 1: " + size);
