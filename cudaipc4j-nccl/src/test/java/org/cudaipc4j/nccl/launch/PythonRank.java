@@ -146,6 +146,19 @@ final class PythonRank implements AutoCloseable {
         }
     }
 
+    /** Kills the process, stopped or not, if it still runs, and waits for it to end. */
+    void kill() {
+        process.destroyForcibly(); // SIGKILL ends a stopped process too
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                fail("the rank did not end within 30 s of SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     /** Waits for the exit; returns its code. */
     int exitCode(Duration timeout) {
         try {

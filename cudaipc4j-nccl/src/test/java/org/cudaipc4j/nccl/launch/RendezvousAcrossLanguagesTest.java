@@ -149,7 +149,7 @@ class RendezvousAcrossLanguagesTest {
                 assertEquals(0, f.rank());
                 assertEquals(kind, f.kind());
             }
-            zero.close(); // before the Java ranks close: a stopped rank 0 would hold their goodbyes
+            zero.kill(); // before the Java ranks close: a stopped rank 0 would hold their goodbyes
         }
     }
 
