@@ -16,10 +16,14 @@ cp="cudaipc4j-tool/target/classes:$(ls cudaipc4j-*/target/classes -d | tr '\n' :
 
 # ranks IMPL OP SIZES OPS REPEATS NRANKS: one run of NRANKS processes, torchrun-style.
 ranks() {
-  local impl=$1 op=$2 sizes=$3 ops=$4 repeats=$5 n=$6 port pids=() r rc=0
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  local impl=$1 op=$2 sizes=$3 ops=$4 repeats=$5 n=$6 port rdzv pids=() r rc=0
+  read -r port rdzv < <(python3 -c 'import socket
+a, b = socket.socket(), socket.socket()
+a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
+print(a.getsockname()[1], b.getsockname()[1])')
   for ((r = 0; r < n; r++)); do
     local env=(RANK=$r WORLD_SIZE=$n LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$port
+      CUDAIPC4J_RENDEZVOUS=127.0.0.1:$rdzv
       NCCL_HOSTID=bench-host-$r NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1
       CUDAIPC4J_NCCL_LIBRARY=$lib)
     if [ "$impl" = java ]; then

@@ -12,8 +12,8 @@ import java.util.function.Supplier;
 /**
  * Ends a rank fast when its communicator cannot go on. A platform thread polls, every period, the communicator's
  * asynchronous error and a source of peer faults (the rendezvous's heartbeat: a rank that died, was stopped or
- * hangs); on the first of either it aborts the communicator (so every wait on it throws
- * {@link CommunicatorAbortedException}) and hands one line naming the rank and what happened to its action, once.
+ * hangs); on the first of either it hands one line naming the rank and what happened to its action, once, and
+ * aborts the communicator (so every wait on it throws {@link CommunicatorAbortedException}).
  *
  * <p>NCCL alone notices a dead peer only where it talks to it directly, and never a stopped one; the heartbeat
  * covers the rest. {@link #exitProcess(PrintStream, Duration)} is the action of a rank program: print the line,
@@ -46,7 +46,8 @@ public final class Watchdog implements AutoCloseable {
      *
      * @param peerFaults a one-line description of a peer's fault once there is one (empty while all are well)
      * @param period how often to poll
-     * @param action what to do with the line, after the abort; called once, on the watchdog's thread
+     * @param action what to do with the line; called once, on the watchdog's thread, before the abort of a peer's
+     *     fault (after it for an error NCCL reported, which aborts as it is found)
      */
     public static Watchdog start(Communicator communicator, Supplier<Optional<String>> peerFaults, Duration period,
                                  Consumer<String> action) {
@@ -93,9 +94,11 @@ public final class Watchdog implements AutoCloseable {
                 }
                 Optional<String> fault = peerFaults.get();
                 if (fault.isPresent()) {
+                    // The action first: an abort can take a while (NCCL waits for its own threads), and a rank
+                    // must end within a bounded time even then.
                     String line = "rank " + communicator.rank() + " ends: " + fault.get();
-                    communicator.abort(line);
                     fire(line);
+                    communicator.abort(line);
                     return;
                 }
                 Optional<NcclException> error = communicator.pollError();

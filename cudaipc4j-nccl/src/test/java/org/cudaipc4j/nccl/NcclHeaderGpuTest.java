@@ -111,8 +111,10 @@ class NcclHeaderGpuTest {
                 .append("return 0;}\n");
         Files.writeString(source, c);
         Path exe = work.resolve("config");
-        Process cc = new ProcessBuilder("cc", "-I", header().getParent().toString(), "-o", exe.toString(),
-                source.toString()).redirectErrorStream(true).start();
+        // nccl.h includes cuda_runtime.h: the toolkit's headers too
+        String cudaHome = System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda");
+        Process cc = new ProcessBuilder("cc", "-I", header().getParent().toString(), "-I", cudaHome + "/include",
+                "-o", exe.toString(), source.toString()).redirectErrorStream(true).start();
         String ccOut = new String(cc.getInputStream().readAllBytes());
         assertTrue(cc.waitFor(60, TimeUnit.SECONDS));
         assertEquals(0, cc.exitValue(), ccOut);

@@ -39,6 +39,29 @@ final class NcclRanks implements AutoCloseable {
         return cmd;
     }
 
+    /**
+     * A port P on 127.0.0.1 such that P and P + 1 were free a moment ago: torchrun's MASTER_PORT, whose successor
+     * the ranks' rendezvous takes.
+     */
+    static int freeLoopbackPortPair() {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            try (ServerSocket first = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                int p = first.getLocalPort();
+                if (p == 65535) {
+                    continue;
+                }
+                try (ServerSocket second = new ServerSocket(p + 1, 1, InetAddress.getLoopbackAddress())) {
+                    return p;
+                } catch (IOException taken) {
+                    // try another
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        throw new IllegalStateException("no two free consecutive ports on 127.0.0.1");
+    }
+
     static int freeLoopbackPort() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
@@ -55,7 +78,7 @@ final class NcclRanks implements AutoCloseable {
     static NcclRanks torchrunStyle(int size, Path logs, java.util.function.IntFunction<Map<String, String>> extra,
                                    String... args) throws IOException {
         NcclRanks ranks = new NcclRanks(logs);
-        int masterPort = freeLoopbackPort();
+        int masterPort = freeLoopbackPortPair();
         for (int r = 0; r < size; r++) {
             ProcessBuilder pb = new ProcessBuilder(toolCommand(args))
                     .redirectError(logs.resolve("rank" + r + ".err").toFile());

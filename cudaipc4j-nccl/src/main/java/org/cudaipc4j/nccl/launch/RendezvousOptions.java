@@ -34,8 +34,8 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
     public static final Duration DEFAULT_JOIN_TIMEOUT = Duration.ofSeconds(60);
     /** The handshake timeout unless set: 10 s. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
-    /** The heartbeat interval unless set: 500 ms, or half the silence limit when that is shorter. */
-    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(500);
+    /** The heartbeat interval unless set: 250 ms, or half the silence limit when that is shorter. */
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(250);
     /** The silence limit unless set here or by {@value #SILENCE_LIMIT_VARIABLE}: 3 s. */
     public static final Duration DEFAULT_SILENCE_LIMIT = Duration.ofSeconds(3);
 

@@ -26,12 +26,12 @@ class RendezvousOptionsTest {
     }
 
     @Test
-    void theIntervalDefaultsToHalfASecondOrHalfAShorterLimit() {
+    void theIntervalDefaultsToAQuarterSecondOrHalfAShorterLimit() {
         RendezvousOptions o = RendezvousOptions.builder(1, 2, AT).silenceLimit(Duration.ofSeconds(3)).build();
-        assertEquals(Duration.ofMillis(500), o.heartbeatInterval());
+        assertEquals(Duration.ofMillis(250), o.heartbeatInterval());
         assertEquals(Duration.ofSeconds(60), o.joinTimeout());
-        o = RendezvousOptions.builder(1, 2, AT).silenceLimit(Duration.ofMillis(600)).build();
-        assertEquals(Duration.ofMillis(300), o.heartbeatInterval());
+        o = RendezvousOptions.builder(1, 2, AT).silenceLimit(Duration.ofMillis(400)).build();
+        assertEquals(Duration.ofMillis(200), o.heartbeatInterval());
     }
 
     @Test

@@ -9,10 +9,13 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
-import org.cudaipc4j.coord.Deadline;
+import java.time.Duration;
 import org.cudaipc4j.coord.JvmCommand;
-import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.nccl.Nccl;
@@ -99,30 +102,94 @@ public final class NcclRun {
                 "--timeout", options.timeout().toMillis() + "ms",
                 "--devices", devices.stream().map(String::valueOf).collect(Collectors.joining(",")));
         List<String> base = JvmCommand.base();
-        List<List<String>> commands = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
-            List<String> command = new ArrayList<>(List.of("env", "CUDAIPC4J_RANK=" + r,
-                    "CUDAIPC4J_WORLD_SIZE=" + size, "CUDAIPC4J_LOCAL_RANK=" + r,
-                    "CUDAIPC4J_RENDEZVOUS=127.0.0.1:" + port));
-            if (size > devices.size()) {
-                command.add(NcclRotation.SEPARATE_HOSTS_ENV + "=1");
+        List<Process> ranks = new ArrayList<>();
+        try {
+            for (int r = 0; r < size; r++) {
+                ProcessBuilder pb = new ProcessBuilder(JvmCommand.from(base, List.of(), mainClass, rankArgs))
+                        .inheritIO();
+                Map<String, String> env = pb.environment();
+                env.put("CUDAIPC4J_RANK", Integer.toString(r));
+                env.put("CUDAIPC4J_WORLD_SIZE", Integer.toString(size));
+                env.put("CUDAIPC4J_LOCAL_RANK", Integer.toString(r));
+                env.put("CUDAIPC4J_RENDEZVOUS", "127.0.0.1:" + port);
+                env.put("CUDAIPC4J_RENDEZVOUS_SECRET", secret);
+                if (size > devices.size()) {
+                    env.put(NcclRotation.SEPARATE_HOSTS_ENV, "1");
+                }
+                ranks.add(pb.start());
             }
-            command.addAll(JvmCommand.from(base, List.of(), mainClass, rankArgs));
-            commands.add(command);
-        }
-        Supervisor.Options supervision = Supervisor.Options.defaults()
-                .withEnvironment(Map.of("CUDAIPC4J_RENDEZVOUS_SECRET", secret));
-        try (Supervisor supervisor = new Supervisor(size, supervision)) {
-            supervisor.start(commands);
-            Supervisor.Outcome outcome = supervisor.awaitAll(Deadline.after(options.timeout(), "--timeout"));
-            if (outcome.ok()) {
-                return Result.PASSED;
-            }
-            for (Supervisor.Failure f : outcome.failures()) {
-                err.println("cudaipc4j: Process " + f.index() + " failed (" + f.reason() + ")");
-            }
+            return awaitRanks(ranks, options.timeout(), err);
+        } catch (IOException e) {
+            err.println("cudaipc4j: cannot start rank " + ranks.size() + ": " + e.getMessage());
             return Result.FAILED;
+        } finally {
+            for (Process p : ranks) {
+                p.destroyForcibly();
+            }
         }
+    }
+
+    /** How long the other ranks get to end by their watchdogs once one failed, before they are killed. */
+    private static final Duration AFTER_FAILURE = Duration.ofSeconds(10);
+
+    /**
+     * Waits for every rank; reports each that failed. After the first failure the others get
+     * {@link #AFTER_FAILURE} to end (their watchdogs end them within seconds); after {@code timeout} they are killed.
+     */
+    private static Result awaitRanks(List<Process> ranks, Duration timeout, PrintStream err) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> failures = new ArrayList<>();
+        boolean[] reported = new boolean[ranks.size()];
+        try {
+            while (true) {
+                boolean running = false;
+                for (int r = 0; r < ranks.size(); r++) {
+                    Process p = ranks.get(r);
+                    if (p.isAlive()) {
+                        running = true;
+                    } else if (!reported[r]) {
+                        reported[r] = true;
+                        if (p.exitValue() != 0) {
+                            failures.add("Process " + r + " failed (" + describeExit(p.exitValue()) + ")");
+                            deadline = Math.min(deadline, System.nanoTime() + AFTER_FAILURE.toNanos());
+                        }
+                    }
+                }
+                if (!running) {
+                    break;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    for (int r = 0; r < ranks.size(); r++) {
+                        if (ranks.get(r).isAlive()) {
+                            failures.add("Process " + r + " failed (" + (failures.isEmpty() ? "still running at the"
+                                    + " --timeout of " + timeout.toSeconds() + " s" : "still running "
+                                    + AFTER_FAILURE.toSeconds() + " s after another failed") + "; killed)");
+                            ranks.get(r).destroyForcibly();
+                        }
+                    }
+                    break;
+                }
+                try {
+                    // Wake at the first exit of any rank, or at the deadline; the next round reads which.
+                    CompletableFuture.anyOf(ranks.stream().filter(Process::isAlive).map(Process::onExit)
+                            .toArray(CompletableFuture[]::new)).get(left, TimeUnit.NANOSECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    // read at the top of the loop
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failures.add("interrupted");
+        }
+        for (String f : failures) {
+            err.println("cudaipc4j: " + f);
+        }
+        return failures.isEmpty() ? Result.PASSED : Result.FAILED;
+    }
+
+    private static String describeExit(int code) {
+        return code > 128 ? "killed by signal " + (code - 128) : "exit code " + code;
     }
 
     /** A port on 127.0.0.1 that was free a moment ago, for rank 0 to bind. */
