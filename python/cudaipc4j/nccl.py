@@ -173,6 +173,7 @@ class Communicator:
         r = nccl.call("ncclCommInitRankConfig", ctypes.byref(comm), size, uid, rank, ctypes.byref(config))
         self._comm = comm.value
         self._aborted: str | None = None
+        self._abort_request: str | None = None
         if r not in (SUCCESS, IN_PROGRESS):
             err = nccl.error("ncclCommInitRankConfig", r, self._comm)
             self.abort(str(err))
@@ -184,9 +185,19 @@ class Communicator:
         r = self.nccl.call("ncclCommGetAsyncError", self._comm, ctypes.byref(state))
         return r if r != SUCCESS else state.value
 
+    def request_abort(self, reason: str) -> None:
+        """Asks the thread that waits on this communicator to abort it (NCCL allows no other call meanwhile)."""
+        self._abort_request = reason
+
+    def _check_request(self) -> None:
+        if self._abort_request:
+            self.abort(self._abort_request)
+            raise RuntimeError(f"communicator aborted: {self._abort_request}")
+
     def _wait_ready(self, call: str) -> None:
         deadline = time.monotonic() + self.timeout
         while True:
+            self._check_request()
             state = self.async_error()
             if state == SUCCESS:
                 return
@@ -226,6 +237,7 @@ class Communicator:
         """Polls ``done`` (a stream's query) and the communicator's error until done; aborts on error or deadline."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         while not done():
+            self._check_request()
             state = self.async_error()
             if state not in (SUCCESS, IN_PROGRESS):
                 err = self.nccl.error("ncclCommGetAsyncError", state, self._comm)
@@ -288,3 +300,54 @@ def broadcast_tensor(comm: Communicator, tensor: Any, root: int) -> None:
     comm.broadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.numel(), torch_dtype(tensor.dtype), root,
                    stream.cuda_stream)
     comm.wait(stream.query)
+
+
+class Rank:
+    """One rank joined through the rendezvous (``cudaipc4j.rendezvous``): its group, which watches the other ranks,
+    and its communicator. A peer's fault asks the communicator to abort (the next wait raises) and, with
+    ``exit_on_fault``, prints one line and ends the process with status 1 half a second later."""
+
+    def __init__(self, group: Any, communicator: Communicator) -> None:
+        self.group, self.communicator = group, communicator
+
+    def close(self) -> None:
+        try:
+            self.communicator.close()
+        finally:
+            self.group.close()
+
+    def __enter__(self) -> "Rank":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def join_launched(launch: Any = None, nccl: Nccl | None = None, timeout: float = 60.0, name: str | None = None,
+                  exit_on_fault: bool = True, **rendezvous_options: Any) -> Rank:
+    """Joins the job this process's launcher started (``cudaipc4j.launch.from_environ()`` unless given): the
+    rendezvous checks every rank's NCCL version against rank 0's, rank 0 makes the unique id and hands it out, and
+    every rank makes its communicator on the current CUDA device. Java ranks of cudaipc4j join the same way."""
+    import sys
+    import threading
+    from . import launch as launching
+    from . import rendezvous
+    lib = nccl or Nccl()
+    env = launch or launching.from_environ()
+    group = rendezvous.join_launched(env, nccl_version=lib.version, payload=lib.new_unique_id,
+                                     **rendezvous_options)
+    try:
+        comm = Communicator(lib, group.payload, group.rank, group.size, timeout=timeout, name=name)
+    except BaseException:
+        group.close()
+        raise
+
+    def on_fault(fault: Any) -> None:
+        line = f"rank {group.rank} ends: {fault.message}"
+        comm.request_abort(line)
+        if exit_on_fault:
+            print(f"cudaipc4j: watchdog: {line}", file=sys.stderr, flush=True)
+            threading.Timer(0.5, os._exit, (1,)).start()
+
+    group.on_fault(on_fault)
+    return Rank(group, comm)

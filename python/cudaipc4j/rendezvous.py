@@ -857,7 +857,7 @@ def join(rank: int, size: int, address: tuple[str, int], *, secret: bytes = b"",
     ``secret`` is proved, never sent (HMAC-SHA256). ``nccl_version`` as ``ncclGetVersion`` reports it; a rank whose
     version differs from rank 0's ends the whole rendezvous. ``payload`` (rank 0: bytes, or a callable called once
     all ranks arrived) is at most 4096 bytes. ``silence_limit`` defaults to CUDAIPC4J_HEARTBEAT_TIMEOUT, else 3 s;
-    ``heartbeat_interval`` to 0.5 s or half the limit when that is shorter. ``on_bound`` (rank 0) receives the
+    ``heartbeat_interval`` to 0.25 s or half the limit when that is shorter. ``on_bound`` (rank 0) receives the
     bound address, useful with port 0. Raises :class:`RendezvousError` with one line naming what went wrong.
     """
     if size < 1:

@@ -606,16 +606,26 @@ public final class Communicator extends ForeignResource {
         }
     }
 
-    /** Polls: spins for a few microseconds, then parks for growing periods up to a millisecond. */
+    /**
+     * Polls: spins for the first 100 microseconds (a non-blocking call usually finishes within tens of them, and a
+     * small operation's latency is made of such waits), then yields up to a millisecond, then parks for growing
+     * periods up to a millisecond.
+     */
     private static final class Backoff {
-        private int round;
+        private static final long SPIN_NANOS = 100_000;
+        private static final long YIELD_NANOS = 1_000_000;
+        private final long start = System.nanoTime();
+        private long park = 10_000;
 
         void pause() {
-            round++;
-            if (round < 200) {
+            long waited = System.nanoTime() - start;
+            if (waited < SPIN_NANOS) {
                 Thread.onSpinWait();
+            } else if (waited < YIELD_NANOS) {
+                Thread.yield();
             } else {
-                LockSupport.parkNanos(Math.min(1_000_000L, 10_000L * (round - 199)));
+                LockSupport.parkNanos(park);
+                park = Math.min(1_000_000L, park * 2);
             }
         }
     }

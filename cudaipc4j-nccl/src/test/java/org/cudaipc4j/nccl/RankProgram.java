@@ -28,6 +28,11 @@ public final class RankProgram {
     private RankProgram() {}
 
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("receive-launched")) {
+            receiveLaunched(Long.parseLong(args[1]));
+            System.out.println("ok closed");
+            return;
+        }
         String scenario = args[0];
         int rank = Integer.parseInt(args[1]);
         int size = Integer.parseInt(args[2]);
@@ -182,6 +187,21 @@ public final class RankProgram {
                 }
             }
             System.out.println("ok received " + 4 * ints);
+        }
+    }
+
+    /** As "receive", joined through the rendezvous its launcher's variables name (rank 0 may be a torch process). */
+    private static void receiveLaunched(long ints) throws Exception {
+        org.cudaipc4j.nccl.launch.LaunchEnvironment launch = org.cudaipc4j.nccl.launch.LaunchEnvironment.fromSystem();
+        Nccl nccl = Nccl.load();
+        try (Context context = Context.retainPrimary(Device.get(0));
+             NcclRank rank = NcclRank.join(context, nccl, org.cudaipc4j.nccl.launch.RendezvousOptions.builder(launch),
+                     CommunicatorOptions.DEFAULTS.withTimeout(Duration.ofSeconds(120)), Duration.ofMillis(100),
+                     line -> System.err.println("watchdog: " + line));
+             Stream stream = Stream.create(context, true)) {
+            System.out.println("ok joined rank " + rank.communicator().rank() + " of " + rank.communicator().size()
+                    + " on " + nccl);
+            receive(context, rank.communicator(), stream, ints);
         }
     }
 

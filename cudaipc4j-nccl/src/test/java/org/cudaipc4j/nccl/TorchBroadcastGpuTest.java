@@ -21,13 +21,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A torch process is rank 0 and broadcasts 1 GiB to two Java ranks, through the Python package's NCCL binding and
- * the NCCL torch brings, which the Java ranks load too: the weight-update group of RL trainers.
+ * A torch process is rank 0 and broadcasts 1 GiB to two Java ranks: one rendezvous (the Python package's, hosted by
+ * the torch rank), one communicator, the NCCL torch brings loaded by every rank: the weight-update group of RL
+ * trainers.
  */
 @GpuTest
 class TorchBroadcastGpuTest {
     @TempDir
     Path logs;
+
+    /** cudaipc4j's own launcher variables for rank {@code rank}. */
+    private static Map<String, String> launched(int rank, int size, String rendezvous, String secret) {
+        return Map.of("CUDAIPC4J_RANK", "" + rank, "CUDAIPC4J_WORLD_SIZE", "" + size, "CUDAIPC4J_LOCAL_RANK", "0",
+                "CUDAIPC4J_RENDEZVOUS", rendezvous, "CUDAIPC4J_RENDEZVOUS_SECRET", secret);
+    }
+
+    private static int freeLoopbackPort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
 
     @Test
     void aTorchRankBroadcastsOneGibToTwoJavaRanksBytesExact() throws Exception {
@@ -35,19 +48,22 @@ class TorchBroadcastGpuTest {
         Path root = ProjectRoot.find().orElseThrow();
         int size = 3;
         long ints = 1L << 28; // 1 GiB of int32
+        String rendezvous = "127.0.0.1:" + freeLoopbackPort();
+        String secret = java.util.HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(16));
         ProcessBuilder pb = new ProcessBuilder("python3", root.resolve("python/tests/nccl_torch_rank.py").toString(),
-                "" + size, "" + ints).redirectError(logs.resolve("torch.err").toFile());
+                "" + ints).redirectError(logs.resolve("torch.err").toFile());
         pb.environment().putAll(Ranks.separateHost(0));
+        pb.environment().putAll(launched(0, size, rendezvous, secret));
         pb.environment().put("PYTHONPATH", root.resolve("python").toString());
         Process torch = pb.start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(torch.getInputStream(),
                 StandardCharsets.UTF_8))) {
             Map<String, String> said = new HashMap<>();
-            while (!said.containsKey("id")) {
+            while (!said.containsKey("version")) {
                 String line = out.readLine();
                 if (line == null) {
                     torch.waitFor(30, TimeUnit.SECONDS);
-                    throw new AssertionError("the torch rank ended before its id: "
+                    throw new AssertionError("the torch rank ended before it joined: "
                             + Files.readString(logs.resolve("torch.err")));
                 }
                 String[] f = line.split(" ", 2);
@@ -57,8 +73,11 @@ class TorchBroadcastGpuTest {
             System.out.println("torch rank: NCCL " + new NcclVersion(Integer.parseInt(said.get("version")))
                     + " from " + library);
             List<Ranks.Outcome> javaRanks = Ranks.runWith(size - 1, Duration.ofSeconds(240), RankProgram.class,
-                    r -> List.of("receive", "" + (r + 1), "" + size, said.get("id"), "" + ints), logs,
-                    r -> Map.of(Nccl.LIBRARY_ENV, library), 1);
+                    r -> List.of("receive-launched", "" + ints), logs, r -> {
+                        Map<String, String> env = new HashMap<>(launched(r + 1, size, rendezvous, secret));
+                        env.put(Nccl.LIBRARY_ENV, library);
+                        return env;
+                    }, 1);
             String rest = out.lines().collect(java.util.stream.Collectors.joining("\n"));
             assertTrue(torch.waitFor(60, TimeUnit.SECONDS), "the torch rank did not end");
             assertEquals(0, torch.exitValue(), rest + Files.readString(logs.resolve("torch.err")));
