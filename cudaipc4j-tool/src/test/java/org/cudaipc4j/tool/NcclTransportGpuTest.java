@@ -47,6 +47,19 @@ class NcclTransportGpuTest {
     }
 
     @Test
+    void benchMeasuresSendRecvAndAllReduce() throws Exception {
+        ToolRun run = ToolRun.run(Duration.ofMinutes(3), "bench", "--only", "nccl", "--procs", "2,3", "--sizes",
+                "4K,8M", "--repeat", "3", "--out", logs.toString());
+        run.assertExit(0);
+        for (String figure : List.of("NCCL sendrecv, 2 ranks, 4 KiB", "NCCL sendrecv, 2 ranks, 8 MiB",
+                "NCCL allreduce, 2 ranks, 8 MiB", "NCCL allreduce, 3 ranks, 8 MiB")) {
+            assertTrue(run.out.contains(figure), figure + " missing: " + run.out + run.err);
+        }
+        String json = Files.readString(logs.resolve("bench.json"));
+        assertTrue(json.contains("\"nccl\"") && json.contains("\"busGBps\""), json);
+    }
+
+    @Test
     void underMpirunWithOnlyItsVariables() throws Exception {
         Assumptions.assumeTrue(onPath("mpirun"), "no mpirun");
         List<String> command = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",

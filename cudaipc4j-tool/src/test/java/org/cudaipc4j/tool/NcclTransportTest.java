@@ -52,6 +52,14 @@ class NcclTransportTest {
     }
 
     @Test
+    void benchSkipsItsNcclPartWithTheReason() {
+        JavaProcess.Result r = run(Map.of("CUDAIPC4J_NCCL_LIBRARY", "/nonexistent/libnccl.so.2"),
+                "bench", "--only", "nccl");
+        assertEquals(0, r.exitCode(), r.describe());
+        assertTrue(r.stdout().lines().anyMatch(l -> l.startsWith("NCCL: skipped (")), r.describe());
+    }
+
+    @Test
     void theSharedOptionsAreCheckedAsForIpc() {
         JavaProcess.Result r = run(Map.of(), "--transport", "nccl", "--steps", "0");
         assertEquals(64, r.exitCode(), r.describe());

@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
         description = "Measure simpleIPC end to end (per phase), per-step and barrier latency, and fill bandwidth.",
         subcommands = BenchCommand.Chart.class)
 public final class BenchCommand implements Callable<Integer> {
-    static final Set<String> PARTS = Set.of("e2e", "steps", "barrier", "fill");
+    static final Set<String> PARTS = Set.of("e2e", "steps", "barrier", "fill", "nccl");
 
     /** Barrier round-trip latency for one process count, as written to bench.json. */
     record BarrierFigures(int processes, int rounds, long samples, double medianMicros, double p99Micros,
@@ -45,7 +45,8 @@ public final class BenchCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--only", paramLabel = "PART[,PART...]",
-            description = "Parts to run, from e2e, steps, barrier, fill (default: all).")
+            description = "Parts to run, from e2e, steps, barrier, fill, nccl (default: all but nccl, which needs"
+                    + " NCCL: send/recv and all-reduce over --sizes, all-reduce on each count of --procs from 2).")
     String onlyText = "e2e,steps,barrier,fill";
 
     @Option(names = "--repeat", defaultValue = "10", paramLabel = "N",
@@ -113,7 +114,7 @@ public final class BenchCommand implements Callable<Integer> {
         only = new ArrayList<>();
         for (String part : list("--only", onlyText)) {
             if (!PARTS.contains(part)) {
-                throw usage("--only: unknown part '" + part + "' (the parts are e2e, steps, barrier, fill)");
+                throw usage("--only: unknown part '" + part + "' (the parts are e2e, steps, barrier, fill, nccl)");
             }
             if (!only.contains(part)) {
                 only.add(part);
@@ -275,6 +276,9 @@ public final class BenchCommand implements Callable<Integer> {
         if (only.contains("fill")) {
             fill(results, gson);
         }
+        if (only.contains("nccl")) {
+            nccl(results, gson);
+        }
         if (out != null) {
             writeResults(results, gson);
         }
@@ -324,6 +328,27 @@ public final class BenchCommand implements Callable<Integer> {
         fill.add("gbPerSecond", gson.toJsonTree(r.series()));
         results.add("fill", fill);
     }
+
+    /** NCCL send/recv and all-reduce between ranks on this machine; skipped with the reason without NCCL or a GPU. */
+    private void nccl(JsonObject results, Gson gson) {
+        String unusable = cudaUnusable();
+        if (unusable == null) {
+            try {
+                org.cudaipc4j.nccl.Nccl.load();
+            } catch (org.cudaipc4j.nccl.NcclUnavailableException e) {
+                unusable = e.getMessage();
+            }
+        }
+        if (unusable != null) {
+            System.out.println("NCCL: skipped (" + unusable + ")");
+            return;
+        }
+        results.add("nccl", gson.toJsonTree(org.cudaipc4j.tool.nccl.NcclBenchRun.run(procs, sizes, NCCL_OPS,
+                repeat, System.out)));
+    }
+
+    /** NCCL operations per timing in {@code --only nccl}: enough that one enqueue's cost is spread thin. */
+    private static final int NCCL_OPS = 5;
 
     /** The one variable of this process's environment that tells where an MPS daemon listens, if set. */
     private static Map<String, String> mpsEnvironment() {
