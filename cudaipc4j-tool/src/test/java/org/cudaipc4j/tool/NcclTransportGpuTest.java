@@ -59,28 +59,31 @@ class NcclTransportGpuTest {
         assertTrue(json.contains("\"nccl\"") && json.contains("\"busGBps\""), json);
     }
 
-    @Test
-    void underMpirunWithOnlyItsVariables() throws Exception {
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 4})
+    void underMpirunWithOnlyItsVariables(int size) throws Exception {
         Assumptions.assumeTrue(onPath("mpirun"), "no mpirun");
-        List<String> command = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2",
-                "-x", "CUDAIPC4J_NCCL_SEPARATE_HOSTS=1"));
+        List<String> command = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
+                "" + size, "-x", "CUDAIPC4J_NCCL_SEPARATE_HOSTS=1"));
         command.addAll(NcclRanks.toolCommand("--transport", "nccl", "--size", "8M", "--steps", "2"));
         JavaProcess.Result r = JavaProcess.runCommand(Duration.ofMinutes(3), command);
         assertEquals(0, r.exitCode(), r.describe());
         assertTrue(r.stdout().contains("launcher open_mpi"), r.describe());
-        assertTrue(r.stdout().contains("Passed: 2 ranks over NCCL, 2 x 8 MiB verified, 2 rounds"), r.describe());
+        assertTrue(r.stdout().contains("Passed: " + size + " ranks over NCCL, " + size + " x 8 MiB verified, 2 rounds"),
+                r.describe());
     }
 
-    @Test
-    void independentProcessesWithATorchrunEnvironmentPass() throws Exception {
-        try (NcclRanks ranks = NcclRanks.torchrunStyle(4, logs, r -> Map.of(), "--transport", "nccl", "--size", "8M",
-                "--steps", "2")) {
-            for (int r = 0; r < 4; r++) {
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 4})
+    void independentProcessesWithATorchrunEnvironmentPass(int size) throws Exception {
+        try (NcclRanks ranks = NcclRanks.torchrunStyle(size, logs, r -> Map.of(), "--transport", "nccl", "--size",
+                "8M", "--steps", "2")) {
+            for (int r = 0; r < size; r++) {
                 assertTrue(ranks.processes.get(r).waitFor(3, TimeUnit.MINUTES), ranks.describe());
                 assertEquals(0, ranks.processes.get(r).exitValue(), ranks.describe());
             }
             assertTrue(ranks.out(0).contains("launcher torchrun"), ranks.describe());
-            assertTrue(ranks.out(0).contains("Passed: 4 ranks over NCCL"), ranks.describe());
+            assertTrue(ranks.out(0).contains("Passed: " + size + " ranks over NCCL"), ranks.describe());
         }
     }
 
@@ -96,6 +99,21 @@ class NcclTransportGpuTest {
 
     private void faultEndsTheOthers(String signal, int victim, String what) throws Exception {
         int size = 4;
+        org.cudaipc4j.cuda.Cuda.init();
+        try (org.cudaipc4j.cuda.Context probe = org.cudaipc4j.cuda.Context.retainPrimary(
+                org.cudaipc4j.cuda.Device.get(0))) {
+            long freeBefore = probe.memInfo().free();
+            ranksEnd(signal, victim, what, size);
+            // Every rank's process is gone, the driver has their memory back.
+            boolean back = org.cudaipc4j.testing.Waits.until(5000, () -> probe.memInfo().free() >= freeBefore - (64L << 20));
+            System.out.printf("SIG%s: device memory free before %d MiB, after %d MiB%n", signal, freeBefore >> 20,
+                    probe.memInfo().free() >> 20);
+            assertTrue(back, "device memory not back: " + (probe.memInfo().free() >> 20) + " MiB free, "
+                    + (freeBefore >> 20) + " before");
+        }
+    }
+
+    private void ranksEnd(String signal, int victim, String what, int size) throws Exception {
         try (NcclRanks ranks = NcclRanks.torchrunStyle(size, logs, r -> Map.of(), "--transport", "nccl",
                 "--size", "1M", "--steps", "1000000", "--timeout", "10m")) {
             assertTrue(ranks.awaitRank0("Step 40 done", 120), "the rotation did not get going: " + ranks.describe());
