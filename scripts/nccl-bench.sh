@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# NCCL send/recv and all-reduce: the Java ranks (NcclBench) against torch.distributed, in the same configuration,
+# NCCL send/recv and all-reduce: the Java ranks (NcclBench; non-blocking communicators, and blocking ones as torch's
+# are for send/recv) against torch.distributed, in the same configuration,
 # with the same NCCL library file (torch's), interleaved in PAIRS rounds; prints every figure as a JSON line and a
 # table of medians (over the rounds' medians) with Java/torch ratios. Every rank is a host of its own to NCCL
 # (NCCL_HOSTID, sockets over loopback), so on one GPU this measures NCCL's network path over loopback sockets.
@@ -26,9 +27,9 @@ print(a.getsockname()[1], b.getsockname()[1])')
       CUDAIPC4J_RENDEZVOUS=127.0.0.1:$rdzv
       NCCL_HOSTID=bench-host-$r NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1
       CUDAIPC4J_NCCL_LIBRARY=$lib)
-    if [ "$impl" = java ]; then
+    if [ "$impl" = java ] || [ "$impl" = java-blocking ]; then
       env "${env[@]}" "$java" --enable-native-access=ALL-UNNAMED -cp "$cp" org.cudaipc4j.tool.nccl.NcclBench \
-        "$op" "$sizes" "$ops" "$repeats" >> "$out" &
+        "$op" "$sizes" "$ops" "$repeats" "${impl#java-}" >> "$out" &
     else
       env "${env[@]}" python3 scripts/nccl_bench_torch.py "$op" "$sizes" "$ops" "$repeats" >> "$out" &
     fi
@@ -45,6 +46,7 @@ for ((i = 1; i <= pairs; i++)); do
     ranks "$impl" allreduce 64M,1G 3 3 2
     ranks "$impl" allreduce 64M,1G 3 3 4
   done
+  ranks java-blocking sendrecv 4K,64M 200 5 2   # torch's communicators are blocking: the same configuration
 done
 
 python3 - "$out" <<'PY'
@@ -63,4 +65,8 @@ for (op, n, b) in sorted({k[:3] for k in groups}):
     key = "busGBps" if op == "allreduce" else "algGBps"
     jb, tb = statistics.median(r[key] for r in j), statistics.median(r[key] for r in t)
     print(f"{op:10} {n:>5} {b:>11} {ju:>10.1f} {tu:>10.1f} {jb:>10.3f} {tb:>10.3f} {ju / tu:>16.3f}")
+    jbk = groups.get((op, n, b, "java-blocking"), [])
+    if jbk:
+        bu, bb = statistics.median(r["us"] for r in jbk), statistics.median(r[key] for r in jbk)
+        print(f"{op + ' (java blocking)':24} {b:>11} {bu:>10.1f} {tu:>10.1f} {bb:>10.3f} {tb:>10.3f} {bu / tu:>16.3f}")
 PY

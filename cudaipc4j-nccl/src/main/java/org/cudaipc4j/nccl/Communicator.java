@@ -23,9 +23,9 @@ import org.cudaipc4j.nccl.binding.NcclLayouts;
 
 /**
  * An NCCL communicator ({@code ncclComm_t}) of one rank, owned by the device's primary {@link Context} (NCCL's own
- * threads bind the primary context). Always non-blocking: no call waits inside NCCL, every wait is a poll with a
- * deadline that also watches the communicator's asynchronous error and an abort request, so a dead or hung peer
- * ends the wait instead of hanging the rank (see {@link Watchdog}).
+ * threads bind the primary context). Non-blocking unless its options say otherwise: no call waits inside NCCL, every
+ * wait is a poll with a deadline that also watches the communicator's asynchronous error and an abort request, so a
+ * dead or hung peer ends the wait instead of hanging the rank (see {@link Watchdog}, {@link CommunicatorOptions}).
  *
  * <p>Collectives take {@link DeviceMemory} (a buffer, an IPC mapping, or a {@link DeviceMemory#slice slice}) whose
  * length is a whole number of elements of the given {@link DataType}, and enqueue on a {@link Stream} of the same
@@ -155,7 +155,7 @@ public final class Communicator extends ForeignResource {
 
     private static MemorySegment config(Arena arena, CommunicatorOptions options) {
         MemorySegment config = NcclLayouts.newConfig(arena);
-        NcclLayouts.setInt(config, "blocking", 0);
+        NcclLayouts.setInt(config, "blocking", options.blocking() ? 1 : 0);
         NcclLayouts.setInt(config, "splitShare", options.splitShare() ? 1 : 0);
         if (options.name() != null) {
             NcclLayouts.setPointer(config, "commName", arena.allocateFrom(options.name()));

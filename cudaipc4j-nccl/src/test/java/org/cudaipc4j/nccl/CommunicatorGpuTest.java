@@ -52,6 +52,18 @@ class CommunicatorGpuTest {
         }
     }
 
+    @Test
+    void aBlockingCommunicatorGivesTheSameValues() throws Exception {
+        Nccl nccl = Ranks.ncclOrSkip();
+        UniqueId id = nccl.newUniqueId();
+        List<Ranks.Outcome> outcomes = Ranks.run(2, Duration.ofSeconds(180), RankProgram.class,
+                r -> List.of("collectives-blocking", "" + r, "2", id.hex()), logs);
+        for (Ranks.Outcome o : outcomes) {
+            assertEquals(0, o.exit(), o.describe());
+            assertTrue(o.stdout().contains("ok split") && o.stdout().contains("ok closed"), o.describe());
+        }
+    }
+
     /** Memory the library shares over each IPC path is NCCL's send and receive memory in other processes. */
     @Test
     void memorySharedOverEveryIpcPathWorksAsNcclBuffers() throws Exception {

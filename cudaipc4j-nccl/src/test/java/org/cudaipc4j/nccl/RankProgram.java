@@ -40,11 +40,12 @@ public final class RankProgram {
         Nccl nccl = Nccl.load();
         try (Context context = Context.retainPrimary(Device.get(0));
              Communicator comm = Communicator.create(context, nccl, id, rank, size,
-                     CommunicatorOptions.DEFAULTS.withTimeout(Duration.ofSeconds(60)).withName("test"));
+                     CommunicatorOptions.DEFAULTS.withTimeout(Duration.ofSeconds(60)).withName("test")
+                             .withBlocking(scenario.endsWith("-blocking")));
              Stream stream = Stream.create(context, true)) {
             System.out.println("ok joined rank " + comm.rank() + " of " + comm.size() + " on " + nccl);
             switch (scenario) {
-                case "collectives" -> collectives(context, comm, stream);
+                case "collectives", "collectives-blocking" -> collectives(context, comm, stream);
                 case "ipc" -> ipc(context, comm, stream, Path.of(args[4]));
                 case "receive" -> receive(context, comm, stream, Long.parseLong(args[4]));
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario);

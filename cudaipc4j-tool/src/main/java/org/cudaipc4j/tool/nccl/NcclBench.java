@@ -23,7 +23,7 @@ import org.cudaipc4j.nccl.launch.RendezvousOptions;
 /**
  * One rank of the NCCL benchmark, started by a launcher (see {@code scripts/nccl-bench.sh}, which runs torch's
  * counterpart, {@code scripts/nccl_bench_torch.py}, the same way): {@code sendrecv|allreduce BYTES[,BYTES...] OPS
- * REPEATS}. For each size: a warm-up, then REPEATS times: a one-element all-reduce to line the ranks up, OPS
+ * REPEATS [blocking]}: a non-blocking communicator unless {@code blocking}. For each size: a warm-up, then REPEATS times: a one-element all-reduce to line the ranks up, OPS
  * operations enqueued back to back, and a wait for them. send/recv streams from rank 0 to rank 1 (the other ranks
  * idle); all-reduce runs on every rank, in place, float32. Rank 0 prints one JSON line per size with the median time
  * per operation, the algorithm bandwidth (bytes over time) and, for all-reduce, the bus bandwidth
@@ -38,6 +38,7 @@ public final class NcclBench {
                 .toArray();
         int ops = Integer.parseInt(args[2]);
         int repeats = Integer.parseInt(args[3]);
+        boolean blocking = args.length > 4 && args[4].equals("blocking");
         LaunchEnvironment launch = LaunchEnvironment.fromSystem();
         if ("1".equals(System.getenv(NcclRotation.SEPARATE_HOSTS_ENV))) {
             NcclRotation.separateHost(launch.rank());
@@ -46,7 +47,8 @@ public final class NcclBench {
         Cuda.init();
         try (Context context = Context.retainPrimary(Device.get(launch.localRank() % Device.count()));
              NcclRank rank = NcclRank.join(context, nccl, RendezvousOptions.builder(launch),
-                     CommunicatorOptions.DEFAULTS.withTimeout(Duration.ofMinutes(5)), Duration.ofMillis(100),
+                     CommunicatorOptions.DEFAULTS.withTimeout(Duration.ofMinutes(5)).withBlocking(blocking),
+                     Duration.ofMillis(100),
                      Watchdog.exitProcess(System.err, Duration.ofMillis(500)));
              Stream stream = Stream.create(context, true)) {
             Communicator comm = rank.communicator();
@@ -83,9 +85,9 @@ public final class NcclBench {
                     double algo = bytes / median / 1e9;
                     double bus = op.equals("allreduce") ? algo * 2 * (comm.size() - 1) / comm.size() : algo;
                     if (comm.rank() == 0) {
-                        System.out.printf(Locale.ROOT, "{\"impl\": \"java\", \"nccl\": \"%s\", \"op\": \"%s\", "
+                        System.out.printf(Locale.ROOT, "{\"impl\": \"%s\", \"nccl\": \"%s\", \"op\": \"%s\", "
                                 + "\"ranks\": %d, \"bytes\": %d, \"us\": %.2f, \"algGBps\": %.3f, \"busGBps\": %.3f, "
-                                + "\"runs_us\": %s}%n", nccl.version(), op, comm.size(), bytes, median * 1e6, algo,
+                                + "\"runs_us\": %s}%n", blocking ? "java-blocking" : "java", nccl.version(), op, comm.size(), bytes, median * 1e6, algo,
                                 bus, seconds.stream().map(s -> String.format(Locale.ROOT, "%.2f", s * 1e6)).toList());
                     }
                 }
