@@ -30,7 +30,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class LibraryJarsTest {
     private static Path jarOf(String library) {
-        Class<?> probe = library.equals("cuda") ? Device.class : ControlBlock.class;
+        Class<?> probe = switch (library) {
+            case "cuda" -> Device.class;
+            case "nccl" -> org.cudaipc4j.nccl.Nccl.class;
+            default -> ControlBlock.class;
+        };
         try {
             return Path.of(probe.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
@@ -57,8 +61,19 @@ class LibraryJarsTest {
         assertEquals(List.of("org.cudaipc4j." + library + " -> java.base"), lines);
     }
 
+    @org.junit.jupiter.api.Test
+    void ncclNeedsOnlyJavaBaseAndTheCudaLibrary() {
+        Path jar = requireJar("nccl");
+        StringWriter out = new StringWriter();
+        int rc = ToolProvider.findFirst("jdeps").orElseThrow().run(new PrintWriter(out), new PrintWriter(out),
+                "--module-path", requireJar("cuda").toString(), "-s", jar.toString());
+        assertEquals(0, rc, out.toString());
+        List<String> lines = out.toString().lines().filter(l -> !l.isBlank()).sorted().toList();
+        assertEquals(List.of("org.cudaipc4j.nccl -> java.base", "org.cudaipc4j.nccl -> org.cudaipc4j.cuda"), lines);
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"cuda", "coord"})
+    @ValueSource(strings = {"cuda", "coord", "nccl"})
     void holdsOnlyItsOwnClassesAndTheLicense(String library) throws IOException {
         Path jar = requireJar(library);
         List<String> foreign = new ArrayList<>();
@@ -73,21 +88,25 @@ class LibraryJarsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"cuda", "coord"})
+    @ValueSource(strings = {"cuda", "coord", "nccl"})
     void exportsItsApiPackageOnly(String library) {
         Path jar = requireJar(library);
         ModuleDescriptor module = ModuleFinder.of(jar).findAll().iterator().next().descriptor();
         assertEquals("org.cudaipc4j." + library, module.name());
         Set<String> exported = module.exports().stream().filter(e -> !e.isQualified())
                 .map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
-        Set<String> api = library.equals("coord") ? Set.of("org.cudaipc4j.coord", "org.cudaipc4j.coord.fd")
-                : Set.of("org.cudaipc4j.cuda");
+        Set<String> api = switch (library) {
+            case "coord" -> Set.of("org.cudaipc4j.coord", "org.cudaipc4j.coord.fd");
+            case "nccl" -> Set.of("org.cudaipc4j.nccl", "org.cudaipc4j.nccl.launch");
+            default -> Set.of("org.cudaipc4j.cuda");
+        };
         assertEquals(api, exported, "exports: the API packages, never the bindings");
         // Internal packages reach the project's other libraries only, never an application.
         module.exports().stream().filter(ModuleDescriptor.Exports::isQualified).forEach(e -> assertTrue(
                 e.targets().stream().allMatch(m -> m.startsWith("org.cudaipc4j.") && !m.equals("org.cudaipc4j.tool")),
                 "a qualified export to a library of the project only: " + e));
-        assertEquals(Set.of("java.base"), module.requires().stream().map(ModuleDescriptor.Requires::name)
-                .collect(Collectors.toSet()), "requires");
+        assertEquals(library.equals("nccl") ? Set.of("java.base", "org.cudaipc4j.cuda") : Set.of("java.base"),
+                module.requires().stream().map(ModuleDescriptor.Requires::name).collect(Collectors.toSet()),
+                "requires");
     }
 }
