@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import org.cudaipc4j.coord.fd.OwnedFd;
 import org.cudaipc4j.coord.internal.Libc;
 
 /**
@@ -41,15 +40,16 @@ import org.cudaipc4j.coord.internal.Libc;
  * <p>Thread-safe. Owns its descriptors: {@link #close()} closes them.
  */
 final class ExitOrder implements AutoCloseable {
-    /** The epoll instance, or null where the JVM's order is used. */
-    private final OwnedFd epoll;
+    /** The epoll instance's descriptor, or -1 where the JVM's order is used. */
+    private final int epoll;
     private final String fallbackReason;
-    private final List<OwnedFd> pidfds = new ArrayList<>();
+    /** The members' pidfds, open until {@link #close()}. */
+    private final List<Integer> pidfds = new ArrayList<>();
     /** Indexes of exited members, in exit order, not yet handed out by {@link #drain()}. */
     private final Queue<Integer> exited = new ConcurrentLinkedQueue<>();
     private boolean closed;
 
-    private ExitOrder(OwnedFd epoll, String fallbackReason) {
+    private ExitOrder(int epoll, String fallbackReason) {
         this.epoll = epoll;
         this.fallbackReason = fallbackReason;
     }
@@ -61,22 +61,22 @@ final class ExitOrder implements AutoCloseable {
         if (self.value() < 0) {
             return jvmOrder("pidfd_open(" + pid + ") failed: " + Libc.strerror(self.errno()));
         }
-        OwnedFd.adopt(self.value()).close();
+        Libc.close(self.value());
         Libc.Result ep = Libc.epollCreate1(Libc.EPOLL_CLOEXEC);
         if (ep.value() < 0) {
             return jvmOrder("epoll_create1 failed: " + Libc.strerror(ep.errno()));
         }
-        return new ExitOrder(OwnedFd.adopt(ep.value()), null);
+        return new ExitOrder(ep.value(), null);
     }
 
     /** Exits in the order the JVM reports them; {@code reason} says why the kernel's order is not used. */
     static ExitOrder jvmOrder(String reason) {
-        return new ExitOrder(null, reason);
+        return new ExitOrder(-1, reason);
     }
 
     /** True when the order is the kernel's (pidfds), false when it is the JVM's (see the class comment). */
     boolean kernelOrdered() {
-        return epoll != null;
+        return epoll >= 0;
     }
 
     /** Why the order is the JVM's, or null when it is the kernel's. */
@@ -89,7 +89,7 @@ final class ExitOrder implements AutoCloseable {
      * Call it right after the start: a member that is gone by then is placed here (see the class comment).
      */
     synchronized void register(int index, Process process, ProcessHandle handle) {
-        if (epoll == null || closed) {
+        if (epoll < 0 || closed) {
             reportedByTheJvm(index, process, handle);
             return;
         }
@@ -102,18 +102,18 @@ final class ExitOrder implements AutoCloseable {
             }
             return;
         }
-        OwnedFd pidfd = OwnedFd.adopt(fd.value());
+        int pidfd = fd.value();
         // Until the JVM has seen the member exit, nothing has reaped it and its pid names it; after that the pid
         // may name another process, and the pidfd is of no use.
         if (process != null ? !process.isAlive() : !handle.isAlive()) {
-            pidfd.close();
+            Libc.close(pidfd);
             goneAtRegistration(index);
             return;
         }
         // An exit between the open and this call is queued by the call itself (the descriptor is ready already).
-        Libc.Result added = Libc.epollAdd(epoll.value(), pidfd.value(), Libc.EPOLLIN | Libc.EPOLLONESHOT, index);
+        Libc.Result added = Libc.epollAdd(epoll, pidfd, Libc.EPOLLIN | Libc.EPOLLONESHOT, index);
         if (added.value() < 0) {
-            pidfd.close();
+            Libc.close(pidfd);
             reportedByTheJvm(index, process, handle);
             return;
         }
@@ -141,12 +141,12 @@ final class ExitOrder implements AutoCloseable {
             return;
         }
         closed = true;
-        for (OwnedFd fd : pidfds) {
-            fd.close();
+        for (int fd : pidfds) {
+            Libc.close(fd);
         }
         pidfds.clear();
-        if (epoll != null) {
-            epoll.close();
+        if (epoll >= 0) {
+            Libc.close(epoll);
         }
     }
 
@@ -154,9 +154,9 @@ final class ExitOrder implements AutoCloseable {
     synchronized List<Integer> descriptors() {
         List<Integer> fds = new ArrayList<>();
         if (!closed) {
-            pidfds.forEach(fd -> fds.add(fd.value()));
-            if (epoll != null) {
-                fds.add(epoll.value());
+            fds.addAll(pidfds);
+            if (epoll >= 0) {
+                fds.add(epoll);
             }
         }
         return fds;
@@ -173,12 +173,12 @@ final class ExitOrder implements AutoCloseable {
 
     /** Moves what the epoll instance has queued, in its order, to {@link #exited}. */
     private void takeKernelQueue() {
-        if (epoll == null || closed || pidfds.isEmpty()) {
+        if (epoll < 0 || closed || pidfds.isEmpty()) {
             return;
         }
         long[] data = new long[pidfds.size()];
         while (true) {
-            Libc.Result r = Libc.epollWait(epoll.value(), data, 0);
+            Libc.Result r = Libc.epollWait(epoll, data, 0);
             if (r.value() < 0) {
                 throw new CoordinationException("epoll_wait on the members' pidfds failed: "
                         + Libc.strerror(r.errno()));

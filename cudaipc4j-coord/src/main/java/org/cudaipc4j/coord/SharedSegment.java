@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
 public final class SharedSegment implements AutoCloseable {
     /** The prefix of every segment name. */
     public static final String PREFIX = "cudaipc4j-";
-    /** Suffix of the socket directories of {@link org.cudaipc4j.coord.fd.FdServer#open()}, reaped like segments. */
+    /** Suffix of the socket directories of the descriptor server ({@code FdServer}), reaped like segments. */
     public static final String SOCKET_DIRECTORY_SUFFIX = ".fds";
     /** System property that overrides the directory (default {@code /dev/shm}). */
     public static final String DIR_PROPERTY = "cudaipc4j.shm.dir";

@@ -16,6 +16,12 @@ import org.cudaipc4j.cuda.driver.Prelink;
  * processes. All methods are thread-safe.
  */
 public final class Cuda {
+    static {
+        // Every way into the driver passes this class first (init(), which the Device and Context factories call,
+        // or the library queries below): from here on the binding reports through the public exceptions.
+        CudaLibrary.reportFailuresWith(DriverNotFoundException::new, MissingSymbolException::new);
+    }
+
     private static volatile boolean initialized;
     /** The thread of {@link #initInBackground}, once started. */
     private static volatile Thread starter;

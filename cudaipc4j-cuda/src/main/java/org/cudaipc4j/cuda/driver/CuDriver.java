@@ -10,8 +10,8 @@ import java.lang.invoke.MethodHandle;
  * {@link MemorySegment} addresses; device pointers are {@code long}.
  *
  * <p>Each function's downcall handle lives in its own holder class, linked on first use from its descriptor in
- * {@link CuSymbols#TABLE} and called with {@code invokeExact}. A missing library throws
- * {@link DriverNotFoundException}; a missing function throws {@link MissingSymbolException}.
+ * {@link CuSymbols#TABLE} and called with {@code invokeExact}. A missing library or function throws the exception
+ * the typed layer {@linkplain CudaLibrary#reportFailuresWith installed} for it.
  *
  * <p>The driver binds a context to the calling OS thread: call from platform threads, with the context current.
  */

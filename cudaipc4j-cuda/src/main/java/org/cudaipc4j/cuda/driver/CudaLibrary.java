@@ -11,18 +11,23 @@ import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import org.cudaipc4j.cuda.DriverNotFoundException;
-import org.cudaipc4j.cuda.MissingSymbolException;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Loads the CUDA driver library once, lazily, and links downcall handles against it.
  *
  * <p>Names tried, in order: {@code libcuda.so.1}, then {@code libcuda.so}; the system property
  * {@value #NAMES_PROPERTY} (comma-separated names or paths) replaces that list. When none loads, every call
- * through {@link CuDriver} throws a {@link DriverNotFoundException} that lists the names tried; a function the
- * loaded library lacks throws a {@link MissingSymbolException} naming it. Neither failure is cached as a class
- * initialisation error, so each call reports it the same way.
+ * through {@link CuDriver} throws the exception {@link #reportFailuresWith made for a missing library}, from the
+ * names tried; a function the loaded library lacks throws the one made for a missing symbol, from its name. Neither
+ * failure is cached as a class initialisation error, so each call reports it the same way.
+ *
+ * <p>The binding knows no type above it: the typed layer ({@code Cuda}, which every way into the driver passes
+ * first) installs its public exceptions through {@link #reportFailuresWith} when it loads. The exceptions are made
+ * when a call fails, so a handle linked before that still reports through them.
  */
 public final class CudaLibrary {
     /** System property that overrides the library names tried (comma-separated). */
@@ -41,7 +46,51 @@ public final class CudaLibrary {
 
     private static final Linker LINKER = Linker.nativeLinker();
 
+    private static final MethodHandle DRIVER_NOT_FOUND;
+    private static final MethodHandle MISSING_SYMBOL;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            DRIVER_NOT_FOUND = lookup.findStatic(CudaLibrary.class, "driverNotFound",
+                    MethodType.methodType(RuntimeException.class, List.class));
+            MISSING_SYMBOL = lookup.findStatic(CudaLibrary.class, "missingSymbol",
+                    MethodType.methodType(RuntimeException.class, String.class, String.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Makes the exception for a library that did not load, from the names tried. */
+    private static volatile Function<List<String>, ? extends RuntimeException> onDriverNotFound =
+            names -> new IllegalStateException("the CUDA driver library did not load (tried "
+                    + String.join(", ", names) + ")");
+    /** Makes the exception for a function the loaded library lacks, from its name and the library's. */
+    private static volatile BiFunction<String, String, ? extends RuntimeException> onMissingSymbol =
+            (symbol, library) -> new IllegalStateException(library + " has no symbol " + symbol);
+
     private CudaLibrary() {}
+
+    /**
+     * Sets the exceptions that report a driver library that did not load ({@code driverNotFound}, given the names
+     * tried) and a function the loaded library lacks ({@code missingSymbol}, given the function's and the
+     * library's names). Until then both are {@link IllegalStateException}s.
+     */
+    public static void reportFailuresWith(Function<List<String>, ? extends RuntimeException> driverNotFound,
+                                          BiFunction<String, String, ? extends RuntimeException> missingSymbol) {
+        onDriverNotFound = Objects.requireNonNull(driverNotFound, "driverNotFound");
+        onMissingSymbol = Objects.requireNonNull(missingSymbol, "missingSymbol");
+    }
+
+    /** The exception for a driver library that did not load under any of {@code namesTried}. */
+    static RuntimeException driverNotFound(List<String> namesTried) {
+        return onDriverNotFound.apply(List.copyOf(namesTried));
+    }
+
+    /** The exception for {@code symbol}, which {@code library} lacks. */
+    static RuntimeException missingSymbol(String symbol, String library) {
+        return onMissingSymbol.apply(symbol, library);
+    }
 
     /** The library as loaded once per process: a lookup and the name that loaded, or the names that all failed. */
     private record Loaded(SymbolLookup lookup, String name, List<String> namesTried) {
@@ -80,12 +129,12 @@ public final class CudaLibrary {
     /**
      * Loads the first of {@code names} that exists, in a global arena (never unloaded).
      *
-     * @throws DriverNotFoundException when none loads
+     * @throws RuntimeException the {@linkplain #reportFailuresWith missing library's exception} when none loads
      */
     public static SymbolLookup open(List<String> names) {
         Loaded loaded = Loaded.load(names);
         if (loaded.lookup() == null) {
-            throw new DriverNotFoundException(names);
+            throw driverNotFound(names);
         }
         return loaded.lookup();
     }
@@ -98,7 +147,7 @@ public final class CudaLibrary {
     /**
      * The name under which the driver library loaded.
      *
-     * @throws DriverNotFoundException when it did not load
+     * @throws RuntimeException the {@linkplain #reportFailuresWith missing library's exception} when it did not load
      */
     public static String loadedName() {
         requireLoaded();
@@ -108,18 +157,19 @@ public final class CudaLibrary {
     /**
      * Throws unless the driver library of this process has loaded.
      *
-     * @throws DriverNotFoundException listing the names tried
+     * @throws RuntimeException the {@linkplain #reportFailuresWith missing library's exception}, from the names tried
      */
     public static void requireLoaded() {
         Loaded loaded = ProcessLibrary.INSTANCE;
         if (loaded.lookup() == null) {
-            throw new DriverNotFoundException(loaded.namesTried());
+            throw driverNotFound(loaded.namesTried());
         }
     }
 
     /**
      * A downcall handle for {@code symbol} with its descriptor from {@link CuSymbols#TABLE}. When the library or
-     * the symbol is missing, the handle has the same type and throws the typed exception on every call.
+     * the symbol is missing, the handle has the same type and throws the {@linkplain #reportFailuresWith reported}
+     * exception on every call.
      */
     static MethodHandle downcall(String symbol) {
         FunctionDescriptor descriptor = CuSymbols.TABLE.get(symbol);
@@ -129,13 +179,11 @@ public final class CudaLibrary {
         MethodType type = descriptor.toMethodType();
         Loaded loaded = ProcessLibrary.INSTANCE;
         if (loaded.lookup() == null) {
-            return thrower(type, DriverNotFoundException.class,
-                    MethodType.methodType(void.class, List.class), loaded.namesTried());
+            return thrower(type, DRIVER_NOT_FOUND, loaded.namesTried());
         }
         Optional<MemorySegment> address = find(loaded.lookup(), symbol).map(Resolved::address);
         if (address.isEmpty()) {
-            return thrower(type, MissingSymbolException.class,
-                    MethodType.methodType(void.class, String.class, String.class), symbol, loaded.name());
+            return thrower(type, MISSING_SYMBOL, symbol, loaded.name());
         }
         return LINKER.downcallHandle(address.get(), descriptor);
     }
@@ -165,17 +213,11 @@ public final class CudaLibrary {
         return loaded.lookup() == null ? Optional.empty() : find(loaded.lookup(), symbol).map(Resolved::name);
     }
 
-    /** A handle of {@code type} that ignores its arguments and throws a new {@code exception(args)} each call. */
-    private static MethodHandle thrower(MethodType type, Class<? extends RuntimeException> exception,
-                                        MethodType constructor, Object... args) {
-        try {
-            MethodHandle create = MethodHandles.insertArguments(
-                    MethodHandles.publicLookup().findConstructor(exception, constructor), 0, args);
-            MethodHandle raise = MethodHandles.collectArguments(
-                    MethodHandles.throwException(type.returnType(), exception), 0, create);
-            return MethodHandles.dropArguments(raise, 0, type.parameterList());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot build the failing handle for " + exception.getSimpleName(), e);
-        }
+    /** A handle of {@code type} that ignores its arguments and throws {@code make(args)}, made anew each call. */
+    private static MethodHandle thrower(MethodType type, MethodHandle make, Object... args) {
+        MethodHandle raise = MethodHandles.collectArguments(
+                MethodHandles.throwException(type.returnType(), RuntimeException.class), 0,
+                MethodHandles.insertArguments(make, 0, args));
+        return MethodHandles.dropArguments(raise, 0, type.parameterList());
     }
 }

@@ -6,16 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandles;
 import java.time.Duration;
 import java.util.List;
+import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.DriverNotFoundException;
-import org.cudaipc4j.cuda.MissingSymbolException;
 import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.Test;
 
 class CudaLibraryTest {
     @Test
-    void missingLibraryIsATypedErrorListingEveryNameTried() {
+    void missingLibraryIsATypedErrorListingEveryNameTried() throws IllegalAccessException {
+        MethodHandles.lookup().ensureInitialized(Cuda.class); // as on every public path: it installs the exceptions
         List<String> names = List.of("libcudaipc4j-absent.so.1", "/nonexistent/libcuda.so");
         DriverNotFoundException e = assertThrows(DriverNotFoundException.class, () -> CudaLibrary.open(names));
         assertEquals(names, e.namesTried());
@@ -76,6 +78,15 @@ class CudaLibraryTest {
         assertEquals(0, r.exitCode(), r.describe());
         String line = "MissingSymbolException: libc.so.6 has no symbol cuInit"
                 + " (the NVIDIA driver is too old for this call)";
+        assertEquals(List.of(line, line), r.stdout().lines().toList(), r.describe());
+    }
+
+    @Test
+    void theBindingAloneNamesTheMissingLibraryWithoutThePublicTypes() {
+        JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
+                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1"), "raw");
+        assertEquals(0, r.exitCode(), r.describe());
+        String line = "IllegalStateException: the CUDA driver library did not load (tried libcudaipc4j-absent.so.1)";
         assertEquals(List.of(line, line), r.stdout().lines().toList(), r.describe());
     }
 }
