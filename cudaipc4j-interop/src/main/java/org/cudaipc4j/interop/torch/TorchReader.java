@@ -25,7 +25,9 @@ import org.cudaipc4j.interop.TorchHandle;
  * {@code ExpandableSegment::fromShared} does: the producer's file descriptors taken with {@code pidfd_getfd} (same
  * user, ptrace rights over the producer, one PID namespace) or its fabric handles, imported, mapped side by side
  * into one range ({@link ChunkedVmmMapping}) and the descriptors closed. Such a block is mapped once per producer
- * process and chunk list (see {@link #blockKey}). Thread-safe.
+ * process and chunk list, never keyed by the handle's bytes (their padding may be uninitialised). Each refusal of
+ * the producer's descriptors is one {@link TorchInteropException} line that says why (ptrace rules, another PID
+ * namespace or a gone producer, a closed descriptor, a kernel older than 5.6) and what to change. Thread-safe.
  */
 public final class TorchReader {
     private final Context context;
