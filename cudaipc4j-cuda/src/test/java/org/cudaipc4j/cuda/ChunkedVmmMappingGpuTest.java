@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import org.cudaipc4j.cuda.driver.Posix;
@@ -48,7 +52,7 @@ class ChunkedVmmMappingGpuTest {
                 assertEquals(chunk, m.chunkBytes());
                 for (int i = 0; i < 3; i++) {
                     byte[] expected = new byte[64];
-                    java.util.Arrays.fill(expected, (byte) (0x10 + i));
+                    Arrays.fill(expected, (byte) (0x10 + i));
                     assertArrayEquals(expected, m.read(i * chunk, 64), "start of chunk " + i);
                     assertArrayEquals(expected, m.read((i + 1) * chunk - 64, 64), "end of chunk " + i);
                 }
@@ -68,7 +72,7 @@ class ChunkedVmmMappingGpuTest {
     }
 
     @Test
-    void badArgumentsAndAForeignDescriptorAreRefusedAndLeaveNothingBehind() {
+    void badArgumentsAndAForeignDescriptorAreRefusedAndLeaveNothingBehind() throws IOException {
         try (Context ctx = Context.retainPrimary(Device.get(0))) {
             long chunk = VmmAllocation.granularity(ctx.device(), FD);
             assertThrows(IllegalArgumentException.class,
@@ -78,12 +82,14 @@ class ChunkedVmmMappingGpuTest {
             IllegalArgumentException odd = assertThrows(IllegalArgumentException.class,
                     () -> ChunkedVmmMapping.importFileDescriptors(ctx, new int[] {0}, chunk + 1));
             assertTrue(odd.getMessage().contains("multiple of"), odd.getMessage());
+            int jar = openJar();
             try (VmmAllocation a = VmmAllocation.create(ctx, chunk, FD)) {
                 int fd = a.exportFileDescriptor();
                 try {
-                    // the second descriptor (stdin) is no allocation: the first import is released again
+                    // the second descriptor (a jar on the class path) is no allocation: the first import is
+                    // released again
                     CudaException e = assertThrows(CudaException.class,
-                            () -> ChunkedVmmMapping.importFileDescriptors(ctx, new int[] {fd, 0}, chunk));
+                            () -> ChunkedVmmMapping.importFileDescriptors(ctx, new int[] {fd, jar}, chunk));
                     assertTrue(e.getMessage().contains("chunk 1 of 2"), e.getMessage());
                 } finally {
                     Posix.close(fd);
@@ -91,5 +97,21 @@ class ChunkedVmmMappingGpuTest {
             }
             assertEquals(0, ctx.openResources());
         }
+    }
+
+    /** A descriptor this JVM holds open on a jar of its class path: a regular file, no allocation. */
+    private static int openJar() throws IOException {
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path p : fds.toList()) {
+                try {
+                    if (Files.readSymbolicLink(p).toString().endsWith(".jar")) {
+                        return Integer.parseInt(p.getFileName().toString());
+                    }
+                } catch (IOException gone) {
+                    // the descriptor of the listing itself, closed meanwhile
+                }
+            }
+        }
+        throw new AssertionError("this JVM holds no jar open");
     }
 }
