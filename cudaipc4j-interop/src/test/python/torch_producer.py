@@ -6,6 +6,11 @@ rebuild_cuda_tensor, bytes in hex, and the sha256 of the tensor's contiguous byt
 tensors, runs torch.cuda.ipc_collect() and prints {"allocated_start": n, "allocated_after": n}.
 
     python3 torch_producer.py            # the caching allocator's segments ('c')
+    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python3 torch_producer.py expandable
+                                         # expandable segments ('e'): small tensors in one 2 MiB chunk, large ones
+                                         # in 20 MiB chunks, one spanning several
+    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python3 torch_producer.py one
+                                         # a single small tensor
 """
 import hashlib
 import json
@@ -49,16 +54,12 @@ def slot_value(counter, slot):
         return struct.unpack_from("<q", m, 64 + 8 * slot)[0]
 
 
-def main():
-    torch.manual_seed(11)
-    dev = torch.device("cuda", 0)
-    torch.cuda.init()
-    start = torch.cuda.memory_allocated()
+def legacy_cases(dev):
     big = torch.arange(1 << 20, dtype=torch.float32, device=dev)
     a = torch.randn(1024, dtype=torch.bfloat16, device=dev)
     b = torch.randn(1024, dtype=torch.bfloat16, device=dev)
     m = torch.randn(1024 * 1024, device=dev)
-    cases = [
+    return [
         ("float32-4mib", big),
         ("float32-4mib-again", big),  # a second share of a storage the reader has open
         ("bf16-first", a),
@@ -69,6 +70,43 @@ def main():
         ("float8_e4m3fn", torch.randn(1000, device=dev).to(torch.float8_e4m3fn)),
         ("empty", torch.empty(0, 5, device=dev)),
     ]
+
+
+def expandable_cases(dev):
+    # Small tensors (< 1 MiB) share the small pool's first 2 MiB chunk; large ones live in 20 MiB chunks, and the
+    # 48 MiB tensor spans at least three of them.
+    a = torch.randn(1024, dtype=torch.bfloat16, device=dev)
+    b = torch.randn(1024, dtype=torch.bfloat16, device=dev)
+    m = torch.randn(1024 * 1024, device=dev)
+    spanning = torch.randn(12 << 20, device=dev)
+    return [
+        ("small-bf16-first", a),
+        ("small-bf16-first-again", a),  # a second share of a storage the reader has open
+        ("small-bf16-second", b),
+        ("small-int64", torch.arange(-50, 50, dtype=torch.int64, device=dev)),
+        ("small-int32-strided", torch.arange(600, dtype=torch.int32, device=dev).view(20, 30)[2:7, 1::3]),
+        ("small-bool", torch.rand(333, device=dev) > 0.5),
+        ("small-float8_e5m2", torch.randn(1000, device=dev).to(torch.float8_e5m2)),
+        ("small-float16-stride0", torch.randn(4, device=dev).half().expand(3, 4)),
+        ("small-complex64", torch.randn(40, dtype=torch.complex64, device=dev)),
+        ("large-float32-view-offset", m.view(1024, 1024)[5:9, 3:7]),
+        ("large-float64", torch.randn(3 << 17, dtype=torch.float64, device=dev)),
+        ("large-float32-spanning-chunks", spanning),
+        ("empty", torch.empty(0, 5, device=dev)),
+    ]
+
+
+def one_case(dev):
+    return [("small-float32", torch.randn(256, device=dev))]
+
+
+def main():
+    torch.manual_seed(11)
+    dev = torch.device("cuda", 0)
+    torch.cuda.init()
+    start = torch.cuda.memory_allocated()
+    mode = sys.argv[1] if len(sys.argv) > 1 else "legacy"
+    cases = {"legacy": legacy_cases, "expandable": expandable_cases, "one": one_case}[mode](dev)
     torch.cuda.synchronize()
     shares = []
     for name, t in cases:
@@ -80,7 +118,7 @@ def main():
     slots = {d["case"]: slot_value(d["ref_counter_file"], d["ref_counter_offset"])
              for d in shares if d["ref_counter_file"]}
     print(json.dumps({"slots": slots}), flush=True)
-    del cases, big, a, b, m, t
+    del cases, t
     torch.cuda.synchronize()
     torch.cuda.ipc_collect()
     print(json.dumps({"allocated_start": start, "allocated_after": torch.cuda.memory_allocated()}), flush=True)

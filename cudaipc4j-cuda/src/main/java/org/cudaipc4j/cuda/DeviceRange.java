@@ -5,7 +5,7 @@ package org.cudaipc4j.cuda;
  * until it is closed.
  */
 abstract sealed class DeviceRange extends ContextResource implements DeviceMemory
-        permits DeviceBuffer, PoolBuffer, VmmAllocation, IpcMappedMemory, VmmMapping {
+        permits DeviceBuffer, PoolBuffer, VmmAllocation, IpcMappedMemory, VmmMapping, ChunkedVmmMapping {
     final long address;
     final long bytes;
 

@@ -2,7 +2,10 @@ package org.cudaipc4j.interop.torch;
 
 import java.util.HashMap;
 import java.util.Map;
+import org.cudaipc4j.cuda.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.IpcEventHandle;
 import org.cudaipc4j.cuda.IpcMappedMemory;
@@ -17,37 +20,86 @@ import org.cudaipc4j.interop.TorchHandle;
  * already (torch's reader skips that wait and can read stale bytes after an in-place update), and the slots are
  * held through {@link TorchLeases}, whose watcher gives them back if this JVM dies.
  *
- * <p>Legacy ({@code 'c'}, and raw) handles open here; expandable segments ({@code 'e'}) are refused for now with a
- * message that says so. Thread-safe.
+ * <p>Legacy ({@code 'c'}, and raw) handles map the caching allocator's segment with {@code cuIpcOpenMemHandle}.
+ * Expandable segments ({@code 'e'}) map the chunks under the shared block as torch's own
+ * {@code ExpandableSegment::fromShared} does: the producer's file descriptors taken with {@code pidfd_getfd} (same
+ * user, ptrace rights over the producer, one PID namespace) or its fabric handles, imported, mapped side by side
+ * into one range ({@link ChunkedVmmMapping}) and the descriptors closed. Such a block is mapped once per producer
+ * process and chunk list, never keyed by the handle's bytes (their padding may be uninitialised). Each refusal of
+ * the producer's descriptors is one {@link TorchInteropException} line that says why (ptrace rules, another PID
+ * namespace or a gone producer, a closed descriptor, a kernel older than 5.6) and what to change. Thread-safe.
  */
 public final class TorchReader {
     private final Context context;
     private final TorchLeases leases;
+    private final ProducerFds producerFds;
     private final Map<String, Mapping> mappings = new HashMap<>();
 
     /** A reader of shares into {@code context}, leasing through {@code leases} (the caller owns both). */
     public TorchReader(Context context, TorchLeases leases) {
+        this(context, leases, ProducerFds.KERNEL);
+    }
+
+    /** A reader whose {@code pidfd} calls are {@code calls} (tests inject the kernel's refusals). */
+    TorchReader(Context context, TorchLeases leases, ProducerFds.Syscalls calls) {
         this.context = context;
         this.leases = leases;
+        this.producerFds = new ProducerFds(calls);
     }
 
     /** One mapped block and the views over it. */
     static final class Mapping {
         final String key;
-        final IpcMappedMemory memory;
+        final DeviceMemory memory;
+        private final AutoCloseable owner;
         int views;
 
         Mapping(String key, IpcMappedMemory memory) {
             this.key = key;
             this.memory = memory;
+            this.owner = memory;
         }
+
+        Mapping(String key, ChunkedVmmMapping memory) {
+            this.key = key;
+            this.memory = memory;
+            this.owner = memory;
+        }
+
+        /** Unmaps the block. */
+        void close() {
+            try {
+                owner.close();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("unmapping " + owner + " failed", e);
+            }
+        }
+    }
+
+    /**
+     * What names a mapped block in this reader. {@code 'c'}: the 64-byte IPC handle of the caching allocator's
+     * segment. {@code 'e'}: never the handle's bytes (their padding may be uninitialised); the producer's pid, its
+     * start time ({@code /proc/<pid>/stat}, so that a new process with a reused pid is not taken for it), the chunk
+     * size and the list of chunks (fd numbers, stable while the producer keeps the block, which the held slot
+     * guarantees; or fabric handles). Storages in the same chunks share a mapping; storages of one segment whose
+     * chunk lists differ map their chunks separately (the producer's segment start is not on the wire).
+     */
+    static String blockKey(TorchHandle h) {
+        if (h.type() == TorchHandle.Type.CUDA_MALLOC) {
+            return h.mappingKey();
+        }
+        return h.mappingKey() + "@" + TorchStorageKey.processStartTime(h.producerPid());
     }
 
     /**
      * Maps {@code share}'s storage and makes {@code stream} wait on the producer's event when the share asks for it.
      *
      * @throws TorchInteropException when its counter file is missing or foreign, its slot was given back already, or
-     *                               it is an expandable segment
+     *                               the producer's file descriptors of an expandable segment cannot be taken (the
+     *                               message says why: ptrace rules, another PID namespace or a gone producer, a
+     *                               closed descriptor, an old kernel) or imported
      * @throws IllegalArgumentException when the storage lies outside the mapped block
      */
     public synchronized TorchTensorView open(TorchShare share, Stream stream) {
@@ -55,16 +107,15 @@ public final class TorchReader {
             return new TorchTensorView(context, this, null, null, 0, 0, share.tensor());
         }
         TorchHandle h = share.handle();
-        if (h.type() != TorchHandle.Type.CUDA_MALLOC) {
-            throw new TorchInteropException("opening torch's expandable segments ('e' handles) is not supported yet: "
-                    + h.describe() + "; share from a producer with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False");
-        }
         Lease lease = leases.acquire(share);
         Mapping m = null;
         try {
-            m = mappings.get(h.mappingKey());
+            String key = blockKey(h);
+            m = mappings.get(key);
             if (m == null) {
-                m = new Mapping(h.mappingKey(), IpcMemHandle.fromBytes(h.ipcMemHandle()).open(context, true));
+                m = h.type() == TorchHandle.Type.CUDA_MALLOC
+                        ? new Mapping(key, IpcMemHandle.fromBytes(h.ipcMemHandle()).open(context, true))
+                        : new Mapping(key, mapChunks(h));
                 mappings.put(m.key, m);
             }
             if (share.storageOffsetBytes() + share.storageBytes() > m.memory.bytes()) {
@@ -82,10 +133,40 @@ public final class TorchReader {
         } catch (RuntimeException e) {
             if (m != null && m.views == 0) {
                 mappings.remove(m.key);
-                m.memory.close();
+                try {
+                    m.close();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
             }
             lease.release();
             throw e;
+        }
+    }
+
+    /**
+     * Maps the chunks of an {@code 'e'} handle into one range, as {@code ExpandableSegment::fromShared} does: file
+     * descriptors taken from the producer (and closed once imported), or fabric handles.
+     */
+    private ChunkedVmmMapping mapChunks(TorchHandle h) {
+        if (h.chunkKind() == TorchHandle.ChunkKind.FABRIC) {
+            try {
+                return ChunkedVmmMapping.importFabricHandles(context, h.fabricHandles(), h.segmentSize());
+            } catch (CudaException e) {
+                throw new TorchInteropException("cannot import the fabric handles of " + h.describe() + ": "
+                        + e.getMessage(), e);
+            }
+        }
+        int[] fds = producerFds.take(h.producerPid(), h.fds());
+        try {
+            return ChunkedVmmMapping.importFileDescriptors(context, fds, h.segmentSize());
+        } catch (CudaException e) {
+            throw new TorchInteropException("cannot import the chunks of " + h.describe() + ": " + e.getMessage()
+                    + "; the descriptors taken from pid " + h.producerPid() + " are no CUDA allocations of this"
+                    + " device (is that pid the producer, in this PID namespace, and is the device the producer's?)",
+                    e);
+        } finally {
+            producerFds.close(fds, fds.length);
         }
     }
 
@@ -98,7 +179,7 @@ public final class TorchReader {
             context.synchronize();
             if (--m.views == 0) {
                 mappings.remove(m.key);
-                m.memory.close();
+                m.close();
             }
         } finally {
             lease.release();

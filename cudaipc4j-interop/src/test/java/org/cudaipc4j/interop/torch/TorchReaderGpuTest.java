@@ -129,7 +129,7 @@ class TorchReaderGpuTest {
     }
 
     /** The share's slot as its counter file holds it now, read without touching the file's process count. */
-    private static long slot(TorchShare s) {
+    static long slot(TorchShare s) {
         try (TorchCounterFile f = TorchCounterFile.open(TorchCounterFile.DEFAULT_DIRECTORY, s.refCounterFile())) {
             return f.slot(s.refCounterSlot());
         }
@@ -164,7 +164,7 @@ class TorchReaderGpuTest {
     }
 
     /** The torch producer script, once python3 is shown to use torch on CUDA here (else the test is skipped). */
-    private static String producerScript() {
+    static String producerScript() {
         var root = ProjectRoot.find();
         Assumptions.assumeTrue(root.isPresent(), "skipped: not inside the checkout");
         JavaProcess.Result probe = JavaProcess.runCommand(WAIT, List.of("python3", "-c", "import torch;"

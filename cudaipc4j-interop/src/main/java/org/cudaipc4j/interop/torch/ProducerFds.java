@@ -1,0 +1,134 @@
+package org.cudaipc4j.interop.torch;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.cudaipc4j.coord.fd.PidFd;
+import org.cudaipc4j.coord.internal.Libc;
+
+/**
+ * Takes the file descriptors of an expandable segment's chunks out of torch's producer, as torch's own
+ * {@code ExpandableSegment::fromShared} does: one {@code pidfd_open(pid)}, then {@code pidfd_getfd} for each chunk's
+ * fd number. Each refusal becomes one {@link TorchInteropException} line that says why and what can be changed.
+ */
+final class ProducerFds {
+    /** The two system calls, replaceable so that each errno's message is tested without a producer. */
+    interface Syscalls {
+        /** {@code pidfd_open(pid, 0)}. */
+        Libc.Result pidfdOpen(long pid);
+
+        /** {@code pidfd_getfd(pidfd, fd, 0)}. */
+        Libc.Result pidfdGetfd(int pidfd, int fd);
+
+        /** {@code close(fd)}. */
+        void close(int fd);
+    }
+
+    /** The kernel's calls. */
+    static final Syscalls KERNEL = new Syscalls() {
+        @Override
+        public Libc.Result pidfdOpen(long pid) {
+            return Libc.pidfdOpen(pid);
+        }
+
+        @Override
+        public Libc.Result pidfdGetfd(int pidfd, int fd) {
+            return Libc.pidfdGetfd(pidfd, fd);
+        }
+
+        @Override
+        public void close(int fd) {
+            Libc.close(fd);
+        }
+    };
+
+    private final Syscalls calls;
+
+    ProducerFds(Syscalls calls) {
+        this.calls = calls;
+    }
+
+    /**
+     * Copies of descriptors {@code fds} of process {@code pid}, in order, owned by the caller (close each with
+     * {@link #close}). Nothing stays open when it fails.
+     *
+     * @throws TorchInteropException naming the reason: EPERM (ptrace rules), ESRCH (no such process here), EBADF
+     *                               (no such descriptor), ENOSYS (kernel older than 5.6), or another errno
+     */
+    int[] take(int pid, int[] fds) {
+        Libc.Result pidfd = calls.pidfdOpen(pid);
+        if (pidfd.value() < 0) {
+            throw refusal("pidfd_open", pidfd.errno(), pid, -1, fds.length);
+        }
+        int[] taken = new int[fds.length];
+        int n = 0;
+        try {
+            for (; n < fds.length; n++) {
+                Libc.Result copy = calls.pidfdGetfd(pidfd.value(), fds[n]);
+                if (copy.value() < 0) {
+                    throw refusal("pidfd_getfd", copy.errno(), pid, n, fds.length, fds[n]);
+                }
+                taken[n] = copy.value();
+            }
+            return taken;
+        } catch (RuntimeException e) {
+            close(taken, n);
+            throw e;
+        } finally {
+            calls.close(pidfd.value());
+        }
+    }
+
+    /** Closes the first {@code count} of {@code fds}. */
+    void close(int[] fds, int count) {
+        for (int i = 0; i < count; i++) {
+            calls.close(fds[i]);
+        }
+    }
+
+    private static TorchInteropException refusal(String call, int errno, int pid, int chunk, int chunks) {
+        return refusal(call, errno, pid, chunk, chunks, -1);
+    }
+
+    /**
+     * The one line for a refused {@code call}: what was being taken, why the kernel refused, what the user can change.
+     * {@code chunk} is -1 for {@code pidfd_open}.
+     */
+    static TorchInteropException refusal(String call, int errno, int pid, int chunk, int chunks, int fd) {
+        String what = "cannot open torch's expandable segment shared by pid " + pid + ": " + call
+                + (chunk >= 0 ? " of its fd " + fd + " (chunk " + chunk + " of " + chunks + ")" : "(" + pid + ")")
+                + " failed: ";
+        String avoid = "; or share from a producer with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False";
+        String why = switch (errno) {
+            case Libc.EPERM -> "not permitted: taking the producer's file descriptors needs ptrace access to it"
+                    + producerUser(pid) + ", and Yama ptrace_scope is " + PidFd.ptraceScope() + " here: run the"
+                    + " reader as the producer's user and, under ptrace_scope 1, have the producer allow it"
+                    + " (prctl(PR_SET_PTRACER, reader pid or PR_SET_PTRACER_ANY)) or set kernel.yama.ptrace_scope=0,"
+                    + " or give the reader CAP_SYS_PTRACE (containers: --cap-add=SYS_PTRACE and a seccomp profile"
+                    + " that allows pidfd_getfd)" + avoid;
+            case Libc.ESRCH -> "no process " + pid + " here: the producer has exited, or it runs in another PID"
+                    + " namespace (a container, unshare), where its pid means nothing here; a reader of expandable"
+                    + " segments must share the producer's PID namespace (e.g. docker --pid=host or"
+                    + " --pid=container:<producer>)" + avoid;
+            case Libc.EBADF -> "process " + pid + " has no open file descriptor " + fd + ": the producer no longer"
+                    + " holds that chunk (it freed the block, or the share is stale): share the tensor again and"
+                    + " open it while the producer keeps it";
+            case Libc.ENOSYS -> "this kernel has no " + call + " (Linux 5.6 or newer is needed to take torch's"
+                    + " expandable-segment file descriptors, or a seccomp filter hides it): run on a newer kernel"
+                    + avoid;
+            default -> Libc.strerror(errno) + " (errno " + errno + ")" + avoid;
+        };
+        return new TorchInteropException(what + why);
+    }
+
+    /** ", which runs as uid N while this reader runs as uid M" when they differ and the owner is known, else "". */
+    private static String producerUser(int pid) {
+        try {
+            int owner = (Integer) Files.getAttribute(Path.of("/proc", Integer.toString(pid)), "unix:uid");
+            long self = Libc.getuid();
+            return owner == self ? "" : " (it runs as uid " + owner + ", this reader as uid " + self + ")";
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+}
