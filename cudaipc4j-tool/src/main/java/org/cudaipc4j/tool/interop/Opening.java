@@ -38,8 +38,8 @@ import org.cudaipc4j.interop.torch.TorchTensorView;
  *       from the exporter by its {@code fd_numbers} ({@code pidfd_getfd}), the only way a descriptor given on a
  *       command line brings them.</li>
  * </ul>
- * Not from the command line: torch's expandable segments ({@code 'e'}, which the library's reader does not map),
- * a {@code posix_fd} descriptor without {@code fd_numbers} (its fds travel over the exporter's socket) or from
+ * Not from the command line: a bare expandable-segment handle ({@code 'e'}; its torch descriptor opens), a
+ * {@code posix_fd} descriptor without {@code fd_numbers} (its fds travel over the exporter's socket) or from
  * another PID namespace.
  */
 final class Opening {
@@ -71,13 +71,9 @@ final class Opening {
 
     /** Why the command line cannot open this input (one phrase), or null when it can try. */
     String whyNot() {
-        TorchHandle handle = switch (input) {
-            case InteropInput.Handle h -> h.handle();
-            case InteropInput.Json j -> share != null ? share.handle() : null;
-        };
-        if (handle != null && handle.type() == TorchHandle.Type.EXPANDABLE_SEGMENT) {
-            return "torch's expandable segments ('e' handles) are not mapped by the library's torch reader yet;"
-                    + " share from a producer with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False";
+        if (input instanceof InteropInput.Handle h && h.handle().type() == TorchHandle.Type.EXPANDABLE_SEGMENT) {
+            return "a bare 'e' handle does not say which bytes of its chunks are the storage; give the torch"
+                    + " descriptor (cudaipc4j.share(tensor) in Python), which the torch reader opens";
         }
         if (input instanceof InteropInput.Json j) {
             Descriptor d = j.descriptor();
