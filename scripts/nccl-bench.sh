@@ -5,12 +5,17 @@
 # table of medians (over the rounds' medians) with Java/torch ratios. Every rank is a host of its own to NCCL
 # (NCCL_HOSTID, sockets over loopback), so on one GPU this measures NCCL's network path over loopback sockets.
 # Build first (scripts/mvn.sh -q -B package -DskipTests); needs python3 with torch.
-# Usage: scripts/nccl-bench.sh [JAVA] [PAIRS] [OUT.jsonl]   (defaults: .jre/bin/java, 3, nccl-bench.jsonl)
+# Usage: scripts/nccl-bench.sh [JAVA] [PAIRS] [OUT.jsonl] [PARTS]
+#   defaults: .jre/bin/java, 3, nccl-bench.jsonl, all parts; PARTS is a comma-separated subset of
+#   sendrecv-4k, sendrecv, allreduce-2, allreduce-4, blocking (SIZES overrides the all-reduce sizes, default 64M,1G)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 java=${1:-.jre/bin/java}
 pairs=${2:-3}
 out=${3:-nccl-bench.jsonl}
+parts=",${4:-sendrecv-4k,sendrecv,allreduce-2,allreduce-4,blocking},"
+sizes=${SIZES:-64M,1G}
+want() { [[ $parts == *",$1,"* ]]; }
 lib=$(PYTHONPATH=python python3 -c 'from cudaipc4j import nccl; print(nccl.default_library({}))')
 cp="cudaipc4j-tool/target/classes:$(ls cudaipc4j-*/target/classes -d | tr '\n' :)$(ls cudaipc4j-tool/target/lib/*.jar | tr '\n' :)"
 : > "$out"
@@ -41,12 +46,13 @@ print(a.getsockname()[1], b.getsockname()[1])')
 
 for ((i = 1; i <= pairs; i++)); do
   for impl in java torch; do
-    ranks "$impl" sendrecv 4K 200 5 2
-    ranks "$impl" sendrecv 64M,1G 5 3 2
-    ranks "$impl" allreduce 64M,1G 3 3 2
-    ranks "$impl" allreduce 64M,1G 3 3 4
+    if want sendrecv-4k; then ranks "$impl" sendrecv 4K 200 5 2; fi
+    if want sendrecv; then ranks "$impl" sendrecv 64M,1G 5 3 2; fi
+    if want allreduce-2; then ranks "$impl" allreduce "$sizes" 3 3 2; fi
+    if want allreduce-4; then ranks "$impl" allreduce "$sizes" 3 3 4; fi
   done
-  ranks java-blocking sendrecv 4K,64M 200 5 2   # torch's communicators are blocking: the same configuration
+  # torch's communicators are blocking: the same configuration
+  if want blocking; then ranks java-blocking sendrecv 4K,64M 200 5 2; fi
 done
 
 python3 - "$out" <<'PY'
@@ -65,6 +71,7 @@ for (op, n, b) in sorted({k[:3] for k in groups}):
     key = "busGBps" if op == "allreduce" else "algGBps"
     jb, tb = statistics.median(r[key] for r in j), statistics.median(r[key] for r in t)
     print(f"{op:10} {n:>5} {b:>11} {ju:>10.1f} {tu:>10.1f} {jb:>10.3f} {tb:>10.3f} {ju / tu:>16.3f}")
+    print(f"{'':10} {'':5} {'':11} runs' {key}: java {sorted(r[key] for r in j)}, torch {sorted(r[key] for r in t)}")
     jbk = groups.get((op, n, b, "java-blocking"), [])
     if jbk:
         bu, bb = statistics.median(r["us"] for r in jbk), statistics.median(r[key] for r in jbk)
