@@ -47,6 +47,33 @@ class NcclTransportGpuTest {
     }
 
     @Test
+    void ranksTheToolStartedEndWhenItIsKilled() throws Exception {
+        Process tool = ToolRun.start("--transport", "nccl", "--procs-per-device", "2", "--size", "1M", "--steps",
+                "1000000", "--timeout", "5m");
+        try (var out = tool.inputReader()) {
+            String line;
+            while ((line = out.readLine()) != null && !line.equals("Step 40 done")) {
+                // wait for the rotation to run
+            }
+            assertTrue(line != null, "the rotation did not get going");
+            List<ProcessHandle> ranks = tool.descendants().toList();
+            assertEquals(2, ranks.size(), "ranks: " + ranks);
+            long killed = System.nanoTime();
+            tool.destroyForcibly();
+            for (ProcessHandle rank : ranks) {
+                rank.onExit().get(30, TimeUnit.SECONDS);
+                System.out.printf("tool killed: rank pid %d ended after %.2f s%n", rank.pid(),
+                        (System.nanoTime() - killed) / 1e9);
+            }
+            assertTrue(System.nanoTime() - killed <= END_LIMIT_NANOS, "ranks took "
+                    + (System.nanoTime() - killed) / 1e6 + " ms to end after the tool was killed");
+        } finally {
+            tool.descendants().forEach(ProcessHandle::destroyForcibly);
+            tool.destroyForcibly();
+        }
+    }
+
+    @Test
     void benchMeasuresSendRecvAndAllReduce() throws Exception {
         ToolRun run = ToolRun.run(Duration.ofMinutes(3), "bench", "--only", "nccl", "--procs", "2,3", "--sizes",
                 "4K,8M", "--repeat", "3", "--out", logs.toString());

@@ -41,6 +41,12 @@ public final class NcclRotation {
      */
     public static final String SEPARATE_HOSTS_ENV = "CUDAIPC4J_NCCL_SEPARATE_HOSTS";
 
+    /**
+     * Set by the tool for the ranks it starts itself: its pid. A rank ends (status 1) when that process is gone, so
+     * a tool killed by SIGKILL leaves no rank behind; under a launcher the launcher does this.
+     */
+    public static final String PARENT_ENV = "CUDAIPC4J_NCCL_PARENT_PID";
+
     private static final Duration WATCHDOG_PERIOD = Duration.ofMillis(100);
     private static final Duration EXIT_GRACE = Duration.ofMillis(500);
 
@@ -74,6 +80,7 @@ public final class NcclRotation {
         if ("1".equals(System.getenv(SEPARATE_HOSTS_ENV))) {
             separateHost(rank);
         }
+        endWithParent(rank);
         Nccl nccl = Nccl.load(); // NcclUnavailableException: waived by the caller
         Cuda.init();
         List<Integer> ordinals = options.devices().isEmpty() ? allDevices() : options.devices();
@@ -225,6 +232,26 @@ public final class NcclRotation {
         DriverEnvironment.setUnlessSet("NCCL_P2P_DISABLE", "1");
         DriverEnvironment.setUnlessSet("NCCL_SHM_DISABLE", "1");
         DriverEnvironment.setUnlessSet("NCCL_SOCKET_IFNAME", "lo");
+    }
+
+    /** Ends this rank when the tool that started it ends ({@link #PARENT_ENV}); nothing without the variable. */
+    private void endWithParent(int rank) {
+        String parent = System.getenv(PARENT_ENV);
+        if (parent == null || parent.isBlank()) {
+            return;
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(parent.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(PARENT_ENV + "=" + parent + " is not a process id");
+        }
+        Runnable end = () -> {
+            err.println("cudaipc4j: rank " + rank + " ends: the tool that started it (pid " + pid + ") is gone");
+            err.flush();
+            Runtime.getRuntime().halt(1);
+        };
+        ProcessHandle.of(pid).ifPresentOrElse(h -> h.onExit().thenRun(end), end);
     }
 
     private static List<Integer> allDevices() {

@@ -113,6 +113,7 @@ public final class NcclRun {
                 env.put("CUDAIPC4J_LOCAL_RANK", Integer.toString(r));
                 env.put("CUDAIPC4J_RENDEZVOUS", "127.0.0.1:" + port);
                 env.put("CUDAIPC4J_RENDEZVOUS_SECRET", secret);
+                env.put(NcclRotation.PARENT_ENV, Long.toString(ProcessHandle.current().pid()));
                 if (size > devices.size()) {
                     env.put(NcclRotation.SEPARATE_HOSTS_ENV, "1");
                 }
