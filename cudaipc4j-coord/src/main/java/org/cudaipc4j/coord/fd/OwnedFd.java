@@ -100,7 +100,11 @@ public final class OwnedFd implements AutoCloseable {
         return new OwnedFd(fd);
     }
 
-    /** {@return the descriptor's number} @throws IllegalStateException once closed or released */
+    /**
+     * {@return the descriptor's number}
+     *
+     * @throws IllegalStateException once closed or released
+     */
     public int value() {
         int v = fd.get();
         if (v == CLOSED) {
