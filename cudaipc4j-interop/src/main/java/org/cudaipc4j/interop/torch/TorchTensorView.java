@@ -48,7 +48,10 @@ public final class TorchTensorView extends ForeignResource implements DeviceMemo
         return bytes;
     }
 
-    /** {@return dtype, shape, strides and offset of the tensor over the storage; null when only a storage was shared} */
+    /**
+     * {@return dtype, shape, strides and offset of the tensor over the storage; null when only a storage was
+     * shared}
+     */
     public TensorLayout layout() {
         return layout;
     }
