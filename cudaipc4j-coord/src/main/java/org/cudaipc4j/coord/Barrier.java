@@ -89,7 +89,7 @@ public final class Barrier {
         round++;
     }
 
-    /** {@return rounds completed by this process so far (the 0-based number of the round it will wait in next)} */
+    /** {@return the rounds completed by this process so far (the 0-based number of the round it will wait in next)} */
     public long round() {
         return round;
     }

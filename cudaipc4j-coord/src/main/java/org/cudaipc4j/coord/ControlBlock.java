@@ -180,7 +180,8 @@ public final class ControlBlock implements AutoCloseable {
     }
 
     /**
-     * {@return size in bytes of a block for {@code processCount} processes with slot data laid out as {@code slotData}}
+     * {@return the size in bytes of a block for {@code processCount} processes with slot data laid out as
+     * {@code slotData}}
      *
      * @param processCount the number of processes
      * @param slotData the format of each slot's application data
