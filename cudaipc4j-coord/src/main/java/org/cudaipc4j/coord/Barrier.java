@@ -89,12 +89,12 @@ public final class Barrier {
         round++;
     }
 
-    /** Rounds completed by this process so far (the 0-based number of the round it will wait in next). */
+    /** {@return the rounds completed by this process so far (the 0-based number of the round it will wait in next)} */
     public long round() {
         return round;
     }
 
-    /** This process's index in the group. */
+    /** {@return this process's index in the group} */
     public int index() {
         return index;
     }
@@ -181,6 +181,7 @@ public final class Barrier {
      * aborts the group), or the timeout passes.
      *
      * @param what what is waited for, for the messages ("the device to catch up")
+     * @param condition polled until it returns true
      * @throws BarrierException when it gives up
      */
     public void awaitCondition(BooleanSupplier condition, String what) {

@@ -47,6 +47,10 @@ public final class ChildRuntime implements AutoCloseable {
      * Joins the group: opens and validates the block (it must have been created by our parent), claims slot
      * {@code index} (pid, status {@link ProcessStatus#STARTING}, first heartbeat) and starts the watchdog.
      *
+     * @param segmentName the control block's name, as the parent passed it
+     * @param slotData the format of the slots' application data
+     * @param index this process's slot
+     * @return the runtime; close it to stop the watchdog and close the block
      * @throws ControlBlockException when the block is missing, invalid or not our parent's
      * @throws CoordinationException when the index is out of range or the slot is held by a live process
      */
@@ -58,6 +62,12 @@ public final class ChildRuntime implements AutoCloseable {
      * As {@link #join(String, MemoryLayout, int)} for a child started before its block: waits up to
      * {@code createdWithin} for the parent to create it ({@link ControlBlock#awaitCreated}), and fails at once if
      * the parent dies first.
+     *
+     * @param segmentName the control block's name, as the parent passed it
+     * @param slotData the format of the slots' application data
+     * @param index this process's slot
+     * @param createdWithin how long to wait for the parent to create the block
+     * @return the runtime; close it to stop the watchdog and close the block
      */
     public static ChildRuntime join(String segmentName, MemoryLayout slotData, int index, Duration createdWithin) {
         return join(ControlBlock.awaitCreated(segmentName, slotData, createdWithin), index);
@@ -86,7 +96,7 @@ public final class ChildRuntime implements AutoCloseable {
         }
     }
 
-    /** The pid of the group's parent (the control block's creator). */
+    /** {@return the pid of the group's parent (the control block's creator)} */
     public long parentPid() {
         return parentPid;
     }
@@ -94,25 +104,37 @@ public final class ChildRuntime implements AutoCloseable {
     /**
      * Runs {@code action} on the watchdog thread when the parent is found gone, before the group is aborted and
      * this JVM halts: the last chance to clean up what the dead parent (or this process) leaves.
+     *
+     * @param action what to run; it must be quick and must not throw
      */
     public void onParentGone(Runnable action) {
         parentGoneActions.add(java.util.Objects.requireNonNull(action, "action"));
     }
 
+    /** {@return the group's control block} */
     public ControlBlock block() {
         return block;
     }
 
+    /** {@return this process's slot index} */
     public int index() {
         return index;
     }
 
-    /** Records this process's status in its slot. */
+    /**
+     * Records this process's status in its slot.
+     *
+     * @param status the new status
+     */
     public void setStatus(ProcessStatus status) {
         block.setStatus(index, status);
     }
 
-    /** Marks this process FAILED and aborts the group with {@code reason} (the first abort wins). */
+    /**
+     * Marks this process FAILED and aborts the group with {@code reason} (the first abort wins).
+     *
+     * @param reason why, for the abort's message
+     */
     public void fail(String reason) {
         failed = true;
         block.setStatus(index, ProcessStatus.FAILED);

@@ -179,7 +179,13 @@ public final class ControlBlock implements AutoCloseable {
         return SLOT_HEADER.byteSize() + (slotData.byteSize() + LINE - 1) / LINE * LINE;
     }
 
-    /** Size in bytes of a block for {@code processCount} processes with slot data laid out as {@code slotData}. */
+    /**
+     * {@return the size in bytes of a block for {@code processCount} processes with slot data laid out as
+     * {@code slotData}}
+     *
+     * @param processCount the number of processes
+     * @param slotData the format of each slot's application data
+     */
     public static long sizeFor(int processCount, MemoryLayout slotData) {
         checkCount(processCount);
         checkSlotData(slotData);
@@ -192,20 +198,28 @@ public final class ControlBlock implements AutoCloseable {
      *
      * @param processCount 1 to {@value #MAX_PROCESSES}
      * @param slotData     the format of each slot's application data (alignment at most {@value #LINE} bytes)
+     * @return the new block, owned by the caller
      */
     public static ControlBlock create(int processCount, MemoryLayout slotData) {
         return initialize(SharedSegment.create(sizeFor(processCount, slotData)), processCount, slotData);
     }
 
     /**
-     * A fresh block name for this process ({@link SharedSegment#newName}). A parent that starts its children
+     * {@return a fresh block name for this process ({@link SharedSegment#newName})} A parent that starts its children
      * before it creates their block gives them this name; they {@linkplain #awaitCreated wait} for it.
      */
     public static String newName() {
         return SharedSegment.newName(null);
     }
 
-    /** As {@link #create(int, MemoryLayout)}, under {@code name} from {@link #newName()}. */
+    /**
+     * As {@link #create(int, MemoryLayout)}, under {@code name} from {@link #newName()}.
+     *
+     * @param name a name from {@link #newName()}
+     * @param processCount 1 to {@value #MAX_PROCESSES}
+     * @param slotData the format of each slot's application data
+     * @return the new block, owned by the caller
+     */
     public static ControlBlock create(String name, int processCount, MemoryLayout slotData) {
         return initialize(SharedSegment.createNamed(name, sizeFor(processCount, slotData)), processCount, slotData);
     }
@@ -233,7 +247,13 @@ public final class ControlBlock implements AutoCloseable {
         }
     }
 
-    /** Child side: opens and validates the block, requiring that our parent process created it. */
+    /**
+     * Child side: opens and validates the block, requiring that our parent process created it.
+     *
+     * @param name the block's name
+     * @param slotData the format of the slots' application data the block must have been made for
+     * @return the open block
+     */
     public static ControlBlock open(String name, MemoryLayout slotData) {
         return open(name, slotData, true);
     }
@@ -244,6 +264,8 @@ public final class ControlBlock implements AutoCloseable {
      * @param slotData               the format of the slots' application data the block must have been made for
      * @param requireParentIsCreator when true, the header's creator PID must be our parent's PID (children);
      *                               tools and tests that open a block from elsewhere pass false
+     * @param name the block's name
+     * @return the open block
      * @throws ControlBlockException when the segment is missing, foreign or not a valid control block
      */
     public static ControlBlock open(String name, MemoryLayout slotData, boolean requireParentIsCreator) {
@@ -265,6 +287,10 @@ public final class ControlBlock implements AutoCloseable {
      * Child side, for children started before their block exists: waits until our parent has created block
      * {@code name} and written its header, then opens it as {@link #open(String, MemoryLayout)} does.
      *
+     * @param name the block's name
+     * @param slotData the format of the slots' application data the block must have been made for
+     * @param timeout how long to wait for the block to appear
+     * @return the open block
      * @throws ControlBlockException when the parent is gone first, at the timeout, or when the block is invalid
      */
     public static ControlBlock awaitCreated(String name, MemoryLayout slotData, Duration timeout) {
@@ -352,52 +378,67 @@ public final class ControlBlock implements AutoCloseable {
         }
     }
 
+    /** {@return the block's name, which other processes open it by} */
     public String name() {
         return segment.name();
     }
 
-    /** The underlying segment (for tools and tests). */
+    /** {@return the underlying segment (for tools and tests)} */
     public SharedSegment segment() {
         return segment;
     }
 
+    /** {@return the number of processes in the group} */
     public int processCount() {
         return processCount;
     }
 
+    /** {@return the pid of the process that created the block} */
     public long creatorPid() {
         return creatorPid;
     }
 
-    /** A random value chosen at creation, distinct for every run. */
+    /** {@return a random value chosen at creation, distinct for every run} */
     public long runToken() {
         return runToken;
     }
 
-    /** True in the process that created the block. */
+    /** {@return true in the process that created the block} */
     public boolean isCreator() {
         return segment.isCreator();
     }
 
-    /** The format of each slot's application data. */
+    /** {@return the format of each slot's application data} */
     public MemoryLayout slotDataLayout() {
         return slotData;
     }
 
     /**
-     * The application's data of slot {@code process}: a slice of the shared memory laid out as
+     * {@return the application's data of slot {@code process}: a slice of the shared memory laid out as
      * {@link #slotDataLayout()}, zeroed at creation; read and write it with that layout's var handles (base offset
-     * 0). Valid until {@link #close()}.
+     * 0)} Valid until {@link #close()}.
+     *
+     * @param process the slot's index
      */
     public MemorySegment slotData(int process) {
         return mem.asSlice(slot(process) + SLOT_HEADER.byteSize(), slotData.byteSize(), slotData.byteAlignment());
     }
 
+    /**
+     * Records {@code pid} in slot {@code process}.
+     *
+     * @param process the slot's index
+     * @param pid the pid of the process that took the slot
+     */
     public void setPid(int process, long pid) {
         SLOT_PID.setRelease(mem, slot(process), pid);
     }
 
-    /** The pid recorded by {@code process} when it joined; 0 before. */
+    /**
+     * {@return the pid recorded by {@code process} when it joined; 0 before}
+     *
+     * @param process the slot's index
+     */
     public long pid(int process) {
         return (long) SLOT_PID.getAcquire(mem, slot(process));
     }
@@ -425,20 +466,39 @@ public final class ControlBlock implements AutoCloseable {
         }
     }
 
+    /**
+     * Records the status of {@code process} (a release write).
+     *
+     * @param process the slot's index
+     * @param status the new status
+     */
     public void setStatus(int process, ProcessStatus status) {
         SLOT_STATUS.setRelease(mem, slot(process), status.code());
     }
 
+    /**
+     * {@return the status of {@code process} (an acquire read)}
+     *
+     * @param process the slot's index
+     */
     public ProcessStatus status(int process) {
         return ProcessStatus.ofCode((int) SLOT_STATUS.getAcquire(mem, slot(process)));
     }
 
-    /** Records that {@code process} is alive now (wall-clock millis). */
+    /**
+     * Records that {@code process} is alive now (wall-clock millis).
+     *
+     * @param process the slot's index
+     */
     public void heartbeat(int process) {
         SLOT_HEARTBEAT.setRelease(mem, slot(process), System.currentTimeMillis());
     }
 
-    /** The wall-clock millis of the last {@link #heartbeat}; 0 if none yet. */
+    /**
+     * {@return the wall-clock millis of the last {@link #heartbeat}; 0 if none yet}
+     *
+     * @param process the slot's index
+     */
     public long lastHeartbeatMillis(int process) {
         return (long) SLOT_HEARTBEAT.getAcquire(mem, slot(process));
     }
@@ -465,6 +525,7 @@ public final class ControlBlock implements AutoCloseable {
     /**
      * Child: waits until the parent publishes the assignment ({@link #publishAssignment()}) or dismisses the group.
      *
+     * @param timeout how long to wait
      * @return true when assigned, false when dismissed
      * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died
      */
@@ -478,6 +539,7 @@ public final class ControlBlock implements AutoCloseable {
         READY_WORD.setRelease(mem, 0L, READY);
     }
 
+    /** {@return true once the parent has published that the children may go on ({@link #publishReady()})} */
     public boolean isReady() {
         return (long) READY_WORD.getAcquire(mem, 0L) == READY;
     }
@@ -487,6 +549,7 @@ public final class ControlBlock implements AutoCloseable {
      * burning a core.
      *
      * @param what what the parent publishes, for the messages ("handles")
+     * @param timeout how long to wait
      * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died
      */
     public void awaitReady(Duration timeout, String what) {
@@ -551,6 +614,8 @@ public final class ControlBlock implements AutoCloseable {
      * Runs {@code action} in this process whenever this process calls {@link #abort}, whether its abort or an
      * earlier one wins: the place to release what other processes might wait for (words a device polls). Actions
      * must be quick, must not throw, and may run more than once.
+     *
+     * @param action what to run on abort
      */
     public void onAbort(Runnable action) {
         synchronized (abortListeners) {
@@ -572,12 +637,12 @@ public final class ControlBlock implements AutoCloseable {
         }
     }
 
-    /** True once any process aborted the group (one acquire read). */
+    /** {@return true once any process aborted the group (one acquire read)} */
     public boolean isAborted() {
         return (int) ABORT_WORD.getAcquire(mem, 0L) != 0;
     }
 
-    /** The first abort, if any. */
+    /** {@return the first abort, if any} */
     public Optional<Abort> abortState() {
         int word = (int) ABORT_WORD.getAcquire(mem, 0L);
         if (word == 0) {
@@ -605,8 +670,11 @@ public final class ControlBlock implements AutoCloseable {
     }
 
     /**
-     * A barrier participant for process {@code index} over processes 0 to {@code processCount()-1}; each await
-     * waits at most {@code timeout}.
+     * {@return a barrier participant for process {@code index} over processes 0 to {@code processCount()-1}; each await
+     * waits at most {@code timeout}}
+     *
+     * @param index the participant's process index
+     * @param timeout the longest each await waits
      */
     public Barrier barrier(int index, Duration timeout) {
         checkProcess(index);
@@ -699,7 +767,11 @@ public final class ControlBlock implements AutoCloseable {
      * @param reason  what it said
      */
     public record Abort(int process, String reason) {
-        /** "aborted by process 3: reason" or "aborted by the parent: reason". */
+        /**
+         * "aborted by process 3: reason" or "aborted by the parent: reason".
+         *
+         * @return {@code "aborted by process 3: reason"} or {@code "aborted by the parent: reason"}
+         */
         public String describe() {
             return (process == PARENT ? "aborted by the parent" : "aborted by process " + process) + ": " + reason;
         }

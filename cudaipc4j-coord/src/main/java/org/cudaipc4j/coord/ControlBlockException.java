@@ -5,10 +5,21 @@ package org.cudaipc4j.coord;
  * size, foreign owner, not created by our parent); each case has its own message.
  */
 public class ControlBlockException extends CoordinationException {
+    /**
+     * An exception with {@code message}.
+     *
+     * @param message what went wrong, in one line
+     */
     public ControlBlockException(String message) {
         super(message);
     }
 
+    /**
+     * An exception with {@code message} and its cause.
+     *
+     * @param message what went wrong, in one line
+     * @param cause the failure beneath it
+     */
     public ControlBlockException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -27,8 +27,11 @@ public final class Deadline {
     }
 
     /**
-     * The deadline {@code limit} from now; {@code limitName} says what set it in messages, e.g. {@code --timeout}.
+     * {@return the deadline {@code limit} from now} {@code limitName} says what set it in messages, e.g.
+     * {@code --timeout}.
      *
+     * @param limit how long from now; positive
+     * @param limitName what set the limit, for messages
      * @throws IllegalArgumentException when {@code limit} is zero or negative
      */
     public static Deadline after(Duration limit, String limitName) {
@@ -41,27 +44,31 @@ public final class Deadline {
         return new Deadline(System.nanoTime() + nanos, limit, limitName);
     }
 
-    /** The whole limit, as given to {@link #after}. */
+    /** {@return the whole limit, as given to {@link #after}} */
     public Duration limit() {
         return limit;
     }
 
-    /** What set the limit, e.g. {@code --timeout}. */
+    /** {@return what set the limit, e.g. {@code --timeout}} */
     public String limitName() {
         return limitName;
     }
 
-    /** What is left, zero once passed. */
+    /** {@return what is left, zero once passed} */
     public Duration remaining() {
         return Duration.ofNanos(Math.max(0, expiresAtNanos - System.nanoTime()));
     }
 
-    /** True once the deadline is reached. */
+    /** {@return true once the deadline is reached} */
     public boolean hasPassed() {
         return System.nanoTime() - expiresAtNanos >= 0;
     }
 
-    /** "timed out after 2 s (--timeout) waiting for {@code what}". */
+    /**
+     * {@return the message of a timeout, such as "timed out after 2 s (--timeout) waiting for {@code what}"}
+     *
+     * @param what what was waited for
+     */
     public String timedOut(String what) {
         return "timed out after " + Durations.format(limit) + " (" + limitName + ") waiting for " + what;
     }

@@ -7,7 +7,12 @@ import java.util.Locale;
 public final class Durations {
     private Durations() {}
 
-    /** "250 ms", "1.5 s", "30 s", "2 min", "1 h 5 min": the unit a reader expects for the size. */
+    /**
+     * "250 ms", "1.5 s", "30 s", "2 min", "1 h 5 min": the unit a reader expects for the size.
+     *
+     * @param d the duration to write
+     * @return {@code d} in that unit
+     */
     public static String format(Duration d) {
         if (d.getSeconds() >= 3600) {
             // In whole seconds: a limit of centuries has more milliseconds than a long holds.

@@ -54,7 +54,11 @@ public final class ExportHolders implements AutoCloseable {
         this.capacity = capacity;
     }
 
-    /** A new table for up to {@code capacity} simultaneous holds, in a fresh shared-memory segment. */
+    /**
+     * {@return a new table for up to {@code capacity} simultaneous holds, in a fresh shared-memory segment}
+     *
+     * @param capacity the number of entries
+     */
     public static ExportHolders create(int capacity) {
         if (capacity < 1 || capacity > MAX_ENTRIES) {
             throw new IllegalArgumentException("capacity must be between 1 and " + MAX_ENTRIES + ", got " + capacity);
@@ -69,6 +73,8 @@ public final class ExportHolders implements AutoCloseable {
     /**
      * Opens a table another process created.
      *
+     * @param name the name the creator's {@link #name()} gave
+     * @return the open table
      * @throws CoordinationException when {@code name} is no table (missing, too small, another format)
      */
     public static ExportHolders open(String name) {
@@ -90,12 +96,12 @@ public final class ExportHolders implements AutoCloseable {
         }
     }
 
-    /** The name an importer {@linkplain #open opens}. */
+    /** {@return the name an importer {@linkplain #open opens}} */
     public String name() {
         return segment.name();
     }
 
-    /** How many simultaneous holds the table has room for. */
+    /** {@return how many simultaneous holds the table has room for} */
     public int capacity() {
         return capacity;
     }
@@ -103,6 +109,8 @@ public final class ExportHolders implements AutoCloseable {
     /**
      * This process holds export {@code key} until the returned hold is closed (or this process ends).
      *
+     * @param key the export's key
+     * @return the hold, owned by the caller
      * @throws CoordinationException when every entry is taken by a live holder
      */
     public Hold hold(long key) {
@@ -138,7 +146,11 @@ public final class ExportHolders implements AutoCloseable {
                 + " holds by live processes");
     }
 
-    /** The pids of the live processes that hold export {@code key}, one per hold. */
+    /**
+     * {@return the pids of the live processes that hold export {@code key}, one per hold}
+     *
+     * @param key the export's key
+     */
     public List<Long> holders(long key) {
         List<Long> pids = new ArrayList<>();
         for (int i = 0; i < capacity; i++) {
@@ -158,6 +170,8 @@ public final class ExportHolders implements AutoCloseable {
     /**
      * Waits until no live process holds export {@code key}: then the exporter may free it.
      *
+     * @param key the export's key
+     * @param deadline when to give up
      * @throws CoordinationException at the deadline, naming the limit and the pids that still hold it
      */
     public void awaitReleased(long key, Deadline deadline) {
@@ -279,6 +293,7 @@ public final class ExportHolders implements AutoCloseable {
             this.word = word;
         }
 
+        /** {@return the key of the export this hold holds} */
         public long key() {
             return key;
         }

@@ -21,19 +21,37 @@ public final class JvmCommand {
 
     private JvmCommand() {}
 
-    /** {@link #base()}, then {@code mainClass} and {@code args}. */
+    /**
+     * {@link #base()}, then {@code mainClass} and {@code args}.
+     *
+     * @param mainClass the child's main class
+     * @param args the child's arguments
+     * @return the command line
+     */
     public static List<String> of(String mainClass, List<String> args) {
         return of(List.of(), mainClass, args);
     }
 
-    /** {@link #base()}, then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}. */
+    /**
+     * {@link #base()}, then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}.
+     *
+     * @param jvmOptions JVM options for this child only
+     * @param mainClass the child's main class
+     * @param args the child's arguments
+     * @return the command line
+     */
     public static List<String> of(List<String> jvmOptions, String mainClass, List<String> args) {
         return from(base(), jvmOptions, mainClass, args);
     }
 
     /**
-     * {@code base} (from {@link #base()}, taken once for several children: it reads this process's command line),
-     * then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}.
+     * {@return {@code base} (from {@link #base()}, taken once for several children: it reads this process's command
+     * line), then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}}
+     *
+     * @param base the command line up to the main class, from {@link #base()}
+     * @param jvmOptions JVM options for this child only
+     * @param mainClass the child's main class
+     * @param args the child's arguments
      */
     public static List<String> from(List<String> base, List<String> jvmOptions, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>(base);
@@ -44,9 +62,9 @@ public final class JvmCommand {
     }
 
     /**
-     * The command line of a fresh JVM like this one, up to the main class: the java binary, this JVM's inherited
-     * options ({@link #inheritedJvmOptions}), the shared-memory directory property when set,
-     * {@code --enable-native-access=ALL-UNNAMED} and {@code -cp} with this JVM's class path.
+     * {@return the command line of a fresh JVM like this one, up to the main class: the java binary, this JVM's
+     * inherited options ({@link #inheritedJvmOptions}), the shared-memory directory property when set,
+     * {@code --enable-native-access=ALL-UNNAMED} and {@code -cp} with this JVM's class path}
      *
      * @throws CoordinationException when the java binary cannot be found
      */
@@ -82,9 +100,11 @@ public final class JvmCommand {
     }
 
     /**
-     * The JVM options children inherit from {@code parentArgs} (a JVM's command line without the binary):
+     * {@return the JVM options children inherit from {@code parentArgs} (a JVM's command line without the binary):
      * {@code -D}, {@code -X}, {@code -XX} and assertion switches found before the main class, {@code -jar} or
-     * {@code -m}; not debugger agents, archive-writing options, the class or module path, or argument files.
+     * {@code -m}; not debugger agents, archive-writing options, the class or module path, or argument files}
+     *
+     * @param parentArgs a JVM's arguments, without the binary
      */
     public static List<String> inheritedJvmOptions(List<String> parentArgs) {
         List<String> out = new ArrayList<>();

@@ -22,6 +22,12 @@ public final class OutputPump {
     /**
      * Starts copying {@code in} to {@code to}, each line prefixed with {@code prefix}; the thread is named
      * {@code cudaipc4j-<name>}. Bytes are decoded in the platform's native encoding, as the child wrote them.
+     *
+     * @param in the child's output
+     * @param to where the lines go
+     * @param prefix put before each line
+     * @param name the thread's name after {@code cudaipc4j-}
+     * @return the running pump
      */
     public static OutputPump start(InputStream in, PrintStream to, String prefix, String name) {
         Charset cs = nativeCharset();
@@ -45,6 +51,7 @@ public final class OutputPump {
     /**
      * Waits at most {@code limit} for the child's end of the stream (a grandchild may hold it open).
      *
+     * @param limit how long to wait
      * @return true when everything was copied
      */
     public boolean join(Duration limit) {

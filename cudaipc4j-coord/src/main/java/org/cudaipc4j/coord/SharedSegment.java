@@ -70,7 +70,12 @@ public final class SharedSegment implements AutoCloseable {
         this.memory = memory;
     }
 
-    /** Creates a new segment of {@code size} bytes, zero-filled. See {@link #create(String, long)}. */
+    /**
+     * Creates a new segment of {@code size} bytes, zero-filled. See {@link #create(String, long)}.
+     *
+     * @param size the segment's size in bytes
+     * @return the new segment, owned by the caller
+     */
     public static SharedSegment create(long size) {
         return create(null, size);
     }
@@ -80,6 +85,8 @@ public final class SharedSegment implements AutoCloseable {
      * {@code cudaipc4j-<pid>-<16 hex random>-<suffix>} (no suffix when {@code suffix} is null).
      *
      * @param suffix letters, digits and '_', at most 32, or null
+     * @param size the segment's size in bytes
+     * @return the new segment, owned by the caller
      * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
      */
     public static SharedSegment create(String suffix, long size) {
@@ -92,8 +99,8 @@ public final class SharedSegment implements AutoCloseable {
     }
 
     /**
-     * A fresh segment name for this process, {@code cudaipc4j-<pid>-<16 hex random>[-<suffix>]}, without creating
-     * anything: lets a creator hand the name to processes it starts before the segment exists.
+     * {@return a fresh segment name for this process, {@code cudaipc4j-<pid>-<16 hex random>[-<suffix>]}, without
+     * creating anything: lets a creator hand the name to processes it starts before the segment exists}
      *
      * @param suffix letters, digits and '_', at most 32, or null
      */
@@ -110,6 +117,9 @@ public final class SharedSegment implements AutoCloseable {
     /**
      * Creates a new segment of {@code size} bytes, zero-filled, under a name from {@link #newName} of this process.
      *
+     * @param name a name from {@link #newName}
+     * @param size the segment's size in bytes
+     * @return the new segment, owned by the caller
      * @throws IllegalArgumentException when {@code name} is not a name this process could have made
      * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
      */
@@ -197,6 +207,8 @@ public final class SharedSegment implements AutoCloseable {
     /**
      * Opens an existing segment by name and maps all of it.
      *
+     * @param name the segment's file name
+     * @return the open segment
      * @throws IllegalArgumentException when the name is not a cudaipc4j segment name
      * @throws SharedSegmentException when it does not exist, is not a regular file, or is owned by another user
      */
@@ -269,26 +281,27 @@ public final class SharedSegment implements AutoCloseable {
         }
     }
 
-    /** The file name (no directory), e.g. {@code cudaipc4j-4242-0123456789abcdef}. */
+    /** {@return the file name (no directory), e.g. {@code cudaipc4j-4242-0123456789abcdef}} */
     public String name() {
         return name;
     }
 
-    /** The full path of the file. */
+    /** {@return the full path of the file} */
     public Path path() {
         return path;
     }
 
+    /** {@return the segment's size in bytes} */
     public long size() {
         return size;
     }
 
-    /** The mapped memory; valid until {@link #close()}. */
+    /** {@return the mapped memory; valid until {@link #close()}} */
     public MemorySegment memory() {
         return memory;
     }
 
-    /** True in the process that created the segment (and will unlink it). */
+    /** {@return true in the process that created the segment (and will unlink it)} */
     public boolean isCreator() {
         return creator;
     }
@@ -419,7 +432,7 @@ public final class SharedSegment implements AutoCloseable {
         return started <= lastWrite + PID_REUSE_SLACK_MILLIS;
     }
 
-    /** The directory segments live in. */
+    /** {@return the directory segments live in} */
     public static Path directory() {
         return Path.of(System.getProperty(DIR_PROPERTY, DEFAULT_DIR));
     }

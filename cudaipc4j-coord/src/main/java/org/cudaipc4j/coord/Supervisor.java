@@ -49,6 +49,11 @@ public final class Supervisor implements AutoCloseable {
      */
     public record Options(Duration gracePeriod, Duration heartbeatTimeout, boolean prefixOutput, PrintStream out,
             PrintStream err, Map<String, String> environment) {
+        /**
+         * Copies the environment and checks the durations.
+         *
+         * @throws IllegalArgumentException when the grace period is negative or the heartbeat timeout not positive
+         */
         public Options {
             environment = Map.copyOf(environment);
             Objects.requireNonNull(gracePeriod, "gracePeriod");
@@ -63,27 +68,57 @@ public final class Supervisor implements AutoCloseable {
             }
         }
 
-        /** Grace 2 s, heartbeat timeout 5 s, prefixed output to {@code System.out}/{@code System.err}. */
+        /**
+         * Grace 2 s, heartbeat timeout 5 s, prefixed output to {@code System.out}/{@code System.err}.
+         *
+         * @return the default options
+         */
         public static Options defaults() {
             return new Options(Duration.ofSeconds(2), Duration.ofSeconds(5), true, System.out, System.err, Map.of());
         }
 
+        /**
+         * {@return these options with grace period {@code d}}
+         *
+         * @param d the new grace period
+         */
         public Options withGracePeriod(Duration d) {
             return new Options(d, heartbeatTimeout, prefixOutput, out, err, environment);
         }
 
+        /**
+         * {@return these options with heartbeat timeout {@code d}}
+         *
+         * @param d the new heartbeat timeout
+         */
         public Options withHeartbeatTimeout(Duration d) {
             return new Options(gracePeriod, d, prefixOutput, out, err, environment);
         }
 
+        /**
+         * {@return these options with {@code prefix} as whether to prefix the members' lines}
+         *
+         * @param prefix whether to prefix each line with {@code "[i] "}
+         */
         public Options withPrefixOutput(boolean prefix) {
             return new Options(gracePeriod, heartbeatTimeout, prefix, out, err, environment);
         }
 
+        /**
+         * {@return these options with the members' output going to {@code newOut} and {@code newErr}}
+         *
+         * @param newOut where standard output goes
+         * @param newErr where standard error goes
+         */
         public Options withOutput(PrintStream newOut, PrintStream newErr) {
             return new Options(gracePeriod, heartbeatTimeout, prefixOutput, newOut, newErr, environment);
         }
 
+        /**
+         * {@return these options with {@code variables} set for the started members}
+         *
+         * @param variables the members' extra environment variables
+         */
         public Options withEnvironment(Map<String, String> variables) {
             return new Options(gracePeriod, heartbeatTimeout, prefixOutput, out, err, variables);
         }
@@ -108,12 +143,13 @@ public final class Supervisor implements AutoCloseable {
      *                  or, for an adopted member, is not known)
      */
     public record Outcome(List<Failure> failures, List<Integer> exitCodes) {
+        /** Copies the lists. */
         public Outcome {
             failures = List.copyOf(failures);
             exitCodes = List.copyOf(exitCodes);
         }
 
-        /** True when every member exited 0 in time. */
+        /** {@return true when every member exited 0 in time} */
         public boolean ok() {
             return failures.isEmpty();
         }
@@ -128,7 +164,12 @@ public final class Supervisor implements AutoCloseable {
     private Thread shutdownHook;
     private volatile boolean closed;
 
-    /** A supervisor for the group of {@code block}; the caller keeps owning the block. */
+    /**
+     * A supervisor for the group of {@code block}; the caller keeps owning the block.
+     *
+     * @param block the group's control block
+     * @param options how to behave
+     */
     public Supervisor(ControlBlock block, Options options) {
         this.block = Objects.requireNonNull(block, "block");
         this.processCount = block.processCount();
@@ -141,6 +182,9 @@ public final class Supervisor implements AutoCloseable {
      * be {@linkplain #start started} first (they {@linkplain ChildRuntime#join wait} for the block), so that their
      * start-up overlaps the block's creation; {@link #watch} names the block before anything waits for them. Until
      * then a failure or shutdown only kills them.
+     *
+     * @param processCount the number of members
+     * @param options how to behave
      */
     public Supervisor(int processCount, Options options) {
         if (processCount < 1 || processCount > ControlBlock.MAX_PROCESSES) {
@@ -153,7 +197,11 @@ public final class Supervisor implements AutoCloseable {
         this.group = new GroupWatch(options);
     }
 
-    /** Names the block of a supervisor made without one; the caller keeps owning it. */
+    /**
+     * Names the block of a supervisor made without one; the caller keeps owning it.
+     *
+     * @param block the group's control block
+     */
     public void watch(ControlBlock block) {
         Objects.requireNonNull(block, "block");
         if (this.block != null) {
@@ -178,6 +226,8 @@ public final class Supervisor implements AutoCloseable {
      * Starts one JVM like this one per element of {@code argsPerChild} ({@link JvmCommand#of}), all at once. Child
      * {@code i} runs {@code mainClass} with {@code argsPerChild.get(i)} and is watched through slot {@code i}.
      *
+     * @param mainClass the children's main class
+     * @param argsPerChild each child's arguments
      * @throws CoordinationException when a child cannot be started (see {@link #start(List)})
      */
     public void start(String mainClass, List<List<String>> argsPerChild) {
@@ -195,6 +245,7 @@ public final class Supervisor implements AutoCloseable {
      * added to this process's environment and their output copied to {@link Options#out()} and
      * {@link Options#err()}. Member {@code i} runs {@code commands.get(i)} and is watched through slot {@code i}.
      *
+     * @param commands each member's command line
      * @throws CoordinationException when one cannot be started, naming it and why; those already started are killed
      *                               and waited for (up to 2 s) before it is thrown
      */
@@ -241,6 +292,9 @@ public final class Supervisor implements AutoCloseable {
      * Its exit code cannot be known: it counts as a success when its slot says {@link ProcessStatus#DONE} or
      * {@link ProcessStatus#RELEASED} when it is gone, else as a failure. A failure of the group terminates it as it
      * does the others, where this user may signal it.
+     *
+     * @param index the member's slot
+     * @param process the process to watch
      */
     public void adopt(int index, ProcessHandle process) {
         Objects.requireNonNull(process, "process");
@@ -276,7 +330,7 @@ public final class Supervisor implements AutoCloseable {
         return member;
     }
 
-    /** The pids of the members, in the order they were started or adopted (empty before). */
+    /** {@return the pids of the members, in the order they were started or adopted (empty before)} */
     public List<Long> pids() {
         List<Long> pids = new ArrayList<>();
         for (Member m : group.members()) {
@@ -290,7 +344,12 @@ public final class Supervisor implements AutoCloseable {
         return group.descriptors();
     }
 
-    /** As {@link #awaitAll(Deadline)}, with {@code timeout} from now as "the supervisor's limit". */
+    /**
+     * As {@link #awaitAll(Deadline)}, with {@code timeout} from now as "the supervisor's limit".
+     *
+     * @param timeout how long to wait
+     * @return how the group ended
+     */
     public Outcome awaitAll(Duration timeout) {
         return awaitAll(Deadline.after(timeout, "the supervisor's limit"));
     }
@@ -301,6 +360,9 @@ public final class Supervisor implements AutoCloseable {
      * terminates them. Returns by the deadline plus the time to reap killed members; members still running then are
      * killed and fail with a reason that names the deadline's limit. Exits are recorded in the order they happened
      * (see {@link Outcome#failures()}), whenever this is called.
+     *
+     * @param deadline when to give up and kill what is left
+     * @return how the group ended
      */
     public Outcome awaitAll(Deadline deadline) {
         if (group.members().isEmpty()) {
@@ -310,7 +372,12 @@ public final class Supervisor implements AutoCloseable {
     }
 
 
-    /** As {@link #awaitReleased(Deadline)}, with {@code timeout} from now. */
+    /**
+     * As {@link #awaitReleased(Deadline)}, with {@code timeout} from now.
+     *
+     * @param timeout how long to wait
+     * @return true when every member released
+     */
     public boolean awaitReleased(Duration timeout) {
         return awaitReleased(Deadline.after(timeout, "the supervisor's limit"));
     }
@@ -320,6 +387,9 @@ public final class Supervisor implements AutoCloseable {
      * DONE, or it exited 0), so the parent can free its exports while the members tear down and exit. Returns
      * false at once when a member fails (status FAILED, a non-zero exit, or an abort of the group) and at the
      * deadline; the caller should then {@link #awaitAll} before freeing anything.
+     *
+     * @param deadline when to give up
+     * @return true when every member released, false on a failure or at the deadline
      */
     public boolean awaitReleased(Deadline deadline) {
         if (group.members().isEmpty()) {
@@ -378,7 +448,12 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    /** "exit code 1", or "killed by signal 9 (SIGKILL)" for 128+N. */
+    /**
+     * "exit code 1", or "killed by signal 9 (SIGKILL)" for 128+N.
+     *
+     * @param code an exit code
+     * @return {@code "exit code N"}, or {@code "killed by signal N (SIGNAME)"} for 128+N
+     */
     public static String describeExit(int code) {
         if (code > 128 && code < 128 + 65) {
             int signal = code - 128;

@@ -1,5 +1,6 @@
 /**
  * Multi-process coordination for a group of processes that share memory: no GPU needed here.
+ * Uses only {@code java.base} and this module's {@code internal} package (libc, removals at shutdown).
  *
  * <ul>
  *   <li>{@link org.cudaipc4j.coord.SharedSegment}: a private (0600) file under {@code /dev/shm}, reserved up front,

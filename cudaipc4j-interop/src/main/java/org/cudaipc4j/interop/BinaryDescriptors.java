@@ -29,8 +29,9 @@ public final class BinaryDescriptors {
     private BinaryDescriptors() {}
 
     /**
-     * The binary form of a legacy, VMM or pool descriptor.
+     * {@return the binary form of a legacy, VMM or pool descriptor}
      *
+     * @param d the descriptor
      * @throws IllegalArgumentException for a torch descriptor (torch's handle is not one of ours) or a size of 0
      */
     public static SharedMemoryDescriptor toBinary(Descriptor d) {
@@ -68,7 +69,11 @@ public final class BinaryDescriptors {
         return SharedMemoryDescriptor.fromBytes(b.array());
     }
 
-    /** The JSON form of a binary descriptor (see the class comment for what stays behind). */
+    /**
+     * {@return the JSON form of a binary descriptor (see the class comment for what stays behind)}
+     *
+     * @param s the binary descriptor
+     */
     public static Descriptor fromBinary(SharedMemoryDescriptor s) {
         ByteBuffer b = ByteBuffer.wrap(s.toBytes()).order(ByteOrder.LITTLE_ENDIAN);
         b.position(16);

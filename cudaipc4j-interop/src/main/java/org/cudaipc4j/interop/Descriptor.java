@@ -38,7 +38,14 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
 
     /** How the memory travels; {@link #code()} is the JSON string. */
     public enum Kind {
-        LEGACY("legacy"), VMM("vmm"), POOL("pool"), TORCH("torch");
+        /** A {@code cuIpcGetMemHandle} handle of {@code cuMemAlloc} memory. */
+        LEGACY("legacy"),
+        /** A VMM allocation's shareable handle ({@code cuMemExportToShareableHandle}). */
+        VMM("vmm"),
+        /** An allocation of an exported memory pool: the pool's shareable handle and the pointer's export data. */
+        POOL("pool"),
+        /** A torch share: the fields of {@code storage._share_cuda_()}. */
+        TORCH("torch");
 
         private final String code;
 
@@ -46,6 +53,7 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
             this.code = code;
         }
 
+        /** {@return the kind's JSON string, e.g. {@code "legacy"}} */
         public String code() {
             return code;
         }
@@ -53,7 +61,10 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
 
     /** The shareable handle of a VMM or pool export; {@link #code()} is the JSON string. */
     public enum HandleType {
-        POSIX_FD("posix_fd"), FABRIC("fabric");
+        /** A file descriptor ({@code CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR}). */
+        POSIX_FD("posix_fd"),
+        /** A 64-byte fabric handle ({@code CU_MEM_HANDLE_TYPE_FABRIC}). */
+        FABRIC("fabric");
 
         private final String code;
 
@@ -61,6 +72,7 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
             this.code = code;
         }
 
+        /** {@return the handle type's JSON string, e.g. {@code "posix_fd"}} */
         public String code() {
             return code;
         }
@@ -75,11 +87,22 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
      * @param holders      the name of the exporter's holder table in {@code /dev/shm}, or null
      */
     public record Exporter(long pid, long pidNamespace, long exportId, String holders) {
-        /** An exporter without a holder table. */
+        /**
+         * An exporter without a holder table.
+         *
+         * @param pid the exporter's pid (in its PID namespace)
+         * @param pidNamespace the inode of the exporter's PID namespace, 0 when unknown
+         * @param exportId unique per exporter process
+         */
         public Exporter(long pid, long pidNamespace, long exportId) {
             this(pid, pidNamespace, exportId, null);
         }
 
+        /**
+         * Checks the pid, the namespace and the export id.
+         *
+         * @throws IllegalArgumentException naming the field out of range
+         */
         public Exporter {
             if (pid < 1 || pid > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException("descriptor: exporter.pid must be 1 to 2147483647, got " + pid);
@@ -101,10 +124,16 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
      * @param waitRequired JSON {@code wait}: the reader's stream waits on the event before reading
      */
     public record Event(byte[] ipcHandle, boolean waitRequired) {
+        /**
+         * Checks and copies the handle.
+         *
+         * @throws IllegalArgumentException when the handle is missing or not 64 bytes
+         */
         public Event {
             ipcHandle = sized(ipcHandle, "event.ipc_handle");
         }
 
+        /** {@return a copy of the 64-byte {@code CUipcEventHandle}} */
         @Override
         public byte[] ipcHandle() {
             return ipcHandle.clone();
@@ -133,6 +162,11 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
      */
     public record Torch(byte[] handle, long storageBytes, long storageOffsetBytes, String refCounterFile,
             long refCounterOffset, int deviceIndex) {
+        /**
+         * Checks the fields and copies the handle.
+         *
+         * @throws IllegalArgumentException naming the field that does not fit an empty or a shared storage
+         */
         public Torch {
             if (storageBytes < 0 || storageOffsetBytes < 0 || deviceIndex < 0) {
                 throw new IllegalArgumentException("descriptor: torch sizes, offset and device_index must be >= 0");
@@ -155,6 +189,7 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
             }
         }
 
+        /** {@return a copy of torch's handle bytes, or null for an empty storage} */
         @Override
         public byte[] handle() {
             return handle == null ? null : handle.clone();
@@ -173,7 +208,11 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
         }
     }
 
-    /** @throws IllegalArgumentException naming the field that does not fit the kind */
+    /**
+     * Checks that the fields fit the kind and copies the arrays.
+     *
+     * @throws IllegalArgumentException naming the field that does not fit the kind
+     */
     public Descriptor {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(exporter, "exporter");
@@ -274,76 +313,135 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
         return b.clone();
     }
 
-    /** A legacy-IPC export. */
+    /**
+     * {@return a legacy-IPC export}
+     *
+     * @param device the GPU's UUID
+     * @param bytes the allocation's size
+     * @param exporter who exported it
+     * @param ipcHandle the 64-byte {@code CUipcMemHandle}
+     */
     public static Descriptor legacy(UUID device, long bytes, Exporter exporter, byte[] ipcHandle) {
         return new Descriptor(Kind.LEGACY, device, bytes, exporter, ipcHandle, null, null, 0, null, -1, null, null,
                 null, null);
     }
 
-    /** A VMM export through one file descriptor. */
+    /**
+     * {@return a VMM export through one file descriptor}
+     *
+     * @param device the GPU's UUID
+     * @param bytes the allocation's size
+     * @param exporter who exported it
+     */
     public static Descriptor vmmFd(UUID device, long bytes, Exporter exporter) {
         return new Descriptor(Kind.VMM, device, bytes, exporter, null, HandleType.POSIX_FD, null, 1, null, -1, null,
                 null, null, null);
     }
 
-    /** A VMM export through a fabric handle. */
+    /**
+     * {@return a VMM export through a fabric handle}
+     *
+     * @param device the GPU's UUID
+     * @param bytes the allocation's size
+     * @param exporter who exported it
+     * @param fabricHandle the 64-byte {@code CUmemFabricHandle}
+     */
     public static Descriptor vmmFabric(UUID device, long bytes, Exporter exporter, byte[] fabricHandle) {
         return new Descriptor(Kind.VMM, device, bytes, exporter, null, HandleType.FABRIC, fabricHandle, 0, null, -1,
                 null, null, null, null);
     }
 
-    /** A memory-pool allocation: the pool through one file descriptor, the pointer's export data. */
+    /**
+     * {@return a memory-pool allocation: the pool through one file descriptor, the pointer's export data}
+     *
+     * @param device the GPU's UUID
+     * @param bytes the allocation's size
+     * @param exporter who exported it
+     * @param poolId the pool's id, unique per exporter
+     * @param pointerExport the pointer's {@code CUmemPoolPtrExportData}
+     */
     public static Descriptor poolFd(UUID device, long bytes, Exporter exporter, long poolId, byte[] pointerExport) {
         return new Descriptor(Kind.POOL, device, bytes, exporter, null, HandleType.POSIX_FD, null, 1, null, poolId,
                 pointerExport, null, null, null);
     }
 
-    /** A memory-pool allocation: the pool through its fabric handle, the pointer's export data. */
+    /**
+     * {@return a memory-pool allocation: the pool through its fabric handle, the pointer's export data}
+     *
+     * @param device the GPU's UUID
+     * @param bytes the allocation's size
+     * @param exporter who exported it
+     * @param poolId the pool's id, unique per exporter
+     * @param fabricHandle the pool's 64-byte {@code CUmemFabricHandle}
+     * @param pointerExport the pointer's {@code CUmemPoolPtrExportData}
+     */
     public static Descriptor poolFabric(UUID device, long bytes, Exporter exporter, long poolId, byte[] fabricHandle,
             byte[] pointerExport) {
         return new Descriptor(Kind.POOL, device, bytes, exporter, null, HandleType.FABRIC, fabricHandle, 0, null,
                 poolId, pointerExport, null, null, null);
     }
 
-    /** A torch share; {@code device} may be null (torch's tuple carries only an ordinal). */
+    /**
+     * {@return a torch share; {@code device} may be null (torch's tuple carries only an ordinal)}
+     *
+     * @param device the GPU's UUID, or null
+     * @param exporter who shared it
+     * @param torch torch's sharing fields
+     */
     public static Descriptor torch(UUID device, Exporter exporter, Torch torch) {
         return new Descriptor(Kind.TORCH, device, torch.storageBytes(), exporter, null, null, null, 0, null, -1, null,
                 torch, null, null);
     }
 
-    /** The same with {@code tensor}. */
+    /**
+     * {@return the same with {@code layout} as its tensor}
+     *
+     * @param layout the tensor's layout
+     */
     public Descriptor withTensor(TensorLayout layout) {
         return new Descriptor(kind, deviceUuid, bytes, exporter, ipcHandle, handleType, fabricHandle, fds, fdNumbers,
                 poolId, pointerExport, torch, layout, event);
     }
 
-    /** The same with {@code event}. */
+    /**
+     * {@return the same with event {@code e}}
+     *
+     * @param e the event
+     */
     public Descriptor withEvent(Event e) {
         return new Descriptor(kind, deviceUuid, bytes, exporter, ipcHandle, handleType, fabricHandle, fds, fdNumbers,
                 poolId, pointerExport, torch, tensor, e);
     }
 
-    /** The same with the exporter's fd numbers (for {@code pidfd_getfd}). */
+    /**
+     * {@return the same with the exporter's fd numbers (for {@code pidfd_getfd})}
+     *
+     * @param numbers the exporter's descriptor numbers
+     */
     public Descriptor withFdNumbers(int... numbers) {
         return new Descriptor(kind, deviceUuid, bytes, exporter, ipcHandle, handleType, fabricHandle, fds, numbers,
                 poolId, pointerExport, torch, tensor, event);
     }
 
+    /** {@return a copy of the legacy IPC handle, or null} */
     @Override
     public byte[] ipcHandle() {
         return ipcHandle == null ? null : ipcHandle.clone();
     }
 
+    /** {@return a copy of the fabric handle, or null} */
     @Override
     public byte[] fabricHandle() {
         return fabricHandle == null ? null : fabricHandle.clone();
     }
 
+    /** {@return a copy of the exporter's descriptor numbers, or null} */
     @Override
     public int[] fdNumbers() {
         return fdNumbers == null ? null : fdNumbers.clone();
     }
 
+    /** {@return a copy of the pool pointer's export data, or null} */
     @Override
     public byte[] pointerExport() {
         return pointerExport == null ? null : pointerExport.clone();

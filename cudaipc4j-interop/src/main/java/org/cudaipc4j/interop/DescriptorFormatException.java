@@ -4,6 +4,11 @@ package org.cudaipc4j.interop;
 public class DescriptorFormatException extends IllegalArgumentException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception with {@code message}.
+     *
+     * @param message what is wrong, in one line naming the field
+     */
     public DescriptorFormatException(String message) {
         super(message);
     }

@@ -25,8 +25,9 @@ import java.util.regex.Pattern;
  * <p>Writing is canonical, so that Java and Python write the same bytes: fields in the documented order, absent
  * optional fields left out (the six {@code torch} fields always written, {@code null} where torch has none), no
  * whitespace, integers in plain decimal, hex and UUIDs in lower case, strings in ASCII with {@code "} and
- * {@code \} escaped, the short escapes for backspace, form feed, newline, return and tab, every other character below 0x20 or above 0x7e as {@code \}{@code u}
- * and four lower-case hex digits. No trailing newline (a golden file adds one).
+ * {@code \} escaped, the short escapes for backspace, form feed, newline, return and tab, every other character below
+ * 0x20 or above 0x7e as {@code \}{@code u} and four lower-case hex digits. No trailing newline (a golden file adds
+ * one).
  *
  * <p>Reading takes any valid JSON (whitespace, key order, escapes free) through Gson's strict tokenizer, ignores
  * fields it does not know, treats a {@code null} optional top-level field as absent, accepts any minor version of
@@ -50,7 +51,11 @@ public final class DescriptorJson {
 
     // ---------------------------------------------------------------- writing
 
-    /** The descriptor as its canonical line of JSON (no trailing newline). */
+    /**
+     * {@return the descriptor as its canonical line of JSON (no trailing newline)}
+     *
+     * @param d the descriptor
+     */
     public static String toJson(Descriptor d) {
         Out o = new Out();
         o.begin();
@@ -204,14 +209,19 @@ public final class DescriptorJson {
         }
     }
 
-    /** {@code GPU-} and the UUID in lower case, as {@code nvidia-smi -L} prints it. */
+    /**
+     * {@return {@code GPU-} and the UUID in lower case, as {@code nvidia-smi -L} prints it}
+     *
+     * @param uuid the UUID
+     */
     public static String uuidString(UUID uuid) {
         return "GPU-" + uuid;
     }
 
     /**
-     * The UUID of {@code GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx} (hex in either case).
+     * {@return the UUID of {@code GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx} (hex in either case)}
      *
+     * @param s the text
      * @throws DescriptorFormatException when it is not of that form
      */
     public static UUID parseUuid(String s) {
@@ -225,7 +235,12 @@ public final class DescriptorJson {
 
     // ---------------------------------------------------------------- reading
 
-    /** As {@link #fromJson(String)} for UTF-8 bytes; text that is not UTF-8 is refused. */
+    /**
+     * As {@link #fromJson(String)} for UTF-8 bytes; text that is not UTF-8 is refused.
+     *
+     * @param utf8 the JSON text in UTF-8
+     * @return the descriptor
+     */
     public static Descriptor fromJson(byte[] utf8) {
         try {
             return fromJson(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
@@ -238,6 +253,8 @@ public final class DescriptorJson {
     /**
      * Reads a descriptor.
      *
+     * @param json the JSON text
+     * @return the descriptor
      * @throws DescriptorFormatException in one line naming the field (see the class comment)
      */
     public static Descriptor fromJson(String json) {

@@ -9,12 +9,13 @@ import java.util.UUID;
  */
 @FunctionalInterface
 public interface DeviceTable {
-    /** The visible devices, in ordinal order. */
+    /** {@return the visible devices, in ordinal order} */
     List<VisibleDevice> visible();
 
     /**
-     * The visible device with {@code uuid}.
+     * {@return the visible device with {@code uuid}}
      *
+     * @param uuid the device's UUID
      * @throws IllegalArgumentException naming the UUID and listing what is visible
      */
     default VisibleDevice resolve(UUID uuid) {
@@ -33,7 +34,7 @@ public interface DeviceTable {
                 + " (visible: " + (seen.isEmpty() ? "none" : seen) + "; is CUDA_VISIBLE_DEVICES different here?)");
     }
 
-    /** The devices the CUDA driver shows this process ({@code org.cudaipc4j.cuda.Device}). */
+    /** {@return the devices the CUDA driver shows this process ({@code org.cudaipc4j.cuda.Device})} */
     static DeviceTable cuda() {
         return () -> org.cudaipc4j.cuda.Device.all().stream()
                 .map(d -> new VisibleDevice(d.ordinal(), d.uuid(), d.name())).toList();

@@ -22,8 +22,12 @@ public final class TensorLayout {
     }
 
     /**
-     * A layout.
+     * {@return a layout}
      *
+     * @param dtype the element type
+     * @param shape the size of each dimension
+     * @param strides the step of each dimension, in elements
+     * @param offset the first element's offset from the storage's start, in elements
      * @throws IllegalArgumentException for a negative dimension, stride or offset, or shape and strides of
      *                                  different ranks
      */
@@ -47,7 +51,12 @@ public final class TensorLayout {
         return new TensorLayout(dtype, shape.clone(), strides.clone(), offset);
     }
 
-    /** A contiguous (row-major) tensor of {@code shape} at offset 0. */
+    /**
+     * {@return a contiguous (row-major) tensor of {@code shape} at offset 0}
+     *
+     * @param dtype the element type
+     * @param shape the size of each dimension
+     */
     public static TensorLayout contiguous(DType dtype, long... shape) {
         long[] strides = new long[shape.length];
         long s = 1;
@@ -58,24 +67,31 @@ public final class TensorLayout {
         return of(dtype, shape, strides, 0);
     }
 
+    /** {@return the element type} */
     public DType dtype() {
         return dtype;
     }
 
+    /** {@return a copy of the shape} */
     public long[] shape() {
         return shape.clone();
     }
 
+    /** {@return a copy of the strides, in elements} */
     public long[] strides() {
         return strides.clone();
     }
 
-    /** Offset of the first element from the storage's start, in elements. */
+    /**
+     * Offset of the first element from the storage's start, in elements.
+     *
+     * @return the offset in elements
+     */
     public long offset() {
         return offset;
     }
 
-    /** The number of elements (0 for an empty tensor). */
+    /** {@return the number of elements (0 for an empty tensor)} */
     public long elementCount() {
         long n = 1;
         for (long d : shape) {
@@ -85,8 +101,8 @@ public final class TensorLayout {
     }
 
     /**
-     * The bytes of the storage the tensor reaches: from its start to the end of its last element, 0 when it is
-     * empty. A reader checks it against the storage's size before touching memory.
+     * {@return the bytes of the storage the tensor reaches: from its start to the end of its last element, 0 when it is
+     * empty} A reader checks it against the storage's size before touching memory.
      */
     public long extentBytes() {
         if (elementCount() == 0) {

@@ -68,6 +68,7 @@ public final class TorchHandle {
             this.code = code;
         }
 
+        /** {@return the type byte, as a character} */
         public char code() {
             return code;
         }
@@ -88,12 +89,12 @@ public final class TorchHandle {
             this.bytes = bytes;
         }
 
-        /** The value of torch's {@code Expandable_Segments_Handle_Type}. */
+        /** {@return the value of torch's {@code Expandable_Segments_Handle_Type}} */
         public int code() {
             return code;
         }
 
-        /** Bytes per chunk in the handle. */
+        /** {@return bytes per chunk in the handle} */
         public int bytesPerChunk() {
             return bytes;
         }
@@ -125,6 +126,8 @@ public final class TorchHandle {
     /**
      * Parses torch's handle bytes.
      *
+     * @param handle the handle's bytes
+     * @return the parsed handle
      * @throws IllegalArgumentException naming what is wrong: empty, too short or too long for its type, a version
      *                                  0 or newer than {@value #NEWEST_VERSION}, an unknown type byte, an
      *                                  {@code 'e'} header whose pid, segment size, chunk count or handle type torch
@@ -253,55 +256,61 @@ public final class TorchHandle {
         return HexFormat.ofDelimiter(" ").formatHex(b, 0, Math.min(b.length, 8)) + (b.length > 8 ? " ..." : "");
     }
 
-    /** A copy of the handle's bytes as torch wrote them. */
+    /** {@return a copy of the handle's bytes as torch wrote them} */
     public byte[] bytes() {
         return bytes.clone();
     }
 
-    /** 0 for a raw 64-byte handle, else the version byte (1 to {@value #NEWEST_VERSION}). */
+    /**
+     * 0 for a raw 64-byte handle, else the version byte (1 to {@value #NEWEST_VERSION}).
+     *
+     * @return the version
+     */
     public int version() {
         return version;
     }
 
+    /** {@return the handle's type} */
     public Type type() {
         return type;
     }
 
-    /** The 64-byte {@code cudaIpcMemHandle_t} of a {@code 'c'} (or raw) handle. */
+    /** {@return the 64-byte {@code cudaIpcMemHandle_t} of a {@code 'c'} (or raw) handle} */
     public byte[] ipcMemHandle() {
         requireType(Type.CUDA_MALLOC);
         return ipcHandle.clone();
     }
 
-    /** The producer's pid of an {@code 'e'} handle (in the producer's PID namespace). */
+    /** {@return the producer's pid of an {@code 'e'} handle (in the producer's PID namespace)} */
     public int producerPid() {
         requireType(Type.EXPANDABLE_SEGMENT);
         return producerPid;
     }
 
-    /** The size of each chunk of an {@code 'e'} handle (2 MiB small pool, 20 MiB large pool as seen). */
+    /** {@return the size of each chunk of an {@code 'e'} handle (2 MiB small pool, 20 MiB large pool as seen)} */
     public long segmentSize() {
         requireType(Type.EXPANDABLE_SEGMENT);
         return segmentSize;
     }
 
-    /** The number of chunks of an {@code 'e'} handle. */
+    /** {@return the number of chunks of an {@code 'e'} handle} */
     public int chunkCount() {
         requireType(Type.EXPANDABLE_SEGMENT);
         return fds != null ? fds.length : fabricHandles.size();
     }
 
-    /** The bytes the chunks of an {@code 'e'} handle cover: {@code chunkCount() * segmentSize()}. */
+    /** {@return the bytes the chunks of an {@code 'e'} handle cover: {@code chunkCount() * segmentSize()}} */
     public long mappedBytes() {
         return chunkCount() * segmentSize;
     }
 
+    /** {@return how the chunks of an {@code 'e'} handle travel} */
     public ChunkKind chunkKind() {
         requireType(Type.EXPANDABLE_SEGMENT);
         return chunkKind;
     }
 
-    /** The producer's file descriptor numbers of a {@link ChunkKind#POSIX_FD} handle. */
+    /** {@return the producer's file descriptor numbers of a {@link ChunkKind#POSIX_FD} handle} */
     public int[] fds() {
         if (fds == null) {
             throw new IllegalStateException("this torch handle carries no file descriptors (" + describe() + ")");
@@ -309,7 +318,7 @@ public final class TorchHandle {
         return fds.clone();
     }
 
-    /** The 64-byte fabric handles of a {@link ChunkKind#FABRIC} handle. */
+    /** {@return the 64-byte fabric handles of a {@link ChunkKind#FABRIC} handle} */
     public List<byte[]> fabricHandles() {
         if (fabricHandles == null) {
             throw new IllegalStateException("this torch handle carries no fabric handles (" + describe() + ")");
@@ -318,9 +327,9 @@ public final class TorchHandle {
     }
 
     /**
-     * What names the memory the handle maps, without the bytes torch leaves uninitialised: the 64-byte IPC handle
-     * for {@code 'c'} (the same for every storage in one block of the caching allocator); for {@code 'e'} the
-     * producer's pid, chunk size and chunk list. An {@code 'e'} key is only valid while the producer's block stays
+     * {@return what names the memory the handle maps, without the bytes torch leaves uninitialised: the 64-byte IPC
+     * handle for {@code 'c'} (the same for every storage in one block of the caching allocator); for {@code 'e'} the
+     * producer's pid, chunk size and chunk list} An {@code 'e'} key is only valid while the producer's block stays
      * allocated (its file descriptors can be closed and their numbers reused after), and a pid is only valid while
      * its process lives: the reader's storage key (package {@code torch}) adds the producer's start time.
      */
@@ -343,7 +352,7 @@ public final class TorchHandle {
         return s.toString();
     }
 
-    /** One line: format, version, type and what the payload says. */
+    /** {@return one line: format, version, type and what the payload says} */
     public String describe() {
         String v = version == 0 ? "raw (torch <= 2.4)" : "version " + version;
         if (type == Type.CUDA_MALLOC) {

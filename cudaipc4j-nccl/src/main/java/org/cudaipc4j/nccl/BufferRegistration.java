@@ -21,7 +21,7 @@ public final class BufferRegistration implements AutoCloseable {
         this.handle = handle;
     }
 
-    /** The memory registered. */
+    /** {@return the memory registered} */
     public DeviceMemory memory() {
         return memory;
     }

@@ -66,6 +66,13 @@ public final class Communicator extends ForeignResource {
      * Joins the communicator of {@code size} ranks that {@code id} names, as {@code rank}
      * ({@code ncclCommInitRankConfig}); returns once every rank has joined.
      *
+     * @param context the context whose device the communicator runs on
+     * @param nccl the loaded NCCL
+     * @param id the communicator's id, the same on every rank
+     * @param rank this rank, 0 to {@code size - 1}
+     * @param size the number of ranks
+     * @param options the communicator's options
+     * @return the communicator, owned by the caller
      * @throws CommunicatorAbortedException when the ranks do not all join within the options' timeout
      * @throws NcclException when NCCL refuses (a rank of another NCCL version, say)
      */
@@ -79,6 +86,14 @@ public final class Communicator extends ForeignResource {
      * NCCL made so far) once {@code stop} returns a reason, such as a peer's fault that the rendezvous saw: a rank
      * that died while the others joined would otherwise keep them waiting for the whole timeout.
      *
+     * @param context the context whose device the communicator runs on
+     * @param nccl the loaded NCCL
+     * @param id the communicator's id, the same on every rank
+     * @param rank this rank, 0 to {@code size - 1}
+     * @param size the number of ranks
+     * @param options the communicator's options
+     * @param stop polled while the ranks join: a reason to give up, or empty
+     * @return the communicator, owned by the caller
      * @throws CommunicatorAbortedException with the reason when {@code stop} gave one
      */
     public static Communicator create(Context context, Nccl nccl, UniqueId id, int rank, int size,
@@ -188,17 +203,17 @@ public final class Communicator extends ForeignResource {
         }
     }
 
-    /** This rank. */
+    /** {@return this rank} */
     public int rank() {
         return rank;
     }
 
-    /** The number of ranks. */
+    /** {@return the number of ranks} */
     public int size() {
         return size;
     }
 
-    /** The NCCL this communicator runs on. */
+    /** {@return the NCCL this communicator runs on} */
     public Nccl nccl() {
         return nccl;
     }
@@ -207,6 +222,11 @@ public final class Communicator extends ForeignResource {
      * Splits this communicator ({@code ncclCommSplit}): ranks that pass the same {@code color} form a new
      * communicator, ordered by {@code key}; a rank that passes {@link #NO_COLOR} gets none. Every rank of this
      * communicator must call it.
+     *
+     * @param color the new communicator's color, or {@link #NO_COLOR}
+     * @param key this rank's place in the new communicator
+     * @param options the new communicator's options
+     * @return the new communicator, owned by the caller; empty for {@link #NO_COLOR}
      */
     public Optional<Communicator> split(int color, int key, CommunicatorOptions options) {
         if (color < NO_COLOR) {
@@ -244,12 +264,26 @@ public final class Communicator extends ForeignResource {
         }
     }
 
-    /** Enqueues sending all of {@code buffer} to {@code peer} ({@code ncclSend}). */
+    /**
+     * Enqueues sending all of {@code buffer} to {@code peer} ({@code ncclSend}).
+     *
+     * @param buffer what to send
+     * @param type its element type
+     * @param peer the receiving rank
+     * @param stream the stream to enqueue on
+     */
     public void send(DeviceMemory buffer, DataType type, int peer, Stream stream) {
         enqueue(NcclFunction.ncclSend, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm, stream.handle());
     }
 
-    /** Enqueues receiving into all of {@code buffer} from {@code peer} ({@code ncclRecv}). */
+    /**
+     * Enqueues receiving into all of {@code buffer} from {@code peer} ({@code ncclRecv}).
+     *
+     * @param buffer where to receive
+     * @param type its element type
+     * @param peer the sending rank
+     * @param stream the stream to enqueue on
+     */
     public void recv(DeviceMemory buffer, DataType type, int peer, Stream stream) {
         enqueue(NcclFunction.ncclRecv, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm, stream.handle());
     }
@@ -257,6 +291,12 @@ public final class Communicator extends ForeignResource {
     /**
      * Enqueues copying {@code root}'s {@code send} into every rank's {@code recv} ({@code ncclBroadcast}); only the
      * root's {@code send} is read, and it may be the same memory as its {@code recv}.
+     *
+     * @param send the root's data
+     * @param recv where every rank receives it
+     * @param type the element type
+     * @param root the rank that sends
+     * @param stream the stream to enqueue on
      */
     public void broadcast(DeviceMemory send, DeviceMemory recv, DataType type, int root, Stream stream) {
         long count = count(recv, type);
@@ -265,12 +305,28 @@ public final class Communicator extends ForeignResource {
                 stream.handle());
     }
 
-    /** Enqueues the in-place broadcast of {@code root}'s {@code buffer} to every rank's. */
+    /**
+     * Enqueues the in-place broadcast of {@code root}'s {@code buffer} to every rank's.
+     *
+     * @param buffer the root's data, and where every other rank receives it
+     * @param type the element type
+     * @param root the rank that sends
+     * @param stream the stream to enqueue on
+     */
     public void broadcast(DeviceMemory buffer, DataType type, int root, Stream stream) {
         broadcast(buffer, buffer, type, root, stream);
     }
 
-    /** Enqueues reducing every rank's {@code send} with {@code op} into every rank's {@code recv} ({@code ncclAllReduce}). */
+    /**
+     * Enqueues reducing every rank's {@code send} with {@code op} into every rank's {@code recv} ({@code
+     * ncclAllReduce}).
+     *
+     * @param send this rank's data
+     * @param recv where the result lands
+     * @param type the element type
+     * @param op the reduction
+     * @param stream the stream to enqueue on
+     */
     public void allReduce(DeviceMemory send, DeviceMemory recv, DataType type, ReduceOp op, Stream stream) {
         long count = count(recv, type);
         requireCount(send, type, count, "send");
@@ -281,6 +337,11 @@ public final class Communicator extends ForeignResource {
     /**
      * Enqueues gathering every rank's {@code send} into every rank's {@code recv}, in rank order
      * ({@code ncclAllGather}); {@code recv} is {@link #size()} times {@code send}.
+     *
+     * @param send this rank's data
+     * @param recv where every rank's data lands
+     * @param type the element type
+     * @param stream the stream to enqueue on
      */
     public void allGather(DeviceMemory send, DeviceMemory recv, DataType type, Stream stream) {
         long count = count(send, type);
@@ -291,6 +352,12 @@ public final class Communicator extends ForeignResource {
     /**
      * Enqueues reducing every rank's {@code send} with {@code op} and leaving block {@code rank} of the result in
      * this rank's {@code recv} ({@code ncclReduceScatter}); {@code send} is {@link #size()} times {@code recv}.
+     *
+     * @param send this rank's data
+     * @param recv where this rank's block of the result lands
+     * @param type the element type
+     * @param op the reduction
+     * @param stream the stream to enqueue on
      */
     public void reduceScatter(DeviceMemory send, DeviceMemory recv, DataType type, ReduceOp op, Stream stream) {
         long count = count(recv, type);
@@ -302,6 +369,8 @@ public final class Communicator extends ForeignResource {
     /**
      * Runs {@code calls} as one NCCL group ({@code ncclGroupStart} ... {@code ncclGroupEnd}), so that their sends and
      * receives progress together; the calls must be on this communicator. Returns once NCCL has accepted the group.
+     *
+     * @param calls the calls to group
      */
     public void group(Runnable calls) {
         lock.lock();
@@ -324,6 +393,9 @@ public final class Communicator extends ForeignResource {
     /**
      * Registers {@code memory} with this communicator ({@code ncclCommRegister}). Close the registration (or the
      * communicator) before the memory.
+     *
+     * @param memory the memory to register
+     * @return the registration, owned by the caller
      */
     public BufferRegistration register(DeviceMemory memory) {
         lock.lock();
@@ -368,6 +440,7 @@ public final class Communicator extends ForeignResource {
      * Waits until the work enqueued on {@code stream} has finished, polling the stream and this communicator's
      * asynchronous error, for at most the communicator's timeout.
      *
+     * @param stream the stream whose work to wait for
      * @throws CommunicatorAbortedException when an abort was requested meanwhile, or the timeout passed (the
      *     communicator is then aborted)
      * @throws NcclException when NCCL reports an error (the communicator is then aborted)
@@ -376,7 +449,12 @@ public final class Communicator extends ForeignResource {
         await(stream, timeout);
     }
 
-    /** As {@link #await(Stream)}, with its own {@code limit}. */
+    /**
+     * As {@link #await(Stream)}, with its own {@code limit}.
+     *
+     * @param stream the stream whose work to wait for
+     * @param limit the longest wait
+     */
     public void await(Stream stream, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         Backoff backoff = new Backoff();
@@ -395,8 +473,8 @@ public final class Communicator extends ForeignResource {
     }
 
     /**
-     * This communicator's asynchronous error ({@code ncclCommGetAsyncError}): {@code 0} while healthy, {@code 7}
-     * ({@code ncclInProgress}) while an operation is still being set up, else the error.
+     * {@return this communicator's asynchronous error ({@code ncclCommGetAsyncError}): {@code 0} while healthy, {@code
+     * 7} ({@code ncclInProgress}) while an operation is still being set up, else the error}
      */
     public int asyncError() {
         lock.lock();
@@ -436,6 +514,8 @@ public final class Communicator extends ForeignResource {
      * Aborts the communicator ({@code ncclCommAbort}), ending the work of every call and kernel in flight on it;
      * calls waiting on it throw {@link CommunicatorAbortedException} with {@code reason}. Waits for another thread's
      * call in progress for at most a second, then aborts anyway: a rank must be able to end. Idempotent.
+     *
+     * @param reason why, for the exceptions of waiting calls
      */
     public void abort(String reason) {
         abortRequest = reason;
@@ -469,7 +549,7 @@ public final class Communicator extends ForeignResource {
         }
     }
 
-    /** Why it was aborted, or empty while it was not. */
+    /** {@return why it was aborted, or empty while it was not} */
     public Optional<String> abortReason() {
         return Optional.ofNullable(abortReason);
     }

@@ -5,7 +5,11 @@ package org.cudaipc4j.nccl;
  * Communicator#abort(String)}): the message says why. The communicator can only be closed after this.
  */
 public class CommunicatorAbortedException extends RuntimeException {
-    /** With the one-line reason of the abort. */
+    /**
+     * With the one-line reason of the abort.
+     *
+     * @param reason why the communicator was aborted
+     */
     public CommunicatorAbortedException(String reason) {
         super(reason);
     }

@@ -35,27 +35,47 @@ public record CommunicatorOptions(Duration timeout, String name, String netName,
         }
     }
 
-    /** These options with {@code timeout}. */
+    /**
+     * {@return these options with {@code timeout}}
+     *
+     * @param timeout the new timeout
+     */
     public CommunicatorOptions withTimeout(Duration timeout) {
         return new CommunicatorOptions(timeout, name, netName, splitShare, blocking);
     }
 
-    /** These options with {@code name}. */
+    /**
+     * {@return these options with {@code name}}
+     *
+     * @param name the new name
+     */
     public CommunicatorOptions withName(String name) {
         return new CommunicatorOptions(timeout, name, netName, splitShare, blocking);
     }
 
-    /** These options with {@code netName}. */
+    /**
+     * {@return these options with {@code netName}}
+     *
+     * @param netName the new network name
+     */
     public CommunicatorOptions withNetName(String netName) {
         return new CommunicatorOptions(timeout, name, netName, splitShare, blocking);
     }
 
-    /** These options with {@code blocking} (see the class's description). */
+    /**
+     * {@return these options with {@code blocking} (see the class's description)}
+     *
+     * @param blocking the new blocking mode
+     */
     public CommunicatorOptions withBlocking(boolean blocking) {
         return new CommunicatorOptions(timeout, name, netName, splitShare, blocking);
     }
 
-    /** These options with {@code splitShare}. */
+    /**
+     * {@return these options with {@code splitShare}}
+     *
+     * @param splitShare the new split-share setting
+     */
     public CommunicatorOptions withSplitShare(boolean splitShare) {
         return new CommunicatorOptions(timeout, name, netName, splitShare, blocking);
     }

@@ -2,8 +2,26 @@ package org.cudaipc4j.nccl;
 
 /** {@code ncclDataType_t}: the element types NCCL reduces and moves, with their sizes in bytes. */
 public enum DataType {
-    INT8(0, 1), UINT8(1, 1), INT32(2, 4), UINT32(3, 4), INT64(4, 8), UINT64(5, 8),
-    FLOAT16(6, 2), FLOAT32(7, 4), FLOAT64(8, 8), BFLOAT16(9, 2),
+    /** {@code ncclInt8}. */
+    INT8(0, 1),
+    /** {@code ncclUint8}. */
+    UINT8(1, 1),
+    /** {@code ncclInt32}. */
+    INT32(2, 4),
+    /** {@code ncclUint32}. */
+    UINT32(3, 4),
+    /** {@code ncclInt64}. */
+    INT64(4, 8),
+    /** {@code ncclUint64}. */
+    UINT64(5, 8),
+    /** {@code ncclFloat16}. */
+    FLOAT16(6, 2),
+    /** {@code ncclFloat32}. */
+    FLOAT32(7, 4),
+    /** {@code ncclFloat64}. */
+    FLOAT64(8, 8),
+    /** {@code ncclBfloat16}. */
+    BFLOAT16(9, 2),
     /** {@code ncclFloat8e4m3}, from NCCL 2.24 on. */
     FLOAT8_E4M3(10, 1),
     /** {@code ncclFloat8e5m2}, from NCCL 2.24 on. */
@@ -17,12 +35,12 @@ public enum DataType {
         this.bytes = bytes;
     }
 
-    /** The {@code ncclDataType_t} value. */
+    /** {@return the {@code ncclDataType_t} value} */
     public int code() {
         return code;
     }
 
-    /** The size of one element in bytes. */
+    /** {@return the size of one element in bytes} */
     public int bytes() {
         return bytes;
     }

@@ -36,7 +36,11 @@ public final class Nccl {
         this.version = version;
     }
 
-    /** The library {@value #LIBRARY_ENV} names, else {@value #DEFAULT_LIBRARY}. @see #load(String) */
+    /**
+     * {@return the library {@value #LIBRARY_ENV} names, else {@value #DEFAULT_LIBRARY}}
+     *
+     * @see #load(String)
+     */
     public static Nccl load() {
         String named = System.getenv(LIBRARY_ENV);
         return load(named == null || named.isBlank() ? DEFAULT_LIBRARY : named.strip());
@@ -45,6 +49,8 @@ public final class Nccl {
     /**
      * Loads {@code nameOrPath} (a path when it contains a {@code /}) once per process and checks its version.
      *
+     * @param nameOrPath the library's name or path
+     * @return the loaded NCCL
      * @throws NcclUnavailableException when it does not load, has no {@code ncclGetVersion}, or is older than
      *     {@link NcclVersion#MINIMUM}
      */
@@ -88,19 +94,19 @@ public final class Nccl {
         return new Nccl(library, version);
     }
 
-    /** The release loaded. */
+    /** {@return the release loaded} */
     public NcclVersion version() {
         return version;
     }
 
-    /** The name or path it was loaded by. */
+    /** {@return the name or path it was loaded by} */
     public String library() {
         return library.name();
     }
 
     /**
-     * A new unique id ({@code ncclGetUniqueId}). This process then hosts NCCL's bootstrap for the communicator made
-     * from it and must stay alive until every rank has joined.
+     * {@return a new unique id ({@code ncclGetUniqueId})} This process then hosts NCCL's bootstrap for the
+     * communicator made from it and must stay alive until every rank has joined.
      */
     public UniqueId newUniqueId() {
         try (Arena arena = Arena.ofConfined()) {
@@ -110,7 +116,11 @@ public final class Nccl {
         }
     }
 
-    /** NCCL's description of {@code result} ({@code ncclGetErrorString}); empty when it has none. */
+    /**
+     * {@return NCCL's description of {@code result} ({@code ncclGetErrorString}); empty when it has none}
+     *
+     * @param result an {@code ncclResult_t}
+     */
     public String errorString(int result) {
         return string(invoke(NcclFunction.ncclGetErrorString, result));
     }

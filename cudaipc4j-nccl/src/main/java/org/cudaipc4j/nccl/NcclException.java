@@ -5,27 +5,35 @@ package org.cudaipc4j.nccl;
  * does not know it) and NCCL's messages ({@code ncclGetErrorString}, and {@code ncclGetLastError} where there is one).
  */
 public class NcclException extends RuntimeException {
+    /** The C function that failed. */
     private final String call;
+    /** The {@code ncclResult_t} it returned. */
     private final int code;
 
-    /** An error {@code code} returned by {@code call}, with NCCL's {@code description}. */
+    /**
+     * An error {@code code} returned by {@code call}, with NCCL's {@code description}.
+     *
+     * @param call the C function that failed
+     * @param code the {@code ncclResult_t} it returned
+     * @param description NCCL's description, or empty
+     */
     public NcclException(String call, int code, String description) {
         super(call + " failed: " + NcclResult.nameOf(code) + (description.isEmpty() ? "" : ": " + description));
         this.call = call;
         this.code = code;
     }
 
-    /** The C function that failed. */
+    /** {@return the C function that failed} */
     public String call() {
         return call;
     }
 
-    /** The {@code ncclResult_t} it returned. */
+    /** {@return the {@code ncclResult_t} it returned} */
     public int code() {
         return code;
     }
 
-    /** The result, or {@code null} for a code this library does not know. */
+    /** {@return the result, or {@code null} for a code this library does not know} */
     public NcclResult result() {
         return NcclResult.of(code);
     }

@@ -36,8 +36,14 @@ public final class NcclRank implements AutoCloseable {
      * @param rendezvous this rank, the group, the address, the secret and the timings
      * @param onFault what to do with the watchdog's one line, after the abort (see
      *     {@link Watchdog#exitProcess(java.io.PrintStream, Duration)})
+     * @param context the context whose device the communicator runs on
+     * @param nccl the loaded NCCL
+     * @param options the communicator's options
+     * @param watchdogPeriod how often the watchdog polls
+     * @return the rank, owned by the caller
      * @throws RendezvousException one line naming who did not arrive, or why this rank was refused
      * @throws CommunicatorAbortedException when the communicator did not form in time, or a peer failed meanwhile
+     * @throws InterruptedException when interrupted while meeting the others
      */
     public static NcclRank join(Context context, Nccl nccl, RendezvousOptions.Builder rendezvous,
                                 CommunicatorOptions options, Duration watchdogPeriod, Consumer<String> onFault)
@@ -63,17 +69,17 @@ public final class NcclRank implements AutoCloseable {
         }
     }
 
-    /** The communicator. */
+    /** {@return the communicator} */
     public Communicator communicator() {
         return communicator;
     }
 
-    /** The group of the rendezvous, which watches the other ranks. */
+    /** {@return the group of the rendezvous, which watches the other ranks} */
     public RankGroup group() {
         return group;
     }
 
-    /** The line the watchdog acted on, or empty while it has not fired. */
+    /** {@return the line the watchdog acted on, or empty while it has not fired} */
     public Optional<String> fault() {
         return watchdog.fired();
     }

@@ -5,7 +5,11 @@ package org.cudaipc4j.nccl;
  * {@link NcclVersion#MINIMUM}. The message names the file tried and what to change.
  */
 public class NcclUnavailableException extends RuntimeException {
-    /** With a one-line {@code message}. */
+    /**
+     * With a one-line {@code message}.
+     *
+     * @param message what is missing or wrong, in one line
+     */
     public NcclUnavailableException(String message) {
         super(message);
     }

@@ -17,7 +17,13 @@ public record NcclVersion(int code) implements Comparable<NcclVersion> {
         }
     }
 
-    /** The version {@code major.minor.patch}. */
+    /**
+     * {@return the version {@code major.minor.patch}}
+     *
+     * @param major the major version
+     * @param minor the minor version
+     * @param patch the patch level
+     */
     public static NcclVersion of(int major, int minor, int patch) {
         if (minor < 0 || minor > 99 || patch < 0 || patch > 99) {
             throw new IllegalArgumentException("NCCL version " + major + "." + minor + "." + patch + " out of range");
@@ -25,17 +31,17 @@ public record NcclVersion(int code) implements Comparable<NcclVersion> {
         return new NcclVersion(major * 10000 + minor * 100 + patch);
     }
 
-    /** The major version. */
+    /** {@return the major version} */
     public int major() {
         return code / 10000;
     }
 
-    /** The minor version. */
+    /** {@return the minor version} */
     public int minor() {
         return code / 100 % 100;
     }
 
-    /** The patch level. */
+    /** {@return the patch level} */
     public int patch() {
         return code % 100;
     }

@@ -2,7 +2,14 @@ package org.cudaipc4j.nccl;
 
 /** {@code ncclRedOp_t}: the built-in reductions. */
 public enum ReduceOp {
-    SUM(0), PROD(1), MAX(2), MIN(3),
+    /** The sum ({@code ncclSum}). */
+    SUM(0),
+    /** The product ({@code ncclProd}). */
+    PROD(1),
+    /** The largest ({@code ncclMax}). */
+    MAX(2),
+    /** The smallest ({@code ncclMin}). */
+    MIN(3),
     /** The mean over ranks (sum divided by the rank count). */
     AVG(4);
 
@@ -12,7 +19,7 @@ public enum ReduceOp {
         this.code = code;
     }
 
-    /** The {@code ncclRedOp_t} value. */
+    /** {@return the {@code ncclRedOp_t} value} */
     public int code() {
         return code;
     }

@@ -18,7 +18,11 @@ public final class UniqueId {
         this.bytes = bytes;
     }
 
-    /** The id with these 128 bytes. */
+    /**
+     * {@return the id with these 128 bytes}
+     *
+     * @param bytes the 128 bytes
+     */
     public static UniqueId of(byte[] bytes) {
         if (bytes.length != BYTES) {
             throw new IllegalArgumentException("an NCCL unique id is " + BYTES + " bytes, got " + bytes.length);
@@ -26,7 +30,11 @@ public final class UniqueId {
         return new UniqueId(bytes.clone());
     }
 
-    /** The id written as 256 hex digits. */
+    /**
+     * {@return the id written as 256 hex digits}
+     *
+     * @param hex 256 hex digits
+     */
     public static UniqueId ofHex(String hex) {
         if (hex.length() != 2 * BYTES) {
             throw new IllegalArgumentException("an NCCL unique id is " + 2 * BYTES + " hex digits, got "
@@ -35,12 +43,12 @@ public final class UniqueId {
         return new UniqueId(HexFormat.of().parseHex(hex));
     }
 
-    /** A copy of the 128 bytes. */
+    /** {@return a copy of the 128 bytes} */
     public byte[] bytes() {
         return bytes.clone();
     }
 
-    /** The 128 bytes as 256 hex digits. */
+    /** {@return the 128 bytes as 256 hex digits} */
     public String hex() {
         return HexFormat.of().formatHex(bytes);
     }

@@ -48,6 +48,8 @@ public final class Watchdog implements AutoCloseable {
      * @param period how often to poll
      * @param action what to do with the line; called once, on the watchdog's thread, before the abort of a peer's
      *     fault (after it for an error NCCL reported, which aborts as it is found)
+     * @param communicator the communicator to watch and abort
+     * @return the running watchdog; close it to stop
      */
     public static Watchdog start(Communicator communicator, Supplier<Optional<String>> peerFaults, Duration period,
                                  Consumer<String> action) {
@@ -62,9 +64,12 @@ public final class Watchdog implements AutoCloseable {
     }
 
     /**
-     * The action of a rank program: prints {@code cudaipc4j: watchdog: LINE} on {@code err}, then halts the process
-     * with status 1 after {@code grace} unless it ended by itself meanwhile (its main thread, woken by the abort,
-     * closes what it holds and exits 1).
+     * {@return the action of a rank program: prints {@code cudaipc4j: watchdog: LINE} on {@code err}, then halts the
+     * process with status 1 after {@code grace} unless it ended by itself meanwhile (its main thread, woken by the
+     * abort, closes what it holds and exits 1)}
+     *
+     * @param err where the line goes
+     * @param grace how long the main thread has to end by itself
      */
     public static Consumer<String> exitProcess(PrintStream err, Duration grace) {
         return line -> {
@@ -81,7 +86,7 @@ public final class Watchdog implements AutoCloseable {
         };
     }
 
-    /** The line it acted on, or empty while it has not fired. */
+    /** {@return the line it acted on, or empty while it has not fired} */
     public Optional<String> fired() {
         return Optional.ofNullable(fired);
     }

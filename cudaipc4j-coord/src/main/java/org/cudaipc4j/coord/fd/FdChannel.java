@@ -49,6 +49,9 @@ public final class FdChannel implements AutoCloseable {
      * Connects to the {@link FdServer} listening at {@code socket}, waiting up to {@code timeout} for it to appear
      * (its process may still be starting), and checks that it runs as this user.
      *
+     * @param socket the server's socket path
+     * @param timeout how long to wait for the socket to accept
+     * @return the connected channel, owned by the caller
      * @throws CoordinationException when it cannot connect in time or the listener runs as another user
      */
     public static FdChannel connect(Path socket, Duration timeout) {
@@ -107,7 +110,7 @@ public final class FdChannel implements AutoCloseable {
         Libc.accept4(-1, Libc.SOCK_CLOEXEC);
     }
 
-    /** Who is at the other end, as the kernel vouched at connect time. */
+    /** {@return who is at the other end, as the kernel vouched at connect time} */
     public PeerCredentials peer() {
         return peer;
     }
@@ -116,6 +119,8 @@ public final class FdChannel implements AutoCloseable {
      * Sends {@code payload} with copies of {@code fds} attached: the receiver gets them as the {@link OwnedFd}s of
      * its {@link FdMessage}, new descriptors for the same open files; the caller keeps owning its own.
      *
+     * @param payload the message's bytes
+     * @param fds descriptors to send along
      * @throws CoordinationException when the peer is gone
      * @throws IllegalArgumentException when the message is too large
      * @throws IllegalStateException when one of {@code fds} is already closed
@@ -132,6 +137,8 @@ public final class FdChannel implements AutoCloseable {
      * As {@link #send(byte[], OwnedFd...)}, for descriptors that something else owns and hands out by number, such
      * as an exported allocation's file descriptors; they must stay open until this returns.
      *
+     * @param payload the message's bytes
+     * @param fds descriptor numbers to send along
      * @throws CoordinationException when the peer is gone
      * @throws IllegalArgumentException when the message is too large
      */
@@ -178,6 +185,8 @@ public final class FdChannel implements AutoCloseable {
     /**
      * Receives the next message, waiting at most {@code timeout}.
      *
+     * @param timeout how long to wait
+     * @return the message; the caller owns its descriptors
      * @throws CoordinationException at the timeout, when the peer closed the socket, when the message is not one
      *                               of ours, announces more than {@value #MAX_PAYLOAD} bytes or more than 253
      *                               descriptors, or lost descriptors on the way, or carried some outside its header

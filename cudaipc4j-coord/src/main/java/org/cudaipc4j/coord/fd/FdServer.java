@@ -43,14 +43,15 @@ public final class FdServer implements AutoCloseable {
         this.ownsDirectory = ownsDirectory;
     }
 
-    /** A server in a new private directory in the shared-memory directory. */
+    /** {@return a server in a new private directory in the shared-memory directory} */
     public static FdServer open() {
         return openPrivate(newPrivateSocket());
     }
 
     /**
-     * A fresh socket path for {@link #openPrivate}, in a directory of the shared-memory directory that does not exist
-     * yet (named like a segment): it can be handed out, to children on their command line, before the server listens.
+     * {@return a fresh socket path for {@link #openPrivate}, in a directory of the shared-memory directory that does
+     * not exist yet (named like a segment): it can be handed out, to children on their command line, before the server
+     * listens}
      */
     public static Path newPrivateSocket() {
         return SharedSegment.directory().resolve(SharedSegment.newName(null) + SharedSegment.SOCKET_DIRECTORY_SUFFIX)
@@ -58,9 +59,10 @@ public final class FdServer implements AutoCloseable {
     }
 
     /**
-     * A server at {@code socket}, a path from {@link #newPrivateSocket}: creates its directory (mode 0700), which
-     * must not exist yet, and removes both on {@link #close()}.
+     * {@return a server at {@code socket}, a path from {@link #newPrivateSocket}: creates its directory (mode 0700),
+     * which must not exist yet, and removes both on {@link #close()}}
      *
+     * @param socket a path from {@link #newPrivateSocket}
      * @throws IllegalArgumentException when {@code socket} is not such a path
      */
     public static FdServer openPrivate(Path socket) {
@@ -82,9 +84,10 @@ public final class FdServer implements AutoCloseable {
     }
 
     /**
-     * A server whose socket is {@code socket}, in a directory that already exists and that only this user can enter
-     * (mode 0700, as a volume two containers share should be).
+     * {@return a server whose socket is {@code socket}, in a directory that already exists and that only this user can
+     * enter (mode 0700, as a volume two containers share should be)}
      *
+     * @param socket the socket's path
      * @throws CoordinationException when the directory is missing or others may enter it, or the socket exists
      */
     public static FdServer open(Path socket) {
@@ -151,7 +154,7 @@ public final class FdServer implements AutoCloseable {
         return fd.value();
     }
 
-    /** The socket's path: what clients {@link FdChannel#connect} to. */
+    /** {@return the socket's path: what clients {@link FdChannel#connect} to} */
     public Path socket() {
         return socket;
     }
@@ -159,6 +162,8 @@ public final class FdServer implements AutoCloseable {
     /**
      * Waits up to {@code timeout} for the next connection from a process of this user.
      *
+     * @param timeout how long to wait
+     * @return the channel to the process that connected, owned by the caller
      * @throws CoordinationException at the timeout, when closed, or when another user's process connected (that
      *                               connection is closed first)
      */

@@ -25,6 +25,8 @@ public final class OwnedFd implements AutoCloseable {
     /**
      * Takes ownership of {@code fd}, a descriptor open in this process.
      *
+     * @param fd the descriptor's number
+     * @return its owner
      * @throws IllegalArgumentException when {@code fd} is negative or not open
      */
     public static OwnedFd adopt(int fd) {
@@ -35,10 +37,12 @@ public final class OwnedFd implements AutoCloseable {
     }
 
     /**
-     * A new anonymous file in memory ({@code memfd_create}) of {@code bytes}, its blocks reserved up front (a full
-     * {@code /dev/shm} is an error here, not a SIGBUS later): memory to pass to another process by descriptor (an
-     * {@link FdChannel}), where {@link #mapShared} maps the descriptor received.
+     * {@return a new anonymous file in memory ({@code memfd_create}) of {@code bytes}, its blocks reserved up front (a
+     * full {@code /dev/shm} is an error here, not a SIGBUS later): memory to pass to another process by descriptor (an
+     * {@link FdChannel}), where {@link #mapShared} maps the descriptor received}
      *
+     * @param name the file's name, for {@code /proc} and debugging
+     * @param bytes the file's size
      * @throws org.cudaipc4j.coord.CoordinationException when it cannot be made or sized
      */
     public static OwnedFd anonymousMemory(String name, long bytes) {
@@ -62,6 +66,8 @@ public final class OwnedFd implements AutoCloseable {
      * and received over an {@link FdChannel}, shared and writable: stores are seen by every process that maps the
      * same file. The mapping lives as long as {@code arena}, also after this descriptor is closed.
      *
+     * @param arena the arena the mapping lives in
+     * @return the mapped memory
      * @throws org.cudaipc4j.coord.CoordinationException when the file cannot be mapped (a socket, a pipe, a file
      *         opened read-only) or is empty
      * @throws IllegalStateException once closed or released
@@ -94,7 +100,11 @@ public final class OwnedFd implements AutoCloseable {
         return new OwnedFd(fd);
     }
 
-    /** The descriptor's number. @throws IllegalStateException once closed or released */
+    /**
+     * {@return the descriptor's number}
+     *
+     * @throws IllegalStateException once closed or released
+     */
     public int value() {
         int v = fd.get();
         if (v == CLOSED) {
@@ -103,12 +113,16 @@ public final class OwnedFd implements AutoCloseable {
         return v;
     }
 
-    /** True until {@link #close()} or {@link #release()}. */
+    /** {@return true until {@link #close()} or {@link #release()}} */
     public boolean isOpen() {
         return fd.get() != CLOSED;
     }
 
-    /** Hands the descriptor on: returns its number and no longer closes it. */
+    /**
+     * Hands the descriptor on: returns its number and no longer closes it.
+     *
+     * @return the descriptor's number
+     */
     public int release() {
         int v = fd.getAndSet(CLOSED);
         if (v == CLOSED) {

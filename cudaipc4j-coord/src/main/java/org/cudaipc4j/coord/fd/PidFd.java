@@ -18,8 +18,10 @@ public final class PidFd {
     private PidFd() {}
 
     /**
-     * A copy of descriptor {@code fd} of process {@code pid}, owned by the caller.
+     * {@return a copy of descriptor {@code fd} of process {@code pid}, owned by the caller}
      *
+     * @param pid the process that holds the descriptor
+     * @param fd the descriptor's number in that process
      * @throws CoordinationException with the reason when the kernel refuses (EPERM: ptrace rules; ESRCH: no such
      *                               process in this PID namespace; EBADF: no such descriptor; ENOSYS: kernel too old)
      */
@@ -40,6 +42,8 @@ public final class PidFd {
     /**
      * Lets process {@code pid} (and its descendants) take this process's descriptors under Yama {@code ptrace_scope}
      * 1 ({@code prctl(PR_SET_PTRACER, pid)}). Has no effect on other scopes; a later call replaces the allowed pid.
+     *
+     * @param pid the process allowed to take them
      */
     public static void allowTakingBy(long pid) {
         Libc.Result r = Libc.setPtracer(pid);
@@ -48,7 +52,7 @@ public final class PidFd {
         }
     }
 
-    /** The Yama ptrace scope (0 to 3), or -1 where Yama is not there. */
+    /** {@return the Yama ptrace scope (0 to 3), or -1 where Yama is not there} */
     public static int ptraceScope() {
         try {
             return Integer.parseInt(Files.readString(PTRACE_SCOPE).strip());

@@ -2,9 +2,11 @@
  * File descriptors between processes: {@link org.cudaipc4j.coord.fd.OwnedFd} owns one,
  * {@link org.cudaipc4j.coord.fd.FdServer} and {@link org.cudaipc4j.coord.fd.FdChannel} pass them over a Unix socket
  * ({@code SCM_RIGHTS}) with the sender's credentials, {@link org.cudaipc4j.coord.fd.PidFd} names a process.
+ * Uses {@code org.cudaipc4j.coord} and this module's {@code internal} package; {@code org.cudaipc4j.coord} does not
+ * use this one.
  *
- * <p>Built on {@link org.cudaipc4j.coord}: its failures are {@link org.cudaipc4j.coord.CoordinationException}s, its
+ * <p>From {@link org.cudaipc4j.coord}: its failures are {@link org.cudaipc4j.coord.CoordinationException}s, its
  * waits take a {@link org.cudaipc4j.coord.Deadline}, its sockets live beside the shared segments and are reaped with
- * them. The group's control block and supervision do not use this package, so the dependency points one way.
+ * them.
  */
 package org.cudaipc4j.coord.fd;

@@ -22,39 +22,69 @@ import java.lang.invoke.VarHandle;
  */
 @SuppressWarnings("restricted") // binding libc is this class's purpose
 public final class Libc {
+    /** Linux's {@code O_RDWR}. */
     public static final int O_RDWR = 02;
+    /** Linux's {@code O_CREAT}. */
     public static final int O_CREAT = 0100;
+    /** Linux's {@code O_EXCL}. */
     public static final int O_EXCL = 0200;
+    /** Linux's {@code O_CLOEXEC}. */
     public static final int O_CLOEXEC = 02000000;
 
+    /** Linux's {@code EPERM}. */
     public static final int EPERM = 1;
+    /** Linux's {@code ESRCH}. */
     public static final int ESRCH = 3;
+    /** Linux's {@code EINTR}. */
     public static final int EINTR = 4;
+    /** Linux's {@code EBADF}. */
     public static final int EBADF = 9;
+    /** Linux's {@code ENOSYS}. */
     public static final int ENOSYS = 38;
+    /** Linux's {@code ECONNREFUSED}. */
     public static final int ECONNREFUSED = 111;
 
+    /** Linux's {@code AF_UNIX}. */
     public static final int AF_UNIX = 1;
+    /** Linux's {@code SOCK_STREAM}. */
     public static final int SOCK_STREAM = 1;
+    /** Linux's {@code SOCK_CLOEXEC}. */
     public static final int SOCK_CLOEXEC = 02000000;
+    /** Linux's {@code SOL_SOCKET}. */
     public static final int SOL_SOCKET = 1;
+    /** Linux's {@code SO_PEERCRED}. */
     public static final int SO_PEERCRED = 17;
+    /** Linux's {@code SCM_RIGHTS}. */
     public static final int SCM_RIGHTS = 1;
+    /** Linux's {@code MSG_NOSIGNAL}. */
     public static final int MSG_NOSIGNAL = 0x4000;
+    /** Linux's {@code MSG_CMSG_CLOEXEC}. */
     public static final int MSG_CMSG_CLOEXEC = 0x40000000;
+    /** Linux's {@code MSG_CTRUNC}. */
     public static final int MSG_CTRUNC = 0x8;
+    /** Linux's {@code POLLIN}. */
     public static final int POLLIN = 0x1;
+    /** Linux's {@code SHUT_RDWR}. */
     public static final int SHUT_RDWR = 2;
+    /** Linux's {@code MFD_CLOEXEC}. */
     public static final int MFD_CLOEXEC = 1;
+    /** Linux's {@code F_GETFD}. */
     public static final int F_GETFD = 1;
+    /** Linux's {@code PR_SET_PTRACER}. */
     public static final int PR_SET_PTRACER = 0x59616d61;
     /** What {@code prctl(PR_SET_PTRACER)} returns where the kernel has no Yama LSM. */
     public static final int EINVAL_NO_YAMA = 22;
+    /** The system call number of {@code pidfd_open}, the same on every architecture. */
     public static final long SYS_PIDFD_OPEN = 434;
+    /** The system call number of {@code pidfd_getfd}, the same on every architecture. */
     public static final long SYS_PIDFD_GETFD = 438;
+    /** Linux's {@code EEXIST}. */
     public static final int EEXIST = 17;
+    /** Linux's {@code ENOENT}. */
     public static final int ENOENT = 2;
+    /** Linux's {@code EPOLL_CLOEXEC}. */
     public static final int EPOLL_CLOEXEC = O_CLOEXEC;
+    /** Linux's {@code EPOLLIN}. */
     public static final int EPOLLIN = 0x1;
     /** Reported once, then disarmed: a descriptor that stays ready (an exited process's pidfd) is not queued again. */
     public static final int EPOLLONESHOT = 1 << 30;
@@ -76,7 +106,12 @@ public final class Libc {
 
     private Libc() {}
 
-    /** Result of a call that reports through errno: the return value and errno captured right after it. */
+    /**
+     * Result of a call that reports through errno: the return value and errno captured right after it.
+     *
+     * @param value what the call returned
+     * @param errno errno right after the call; meaningful only when {@code value} says it failed
+     */
     public record Result(int value, int errno) {}
 
     /** What every binding shares; each function's handle has a holder class of its own, linked on first use. */
@@ -223,7 +258,13 @@ public final class Libc {
                 JAVA_LONG, JAVA_LONG, JAVA_LONG), Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(1));
     }
 
-    /** {@code open(path, flags, mode)}; value is the descriptor or -1 with errno. */
+    /**
+     * {@return {@code open(path, flags, mode)}; value is the descriptor or -1 with errno}
+     *
+     * @param path the file
+     * @param flags {@code O_*} flags
+     * @param mode the permission bits of a new file
+     */
     public static Result open(String path, int flags, int mode) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cpath = arena.allocateFrom(path);
@@ -231,11 +272,22 @@ public final class Libc {
         }
     }
 
+    /**
+     * {@return {@code fchmod(fd, mode)}}
+     *
+     * @param fd the file
+     * @param mode the new permission bits
+     */
     public static Result fchmod(int fd, int mode) {
         return withErrno(s -> (int) Fchmod.H.invokeExact(s, fd, mode));
     }
 
-    /** Not retried on EINTR: on Linux the descriptor is closed whatever close returns. */
+    /**
+     * Not retried on EINTR: on Linux the descriptor is closed whatever close returns.
+     *
+     * @param fd the descriptor to close
+     * @return {@code close(fd)}
+     */
     public static Result close(int fd) {
         return withErrno(s -> (int) Close.H.invokeExact(s, fd));
     }
@@ -265,7 +317,11 @@ public final class Libc {
         return r;
     }
 
-    /** {@code memfd_create(name, MFD_CLOEXEC)}: an anonymous file in memory. */
+    /**
+     * {@return {@code memfd_create(name, MFD_CLOEXEC)}: an anonymous file in memory}
+     *
+     * @param name the file's name, for {@code /proc}
+     */
     public static Result memfdCreate(String name) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cname = arena.allocateFrom(name);
@@ -273,51 +329,122 @@ public final class Libc {
         }
     }
 
-    /** {@code fcntl(fd, F_GETFD)}: fails with EBADF when {@code fd} is not open. */
+    /**
+     * {@return {@code fcntl(fd, F_GETFD)}: fails with EBADF when {@code fd} is not open}
+     *
+     * @param fd the descriptor to check
+     */
     public static Result fcntlGetFd(int fd) {
         return withErrno(s -> (int) Fcntl.H.invokeExact(s, fd, F_GETFD));
     }
 
+    /**
+     * {@return {@code socket(domain, type, protocol)}; value is the new descriptor}
+     *
+     * @param domain the address family, such as {@link #AF_UNIX}
+     * @param type the socket type and flags, such as {@link #SOCK_STREAM}
+     * @param protocol 0 for the family's default
+     */
     public static Result socket(int domain, int type, int protocol) {
         return withErrno(s -> (int) Socket.H.invokeExact(s, domain, type, protocol));
     }
 
-    /** {@code socketpair}: the two descriptors land in {@code pair} (two ints). */
+    /**
+     * {@return {@code socketpair}: the two descriptors land in {@code pair} (two ints)}
+     *
+     * @param domain the address family
+     * @param type the socket type and flags
+     * @param protocol 0 for the family's default
+     * @param pair where the two descriptors are written
+     */
     public static Result socketpair(int domain, int type, int protocol, MemorySegment pair) {
         return withErrno(s -> (int) Socketpair.H.invokeExact(s, domain, type, protocol, pair));
     }
 
+    /**
+     * {@return {@code bind(fd, address, length)}}
+     *
+     * @param fd the socket
+     * @param address a {@code struct sockaddr}
+     * @param length the address's length in bytes
+     */
     public static Result bind(int fd, MemorySegment address, int length) {
         return withErrno(s -> (int) Bind.H.invokeExact(s, fd, address, length));
     }
 
+    /**
+     * {@return {@code listen(fd, backlog)}}
+     *
+     * @param fd the socket
+     * @param backlog the longest queue of pending connections
+     */
     public static Result listen(int fd, int backlog) {
         return withErrno(s -> (int) Listen.H.invokeExact(s, fd, backlog));
     }
 
+    /**
+     * {@return {@code accept4(fd, NULL, NULL, flags)}, retried on EINTR; value is the new descriptor}
+     *
+     * @param fd the listening socket
+     * @param flags {@code SOCK_*} flags for the new descriptor
+     */
     public static Result accept4(int fd, int flags) {
         return retrying(s -> (int) Accept4.H.invokeExact(s, fd, MemorySegment.NULL, MemorySegment.NULL, flags));
     }
 
+    /**
+     * {@return {@code connect(fd, address, length)}, retried on EINTR}
+     *
+     * @param fd the socket
+     * @param address a {@code struct sockaddr}
+     * @param length the address's length in bytes
+     */
     public static Result connect(int fd, MemorySegment address, int length) {
         return retrying(s -> (int) Connect.H.invokeExact(s, fd, address, length));
     }
 
-    /** {@code sendmsg}; value is the number of bytes sent (it fits an int here). */
+    /**
+     * {@return {@code sendmsg}; value is the number of bytes sent (it fits an int here)}
+     *
+     * @param fd the socket
+     * @param msghdr a {@code struct msghdr}
+     * @param flags {@code MSG_*} flags
+     */
     public static Result sendmsg(int fd, MemorySegment msghdr, int flags) {
         return retrying(s -> (long) Sendmsg.H.invokeExact(s, fd, msghdr, flags));
     }
 
-    /** {@code recvmsg}; value is the number of bytes received, 0 at end of stream. */
+    /**
+     * {@return {@code recvmsg}; value is the number of bytes received, 0 at end of stream}
+     *
+     * @param fd the socket
+     * @param msghdr a {@code struct msghdr} to fill
+     * @param flags {@code MSG_*} flags
+     */
     public static Result recvmsg(int fd, MemorySegment msghdr, int flags) {
         return retrying(s -> (long) Recvmsg.H.invokeExact(s, fd, msghdr, flags));
     }
 
+    /**
+     * {@return {@code getsockopt(fd, level, name, value, length)}}
+     *
+     * @param fd the socket
+     * @param level the option's level, such as {@link #SOL_SOCKET}
+     * @param name the option, such as {@link #SO_PEERCRED}
+     * @param value where the option's value is written
+     * @param length an int: the room in {@code value}, then the length written
+     */
     public static Result getsockopt(int fd, int level, int name, MemorySegment value, MemorySegment length) {
         return withErrno(s -> (int) Getsockopt.H.invokeExact(s, fd, level, name, value, length));
     }
 
-    /** {@code poll} on one descriptor for {@code events}; value is 1 when ready, 0 at the timeout. */
+    /**
+     * {@return {@code poll} on one descriptor for {@code events}; value is 1 when ready, 0 at the timeout}
+     *
+     * @param fd the descriptor
+     * @param events {@code POLL*} events to wait for
+     * @param timeoutMillis the longest wait, -1 for no limit
+     */
     public static Result poll(int fd, int events, int timeoutMillis) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pfd = arena.allocate(8, 4);
@@ -327,26 +454,52 @@ public final class Libc {
         }
     }
 
+    /**
+     * {@return {@code shutdown(fd, how)}}
+     *
+     * @param fd the socket
+     * @param how such as {@link #SHUT_RDWR}
+     */
     public static Result shutdown(int fd, int how) {
         return withErrno(s -> (int) Shutdown.H.invokeExact(s, fd, how));
     }
 
-    /** {@code pidfd_open(pid, 0)} (Linux 5.3+). */
+    /**
+     * {@return {@code pidfd_open(pid, 0)} (Linux 5.3+)}
+     *
+     * @param pid the process
+     */
     public static Result pidfdOpen(long pid) {
         return withErrno(s -> (long) Syscall3.H.invokeExact(s, SYS_PIDFD_OPEN, pid, 0L, 0L));
     }
 
-    /** {@code pidfd_getfd(pidfd, targetfd, 0)} (Linux 5.6+): a copy of another process's descriptor. */
+    /**
+     * {@return {@code pidfd_getfd(pidfd, targetfd, 0)} (Linux 5.6+): a copy of another process's descriptor}
+     *
+     * @param pidfd a pidfd of the process that holds the descriptor
+     * @param targetFd the descriptor's number in that process
+     */
     public static Result pidfdGetfd(int pidfd, int targetFd) {
         return withErrno(s -> (long) Syscall3.H.invokeExact(s, SYS_PIDFD_GETFD, (long) pidfd, (long) targetFd, 0L));
     }
 
-    /** {@code epoll_create1(flags)}; value is the new epoll descriptor. */
+    /**
+     * {@return {@code epoll_create1(flags)}; value is the new epoll descriptor}
+     *
+     * @param flags such as {@link #EPOLL_CLOEXEC}
+     */
     public static Result epollCreate1(int flags) {
         return withErrno(s -> (int) EpollCreate1.H.invokeExact(s, flags));
     }
 
-    /** {@code epoll_ctl(epfd, EPOLL_CTL_ADD, fd, {events, data})}. */
+    /**
+     * {@return {@code epoll_ctl(epfd, EPOLL_CTL_ADD, fd, {events, data})}}
+     *
+     * @param epfd the epoll descriptor
+     * @param fd the descriptor to watch
+     * @param events {@code EPOLL*} events
+     * @param data the datum reported when {@code fd} is ready
+     */
     public static Result epollAdd(int epfd, int fd, int events, long data) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment event = arena.allocate(EPOLL_EVENT);
@@ -357,8 +510,12 @@ public final class Libc {
     }
 
     /**
-     * {@code epoll_wait}, retried on EINTR: value is the number of ready descriptors, whose data land in
-     * {@code data[0..value)} in the order the epoll instance queued them.
+     * {@return {@code epoll_wait}, retried on EINTR: value is the number of ready descriptors, whose data land in
+     * {@code data[0..value)} in the order the epoll instance queued them}
+     *
+     * @param epfd the epoll descriptor
+     * @param data room for the reported data, one per ready descriptor
+     * @param timeoutMillis the longest wait, -1 for no limit
      */
     public static Result epollWait(int epfd, long[] data, int timeoutMillis) {
         try (Arena arena = Arena.ofConfined()) {
@@ -371,12 +528,22 @@ public final class Libc {
         }
     }
 
-    /** {@code prctl(PR_SET_PTRACER, pid)}: lets {@code pid} (and its descendants) ptrace, and take fds of, us. */
+    /**
+     * {@return {@code prctl(PR_SET_PTRACER, pid)}: lets {@code pid} (and its descendants) ptrace, and take fds of, us}
+     *
+     * @param pid the process allowed
+     */
     public static Result setPtracer(long pid) {
         return withErrno(s -> (int) Prctl.H.invokeExact(s, PR_SET_PTRACER, pid, 0L, 0L, 0L));
     }
 
-    /** {@code posix_fallocate}: returns 0 or the error number (it does not set errno); retries on EINTR. */
+    /**
+     * {@return {@code posix_fallocate}: returns 0 or the error number (it does not set errno); retries on EINTR}
+     *
+     * @param fd the file
+     * @param offset the first byte to reserve
+     * @param length the number of bytes to reserve
+     */
     public static int posixFallocate(int fd, long offset, long length) {
         try {
             int rc;
@@ -399,7 +566,7 @@ public final class Libc {
     private static final boolean FUTEX = SYS_FUTEX > 0 && System.getProperty("os.name").equals("Linux")
             && !Boolean.getBoolean("cudaipc4j.nofutex");
 
-    /** True where {@link #futexWait} and {@link #futexWakeAll} work (Linux on x86-64 and AArch64). */
+    /** {@return true where {@link #futexWait} and {@link #futexWakeAll} work (Linux on x86-64 and AArch64)} */
     public static boolean hasFutex() {
         return FUTEX;
     }
@@ -410,6 +577,9 @@ public final class Libc {
      * already differs; callers re-check the word.
      *
      * @param timespec 16 bytes of scratch memory for the timeout
+     * @param word the futex word
+     * @param expected the value to sleep on
+     * @param timeoutNanos the longest sleep
      */
     public static void futexWait(MemorySegment word, int expected, long timeoutNanos, MemorySegment timespec) {
         timespec.set(JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
@@ -422,7 +592,11 @@ public final class Libc {
         }
     }
 
-    /** Wakes every process sleeping in {@link #futexWait} on {@code word}. */
+    /**
+     * Wakes every process sleeping in {@link #futexWait} on {@code word}.
+     *
+     * @param word the futex word
+     */
     public static void futexWakeAll(MemorySegment word) {
         try {
             long ignored = (long) Syscall6.H.invokeExact(SYS_FUTEX, word, FUTEX_WAKE, (long) Integer.MAX_VALUE,
@@ -432,7 +606,7 @@ public final class Libc {
         }
     }
 
-    /** The real user id of this process. */
+    /** {@return the real user id of this process} */
     public static long getuid() {
         try {
             return Integer.toUnsignedLong((int) Getuid.H.invokeExact());
@@ -441,7 +615,11 @@ public final class Libc {
         }
     }
 
-    /** The C library's text for an error number, e.g. "No space left on device". */
+    /**
+     * {@return the C library's text for an error number, e.g. "No space left on device"}
+     *
+     * @param errno the error number
+     */
     public static String strerror(int errno) {
         try {
             MemorySegment s = (MemorySegment) Strerror.H.invokeExact(errno);

@@ -18,6 +18,11 @@ public final class ShutdownRemovals {
     /** Removes what one owner made; run at most once by the shutdown, and not at all once forgotten. */
     @FunctionalInterface
     public interface Removal {
+        /**
+         * Removes the thing.
+         *
+         * @throws Exception when it cannot; the shutdown prints its message on standard error and goes on
+         */
         void remove() throws Exception;
     }
 
@@ -39,6 +44,10 @@ public final class ShutdownRemovals {
     /**
      * Runs {@code making}, which makes things and {@linkplain #keep keeps} their removal before it returns.
      *
+     * @param <T> what {@code making} returns
+     * @param making makes the things and keeps their removals
+     * @param refused the exception to throw when the JVM is already shutting down
+     * @return what {@code making} returned
      * @throws RuntimeException the one {@code refused} gives, without running {@code making}, once the JVM shuts down
      */
     public static <T> T make(Supplier<T> making, Supplier<? extends RuntimeException> refused) {
@@ -53,7 +62,7 @@ public final class ShutdownRemovals {
         }
     }
 
-    /** Whether the JVM's shutdown has begun here: from then on {@link #make} refuses. */
+    /** {@return whether the JVM's shutdown has begun here: from then on {@link #make} refuses} */
     public static boolean shuttingDown() {
         LOCK.readLock().lock();
         try {
@@ -66,12 +75,18 @@ public final class ShutdownRemovals {
     /**
      * Runs {@code removal} if the JVM shuts down before it is {@linkplain #forget forgotten}. Call it from inside
      * {@link #make}, or for something whose removal is already kept.
+     *
+     * @param removal the removal to run at shutdown
      */
     public static void keep(Removal removal) {
         KEPT.add(removal);
     }
 
-    /** The owner removed what {@code removal} would have, or hands it to another removal. */
+    /**
+     * The owner removed what {@code removal} would have, or hands it to another removal.
+     *
+     * @param removal the removal to drop
+     */
     public static void forget(Removal removal) {
         KEPT.remove(removal);
     }

@@ -20,26 +20,31 @@ public final class Lease implements AutoCloseable {
         this.atAcquire = atAcquire;
     }
 
-    /** True when the storage was open here already: this share's own slot was given back at once. */
+    /** {@return true when the storage was open here already: this share's own slot was given back at once} */
     public boolean cacheHit() {
         return cacheHit;
     }
 
-    /** For a {@linkplain #cacheHit() cache hit}, what giving this share's slot back at once did; else null. */
+    /**
+     * For a {@linkplain #cacheHit() cache hit}, what giving this share's slot back at once did; else null.
+     *
+     * @return the outcome of that release, or null
+     */
     public ReleaseOutcome releasedAtAcquire() {
         return atAcquire;
     }
 
-    /** The storage's key. */
+    /** {@return the storage's key} */
     public TorchStorageKey key() {
         return entry.key;
     }
 
-    /** The counter file and slot held for the storage (the first share's, on a cache hit). */
+    /** {@return the counter file and slot held for the storage (the first share's, on a cache hit)} */
     public String counterName() {
         return entry.counterName;
     }
 
+    /** {@return the slot held in the counter file} */
     public long slot() {
         return entry.slot;
     }

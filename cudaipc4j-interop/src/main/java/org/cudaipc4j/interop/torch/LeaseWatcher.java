@@ -26,6 +26,11 @@ public final class LeaseWatcher {
 
     private LeaseWatcher() {}
 
+    /**
+     * Runs the watcher; exits 2 on a wrong command line.
+     *
+     * @param args the lease book, the counter directory and the reader's pid
+     */
     public static void main(String[] args) {
         if (args.length != 3) {
             System.err.println("usage: LeaseWatcher <lease book> <counter directory> <reader pid>");

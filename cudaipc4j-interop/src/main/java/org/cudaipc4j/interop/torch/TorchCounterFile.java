@@ -65,10 +65,11 @@ public final class TorchCounterFile implements AutoCloseable {
     }
 
     /**
-     * Checks a counter file's name as torch gives it: {@code /torch_<pid>_<random>_<n>} ({@code GetNewRefCountedSentData};
-     * older torch wrote no {@code _<n>}). Nothing else is ever mapped and decremented: a name from another process
-     * must not reach other files in {@code /dev/shm}.
+     * Checks a counter file's name as torch gives it: {@code /torch_<pid>_<random>_<n>} ({@code
+     * GetNewRefCountedSentData}; older torch wrote no {@code _<n>}). Nothing else is ever mapped and decremented: a
+     * name from another process must not reach other files in {@code /dev/shm}.
      *
+     * @param name the name as torch gives it
      * @throws IllegalArgumentException naming the problem
      */
     public static void checkName(String name) {
@@ -88,6 +89,9 @@ public final class TorchCounterFile implements AutoCloseable {
      * Maps the counter file {@code name} (torch's {@code ref_counter_handle}) under {@code directory}, leaving its
      * process count alone.
      *
+     * @param directory the directory of the counter files
+     * @param name the name as torch gives it
+     * @return the mapped file, owned by the caller
      * @throws TorchInteropException when it is missing (the producer has exited), not a regular file, or not laid
      *                               out as torch's (its size)
      */
@@ -122,6 +126,11 @@ public final class TorchCounterFile implements AutoCloseable {
     /**
      * Gives {@code slot} of the counter file {@code name} back once, mapping the file only for this: what the
      * lease watcher does for a reader that died.
+     *
+     * @param directory the directory of the counter files
+     * @param name the name as torch gives it
+     * @param slot the slot to give back
+     * @return what happened
      */
     public static ReleaseOutcome release(Path directory, String name, long slot) {
         TorchCounterFile file;
@@ -138,20 +147,26 @@ public final class TorchCounterFile implements AutoCloseable {
         }
     }
 
+    /** {@return the name as torch gave it} */
     public String name() {
         return name;
     }
 
+    /** {@return the file's path} */
     public Path path() {
         return path;
     }
 
-    /** The slot's value now. */
+    /**
+     * {@return the slot's value now}
+     *
+     * @param slot the slot, 0 to {@value #SLOTS} - 1 (torch's {@code ref_counter_offset})
+     */
     public long slot(long slot) {
         return (long) SLOT.getVolatile(memory, offset(slot));
     }
 
-    /** The number of processes that map the file the torch way (read only; this class never changes it). */
+    /** {@return the number of processes that map the file the torch way (read only; this class never changes it)} */
     public int processCount() {
         return (int) COUNT.getVolatile(memory, 0L);
     }
@@ -159,6 +174,7 @@ public final class TorchCounterFile implements AutoCloseable {
     /**
      * Decrements {@code slot} by one unless it is 0 or below, atomically.
      *
+     * @param slot the slot, 0 to {@value #SLOTS} - 1 (torch's {@code ref_counter_offset})
      * @return {@link ReleaseOutcome#RELEASED}, {@link ReleaseOutcome#ALREADY_ZERO}, or
      *         {@link ReleaseOutcome#PRODUCER_GONE} when the file has been unlinked (the decrement then changes memory
      *         no producer reads)

@@ -4,10 +4,21 @@ package org.cudaipc4j.interop.torch;
 public class TorchInteropException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception with {@code message}.
+     *
+     * @param message what went wrong, in one line
+     */
     public TorchInteropException(String message) {
         super(message);
     }
 
+    /**
+     * An exception with {@code message} and its cause.
+     *
+     * @param message what went wrong, in one line
+     * @param cause the failure beneath it
+     */
     public TorchInteropException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -51,7 +51,11 @@ public final class TorchLeases implements AutoCloseable {
         this.used = new boolean[book.capacity()];
     }
 
-    /** Leases of torch's counter files in {@code /dev/shm}, watched. */
+    /**
+     * Leases of torch's counter files in {@code /dev/shm}, watched.
+     *
+     * @return the leases, owned by the caller
+     */
     public static TorchLeases start() {
         return start(TorchCounterFile.DEFAULT_DIRECTORY, true, DEFAULT_CAPACITY);
     }
@@ -60,6 +64,10 @@ public final class TorchLeases implements AutoCloseable {
      * Leases of counter files in {@code counterDirectory} (torch's are in {@code /dev/shm}), at most
      * {@code capacity} open at once; with a watcher process when {@code watch}.
      *
+     * @param counterDirectory the directory of the counter files
+     * @param watch whether to start a watcher process that gives the slots back if this process dies
+     * @param capacity the most storages open at once
+     * @return the leases, owned by the caller
      * @throws TorchInteropException when the watcher cannot be started
      */
     public static TorchLeases start(Path counterDirectory, boolean watch, int capacity) {
@@ -147,12 +155,12 @@ public final class TorchLeases implements AutoCloseable {
         }
     }
 
-    /** The watcher's pid, empty when unwatched. */
+    /** {@return the watcher's pid, empty when unwatched} */
     public OptionalLong watcherPid() {
         return watcher == null ? OptionalLong.empty() : OptionalLong.of(watcher.pid());
     }
 
-    /** The file that lists the held slots for the watcher (removed at close). */
+    /** {@return the file that lists the held slots for the watcher (removed at close)} */
     public Path bookPath() {
         return book.path();
     }
@@ -161,6 +169,8 @@ public final class TorchLeases implements AutoCloseable {
      * Takes the lease of {@code share}: its slot is held until the returned lease closes, or given back at once
      * when the same storage is open here already ({@link Lease#cacheHit()}).
      *
+     * @param share the share to open
+     * @return the lease, owned by the caller
      * @throws TorchInteropException when the counter file is missing (producer gone) or not torch's, or the slot is
      *                               0 (given back already: a share may be opened once)
      * @throws IllegalArgumentException for an empty storage (it has no counter)
@@ -172,7 +182,14 @@ public final class TorchLeases implements AutoCloseable {
         return acquire(TorchStorageKey.of(share), share.refCounterFile(), share.refCounterSlot());
     }
 
-    /** As {@link #acquire(TorchShare)} with the storage's key, counter name and slot given. */
+    /**
+     * As {@link #acquire(TorchShare)} with the storage's key, counter name and slot given.
+     *
+     * @param key the storage's key
+     * @param counterName the counter file's name
+     * @param slot the slot in it
+     * @return the lease, owned by the caller
+     */
     public synchronized Lease acquire(TorchStorageKey key, String counterName, long slot) {
         if (closed) {
             throw new IllegalStateException("torch leases are closed");
@@ -271,7 +288,7 @@ public final class TorchLeases implements AutoCloseable {
         }
     }
 
-    /** The number of storages open through these leases. */
+    /** {@return the number of storages open through these leases} */
     public synchronized int openStorages() {
         return open.size();
     }

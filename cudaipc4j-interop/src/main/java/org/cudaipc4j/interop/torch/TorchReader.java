@@ -35,7 +35,12 @@ public final class TorchReader {
     private final ProducerFds producerFds;
     private final Map<String, Mapping> mappings = new HashMap<>();
 
-    /** A reader of shares into {@code context}, leasing through {@code leases} (the caller owns both). */
+    /**
+     * A reader of shares into {@code context}, leasing through {@code leases} (the caller owns both).
+     *
+     * @param context the context the storages are mapped into
+     * @param leases the leases that hold the storages' slots
+     */
     public TorchReader(Context context, TorchLeases leases) {
         this(context, leases, ProducerFds.KERNEL);
     }
@@ -96,6 +101,9 @@ public final class TorchReader {
     /**
      * Maps {@code share}'s storage and makes {@code stream} wait on the producer's event when the share asks for it.
      *
+     * @param share the share to open
+     * @param stream the stream that will read the tensor
+     * @return the view, owned by the caller
      * @throws TorchInteropException when its counter file is missing or foreign, its slot was given back already, or
      *                               the producer's file descriptors of an expandable segment cannot be taken (the
      *                               message says why: ptrace rules, another PID namespace or a gone producer, a
@@ -186,7 +194,11 @@ public final class TorchReader {
         }
     }
 
-    /** Blocks mapped now. */
+    /**
+     * Blocks mapped now.
+     *
+     * @return the number of blocks mapped now
+     */
     public synchronized int mappedBlocks() {
         return mappings.size();
     }

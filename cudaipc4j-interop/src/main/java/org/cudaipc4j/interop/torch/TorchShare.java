@@ -33,7 +33,11 @@ public record TorchShare(int deviceIndex, TorchHandle handle, long storageBytes,
         String refCounterFile, long refCounterSlot, byte[] eventHandle, boolean eventSyncRequired,
         TensorLayout tensor) {
 
-    /** @throws IllegalArgumentException naming the field that torch would never send so */
+    /**
+     * Checks the fields as torch sends them and copies the event handle.
+     *
+     * @throws IllegalArgumentException naming the field that torch would never send so
+     */
     public TorchShare {
         if (deviceIndex < 0) {
             throw new IllegalArgumentException("torch share: device index " + deviceIndex + " is negative");
@@ -82,8 +86,9 @@ public record TorchShare(int deviceIndex, TorchHandle handle, long storageBytes,
     }
 
     /**
-     * The share a {@code torch} descriptor carries (its event becomes torch's event fields).
+     * {@return the share a {@code torch} descriptor carries (its event becomes torch's event fields)}
      *
+     * @param d a {@code torch} descriptor
      * @throws IllegalArgumentException for another kind, or torch fields that do not parse
      */
     public static TorchShare of(Descriptor d) {
@@ -98,8 +103,12 @@ public record TorchShare(int deviceIndex, TorchHandle handle, long storageBytes,
     }
 
     /**
-     * This share as a {@code torch} descriptor; {@code device} may be null (torch's tuple has only an ordinal). The
-     * event travels only when the reader must wait on it: without the flag torch's event bytes mean nothing.
+     * {@return this share as a {@code torch} descriptor; {@code device} may be null (torch's tuple has only an
+     * ordinal)} The event travels only when the reader must wait on it: without the flag torch's event bytes mean
+     * nothing.
+     *
+     * @param device the GPU's UUID, or null
+     * @param exporter the producer
      */
     public Descriptor toDescriptor(UUID device, Descriptor.Exporter exporter) {
         Descriptor d = Descriptor.torch(device, exporter, new Descriptor.Torch(handle == null ? null : handle.bytes(),
@@ -110,17 +119,22 @@ public record TorchShare(int deviceIndex, TorchHandle handle, long storageBytes,
         return eventHandle == null || !eventSyncRequired ? d : d.withEvent(new Descriptor.Event(eventHandle, eventSyncRequired));
     }
 
-    /** True for an empty storage: nothing to map, nothing to release. */
+    /** {@return true for an empty storage: nothing to map, nothing to release} */
     public boolean isEmpty() {
         return handle == null;
     }
 
+    /** {@return a copy of the event handle, or null} */
     @Override
     public byte[] eventHandle() {
         return eventHandle == null ? null : eventHandle.clone();
     }
 
-    /** The same share with another tensor layout over its storage. */
+    /**
+     * {@return the same share with another tensor layout over its storage}
+     *
+     * @param layout the new layout
+     */
     public TorchShare withTensor(TensorLayout layout) {
         return new TorchShare(deviceIndex, handle, storageBytes, storageOffsetBytes, refCounterFile, refCounterSlot,
                 eventHandle, eventSyncRequired, layout);

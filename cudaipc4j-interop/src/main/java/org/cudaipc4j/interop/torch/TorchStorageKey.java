@@ -29,7 +29,11 @@ import java.nio.file.Path;
  */
 public record TorchStorageKey(String mapping, long producerStart, long offset, long bytes) {
 
-    /** The key of {@code share}'s storage; reads {@code /proc} for an {@code 'e'} handle. */
+    /**
+     * {@return the key of {@code share}'s storage; reads {@code /proc} for an {@code 'e'} handle}
+     *
+     * @param share the share
+     */
     public static TorchStorageKey of(TorchShare share) {
         if (share.isEmpty()) {
             throw new IllegalArgumentException("an empty storage has no key: it is never opened");
@@ -39,7 +43,11 @@ public record TorchStorageKey(String mapping, long producerStart, long offset, l
         return new TorchStorageKey(h.mappingKey(), start, share.storageOffsetBytes(), share.storageBytes());
     }
 
-    /** The start time of process {@code pid} in clock ticks since boot, or -1 when there is no such process. */
+    /**
+     * {@return the start time of process {@code pid} in clock ticks since boot, or -1 when there is no such process}
+     *
+     * @param pid the process
+     */
     public static long processStartTime(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));

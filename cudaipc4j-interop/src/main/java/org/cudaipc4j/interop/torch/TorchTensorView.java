@@ -48,12 +48,15 @@ public final class TorchTensorView extends ForeignResource implements DeviceMemo
         return bytes;
     }
 
-    /** dtype, shape, strides and offset of the tensor over the storage; null when only a storage was shared. */
+    /**
+     * {@return dtype, shape, strides and offset of the tensor over the storage; null when only a storage was
+     * shared}
+     */
     public TensorLayout layout() {
         return layout;
     }
 
-    /** True when the storage was open here already (its new share's slot went back at once). */
+    /** {@return true when the storage was open here already (its new share's slot went back at once)} */
     public boolean cacheHit() {
         return cacheHit;
     }

@@ -94,12 +94,12 @@ public enum NcclFunction {
         this.descriptor = FunctionDescriptor.of(returns, parameters);
     }
 
-    /** The C signature as an FFM descriptor. */
+    /** {@return the C signature as an FFM descriptor} */
     public FunctionDescriptor descriptor() {
         return descriptor;
     }
 
-    /** True when the function returns an {@code ncclResult_t} (all but the two that return a string). */
+    /** {@return true when the function returns an {@code ncclResult_t} (all but the two that return a string)} */
     public boolean returnsResult() {
         return descriptor.returnLayout().orElseThrow().equals(JAVA_INT);
     }

@@ -66,12 +66,20 @@ public final class NcclLayouts {
     /** The pointer fields, which the initializer sets to NULL. */
     public static final List<String> CONFIG_POINTER_FIELDS = List.of("netName", "commName");
 
-    /** The byte offset of {@code field} in {@link #CONFIG}. */
+    /**
+     * {@return the byte offset of {@code field} in {@link #CONFIG}}
+     *
+     * @param field the field's name in {@code nccl.h}
+     */
     public static long configOffset(String field) {
         return CONFIG.byteOffset(MemoryLayout.PathElement.groupElement(field));
     }
 
-    /** A new config in {@code arena} as {@code NCCL_CONFIG_INITIALIZER} makes it. */
+    /**
+     * {@return a new config in {@code arena} as {@code NCCL_CONFIG_INITIALIZER} makes it}
+     *
+     * @param arena the arena the config lives in
+     */
     public static MemorySegment newConfig(Arena arena) {
         MemorySegment config = arena.allocate(CONFIG);
         config.set(JAVA_LONG, configOffset("size"), CONFIG.byteSize());
@@ -86,12 +94,24 @@ public final class NcclLayouts {
         return config;
     }
 
-    /** Sets the int field {@code field} of a config. */
+    /**
+     * Sets the int field {@code field} of a config.
+     *
+     * @param config a config from {@link #newConfig}
+     * @param field the field's name in {@code nccl.h}
+     * @param value the new value
+     */
     public static void setInt(MemorySegment config, String field, int value) {
         config.set(JAVA_INT, configOffset(field), value);
     }
 
-    /** Sets the pointer field {@code field} of a config. */
+    /**
+     * Sets the pointer field {@code field} of a config.
+     *
+     * @param config a config from {@link #newConfig}
+     * @param field the field's name in {@code nccl.h}
+     * @param value the new value
+     */
     public static void setPointer(MemorySegment config, String field, MemorySegment value) {
         config.set(ADDRESS, configOffset(field), value);
     }

@@ -30,6 +30,8 @@ public final class NcclLibrary {
     /**
      * Loads {@code nameOrPath}: a file when it contains a {@code /}, else a name the dynamic loader searches for.
      *
+     * @param nameOrPath the library's name or path
+     * @return the loaded library
      * @throws IllegalArgumentException with the loader's reason when it cannot be loaded
      */
     public static NcclLibrary load(String nameOrPath) {
@@ -39,12 +41,16 @@ public final class NcclLibrary {
         return new NcclLibrary(nameOrPath, lookup);
     }
 
-    /** The name or path it was loaded by. */
+    /** {@return the name or path it was loaded by} */
     public String name() {
         return name;
     }
 
-    /** The downcall handle of {@code function}, or empty when this library does not export it. */
+    /**
+     * {@return the downcall handle of {@code function}, or empty when this library does not export it}
+     *
+     * @param function the function
+     */
     public Optional<MethodHandle> handle(NcclFunction function) {
         MethodHandle linked = handles.get(function.ordinal());
         if (linked != null) {

@@ -47,13 +47,13 @@ public record JobIdentity(String text) {
         java.util.Objects.requireNonNull(text, "text");
     }
 
-    /** The port derived from this identity, from {@value #FIRST_PORT} to 32767. */
+    /** {@return the port derived from this identity, from {@value #FIRST_PORT} to 32767} */
     public int port() {
         long n = ByteBuffer.wrap(sha256(PORT_PREFIX + text)).getLong();
         return FIRST_PORT + (int) Long.remainderUnsigned(n, PORT_COUNT);
     }
 
-    /** The 32-byte secret derived from this identity (a new array each call). */
+    /** {@return the 32-byte secret derived from this identity (a new array each call)} */
     public byte[] secret() {
         return sha256(SECRET_PREFIX + text);
     }

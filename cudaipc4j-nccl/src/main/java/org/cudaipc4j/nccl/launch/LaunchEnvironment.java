@@ -344,27 +344,27 @@ public final class LaunchEnvironment {
         }
     }
 
-    /** The launcher that started this process. */
+    /** {@return the launcher that started this process} */
     public Launcher launcher() {
         return launcher;
     }
 
-    /** This process's rank, from 0 to {@link #size()} - 1. */
+    /** {@return this process's rank, from 0 to {@link #size()} - 1} */
     public int rank() {
         return rank;
     }
 
-    /** The number of ranks, at least 1. */
+    /** {@return the number of ranks, at least 1} */
     public int size() {
         return size;
     }
 
-    /** This process's rank among the ranks on its host (which GPU to take). */
+    /** {@return this process's rank among the ranks on its host (which GPU to take)} */
     public int localRank() {
         return localRank;
     }
 
-    /** Where rank 0's rendezvous listens, or empty when the environment does not say. */
+    /** {@return where rank 0's rendezvous listens, or empty when the environment does not say} */
     public Optional<HostPort> rendezvous() {
         return Optional.ofNullable(rendezvous);
     }
@@ -383,12 +383,12 @@ public final class LaunchEnvironment {
         return rendezvous;
     }
 
-    /** The job's identity, from which the port (where derived) and the secret (unless given) come. */
+    /** {@return the job's identity, from which the port (where derived) and the secret (unless given) come} */
     public Optional<JobIdentity> jobIdentity() {
         return Optional.ofNullable(identity);
     }
 
-    /** Whether a secret is known: given, or derived from the job's identity. */
+    /** {@return whether a secret is known: given, or derived from the job's identity} */
     public boolean hasSecret() {
         return secret != null;
     }

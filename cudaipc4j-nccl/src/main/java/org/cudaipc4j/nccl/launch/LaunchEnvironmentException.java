@@ -24,7 +24,7 @@ public final class LaunchEnvironmentException extends IllegalArgumentException {
         this.variable = variable;
     }
 
-    /** The environment variable at fault, or the one to set to get past this error. */
+    /** {@return the environment variable at fault, or the one to set to get past this error} */
     public String variable() {
         return variable;
     }

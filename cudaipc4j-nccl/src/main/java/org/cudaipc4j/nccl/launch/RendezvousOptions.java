@@ -71,7 +71,7 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
         }
     }
 
-    /** The secret (a copy). */
+    /** {@return the secret (a copy)} */
     @Override
     public byte[] secret() {
         return secret.clone();
