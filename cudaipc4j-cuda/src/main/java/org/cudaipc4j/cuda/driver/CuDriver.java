@@ -95,14 +95,12 @@ public final class CuDriver {
     public static final CuFunction.JJJP MEMCPY_DTOD_ASYNC = new CuFunction.JJJP("cuMemcpyDtoDAsync_v2");
     /**
      * {@code CUresult cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)}
-     *
-     * @param uc the byte value, zero-extended ({@code value & 0xff})
+     * ({@code uc}: the byte value, zero-extended: {@code value & 0xff})
      */
     public static final CuFunction.JIJ MEMSET_D8 = new CuFunction.JIJ("cuMemsetD8_v2");
     /**
      * {@code CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)}
-     *
-     * @param uc the byte value, zero-extended ({@code value & 0xff})
+     * ({@code uc}: the byte value, zero-extended: {@code value & 0xff})
      */
     public static final CuFunction.JIJP MEMSET_D8_ASYNC = new CuFunction.JIJP("cuMemsetD8Async");
     /** {@code CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)} */
@@ -196,8 +194,7 @@ public final class CuDriver {
     public static final CuFunction.PJ IPC_GET_MEM_HANDLE = new CuFunction.PJ("cuIpcGetMemHandle");
     /**
      * {@code CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)}
-     *
-     * @param handle 64 bytes, passed by value ({@link CuSymbols#CU_IPC_MEM_HANDLE})
+     * ({@code handle}: 64 bytes, passed by value, {@link CuSymbols#CU_IPC_MEM_HANDLE})
      */
     public static final CuFunction.PPI IPC_OPEN_MEM_HANDLE =
             new CuFunction.PPI("cuIpcOpenMemHandle_v2",
@@ -208,8 +205,7 @@ public final class CuDriver {
     public static final CuFunction.PP IPC_GET_EVENT_HANDLE = new CuFunction.PP("cuIpcGetEventHandle");
     /**
      * {@code CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)}
-     *
-     * @param handle 64 bytes, passed by value ({@link CuSymbols#CU_IPC_EVENT_HANDLE})
+     * ({@code handle}: 64 bytes, passed by value, {@link CuSymbols#CU_IPC_EVENT_HANDLE})
      */
     public static final CuFunction.PP IPC_OPEN_EVENT_HANDLE =
             new CuFunction.PP("cuIpcOpenEventHandle",
