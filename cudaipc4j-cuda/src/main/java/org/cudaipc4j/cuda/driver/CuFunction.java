@@ -34,22 +34,30 @@ public abstract sealed class CuFunction {
 
     private final String name;
     private final String fallback;
-    private final FunctionDescriptor descriptor;
+    /** The Java parameter types the descriptor is made from, or null where the declaration gave it. */
+    private final Class<?>[] parameters;
+    /** Made on first use: declaring every function costs no descriptor. */
+    private volatile FunctionDescriptor descriptor;
     /** Linked once, on the first call. */
     private volatile MethodHandle handle;
 
     private CuFunction(String name, Class<?>... parameters) {
-        this(name, null, descriptorOf(parameters));
+        this(name, null, null, parameters);
     }
 
     private CuFunction(String name, FunctionDescriptor descriptor) {
-        this(name, null, descriptor);
+        this(name, null, descriptor, null);
     }
 
-    private CuFunction(String name, String fallback, FunctionDescriptor descriptor) {
+    private CuFunction(String name, String fallback, Class<?>... parameters) {
+        this(name, fallback, null, parameters);
+    }
+
+    private CuFunction(String name, String fallback, FunctionDescriptor descriptor, Class<?>[] parameters) {
         this.name = name;
         this.fallback = fallback;
         this.descriptor = descriptor;
+        this.parameters = parameters;
         CuDriver.declare(this);
     }
 
@@ -76,12 +84,17 @@ public abstract sealed class CuFunction {
 
     /** The C signature. */
     public final FunctionDescriptor descriptor() {
-        return descriptor;
+        FunctionDescriptor d = descriptor;
+        if (d == null) {
+            d = descriptorOf(parameters);
+            descriptor = d;
+        }
+        return d;
     }
 
     /** The Java type of {@code call}: the descriptor's. */
     public final MethodType type() {
-        return descriptor.toMethodType();
+        return descriptor().toMethodType();
     }
 
     /** True once the handle is linked (by a call or by {@link #link()}). */
@@ -106,7 +119,7 @@ public abstract sealed class CuFunction {
     private synchronized MethodHandle linkOnce() {
         MethodHandle h = handle;
         if (h == null) {
-            h = CudaLibrary.downcall(name, fallback, descriptor);
+            h = CudaLibrary.downcall(name, fallback, descriptor());
             handle = h;
         }
         return h;
@@ -574,7 +587,7 @@ public abstract sealed class CuFunction {
         }
 
         PPP(String name, String fallback) {
-            super(name, fallback, descriptorOf(MemorySegment.class, MemorySegment.class, MemorySegment.class));
+            super(name, fallback, MemorySegment.class, MemorySegment.class, MemorySegment.class);
         }
 
         /** Calls the function, unchecked: returns its {@code CUresult}. */
