@@ -94,23 +94,23 @@ public final class ChunkedVmmMapping extends DeviceRange {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
             for (; imported < n; imported++) {
-                int r = CuDriver.cuMemImportFromShareableHandle(out, osHandles[imported], type.code());
+                int r = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandles[imported], type.code());
                 if (r != Cu.CUDA_SUCCESS) {
                     throw withChunk(type == ShareableHandleType.FABRIC
-                            ? Vmm.fabricFailure("cuMemImportFromShareableHandle", r)
-                            : CudaException.of("cuMemImportFromShareableHandle", r), imported, n);
+                            ? Vmm.fabricFailure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r)
+                            : Cu.failure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r), imported, n);
                 }
                 handles[imported] = out.get(JAVA_LONG, 0);
             }
-            Cu.check("cuMemAddressReserve", CuDriver.cuMemAddressReserve(out, total, granularity, 0, 0));
+            CuDriver.MEM_ADDRESS_RESERVE.check(out, total, granularity, 0, 0);
             address = out.get(JAVA_LONG, 0);
             for (; mapped < n; mapped++) {
-                int r = CuDriver.cuMemMap(address + mapped * chunkBytes, chunkBytes, 0, handles[mapped], 0);
+                int r = CuDriver.MEM_MAP.call(address + mapped * chunkBytes, chunkBytes, 0, handles[mapped], 0);
                 if (r != Cu.CUDA_SUCCESS) {
-                    throw withChunk(CudaException.of("cuMemMap", r), mapped, n);
+                    throw withChunk(Cu.failure(CuDriver.MEM_MAP, r), mapped, n);
                 }
             }
-            Cu.check("cuMemSetAccess", CuDriver.cuMemSetAccess(address, total, Vmm.readWriteAccess(arena, device), 1));
+            CuDriver.MEM_SET_ACCESS.check(address, total, Vmm.readWriteAccess(arena, device), 1);
             return new ChunkedVmmMapping(context, address, chunkBytes, handles);
         } catch (RuntimeException e) {
             undo(e, address, chunkBytes, mapped, handles, imported);
@@ -131,13 +131,15 @@ public final class ChunkedVmmMapping extends DeviceRange {
     private static void undo(RuntimeException e, long address, long chunkBytes, int mapped, long[] handles,
             int imported) {
         for (int i = 0; i < mapped; i++) {
-            Cu.suppress(e, "cuMemUnmap", CuDriver.cuMemUnmap(address + i * chunkBytes, chunkBytes));
+            long chunk = address + i * chunkBytes;
+            Cu.suppress(e, () -> CuDriver.MEM_UNMAP.check(chunk, chunkBytes));
         }
         if (address != 0) {
-            Cu.suppress(e, "cuMemAddressFree", CuDriver.cuMemAddressFree(address, chunkBytes * handles.length));
+            Cu.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, chunkBytes * handles.length));
         }
         for (int i = 0; i < imported; i++) {
-            Cu.suppress(e, "cuMemRelease", CuDriver.cuMemRelease(handles[i]));
+            long handle = handles[i];
+            Cu.suppress(e, () -> CuDriver.MEM_RELEASE.check(handle));
         }
     }
 
@@ -158,11 +160,11 @@ public final class ChunkedVmmMapping extends DeviceRange {
         List<AutoCloseable> steps = new ArrayList<>(2 * handles.length + 1);
         for (int i = 0; i < handles.length; i++) {
             long at = address + i * chunkBytes;
-            steps.add(() -> Cu.check("cuMemUnmap", CuDriver.cuMemUnmap(at, chunkBytes)));
+            steps.add(() -> CuDriver.MEM_UNMAP.check(at, chunkBytes));
         }
-        steps.add(() -> Cu.check("cuMemAddressFree", CuDriver.cuMemAddressFree(address, bytes)));
+        steps.add(() -> CuDriver.MEM_ADDRESS_FREE.check(address, bytes));
         for (long h : handles) {
-            steps.add(() -> Cu.check("cuMemRelease", CuDriver.cuMemRelease(h)));
+            steps.add(() -> CuDriver.MEM_RELEASE.check(h));
         }
         Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
     }

@@ -42,7 +42,7 @@ public final class Context implements AutoCloseable {
         Cuda.init();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = Cu.pointerOut(arena);
-            Cu.check("cuDevicePrimaryCtxRetain", CuDriver.cuDevicePrimaryCtxRetain(out, device.handle()));
+            CuDriver.DEVICE_PRIMARY_CTX_RETAIN.check(out, device.handle());
             return new Context(device, Cu.handle(out));
         }
     }
@@ -72,7 +72,7 @@ public final class Context implements AutoCloseable {
     /** Makes this context current on the calling thread ({@code cuCtxSetCurrent}). */
     public void makeCurrent() {
         requireUsable();
-        Cu.check("cuCtxSetCurrent", CuDriver.cuCtxSetCurrent(handle));
+        CuDriver.CTX_SET_CURRENT.check(handle);
     }
 
     /** Registers a resource made in this context. */
@@ -105,16 +105,16 @@ public final class Context implements AutoCloseable {
      */
     public void enablePeerAccess(Context peer) {
         makeCurrent();
-        int r = CuDriver.cuCtxEnablePeerAccess(peer.handle(), 0);
+        int r = CuDriver.CTX_ENABLE_PEER_ACCESS.call(peer.handle(), 0);
         if (r != Cu.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
-            Cu.check("cuCtxEnablePeerAccess", r);
+            CuDriver.CTX_ENABLE_PEER_ACCESS.checkResult(r);
         }
     }
 
     /** Waits for all work in this context ({@code cuCtxSynchronize}). */
     public void synchronize() {
         makeCurrent();
-        Cu.check("cuCtxSynchronize", CuDriver.cuCtxSynchronize());
+        CuDriver.CTX_SYNCHRONIZE.check();
     }
 
     /** Free and total device memory. */
@@ -123,7 +123,7 @@ public final class Context implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment free = arena.allocate(JAVA_LONG);
             MemorySegment total = arena.allocate(JAVA_LONG);
-            Cu.check("cuMemGetInfo_v2", CuDriver.cuMemGetInfo_v2(free, total));
+            CuDriver.MEM_GET_INFO.check(free, total);
             return new MemInfo(free.get(JAVA_LONG, 0), total.get(JAVA_LONG, 0));
         }
     }
@@ -164,8 +164,7 @@ public final class Context implements AutoCloseable {
             }
         });
         if (release) {
-            steps.add(() -> Cu.check("cuDevicePrimaryCtxRelease_v2",
-                    CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle())));
+            steps.add(() -> CuDriver.DEVICE_PRIMARY_CTX_RELEASE.check(device.handle()));
         }
         Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
     }

@@ -6,6 +6,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
 /** Helpers shared by the typed layer: result checks and out-parameters. */
@@ -30,17 +31,34 @@ final class Cu {
         }
     }
 
-    /** Throws a {@link CudaException} naming {@code call} unless {@code result} is {@code CUDA_SUCCESS}. */
+    /**
+     * Throws a {@link CudaException} naming {@code call} unless {@code result} is {@code CUDA_SUCCESS}: for a call
+     * named with more than its function (the kernel launched, the function looked up).
+     */
     static void check(String call, int result) {
         if (result != CUDA_SUCCESS) {
             throw CudaException.of(call, result);
         }
     }
 
+    /** The {@link CudaException} for {@code code}, returned by {@code function}. */
+    static CudaException failure(CuFunction function, int code) {
+        return CudaException.of(function.name(), code);
+    }
+
     /** Attaches the failure of a clean-up call to {@code primary}, unless it succeeded. */
-    static void suppress(Throwable primary, String call, int result) {
+    static void suppress(Throwable primary, CuFunction function, int result) {
         if (result != CUDA_SUCCESS) {
-            primary.addSuppressed(CudaException.of(call, result));
+            primary.addSuppressed(failure(function, result));
+        }
+    }
+
+    /** Runs a checked clean-up call and attaches its {@link CudaException}, if any, to {@code primary}. */
+    static void suppress(Throwable primary, Runnable cleanup) {
+        try {
+            cleanup.run();
+        } catch (CudaException failed) {
+            primary.addSuppressed(failed);
         }
     }
 
@@ -51,7 +69,7 @@ final class Cu {
 
     /** Waits for the legacy default stream, where the synchronous memset and copy calls run. */
     static void waitForLegacyStream() {
-        check("cuStreamSynchronize", CuDriver.cuStreamSynchronize(MemorySegment.NULL));
+        CuDriver.STREAM_SYNCHRONIZE.check(MemorySegment.NULL);
     }
 
     /** Reads the handle a call stored into the pointer-sized out-parameter {@code out}. */

@@ -19,7 +19,7 @@ public final class Cuda {
     static {
         // Every way into the driver passes this class first (init(), which the Device and Context factories call,
         // or the library queries below): from here on the binding reports through the public exceptions.
-        CudaLibrary.reportFailuresWith(DriverNotFoundException::new, MissingSymbolException::new);
+        CudaLibrary.reportFailuresWith(DriverNotFoundException::new, MissingSymbolException::new, CudaException::of);
     }
 
     private static volatile boolean initialized;
@@ -78,7 +78,7 @@ public final class Cuda {
         }
         synchronized (Cuda.class) {
             if (!initialized) {
-                Cu.check("cuInit", CuDriver.cuInit(0));
+                CuDriver.INIT.check(0);
                 initialized = true;
             }
         }
@@ -154,7 +154,7 @@ public final class Cuda {
     public static int driverVersion() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuDriverGetVersion", CuDriver.cuDriverGetVersion(out));
+            CuDriver.DRIVER_GET_VERSION.check(out);
             return out.get(JAVA_INT, 0);
         }
     }

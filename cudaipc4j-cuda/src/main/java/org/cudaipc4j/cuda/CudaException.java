@@ -57,7 +57,7 @@ public class CudaException extends RuntimeException {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
-            int r = name ? CuDriver.cuGetErrorName(code, out) : CuDriver.cuGetErrorString(code, out);
+            int r = name ? CuDriver.GET_ERROR_NAME.call(code, out) : CuDriver.GET_ERROR_STRING.call(code, out);
             MemorySegment text = out.get(ADDRESS, 0);
             if (r != 0 || text.equals(MemorySegment.NULL)) {
                 return null;

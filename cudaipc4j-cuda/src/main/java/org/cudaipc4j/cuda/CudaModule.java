@@ -45,13 +45,13 @@ public final class CudaModule extends ContextResource {
         MemorySegment handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = Cu.pointerOut(arena);
-            Cu.check("cuModuleLoadData", CuDriver.cuModuleLoadData(out, image));
+            CuDriver.MODULE_LOAD_DATA.check(out, image);
             handle = Cu.handle(out);
         }
         try {
             return new CudaModule(context, handle);
         } catch (RuntimeException e) {
-            Cu.suppress(e, "cuModuleUnload", CuDriver.cuModuleUnload(handle));
+            Cu.suppress(e, () -> CuDriver.MODULE_UNLOAD.check(handle));
             throw e;
         }
     }
@@ -84,8 +84,8 @@ public final class CudaModule extends ContextResource {
             context.makeCurrent();
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment out = Cu.pointerOut(arena);
-                Cu.check("cuModuleGetFunction(" + n + ")",
-                        CuDriver.cuModuleGetFunction(out, handle, arena.allocateFrom(n)));
+                Cu.check(CuDriver.MODULE_GET_FUNCTION.name() + "(" + n + ")",
+                        CuDriver.MODULE_GET_FUNCTION.call(out, handle, arena.allocateFrom(n)));
                 return new Kernel(this, n, Cu.handle(out));
             }
         });
@@ -95,7 +95,7 @@ public final class CudaModule extends ContextResource {
     @Override
     void release() {
         context.makeCurrent();
-        Cu.check("cuModuleUnload", CuDriver.cuModuleUnload(handle));
+        CuDriver.MODULE_UNLOAD.check(handle);
     }
 
     @Override

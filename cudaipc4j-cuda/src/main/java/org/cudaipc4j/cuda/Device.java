@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
 /**
@@ -45,7 +46,7 @@ public final class Device {
         Cuda.init();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuDeviceGetCount", CuDriver.cuDeviceGetCount(out));
+            CuDriver.DEVICE_GET_COUNT.check(out);
             return out.get(JAVA_INT, 0);
         }
     }
@@ -67,7 +68,7 @@ public final class Device {
     private static Device handleOf(int ordinal) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuDeviceGet", CuDriver.cuDeviceGet(out, ordinal));
+            CuDriver.DEVICE_GET.check(out, ordinal);
             return new Device(ordinal, out.get(JAVA_INT, 0));
         }
     }
@@ -110,20 +111,18 @@ public final class Device {
     }
 
     public String name() {
-        return string("cuDeviceGetName", 256, true);
+        return string(CuDriver.DEVICE_GET_NAME, 256);
     }
 
     /** The PCI bus id, e.g. {@code 0000:19:00.0}. */
     public String pciBusId() {
-        return string("cuDeviceGetPCIBusId", 64, false);
+        return string(CuDriver.DEVICE_GET_PCI_BUS_ID, 64);
     }
 
-    private String string(String call, int capacity, boolean name) {
+    private String string(CuFunction.PII query, int capacity) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(capacity);
-            int r = name ? CuDriver.cuDeviceGetName(out, capacity, handle)
-                    : CuDriver.cuDeviceGetPCIBusId(out, capacity, handle);
-            Cu.check(call, r);
+            query.check(out, capacity, handle);
             return out.getString(0);
         }
     }
@@ -135,7 +134,7 @@ public final class Device {
     public UUID uuid() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_UUID);
-            Cu.check("cuDeviceGetUuid_v2", CuDriver.cuDeviceGetUuid_v2(out, handle));
+            CuDriver.DEVICE_GET_UUID.check(out, handle);
             return new UUID(Long.reverseBytes(out.get(JAVA_LONG_UNALIGNED, 0)),
                     Long.reverseBytes(out.get(JAVA_LONG_UNALIGNED, 8)));
         }
@@ -145,7 +144,7 @@ public final class Device {
     public long totalMemory() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            Cu.check("cuDeviceTotalMem_v2", CuDriver.cuDeviceTotalMem_v2(out, handle));
+            CuDriver.DEVICE_TOTAL_MEM.check(out, handle);
             return out.get(JAVA_LONG, 0);
         }
     }
@@ -154,7 +153,7 @@ public final class Device {
     public int attribute(int attribute) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuDeviceGetAttribute", CuDriver.cuDeviceGetAttribute(out, attribute, handle));
+            CuDriver.DEVICE_GET_ATTRIBUTE.check(out, attribute, handle);
             return out.get(JAVA_INT, 0);
         }
     }
@@ -200,7 +199,7 @@ public final class Device {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment flags = arena.allocate(JAVA_INT);
             MemorySegment active = arena.allocate(JAVA_INT);
-            Cu.check("cuDevicePrimaryCtxGetState", CuDriver.cuDevicePrimaryCtxGetState(handle, flags, active));
+            CuDriver.DEVICE_PRIMARY_CTX_GET_STATE.check(handle, flags, active);
             return active.get(JAVA_INT, 0) != 0;
         }
     }
@@ -209,7 +208,7 @@ public final class Device {
     public boolean canAccessPeer(Device peer) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuDeviceCanAccessPeer", CuDriver.cuDeviceCanAccessPeer(out, handle, peer.handle));
+            CuDriver.DEVICE_CAN_ACCESS_PEER.check(out, handle, peer.handle);
             return out.get(JAVA_INT, 0) != 0;
         }
     }

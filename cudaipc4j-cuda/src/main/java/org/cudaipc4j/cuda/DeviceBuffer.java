@@ -28,13 +28,13 @@ public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            Cu.check("cuMemAlloc_v2", CuDriver.cuMemAlloc_v2(out, bytes));
+            CuDriver.MEM_ALLOC.check(out, bytes);
             address = out.get(JAVA_LONG, 0);
         }
         try {
             return new DeviceBuffer(context, address, bytes);
         } catch (RuntimeException e) {
-            Cu.suppress(e, "cuMemFree_v2", CuDriver.cuMemFree_v2(address)); // the context began closing meanwhile
+            Cu.suppress(e, () -> CuDriver.MEM_FREE.check(address)); // the context began closing meanwhile
             throw e;
         }
     }
@@ -53,7 +53,7 @@ public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
                     context.makeCurrent();
                     try (Arena arena = Arena.ofConfined()) {
                         MemorySegment out = arena.allocate(IpcMemHandle.LAYOUT);
-                        Cu.check("cuIpcGetMemHandle", CuDriver.cuIpcGetMemHandle(out, ptr));
+                        CuDriver.IPC_GET_MEM_HANDLE.check(out, ptr);
                         handle = IpcMemHandle.fromBytes(out.toArray(JAVA_BYTE));
                     }
                     IpcMemHandle.exportedHere(handle);
@@ -79,7 +79,7 @@ public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
             IpcMemHandle.noLongerExported(handle);
         }
         context.makeCurrent();
-        Cu.check("cuMemFree_v2", CuDriver.cuMemFree_v2(address));
+        CuDriver.MEM_FREE.check(address);
     }
 
     @Override

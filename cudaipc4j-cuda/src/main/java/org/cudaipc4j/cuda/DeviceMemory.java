@@ -40,7 +40,7 @@ public interface DeviceMemory {
     default void memset(long offset, long count, byte value) {
         long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
         context().makeCurrent();
-        Cu.check("cuMemsetD8_v2", CuDriver.cuMemsetD8_v2(dst, value & 0xff, count));
+        CuDriver.MEMSET_D8.check(dst, value & 0xff, count);
         Cu.waitForLegacyStream();
     }
 
@@ -53,7 +53,7 @@ public interface DeviceMemory {
     default void memsetAsync(long offset, long count, byte value, Stream stream) {
         long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
         context().makeCurrent();
-        Cu.check("cuMemsetD8Async", CuDriver.cuMemsetD8Async(dst, value & 0xff, count, stream.handle()));
+        CuDriver.MEMSET_D8_ASYNC.check(dst, value & 0xff, count, stream.handle());
     }
 
     /** Copies all of {@code src} to this memory at {@code dstOffset} and waits for it. */
@@ -61,14 +61,14 @@ public interface DeviceMemory {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, src.byteSize(), bytes());
         context().makeCurrent();
         if (src.isNative()) {
-            Cu.check("cuMemcpyHtoD_v2", CuDriver.cuMemcpyHtoD_v2(dst, src, src.byteSize()));
+            CuDriver.MEMCPY_HTOD.check(dst, src, src.byteSize());
         } else {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment staging = arena.allocate(Math.min(src.byteSize(), Cu.STAGING_CHUNK));
                 for (long done = 0; done < src.byteSize(); done += staging.byteSize()) {
                     long n = Math.min(staging.byteSize(), src.byteSize() - done);
                     MemorySegment.copy(src, done, staging, 0, n);
-                    Cu.check("cuMemcpyHtoD_v2", CuDriver.cuMemcpyHtoD_v2(dst + done, staging, n));
+                    CuDriver.MEMCPY_HTOD.check(dst + done, staging, n);
                 }
             }
         }
@@ -86,14 +86,14 @@ public interface DeviceMemory {
         long src = address() + Objects.checkFromIndexSize(srcOffset, dst.byteSize(), bytes());
         context().makeCurrent();
         if (dst.isNative()) {
-            Cu.check("cuMemcpyDtoH_v2", CuDriver.cuMemcpyDtoH_v2(dst, src, dst.byteSize()));
+            CuDriver.MEMCPY_DTOH.check(dst, src, dst.byteSize());
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment staging = arena.allocate(Math.min(dst.byteSize(), Cu.STAGING_CHUNK));
             for (long done = 0; done < dst.byteSize(); done += staging.byteSize()) {
                 long n = Math.min(staging.byteSize(), dst.byteSize() - done);
-                Cu.check("cuMemcpyDtoH_v2", CuDriver.cuMemcpyDtoH_v2(staging, src + done, n));
+                CuDriver.MEMCPY_DTOH.check(staging, src + done, n);
                 MemorySegment.copy(staging, 0, dst, done, n);
             }
         }
@@ -117,7 +117,7 @@ public interface DeviceMemory {
         Cu.requireNative(src);
         long dst = address() + Objects.checkFromIndexSize(dstOffset, src.byteSize(), bytes());
         context().makeCurrent();
-        Cu.check("cuMemcpyHtoDAsync_v2", CuDriver.cuMemcpyHtoDAsync_v2(dst, src, src.byteSize(), stream.handle()));
+        CuDriver.MEMCPY_HTOD_ASYNC.check(dst, src, src.byteSize(), stream.handle());
     }
 
     /** Enqueues a copy of {@code dst.byteSize()} bytes from {@code srcOffset} into the native segment {@code dst}. */
@@ -125,7 +125,7 @@ public interface DeviceMemory {
         Cu.requireNative(dst);
         long src = address() + Objects.checkFromIndexSize(srcOffset, dst.byteSize(), bytes());
         context().makeCurrent();
-        Cu.check("cuMemcpyDtoHAsync_v2", CuDriver.cuMemcpyDtoHAsync_v2(dst, src, dst.byteSize(), stream.handle()));
+        CuDriver.MEMCPY_DTOH_ASYNC.check(dst, src, dst.byteSize(), stream.handle());
     }
 
     /** Copies {@code count} bytes of {@code src} from {@code srcOffset} to this memory at {@code dstOffset}. */
@@ -133,7 +133,7 @@ public interface DeviceMemory {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, count, bytes());
         long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
         context().makeCurrent();
-        Cu.check("cuMemcpyDtoD_v2", CuDriver.cuMemcpyDtoD_v2(dst, from, count));
+        CuDriver.MEMCPY_DTOD.check(dst, from, count);
         Cu.waitForLegacyStream();
     }
 
@@ -142,6 +142,6 @@ public interface DeviceMemory {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, count, bytes());
         long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
         context().makeCurrent();
-        Cu.check("cuMemcpyDtoDAsync_v2", CuDriver.cuMemcpyDtoDAsync_v2(dst, from, count, stream.handle()));
+        CuDriver.MEMCPY_DTOD_ASYNC.check(dst, from, count, stream.handle());
     }
 }

@@ -43,7 +43,7 @@ public final class Event extends ContextResource {
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = Cu.pointerOut(arena);
-            Cu.check("cuEventCreate", CuDriver.cuEventCreate(out, EventFlag.bits(flags)));
+            CuDriver.EVENT_CREATE.check(out, EventFlag.bits(flags));
             return adopt(context, Cu.handle(out), flags, false);
         }
     }
@@ -53,7 +53,7 @@ public final class Event extends ContextResource {
         try {
             return new Event(context, handle, flags, opened);
         } catch (RuntimeException e) {
-            Cu.suppress(e, "cuEventDestroy_v2", CuDriver.cuEventDestroy_v2(handle));
+            Cu.suppress(e, () -> CuDriver.EVENT_DESTROY.check(handle));
             throw e;
         }
     }
@@ -76,21 +76,21 @@ public final class Event extends ContextResource {
 
     /** Records the event at the current end of {@code stream} ({@code cuEventRecord}). */
     public void record(Stream stream) {
-        Cu.check("cuEventRecord", CuDriver.cuEventRecord(handle(), stream.handle()));
+        CuDriver.EVENT_RECORD.check(handle(), stream.handle());
     }
 
     /** Waits until the work before its most recent record has finished ({@code cuEventSynchronize}). */
     public void synchronize() {
-        Cu.check("cuEventSynchronize", CuDriver.cuEventSynchronize(handle()));
+        CuDriver.EVENT_SYNCHRONIZE.check(handle());
     }
 
     /** True when the work before its most recent record has finished (or it was never recorded). */
     public boolean query() {
-        int r = CuDriver.cuEventQuery(handle());
+        int r = CuDriver.EVENT_QUERY.call(handle());
         if (r == Cu.CUDA_ERROR_NOT_READY) {
             return false;
         }
-        Cu.check("cuEventQuery", r);
+        CuDriver.EVENT_QUERY.checkResult(r);
         return true;
     }
 
@@ -104,7 +104,7 @@ public final class Event extends ContextResource {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_FLOAT);
-            int result = CuDriver.cuEventElapsedTime_v2(out, start.handle(), handle());
+            int result = CuDriver.EVENT_ELAPSED_TIME.call(out, start.handle(), handle());
             Cu.check(ElapsedTimeCall.NAME, result);
             return out.get(JAVA_FLOAT, 0);
         }
@@ -123,7 +123,7 @@ public final class Event extends ContextResource {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(IpcEventHandle.LAYOUT);
-            Cu.check("cuIpcGetEventHandle", CuDriver.cuIpcGetEventHandle(out, handle()));
+            CuDriver.IPC_GET_EVENT_HANDLE.check(out, handle());
             return IpcEventHandle.fromBytes(out.toArray(JAVA_BYTE));
         }
     }
@@ -132,7 +132,7 @@ public final class Event extends ContextResource {
     @Override
     void release() {
         context.makeCurrent();
-        Cu.check("cuEventDestroy_v2", CuDriver.cuEventDestroy_v2(handle));
+        CuDriver.EVENT_DESTROY.check(handle);
     }
 
     @Override
@@ -142,7 +142,7 @@ public final class Event extends ContextResource {
 
     /** The export elapsed times are asked of in this process, for error messages. */
     private static final class ElapsedTimeCall {
-        static final String NAME = org.cudaipc4j.cuda.driver.CudaLibrary.resolvedName("cuEventElapsedTime_v2")
-                .orElse("cuEventElapsedTime_v2");
+        static final String NAME = org.cudaipc4j.cuda.driver.CudaLibrary.resolvedName(
+                CuDriver.EVENT_ELAPSED_TIME.name()).orElse(CuDriver.EVENT_ELAPSED_TIME.name());
     }
 }

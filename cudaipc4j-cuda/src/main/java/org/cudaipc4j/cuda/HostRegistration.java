@@ -44,17 +44,17 @@ public final class HostRegistration extends ContextResource {
                     + " (address 0x" + Long.toHexString(memory.address()) + ", " + memory.byteSize() + " bytes)");
         }
         context.makeCurrent();
-        Cu.check("cuMemHostRegister_v2", CuDriver.cuMemHostRegister_v2(memory, memory.byteSize(), PORTABLE_DEVICEMAP));
+        CuDriver.MEM_HOST_REGISTER.check(memory, memory.byteSize(), PORTABLE_DEVICEMAP);
         try {
             long device;
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment out = arena.allocate(JAVA_LONG);
-                Cu.check("cuMemHostGetDevicePointer_v2", CuDriver.cuMemHostGetDevicePointer_v2(out, memory, 0));
+                CuDriver.MEM_HOST_GET_DEVICE_POINTER.check(out, memory, 0);
                 device = out.get(JAVA_LONG, 0);
             }
             return new HostRegistration(context, memory, device);
         } catch (RuntimeException e) {
-            Cu.suppress(e, "cuMemHostUnregister", CuDriver.cuMemHostUnregister(memory));
+            Cu.suppress(e, () -> CuDriver.MEM_HOST_UNREGISTER.check(memory));
             throw e;
         }
     }
@@ -80,7 +80,7 @@ public final class HostRegistration extends ContextResource {
     @Override
     void release() {
         context.makeCurrent();
-        Cu.check("cuMemHostUnregister", CuDriver.cuMemHostUnregister(memory));
+        CuDriver.MEM_HOST_UNREGISTER.check(memory);
     }
 
     @Override

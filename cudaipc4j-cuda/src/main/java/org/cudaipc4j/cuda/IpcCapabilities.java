@@ -5,6 +5,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
  * Which ways of sharing memory work on a device, and for each that does not, why: the device's attributes for each
@@ -48,8 +49,9 @@ public record IpcCapabilities(Device device, Map<IpcPath, String> unsupported) {
         device.ipcUnsupportedReason().ifPresent(r -> no.put(IpcPath.LEGACY, r));
         boolean vmm = attribute(device, ATTRIBUTE_VMM) > 0;
         if (!vmm) {
-            no.put(IpcPath.VMM_FD, "no virtual memory management (cuMemCreate)");
-            no.put(IpcPath.VMM_FABRIC, "no virtual memory management (cuMemCreate)");
+            String noVmm = "no virtual memory management (" + CuDriver.MEM_CREATE.name() + ")";
+            no.put(IpcPath.VMM_FD, noVmm);
+            no.put(IpcPath.VMM_FABRIC, noVmm);
         } else if (attribute(device, ATTRIBUTE_POSIX_FD) <= 0) {
             no.put(IpcPath.VMM_FD, "cannot export POSIX file descriptors");
         }

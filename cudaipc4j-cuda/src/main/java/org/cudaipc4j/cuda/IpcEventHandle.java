@@ -55,7 +55,7 @@ public final class IpcEventHandle {
             MemorySegment value = arena.allocate(LAYOUT);
             MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
             MemorySegment out = Cu.pointerOut(arena);
-            Cu.check("cuIpcOpenEventHandle", CuDriver.cuIpcOpenEventHandle(out, value));
+            CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, value);
             return Event.adopt(context, Cu.handle(out),
                     EnumSet.of(EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING), true);
         }

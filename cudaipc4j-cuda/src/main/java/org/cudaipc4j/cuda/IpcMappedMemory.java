@@ -25,7 +25,7 @@ public final class IpcMappedMemory extends DeviceRange {
     void release() {
         try {
             context.makeCurrent();
-            Cu.check("cuIpcCloseMemHandle", CuDriver.cuIpcCloseMemHandle(address));
+            CuDriver.IPC_CLOSE_MEM_HANDLE.check(address);
         } finally {
             IpcMemHandle.closed(key);
         }

@@ -132,14 +132,14 @@ public final class IpcMemHandle {
                 MemorySegment value = arena.allocate(LAYOUT);
                 MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
                 MemorySegment out = arena.allocate(JAVA_LONG);
-                Cu.check("cuIpcOpenMemHandle_v2", CuDriver.cuIpcOpenMemHandle_v2(
-                        out, value, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0));
+                CuDriver.IPC_OPEN_MEM_HANDLE.check(
+                        out, value, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
                 address = out.get(JAVA_LONG, 0);
             }
             try {
                 return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
             } catch (RuntimeException e) {
-                Cu.suppress(e, "cuIpcCloseMemHandle", CuDriver.cuIpcCloseMemHandle(address));
+                Cu.suppress(e, () -> CuDriver.IPC_CLOSE_MEM_HANDLE.check(address));
                 throw e;
             }
         } catch (RuntimeException e) {
@@ -152,10 +152,10 @@ public final class IpcMemHandle {
     private static long mappedSize(long address, long declared) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment length = arena.allocate(JAVA_LONG);
-            int r = CuDriver.cuMemGetAddressRange_v2(MemorySegment.NULL, length, address);
+            int r = CuDriver.MEM_GET_ADDRESS_RANGE.call(MemorySegment.NULL, length, address);
             if (r != Cu.CUDA_SUCCESS) {
                 if (declared < 0) {
-                    throw CudaException.of("cuMemGetAddressRange_v2", r);
+                    throw Cu.failure(CuDriver.MEM_GET_ADDRESS_RANGE, r);
                 }
                 return declared;
             }

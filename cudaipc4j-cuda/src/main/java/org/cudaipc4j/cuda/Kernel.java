@@ -33,7 +33,7 @@ public final class Kernel {
         this.module = module;
         this.name = name;
         this.handle = handle;
-        this.launchCall = "cuLaunchKernel(" + name + ")";
+        this.launchCall = CuDriver.LAUNCH_KERNEL.name() + "(" + name + ")";
     }
 
     /** {@code void* params[MAX_ARGS]} and the argument values they point at, grown when a launch needs more. */
@@ -90,7 +90,7 @@ public final class Kernel {
             throw new IllegalArgumentException(name + ": at most " + MAX_ARGS + " arguments, got " + args.length);
         }
         MemorySegment params = SCRATCH.get().pack(args);
-        Cu.check(launchCall, CuDriver.cuLaunchKernel(handle, grid.x(), grid.y(), grid.z(),
+        Cu.check(launchCall, CuDriver.LAUNCH_KERNEL.call(handle, grid.x(), grid.y(), grid.z(),
                 block.x(), block.y(), block.z(), sharedBytes, stream.handle(), params, MemorySegment.NULL));
     }
 
@@ -100,8 +100,7 @@ public final class Kernel {
         module.context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuOccupancyMaxActiveBlocksPerMultiprocessor", CuDriver
-                    .cuOccupancyMaxActiveBlocksPerMultiprocessor(out, handle, blockSize, sharedBytes));
+            CuDriver.OCCUPANCY_MAX_ACTIVE_BLOCKS_PER_MULTIPROCESSOR.check(out, handle, blockSize, sharedBytes);
             return out.get(JAVA_INT, 0);
         }
     }
@@ -125,7 +124,7 @@ public final class Kernel {
         module.requireOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuFuncGetAttribute", CuDriver.cuFuncGetAttribute(out, attribute.code(), handle));
+            CuDriver.FUNC_GET_ATTRIBUTE.check(out, attribute.code(), handle);
             return out.get(JAVA_INT, 0);
         }
     }

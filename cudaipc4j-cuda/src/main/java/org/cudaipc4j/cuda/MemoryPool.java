@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.UUID;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
 /**
@@ -70,10 +71,10 @@ public final class MemoryPool extends ContextResource {
             LOCATION_ID.set(props, 0L, context.device().ordinal());
             MAX_SIZE.set(props, 0L, maxBytes);
             MemorySegment out = Cu.pointerOut(arena);
-            int r = CuDriver.cuMemPoolCreate(out, props);
+            int r = CuDriver.MEM_POOL_CREATE.call(out, props);
             if (r != Cu.CUDA_SUCCESS) {
-                throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure("cuMemPoolCreate", r)
-                        : CudaException.of("cuMemPoolCreate", r);
+                throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_POOL_CREATE, r)
+                        : Cu.failure(CuDriver.MEM_POOL_CREATE, r);
             }
             pool = Cu.handle(out);
         }
@@ -100,7 +101,7 @@ public final class MemoryPool extends ContextResource {
         try {
             return new MemoryPool(context, pool, types, imported);
         } catch (RuntimeException e) {
-            Cu.suppress(e, "cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(pool));
+            Cu.suppress(e, () -> CuDriver.MEM_POOL_DESTROY.check(pool));
             throw e;
         }
     }
@@ -128,17 +129,17 @@ public final class MemoryPool extends ContextResource {
         MemorySegment pool;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = Cu.pointerOut(arena);
-            int r = CuDriver.cuMemPoolImportFromShareableHandle(out, osHandle, type.code(), 0);
+            int r = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code(), 0);
             if (r != Cu.CUDA_SUCCESS) {
-                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure("cuMemPoolImportFromShareableHandle", r)
-                        : CudaException.of("cuMemPoolImportFromShareableHandle", r);
+                CuFunction imported = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE;
+                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Cu.failure(imported, r);
             }
             pool = Cu.handle(out);
             if (!context.device().uuid().equals(poolDevice)) {
-                int access = CuDriver.cuMemPoolSetAccess(pool, Vmm.readWriteAccess(arena, context.device()), 1);
+                int access = CuDriver.MEM_POOL_SET_ACCESS.call(pool, Vmm.readWriteAccess(arena, context.device()), 1);
                 if (access != Cu.CUDA_SUCCESS) {
-                    CudaException e = CudaException.of("cuMemPoolSetAccess", access);
-                    Cu.suppress(e, "cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(pool));
+                    CudaException e = Cu.failure(CuDriver.MEM_POOL_SET_ACCESS, access);
+                    Cu.suppress(e, () -> CuDriver.MEM_POOL_DESTROY.check(pool));
                     throw e;
                 }
             }
@@ -180,7 +181,7 @@ public final class MemoryPool extends ContextResource {
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            Cu.check("cuMemAllocFromPoolAsync", CuDriver.cuMemAllocFromPoolAsync(out, bytes, handle(), stream.handle()));
+            CuDriver.MEM_ALLOC_FROM_POOL_ASYNC.check(out, bytes, handle(), stream.handle());
             address = out.get(JAVA_LONG, 0);
         }
         stream.synchronize();
@@ -203,7 +204,7 @@ public final class MemoryPool extends ContextResource {
             MemorySegment data = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
             MemorySegment.copy(exportData, 0, data, JAVA_BYTE, 0, exportData.length);
             MemorySegment out = arena.allocate(JAVA_LONG);
-            Cu.check("cuMemPoolImportPointer", CuDriver.cuMemPoolImportPointer(out, handle(), data));
+            CuDriver.MEM_POOL_IMPORT_POINTER.check(out, handle(), data);
             address = out.get(JAVA_LONG, 0);
         }
         return PoolBuffer.adopt(this, address, bytes, true);
@@ -215,8 +216,8 @@ public final class MemoryPool extends ContextResource {
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuMemPoolExportToShareableHandle", CuDriver.cuMemPoolExportToShareableHandle(out, handle(),
-                    ShareableHandleType.POSIX_FILE_DESCRIPTOR.code(), 0));
+            CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE.check(out, handle(),
+                    ShareableHandleType.POSIX_FILE_DESCRIPTOR.code(), 0);
             return out.get(JAVA_INT, 0);
         }
     }
@@ -227,9 +228,10 @@ public final class MemoryPool extends ContextResource {
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
-            int r = CuDriver.cuMemPoolExportToShareableHandle(out, handle(), ShareableHandleType.FABRIC.code(), 0);
+            int r = CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE.call(out, handle(), ShareableHandleType.FABRIC.code(),
+                    0);
             if (r != Cu.CUDA_SUCCESS) {
-                throw Vmm.fabricFailure("cuMemPoolExportToShareableHandle", r);
+                throw Vmm.fabricFailure(CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE, r);
             }
             return out.toArray(JAVA_BYTE);
         }
@@ -273,7 +275,7 @@ public final class MemoryPool extends ContextResource {
         });
         steps.add(() -> {
             context.makeCurrent();
-            Cu.check("cuMemPoolDestroy", CuDriver.cuMemPoolDestroy(handle));
+            CuDriver.MEM_POOL_DESTROY.check(handle);
         });
         Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
     }

@@ -64,7 +64,7 @@ public final class PinnedArena extends ContextResource implements Arena {
             MemorySegment base;
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment out = Cu.pointerOut(arena);
-                Cu.check("cuMemHostAlloc", CuDriver.cuMemHostAlloc(out, request, PORTABLE | DEVICEMAP));
+                CuDriver.MEM_HOST_ALLOC.check(out, request, PORTABLE | DEVICEMAP);
                 base = Cu.handle(out);
             }
             blocks.add(base);
@@ -87,7 +87,7 @@ public final class PinnedArena extends ContextResource implements Arena {
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            Cu.check("cuMemHostGetDevicePointer_v2", CuDriver.cuMemHostGetDevicePointer_v2(out, segment, 0));
+            CuDriver.MEM_HOST_GET_DEVICE_POINTER.check(out, segment, 0);
             return out.get(JAVA_LONG, 0);
         }
     }
@@ -101,7 +101,7 @@ public final class PinnedArena extends ContextResource implements Arena {
             for (MemorySegment block : blocks) {
                 frees.add(() -> {
                     context.makeCurrent();
-                    Cu.check("cuMemFreeHost", CuDriver.cuMemFreeHost(block));
+                    CuDriver.MEM_FREE_HOST.check(block);
                 });
             }
             blocks.clear();

@@ -32,9 +32,9 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
         } catch (RuntimeException e) {
             // Nothing ran on it yet.
             if (imported) {
-                Cu.suppress(e, "cuMemFree_v2", CuDriver.cuMemFree_v2(address));
+                Cu.suppress(e, () -> CuDriver.MEM_FREE.check(address));
             } else {
-                Cu.suppress(e, "cuMemFreeAsync", CuDriver.cuMemFreeAsync(address, MemorySegment.NULL));
+                Cu.suppress(e, () -> CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL));
             }
             throw e;
         }
@@ -57,7 +57,7 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
-            Cu.check("cuMemPoolExportPointer", CuDriver.cuMemPoolExportPointer(out, address()));
+            CuDriver.MEM_POOL_EXPORT_POINTER.check(out, address());
             return out.toArray(JAVA_BYTE);
         }
     }
@@ -101,17 +101,17 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
         pool.forget(this);
         context.makeCurrent();
         if (imported) {
-            int synced = CuDriver.cuCtxSynchronize();
-            int freed = CuDriver.cuMemFree_v2(address); // even after a failed wait: a broken context must not pin it
+            int synced = CuDriver.CTX_SYNCHRONIZE.call();
+            int freed = CuDriver.MEM_FREE.call(address); // even after a failed wait: a broken context must not pin it
             if (synced != Cu.CUDA_SUCCESS) {
-                CudaException e = CudaException.of("cuCtxSynchronize", synced);
-                Cu.suppress(e, "cuMemFree_v2", freed);
+                CudaException e = Cu.failure(CuDriver.CTX_SYNCHRONIZE, synced);
+                Cu.suppress(e, CuDriver.MEM_FREE, freed);
                 throw e;
             }
-            Cu.check("cuMemFree_v2", freed);
+            CuDriver.MEM_FREE.checkResult(freed);
             return;
         }
-        Cu.check("cuMemFreeAsync", CuDriver.cuMemFreeAsync(address, MemorySegment.NULL));
+        CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL);
         Cu.waitForLegacyStream();
     }
 

@@ -32,13 +32,13 @@ public final class Stream extends ContextResource {
         MemorySegment handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = Cu.pointerOut(arena);
-            Cu.check("cuStreamCreate", CuDriver.cuStreamCreate(out, nonBlocking ? NON_BLOCKING : 0));
+            CuDriver.STREAM_CREATE.check(out, nonBlocking ? NON_BLOCKING : 0);
             handle = Cu.handle(out);
         }
         try {
             return new Stream(context, handle);
         } catch (RuntimeException e) {
-            Cu.suppress(e, "cuStreamDestroy_v2", CuDriver.cuStreamDestroy_v2(handle));
+            Cu.suppress(e, () -> CuDriver.STREAM_DESTROY.check(handle));
             throw e;
         }
     }
@@ -54,7 +54,7 @@ public final class Stream extends ContextResource {
      * ({@code cuStreamWaitEvent}); a record made after this call is not waited for.
      */
     public void waitEvent(Event event) {
-        Cu.check("cuStreamWaitEvent", CuDriver.cuStreamWaitEvent(handle(), event.handle(), 0));
+        CuDriver.STREAM_WAIT_EVENT.check(handle(), event.handle(), 0);
     }
 
     /**
@@ -65,13 +65,13 @@ public final class Stream extends ContextResource {
      * must be device memory or host memory mapped for the device.
      */
     public void waitValue32(long address, int value, boolean exactly) {
-        Cu.check("cuStreamWaitValue32_v2", CuDriver.cuStreamWaitValue32_v2(handle(), address, value,
-                exactly ? WAIT_VALUE_EQ : WAIT_VALUE_GEQ));
+        CuDriver.STREAM_WAIT_VALUE32.check(handle(), address, value,
+                exactly ? WAIT_VALUE_EQ : WAIT_VALUE_GEQ);
     }
 
     /** Enqueues writing {@code value} to the 32-bit word at device address {@code address} ({@code cuStreamWriteValue32_v2}). */
     public void writeValue32(long address, int value) {
-        Cu.check("cuStreamWriteValue32_v2", CuDriver.cuStreamWriteValue32_v2(handle(), address, value, 0));
+        CuDriver.STREAM_WRITE_VALUE32.check(handle(), address, value, 0);
     }
 
     /**
@@ -79,24 +79,24 @@ public final class Stream extends ContextResource {
      * must also watch something else while they wait, such as a communicator's asynchronous error.
      */
     public boolean query() {
-        int r = CuDriver.cuStreamQuery(handle());
+        int r = CuDriver.STREAM_QUERY.call(handle());
         if (r == Cu.CUDA_ERROR_NOT_READY) {
             return false;
         }
-        Cu.check("cuStreamQuery", r);
+        CuDriver.STREAM_QUERY.checkResult(r);
         return true;
     }
 
     /** Waits until all work enqueued so far has finished ({@code cuStreamSynchronize}). */
     public void synchronize() {
-        Cu.check("cuStreamSynchronize", CuDriver.cuStreamSynchronize(handle()));
+        CuDriver.STREAM_SYNCHRONIZE.check(handle());
     }
 
     /** Destroys the stream ({@code cuStreamDestroy_v2}); work already enqueued still completes. */
     @Override
     void release() {
         context.makeCurrent();
-        Cu.check("cuStreamDestroy_v2", CuDriver.cuStreamDestroy_v2(handle));
+        CuDriver.STREAM_DESTROY.check(handle);
     }
 
     @Override

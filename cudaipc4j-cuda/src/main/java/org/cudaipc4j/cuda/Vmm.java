@@ -10,6 +10,7 @@ import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 import org.cudaipc4j.cuda.driver.Posix;
 
@@ -71,8 +72,8 @@ final class Vmm {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            Cu.check("cuMemGetAllocationGranularity", CuDriver.cuMemGetAllocationGranularity(out,
-                    allocationProp(arena, device, types), GRANULARITY_RECOMMENDED));
+            CuDriver.MEM_GET_ALLOCATION_GRANULARITY.check(out,
+                    allocationProp(arena, device, types), GRANULARITY_RECOMMENDED);
             long granularity = out.get(JAVA_LONG, 0);
             GRANULARITIES.put(key, granularity);
             return granularity;
@@ -117,19 +118,19 @@ final class Vmm {
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            Cu.check("cuMemAddressReserve", CuDriver.cuMemAddressReserve(out, size, alignment, 0, 0));
+            CuDriver.MEM_ADDRESS_RESERVE.check(out, size, alignment, 0, 0);
             address = out.get(JAVA_LONG, 0);
-            int r = CuDriver.cuMemMap(address, size, 0, handle, 0);
+            int r = CuDriver.MEM_MAP.call(address, size, 0, handle, 0);
             if (r != Cu.CUDA_SUCCESS) {
-                CudaException e = CudaException.of("cuMemMap", r);
-                Cu.suppress(e, "cuMemAddressFree", CuDriver.cuMemAddressFree(address, size));
+                CudaException e = Cu.failure(CuDriver.MEM_MAP, r);
+                Cu.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, size));
                 throw e;
             }
-            r = CuDriver.cuMemSetAccess(address, size, readWriteAccess(arena, device), 1);
+            r = CuDriver.MEM_SET_ACCESS.call(address, size, readWriteAccess(arena, device), 1);
             if (r != Cu.CUDA_SUCCESS) {
-                CudaException e = CudaException.of("cuMemSetAccess", r);
-                Cu.suppress(e, "cuMemUnmap", CuDriver.cuMemUnmap(address, size));
-                Cu.suppress(e, "cuMemAddressFree", CuDriver.cuMemAddressFree(address, size));
+                CudaException e = Cu.failure(CuDriver.MEM_SET_ACCESS, r);
+                Cu.suppress(e, () -> CuDriver.MEM_UNMAP.check(address, size));
+                Cu.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, size));
                 throw e;
             }
             return address;
@@ -146,7 +147,7 @@ final class Vmm {
         try {
             address = reserveMapAndAllow(handle, size, alignment, device);
         } catch (RuntimeException e) {
-            Cu.suppress(e, "cuMemRelease", CuDriver.cuMemRelease(handle));
+            Cu.suppress(e, () -> CuDriver.MEM_RELEASE.check(handle));
             throw e;
         }
         try {
@@ -160,9 +161,9 @@ final class Vmm {
     /** Unmaps, frees the address range and releases the handle: each tried, the first failure thrown. */
     static void unmapAndRelease(long address, long size, long handle) {
         Closeables.closeAll(
-                () -> Cu.check("cuMemUnmap", CuDriver.cuMemUnmap(address, size)),
-                () -> Cu.check("cuMemAddressFree", CuDriver.cuMemAddressFree(address, size)),
-                () -> Cu.check("cuMemRelease", CuDriver.cuMemRelease(handle)));
+                () -> CuDriver.MEM_UNMAP.check(address, size),
+                () -> CuDriver.MEM_ADDRESS_FREE.check(address, size),
+                () -> CuDriver.MEM_RELEASE.check(handle));
     }
 
     /** The 64 bytes of a fabric handle, checked. */
@@ -177,7 +178,8 @@ final class Vmm {
      * The exception for a failed fabric export or import, saying why fabric handles usually fail: the IMEX service
      * or its channel is missing.
      */
-    static CudaException fabricFailure(String call, int code) {
+    static CudaException fabricFailure(CuFunction function, int code) {
+        String call = function.name();
         CudaException e = CudaException.of(call, code);
         if (code == Cu.CUDA_ERROR_NOT_PERMITTED || code == Cu.CUDA_ERROR_NOT_SUPPORTED
                 || code == Cu.CUDA_ERROR_INVALID_VALUE || code == Cu.CUDA_ERROR_SYSTEM_NOT_READY) {

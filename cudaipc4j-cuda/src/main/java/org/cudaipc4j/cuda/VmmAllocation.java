@@ -61,10 +61,10 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
         long handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            int r = CuDriver.cuMemCreate(out, size, Vmm.allocationProp(arena, device, exportable), 0);
+            int r = CuDriver.MEM_CREATE.call(out, size, Vmm.allocationProp(arena, device, exportable), 0);
             if (r != Cu.CUDA_SUCCESS) {
-                throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure("cuMemCreate", r)
-                        : CudaException.of("cuMemCreate", r);
+                throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_CREATE, r)
+                        : Cu.failure(CuDriver.MEM_CREATE, r);
             }
             handle = out.get(JAVA_LONG, 0);
         }
@@ -93,8 +93,8 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            Cu.check("cuMemExportToShareableHandle", CuDriver.cuMemExportToShareableHandle(out, handle(),
-                    ShareableHandleType.POSIX_FILE_DESCRIPTOR.code(), 0));
+            CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE.check(out, handle(),
+                    ShareableHandleType.POSIX_FILE_DESCRIPTOR.code(), 0);
             return out.get(JAVA_INT, 0);
         }
     }
@@ -109,9 +109,9 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
-            int r = CuDriver.cuMemExportToShareableHandle(out, handle(), ShareableHandleType.FABRIC.code(), 0);
+            int r = CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE.call(out, handle(), ShareableHandleType.FABRIC.code(), 0);
             if (r != Cu.CUDA_SUCCESS) {
-                throw Vmm.fabricFailure("cuMemExportToShareableHandle", r);
+                throw Vmm.fabricFailure(CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE, r);
             }
             return out.toArray(JAVA_BYTE);
         }

@@ -6,6 +6,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuFunction;
 
 /**
  * Another process's {@link VmmAllocation}, imported from its file descriptor or fabric handle
@@ -56,10 +57,10 @@ public final class VmmMapping extends DeviceRange {
         long handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            int r = CuDriver.cuMemImportFromShareableHandle(out, osHandle, type.code());
+            int r = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code());
             if (r != Cu.CUDA_SUCCESS) {
-                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure("cuMemImportFromShareableHandle", r)
-                        : CudaException.of("cuMemImportFromShareableHandle", r);
+                CuFunction imported = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE;
+                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Cu.failure(imported, r);
             }
             handle = out.get(JAVA_LONG, 0);
         }

@@ -68,7 +68,7 @@ class ContextOwnershipGpuTest {
             assertTrue(device.primaryContextActive(), "the reference is left to the process's end");
         } finally {
             // Released here so that later tests start with no reference held.
-            Cu.check("cuDevicePrimaryCtxRelease_v2", CuDriver.cuDevicePrimaryCtxRelease_v2(device.handle()));
+            CuDriver.DEVICE_PRIMARY_CTX_RELEASE.check(device.handle());
         }
         assertFalse(device.primaryContextActive());
     }

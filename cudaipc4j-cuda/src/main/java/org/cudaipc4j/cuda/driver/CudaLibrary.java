@@ -10,7 +10,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -23,7 +22,8 @@ import java.util.function.Function;
  * {@value #NAMES_PROPERTY} (comma-separated names or paths) replaces that list. When none loads, every call
  * through {@link CuDriver} throws the exception {@link #reportFailuresWith made for a missing library}, from the
  * names tried; a function the loaded library lacks throws the one made for a missing symbol, from its name. Neither
- * failure is cached as a class initialisation error, so each call reports it the same way.
+ * failure is cached as a class initialisation error, so each call reports it the same way. A checked call that the
+ * driver refuses throws the exception made for a failed call.
  *
  * <p>The binding knows no type above it: the typed layer ({@code Cuda}, which every way into the driver passes
  * first) installs its public exceptions through {@link #reportFailuresWith} when it loads. The exceptions are made
@@ -35,14 +35,6 @@ public final class CudaLibrary {
 
     /** The names tried when {@value #NAMES_PROPERTY} is not set. */
     public static final List<String> DEFAULT_NAMES = List.of("libcuda.so.1", "libcuda.so");
-
-    /**
-     * Older exports a call may fall back to where the driver lacks the name {@code cuda.h} maps it to, each with the
-     * same C signature and meaning for this binding's use. {@code cuEventElapsedTime_v2} came with CUDA 12.8; the
-     * drivers from CUDA 12.0 on that the project supports export only {@code cuEventElapsedTime}, which differs
-     * in how it reports errors of earlier, unrelated work.
-     */
-    static final Map<String, String> FALLBACKS = Map.of("cuEventElapsedTime_v2", "cuEventElapsedTime");
 
     private static final Linker LINKER = Linker.nativeLinker();
 
@@ -68,18 +60,42 @@ public final class CudaLibrary {
     /** Makes the exception for a function the loaded library lacks, from its name and the library's. */
     private static volatile BiFunction<String, String, ? extends RuntimeException> onMissingSymbol =
             (symbol, library) -> new IllegalStateException(library + " has no symbol " + symbol);
+    /** Makes the exception for a call that returned an error, from the function's name and the code. */
+    private static volatile CallFailure onCallFailed =
+            (function, code) -> new IllegalStateException(function + " failed: CUresult " + code);
+
+    /** Makes the exception for a driver call that returned {@code code}, not {@code CUDA_SUCCESS}. */
+    @FunctionalInterface
+    public interface CallFailure {
+        /**
+         * The exception for {@code code}.
+         *
+         * @param function the {@code cuda.h} name of the function that failed
+         * @param code     the {@code CUresult} it returned
+         * @return the exception to throw
+         */
+        RuntimeException of(String function, int code);
+    }
 
     private CudaLibrary() {}
 
     /**
      * Sets the exceptions that report a driver library that did not load ({@code driverNotFound}, given the names
-     * tried) and a function the loaded library lacks ({@code missingSymbol}, given the function's and the
-     * library's names). Until then both are {@link IllegalStateException}s.
+     * tried), a function the loaded library lacks ({@code missingSymbol}, given the function's and the library's
+     * names) and a call that returned an error ({@code callFailed}, for {@link CuFunction#failure}). Until then all
+     * are {@link IllegalStateException}s.
      */
     public static void reportFailuresWith(Function<List<String>, ? extends RuntimeException> driverNotFound,
-                                          BiFunction<String, String, ? extends RuntimeException> missingSymbol) {
+                                          BiFunction<String, String, ? extends RuntimeException> missingSymbol,
+                                          CallFailure callFailed) {
         onDriverNotFound = Objects.requireNonNull(driverNotFound, "driverNotFound");
         onMissingSymbol = Objects.requireNonNull(missingSymbol, "missingSymbol");
+        onCallFailed = Objects.requireNonNull(callFailed, "callFailed");
+    }
+
+    /** The exception for {@code code}, returned by {@code function}. */
+    static RuntimeException callFailed(String function, int code) {
+        return onCallFailed.of(function, code);
     }
 
     /** The exception for a driver library that did not load under any of {@code namesTried}. */
@@ -167,40 +183,36 @@ public final class CudaLibrary {
     }
 
     /**
-     * A downcall handle for {@code symbol} with its descriptor from {@link CuSymbols#TABLE}. When the library or
+     * A downcall handle for {@code symbol} with {@code descriptor} (its {@link CuFunction}'s). When the library or
      * the symbol is missing, the handle has the same type and throws the {@linkplain #reportFailuresWith reported}
      * exception on every call.
      */
-    static MethodHandle downcall(String symbol) {
-        FunctionDescriptor descriptor = CuSymbols.TABLE.get(symbol);
-        if (descriptor == null) {
-            throw new IllegalStateException(symbol + " is not in the CUDA symbol table");
-        }
+    static MethodHandle downcall(String symbol, String older, FunctionDescriptor descriptor) {
         MethodType type = descriptor.toMethodType();
         Loaded loaded = ProcessLibrary.INSTANCE;
         if (loaded.lookup() == null) {
             return thrower(type, DRIVER_NOT_FOUND, loaded.namesTried());
         }
-        Optional<MemorySegment> address = find(loaded.lookup(), symbol).map(Resolved::address);
+        Optional<MemorySegment> address = find(loaded.lookup(), symbol, older).map(Resolved::address);
         if (address.isEmpty()) {
             return thrower(type, MISSING_SYMBOL, symbol, loaded.name());
         }
         return LINKER.downcallHandle(address.get(), descriptor);
     }
 
-    /** The export a call to {@code symbol} goes to: its own, or its {@link #FALLBACKS fallback}'s. */
+    /** The export a call to {@code symbol} goes to: its own, or its {@linkplain CuFunction#fallback fallback}'s. */
     record Resolved(String name, MemorySegment address) {}
 
     /**
-     * Finds {@code symbol} in {@code lookup}, else its fallback (see {@link #FALLBACKS}); empty when neither is
-     * exported. The name {@code cuda.h} maps to always wins where the driver has it.
+     * Finds {@code symbol} in {@code lookup}, else {@code older} (its {@linkplain CuFunction#fallback fallback},
+     * null for none); empty when neither is exported. The name {@code cuda.h} maps to always wins where the driver
+     * has it.
      */
-    static Optional<Resolved> find(SymbolLookup lookup, String symbol) {
+    static Optional<Resolved> find(SymbolLookup lookup, String symbol, String older) {
         Optional<MemorySegment> own = lookup.find(symbol);
         if (own.isPresent()) {
             return Optional.of(new Resolved(symbol, own.get()));
         }
-        String older = FALLBACKS.get(symbol);
         return older == null ? Optional.empty() : lookup.find(older).map(a -> new Resolved(older, a));
     }
 
@@ -210,7 +222,8 @@ public final class CudaLibrary {
      */
     public static Optional<String> resolvedName(String symbol) {
         Loaded loaded = ProcessLibrary.INSTANCE;
-        return loaded.lookup() == null ? Optional.empty() : find(loaded.lookup(), symbol).map(Resolved::name);
+        String older = CuDriver.named(symbol).flatMap(CuFunction::fallback).orElse(null);
+        return loaded.lookup() == null ? Optional.empty() : find(loaded.lookup(), symbol, older).map(Resolved::name);
     }
 
     /** A handle of {@code type} that ignores its arguments and throws {@code make(args)}, made anew each call. */

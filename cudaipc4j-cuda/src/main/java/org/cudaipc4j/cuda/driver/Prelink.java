@@ -3,6 +3,7 @@ package org.cudaipc4j.cuda.driver;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,13 +13,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToIntFunction;
 
 /**
- * Links {@link CuDriver} downcall handles on a background daemon thread, and warms calls once the driver has
- * started.
+ * Links the downcall handles of {@link CuDriver}'s functions on a background daemon thread, and warms calls once the
+ * driver has started.
  *
  * <p>Linking a handle costs milliseconds the first time a descriptor is seen (the FFM linker generates a stub for
  * it); doing it while the main thread waits in the driver (cuInit, context creation) takes that off the critical
- * path of a short-lived process. A holder the main thread reaches first is simply linked there; class
- * initialisation makes the two safe together.
+ * path of a short-lived process. A function the main thread calls first is simply linked there; a call that finds
+ * its function being linked here waits for it.
  *
  * <p>The first call through a handle costs milliseconds more (the code that invokes it is made then: a few ms for
  * a plain signature, more for by-value structs). {@linkplain #WARM_CALLS Warm calls} call a function once in a way
@@ -31,10 +32,15 @@ public final class Prelink {
     /** System property that turns the warm-up calls off (for measuring what they save). */
     public static final String NO_WARM_UP_PROPERTY = "cudaipc4j.noWarmUp";
 
-    /** A refused call per function that can be warmed: given 64 bytes of zeroed scratch, returns the result code. */
-    static final Map<String, ToIntFunction<MemorySegment>> WARM_CALLS = warmCalls();
+    /**
+     * A refused call per function that can be warmed, in warm-up order: given 64 bytes of zeroed scratch, returns the
+     * result code.
+     */
+    static final Map<CuFunction, ToIntFunction<MemorySegment>> WARM_CALLS = warmCalls();
+    /** The names of {@link #WARM_CALLS}, in the same order. */
+    private static final Set<String> WARMABLE = names(WARM_CALLS.keySet());
 
-    /** Symbols whose holder was linked by {@link #link}: what the background thread got done. */
+    /** Functions linked by {@link #link}, by name: what the background thread got done. */
     static final Set<String> LINKED = ConcurrentHashMap.newKeySet();
     /** The codes of the last background warm-up, empty until one ran. */
     static volatile Map<String, Integer> lastWarmUp = Map.of();
@@ -42,45 +48,55 @@ public final class Prelink {
     private Prelink() {}
 
     /** Only calls seen refused on the GPU machine belong here: some entry points do not check every argument. */
-    private static Map<String, ToIntFunction<MemorySegment>> warmCalls() {
+    private static Map<CuFunction, ToIntFunction<MemorySegment>> warmCalls() {
         MemorySegment none = MemorySegment.NULL;
-        Map<String, ToIntFunction<MemorySegment>> w = new LinkedHashMap<>();
+        MemorySegment fdMinusOne = MemorySegment.ofAddress(-1);
+        Map<CuFunction, ToIntFunction<MemorySegment>> w = new LinkedHashMap<>();
         // out: room for any out-parameter, a 64-byte IPC handle included (the zeroed handle is passed by value).
-        w.put("cuDevicePrimaryCtxRetain", out -> CuDriver.cuDevicePrimaryCtxRetain(out, -1));
-        w.put("cuMemAlloc_v2", out -> CuDriver.cuMemAlloc_v2(out, 0));
-        w.put("cuEventCreate", out -> CuDriver.cuEventCreate(out, 0));
-        w.put("cuIpcGetMemHandle", out -> CuDriver.cuIpcGetMemHandle(out, 0));
-        w.put("cuIpcGetEventHandle", out -> CuDriver.cuIpcGetEventHandle(out, none));
-        w.put("cuStreamCreate", out -> CuDriver.cuStreamCreate(out, 0));
-        w.put("cuModuleLoadData", out -> CuDriver.cuModuleLoadData(out, none));
-        w.put("cuModuleGetFunction", out -> CuDriver.cuModuleGetFunction(out, none, none));
-        w.put("cuIpcOpenMemHandle_v2", out -> CuDriver.cuIpcOpenMemHandle_v2(out, out, 0));
-        w.put("cuMemGetAddressRange_v2", out -> CuDriver.cuMemGetAddressRange_v2(none, out, 0));
-        w.put("cuIpcOpenEventHandle", out -> CuDriver.cuIpcOpenEventHandle(out, out));
-        w.put("cuStreamWaitEvent", out -> CuDriver.cuStreamWaitEvent(none, none, 0));
-        w.put("cuLaunchKernel", out -> CuDriver.cuLaunchKernel(none, 1, 1, 1, 1, 1, 1, 0, none, none, none));
-        w.put("cuEventRecord", out -> CuDriver.cuEventRecord(none, none));
-        w.put("cuEventQuery", out -> CuDriver.cuEventQuery(none));
-        w.put("cuMemsetD8Async", out -> CuDriver.cuMemsetD8Async(0, 0, 1, none));
-        w.put("cuMemcpyDtoHAsync_v2", out -> CuDriver.cuMemcpyDtoHAsync_v2(out, 0, 1, none));
-        w.put("cuStreamSynchronize", out -> CuDriver.cuStreamSynchronize(none));
+        w.put(CuDriver.DEVICE_PRIMARY_CTX_RETAIN, out -> CuDriver.DEVICE_PRIMARY_CTX_RETAIN.call(out, -1));
+        w.put(CuDriver.MEM_ALLOC, out -> CuDriver.MEM_ALLOC.call(out, 0));
+        w.put(CuDriver.EVENT_CREATE, out -> CuDriver.EVENT_CREATE.call(out, 0));
+        w.put(CuDriver.IPC_GET_MEM_HANDLE, out -> CuDriver.IPC_GET_MEM_HANDLE.call(out, 0));
+        w.put(CuDriver.IPC_GET_EVENT_HANDLE, out -> CuDriver.IPC_GET_EVENT_HANDLE.call(out, none));
+        w.put(CuDriver.STREAM_CREATE, out -> CuDriver.STREAM_CREATE.call(out, 0));
+        w.put(CuDriver.MODULE_LOAD_DATA, out -> CuDriver.MODULE_LOAD_DATA.call(out, none));
+        w.put(CuDriver.MODULE_GET_FUNCTION, out -> CuDriver.MODULE_GET_FUNCTION.call(out, none, none));
+        w.put(CuDriver.IPC_OPEN_MEM_HANDLE, out -> CuDriver.IPC_OPEN_MEM_HANDLE.call(out, out, 0));
+        w.put(CuDriver.MEM_GET_ADDRESS_RANGE, out -> CuDriver.MEM_GET_ADDRESS_RANGE.call(none, out, 0));
+        w.put(CuDriver.IPC_OPEN_EVENT_HANDLE, out -> CuDriver.IPC_OPEN_EVENT_HANDLE.call(out, out));
+        w.put(CuDriver.STREAM_WAIT_EVENT, out -> CuDriver.STREAM_WAIT_EVENT.call(none, none, 0));
+        w.put(CuDriver.LAUNCH_KERNEL, out -> CuDriver.LAUNCH_KERNEL.call(none, 1, 1, 1, 1, 1, 1, 0, none, none, none));
+        w.put(CuDriver.EVENT_RECORD, out -> CuDriver.EVENT_RECORD.call(none, none));
+        w.put(CuDriver.EVENT_QUERY, out -> CuDriver.EVENT_QUERY.call(none));
+        w.put(CuDriver.MEMSET_D8_ASYNC, out -> CuDriver.MEMSET_D8_ASYNC.call(0, 0, 1, none));
+        w.put(CuDriver.MEMCPY_DTOH_ASYNC, out -> CuDriver.MEMCPY_DTOH_ASYNC.call(out, 0, 1, none));
+        w.put(CuDriver.STREAM_SYNCHRONIZE, out -> CuDriver.STREAM_SYNCHRONIZE.call(none));
         // Stream memory operations on registered host memory (simpleIPC's counters).
-        w.put("cuMemHostRegister_v2", out -> CuDriver.cuMemHostRegister_v2(none, 0, 0));
-        w.put("cuMemHostGetDevicePointer_v2", out -> CuDriver.cuMemHostGetDevicePointer_v2(out, none, 0));
-        w.put("cuStreamWaitValue32_v2", out -> CuDriver.cuStreamWaitValue32_v2(none, 0, 0, 0));
-        w.put("cuStreamWriteValue32_v2", out -> CuDriver.cuStreamWriteValue32_v2(none, 0, 0, 0));
+        w.put(CuDriver.MEM_HOST_REGISTER, out -> CuDriver.MEM_HOST_REGISTER.call(none, 0, 0));
+        w.put(CuDriver.MEM_HOST_GET_DEVICE_POINTER, out -> CuDriver.MEM_HOST_GET_DEVICE_POINTER.call(out, none, 0));
+        w.put(CuDriver.STREAM_WAIT_VALUE32, out -> CuDriver.STREAM_WAIT_VALUE32.call(none, 0, 0, 0));
+        w.put(CuDriver.STREAM_WRITE_VALUE32, out -> CuDriver.STREAM_WRITE_VALUE32.call(none, 0, 0, 0));
         // Importing VMM and pool memory: fd -1, size 0, null handles and pools.
-        w.put("cuMemImportFromShareableHandle", out -> CuDriver.cuMemImportFromShareableHandle(out,
-                MemorySegment.ofAddress(-1), 1));
-        w.put("cuMemGetAllocationGranularity", out -> CuDriver.cuMemGetAllocationGranularity(out, none, 0));
-        w.put("cuMemAddressReserve", out -> CuDriver.cuMemAddressReserve(out, 0, 0, 0, 0));
-        w.put("cuMemMap", out -> CuDriver.cuMemMap(0, 0, 0, 0, 0));
-        w.put("cuMemSetAccess", out -> CuDriver.cuMemSetAccess(0, 0, none, 0));
-        w.put("cuMemRelease", out -> CuDriver.cuMemRelease(0));
-        w.put("cuMemPoolImportFromShareableHandle", out -> CuDriver.cuMemPoolImportFromShareableHandle(out,
-                MemorySegment.ofAddress(-1), 1, 0));
-        w.put("cuMemPoolImportPointer", out -> CuDriver.cuMemPoolImportPointer(out, none, none));
-        return Map.copyOf(w);
+        w.put(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE,
+                out -> CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, fdMinusOne, 1));
+        w.put(CuDriver.MEM_GET_ALLOCATION_GRANULARITY,
+                out -> CuDriver.MEM_GET_ALLOCATION_GRANULARITY.call(out, none, 0));
+        w.put(CuDriver.MEM_ADDRESS_RESERVE, out -> CuDriver.MEM_ADDRESS_RESERVE.call(out, 0, 0, 0, 0));
+        w.put(CuDriver.MEM_MAP, out -> CuDriver.MEM_MAP.call(0, 0, 0, 0, 0));
+        w.put(CuDriver.MEM_SET_ACCESS, out -> CuDriver.MEM_SET_ACCESS.call(0, 0, none, 0));
+        w.put(CuDriver.MEM_RELEASE, out -> CuDriver.MEM_RELEASE.call(0));
+        w.put(CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE,
+                out -> CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE.call(out, fdMinusOne, 1, 0));
+        w.put(CuDriver.MEM_POOL_IMPORT_POINTER, out -> CuDriver.MEM_POOL_IMPORT_POINTER.call(out, none, none));
+        return Collections.unmodifiableMap(w);
+    }
+
+    private static Set<String> names(Collection<CuFunction> functions) {
+        Set<String> names = new LinkedHashSet<>();
+        for (CuFunction f : functions) {
+            names.add(f.name());
+        }
+        return Collections.unmodifiableSet(names);
     }
 
     /**
@@ -104,10 +120,13 @@ public final class Prelink {
             if (!CudaLibrary.isAvailable()) {
                 return;
             }
-            Set<String> order = new LinkedHashSet<>(first);
-            order.addAll(CuSymbols.TABLE.keySet());
-            for (String symbol : order) {
-                link(symbol);
+            Set<CuFunction> order = new LinkedHashSet<>();
+            for (String name : first) {
+                order.add(CuDriver.named(name).orElseThrow());
+            }
+            order.addAll(CuDriver.functions());
+            for (CuFunction function : order) {
+                link(function);
             }
             if (awaitDriver != null && !warm.isEmpty() && !Boolean.getBoolean(NO_WARM_UP_PROPERTY)) {
                 try {
@@ -120,13 +139,13 @@ public final class Prelink {
         });
     }
 
-    /** Links {@code symbol}'s handle now (each lives in a holder class named after it, linked when initialised). */
-    static void link(String symbol) {
+    /** Links {@code function}'s handle now. */
+    static void link(CuFunction function) {
         try {
-            Class.forName(CuDriver.class.getName() + "$" + symbol, true, CuDriver.class.getClassLoader());
-            LINKED.add(symbol);
-        } catch (ClassNotFoundException | LinkageError e) {
-            // No holder for this symbol, or it cannot link: the real call reports that.
+            function.link();
+            LINKED.add(function.name());
+        } catch (RuntimeException | LinkageError e) {
+            // It cannot link: the real call reports that.
         }
     }
 
@@ -143,20 +162,20 @@ public final class Prelink {
             MemorySegment scratch = arena.allocate(64, 8);
             for (String f : functions) {
                 scratch.fill((byte) 0);
-                codes.put(f, WARM_CALLS.get(f).applyAsInt(scratch));
+                codes.put(f, WARM_CALLS.get(CuDriver.named(f).orElseThrow()).applyAsInt(scratch));
             }
         }
         return codes;
     }
 
-    /** The functions {@link #warm} can call. */
+    /** The functions {@link #warm} can call, by name, in a fixed order. */
     public static Set<String> warmable() {
-        return WARM_CALLS.keySet();
+        return WARMABLE;
     }
 
     private static void requireBound(Collection<String> names) {
         for (String n : names) {
-            if (!CuSymbols.TABLE.containsKey(n)) {
+            if (CuDriver.named(n).isEmpty()) {
                 throw new IllegalArgumentException(n + " is not a bound driver function");
             }
         }
@@ -164,7 +183,7 @@ public final class Prelink {
 
     private static void requireWarmable(Collection<String> names) {
         for (String n : names) {
-            if (!WARM_CALLS.containsKey(n)) {
+            if (!WARMABLE.contains(n)) {
                 throw new IllegalArgumentException(n + " has no refused call to warm it with");
             }
         }

@@ -20,7 +20,8 @@ class PrelinkTest {
         t.join(60_000);
         assertFalse(t.isAlive(), "prelinking did not finish within 60 s");
         if (CudaLibrary.isAvailable()) {
-            assertEquals(CuSymbols.TABLE.keySet(), Set.copyOf(Prelink.LINKED), "every holder linked");
+            assertEquals(names(CuDriver.functions()), Set.copyOf(Prelink.LINKED), "every function linked");
+            assertTrue(CuDriver.functions().stream().allMatch(CuFunction::isLinked), "every handle linked");
         } else {
             assertEquals(Set.of(), Set.copyOf(Prelink.LINKED), "without a driver there is nothing to link");
         }
@@ -39,7 +40,18 @@ class PrelinkTest {
     @Test
     void everyWarmableFunctionIsBound() {
         // A misspelt name would never be warmed.
-        assertTrue(CuSymbols.TABLE.keySet().containsAll(Prelink.warmable()), Prelink.warmable().toString());
+        assertTrue(names(CuDriver.functions()).containsAll(Prelink.warmable()), Prelink.warmable().toString());
+    }
+
+    @Test
+    void warmableFunctionsKeepTheirWarmUpOrder() {
+        assertEquals(List.of("cuDevicePrimaryCtxRetain", "cuMemAlloc_v2", "cuEventCreate"),
+                List.copyOf(Prelink.warmable()).subList(0, 3));
+        assertEquals("cuMemPoolImportPointer", List.copyOf(Prelink.warmable()).getLast());
+    }
+
+    private static Set<String> names(List<CuFunction> functions) {
+        return functions.stream().map(CuFunction::name).collect(java.util.stream.Collectors.toSet());
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,7 @@ class SymbolFallbackTest {
     @Test
     void aDriverWithTheNewerExportIsCalledThroughIt() {
         SymbolLookup driver = exporting(Map.of("cuEventElapsedTime_v2", V2, "cuEventElapsedTime", V1));
-        CudaLibrary.Resolved r = CudaLibrary.find(driver, "cuEventElapsedTime_v2").orElseThrow();
+        CudaLibrary.Resolved r = find(driver, CuDriver.EVENT_ELAPSED_TIME).orElseThrow();
         assertEquals("cuEventElapsedTime_v2", r.name());
         assertEquals(V2.address(), r.address().address());
     }
@@ -29,30 +30,34 @@ class SymbolFallbackTest {
     @Test
     void aDriverOlderThanCuda12_8IsCalledThroughTheOlderExport() {
         SymbolLookup driver = exporting(Map.of("cuEventElapsedTime", V1));
-        CudaLibrary.Resolved r = CudaLibrary.find(driver, "cuEventElapsedTime_v2").orElseThrow();
+        CudaLibrary.Resolved r = find(driver, CuDriver.EVENT_ELAPSED_TIME).orElseThrow();
         assertEquals("cuEventElapsedTime", r.name());
         assertEquals(V1.address(), r.address().address());
     }
 
     @Test
     void neitherExportIsMissing() {
-        assertTrue(CudaLibrary.find(exporting(Map.of()), "cuEventElapsedTime_v2").isEmpty());
+        assertTrue(find(exporting(Map.of()), CuDriver.EVENT_ELAPSED_TIME).isEmpty());
     }
 
     @Test
     void aNameWithoutFallbackIsNeverReplaced() {
         // cuMemAlloc is another ABI (32-bit sizes) than cuMemAlloc_v2: no call may drift to an unversioned name.
         SymbolLookup driver = exporting(Map.of("cuMemAlloc", V1));
-        assertTrue(CudaLibrary.find(driver, "cuMemAlloc_v2").isEmpty());
+        assertTrue(find(driver, CuDriver.MEM_ALLOC).isEmpty());
     }
 
     @Test
-    void everyFallbackIsForATableEntryAndTakesItsSignature() {
-        // The older export is linked with the newer one's descriptor: it must be a call of the table, and the
-        // fallback must not be one itself (the table holds only the names cuda.h maps to).
-        CudaLibrary.FALLBACKS.forEach((symbol, older) -> {
-            assertTrue(CuSymbols.TABLE.containsKey(symbol), symbol + " is not in the symbol table");
-            assertTrue(!CuSymbols.TABLE.containsKey(older), older + " is a call of its own");
-        });
+    void aFallbackIsNoDeclaredFunction() {
+        // The older export is linked with the newer one's descriptor: it must not be a call of its own (the
+        // declarations hold only the names cuda.h maps to).
+        List<CuFunction> withFallback = CuDriver.functions().stream().filter(f -> f.fallback().isPresent()).toList();
+        assertEquals(List.of(CuDriver.EVENT_ELAPSED_TIME), withFallback);
+        withFallback.forEach(f -> assertTrue(CuDriver.named(f.fallback().orElseThrow()).isEmpty(),
+                f.fallback() + " is a call of its own"));
+    }
+
+    private static Optional<CudaLibrary.Resolved> find(SymbolLookup driver, CuFunction function) {
+        return CudaLibrary.find(driver, function.name(), function.fallback().orElse(null));
     }
 }

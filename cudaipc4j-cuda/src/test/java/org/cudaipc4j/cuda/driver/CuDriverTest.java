@@ -3,18 +3,17 @@ package org.cudaipc4j.cuda.driver;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.cudaipc4j.cuda.CudaHeaderTables;
 import org.junit.jupiter.api.Test;
 
-class CuSymbolsTest {
+class CuDriverTest {
     /** The functions the binding must provide (under their cuda.h names). */
     private static final List<String> REQUIRED = List.of(
             "cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetName",
@@ -31,35 +30,70 @@ class CuSymbolsTest {
             "cuGetErrorName", "cuGetErrorString");
 
     @Test
-    void tableHasEveryRequiredFunction() {
+    void everyRequiredFunctionIsDeclared() {
         List<String> missing = new ArrayList<>(REQUIRED);
-        missing.removeAll(CuSymbols.TABLE.keySet());
-        assertTrue(missing.isEmpty(), "missing from the symbol table: " + missing);
+        missing.removeIf(name -> CuDriver.named(name).isPresent());
+        assertTrue(missing.isEmpty(), "not declared: " + missing);
     }
 
     @Test
-    void everyRawCallHasATableEntryOfTheSameType() {
-        Set<String> methods = new TreeSet<>();
-        for (Method m : CuDriver.class.getDeclaredMethods()) {
-            if (!Modifier.isPublic(m.getModifiers()) || !Modifier.isStatic(m.getModifiers())) {
-                continue;
+    void everyConstantIsADeclarationNamedAfterItsFunction() throws IllegalAccessException {
+        List<CuFunction> constants = new ArrayList<>();
+        for (Field f : CuDriver.class.getDeclaredFields()) {
+            if (Modifier.isPublic(f.getModifiers()) && CuFunction.class.isAssignableFrom(f.getType())) {
+                CuFunction function = (CuFunction) f.get(null);
+                constants.add(function);
+                assertEquals(constantName(function.name()), f.getName(), "the constant of " + function);
+                assertEquals(f.getType(), function.getClass(), function + ": declared type");
             }
-            methods.add(m.getName());
-            var descriptor = CuSymbols.TABLE.get(m.getName());
-            assertTrue(descriptor != null, m.getName() + " has no symbol table entry");
-            assertEquals(descriptor.toMethodType(), MethodType.methodType(int.class, m.getParameterTypes()),
-                    m.getName() + ": Java signature differs from its descriptor");
         }
-        assertEquals(new TreeSet<>(CuSymbols.TABLE.keySet()), methods, "table entries without a raw call");
+        assertEquals(constants, CuDriver.functions(), "every constant is declared, once, in order");
+        assertEquals(Set.copyOf(constants).size(), constants.size());
+    }
+
+    /** cuMemAlloc_v2 is MEM_ALLOC, cuMemcpyHtoDAsync_v2 MEMCPY_HTOD_ASYNC, cuDeviceGetPCIBusId DEVICE_GET_PCI_BUS_ID. */
+    private static String constantName(String function) {
+        String s = function.substring(2).replaceFirst("_v2$", "");
+        s = s.replaceAll("([A-Z]+)([A-Z][a-z])", "$1_$2").replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase();
+        return s.replace("HTO_D", "HTOD").replace("DTO_H", "DTOH").replace("DTO_D", "DTOD");
+    }
+
+    @Test
+    void everyCallHasTheJavaTypeOfItsDescriptor() {
+        for (CuFunction function : CuDriver.functions()) {
+            List<Method> calls = new ArrayList<>();
+            for (Method m : function.getClass().getDeclaredMethods()) {
+                if (Modifier.isPublic(m.getModifiers()) && (m.getName().equals("call") || m.getName().equals("check"))) {
+                    calls.add(m);
+                    assertEquals(function.type().parameterList(), List.of(m.getParameterTypes()),
+                            function + "." + m.getName() + ": Java signature differs from its descriptor");
+                }
+            }
+            assertEquals(2, calls.size(), function + ": call and check");
+            assertEquals(int.class, function.type().returnType(), function + " returns a CUresult");
+        }
+    }
+
+    @Test
+    void namesAreLookedUpExactly() {
+        assertEquals(CuDriver.MEM_ALLOC, CuDriver.named("cuMemAlloc_v2").orElseThrow());
+        assertTrue(CuDriver.named("cuMemAlloc").isEmpty(), "the unversioned export is another ABI");
     }
 
     @Test
     void ipcHandlesArePassedAs64ByteStructs() {
         assertEquals(64, CuSymbols.CU_IPC_MEM_HANDLE.byteSize());
         assertEquals(64, CuSymbols.CU_IPC_EVENT_HANDLE.byteSize());
-        assertTrue(CuSymbols.TABLE.get("cuIpcOpenMemHandle_v2").argumentLayouts().contains(CuSymbols.CU_IPC_MEM_HANDLE));
-        assertTrue(CuSymbols.TABLE.get("cuIpcOpenEventHandle").argumentLayouts()
+        assertTrue(CuDriver.IPC_OPEN_MEM_HANDLE.descriptor().argumentLayouts().contains(CuSymbols.CU_IPC_MEM_HANDLE));
+        assertTrue(CuDriver.IPC_OPEN_EVENT_HANDLE.descriptor().argumentLayouts()
                 .contains(CuSymbols.CU_IPC_EVENT_HANDLE));
+    }
+
+    @Test
+    void aFailedCheckNamesTheFunctionAndItsCode() {
+        // Before the typed layer installs CudaException, the driver package reports failures on its own.
+        RuntimeException e = CuDriver.MEM_ALLOC.failure(2);
+        assertTrue(e.getMessage().startsWith("cuMemAlloc_v2 failed: "), e.getMessage());
     }
 
     /**
@@ -76,7 +110,8 @@ class CuSymbolsTest {
             exported.add(header.mapped(function));
         }
         List<String> wrong = new ArrayList<>();
-        for (String name : CuSymbols.TABLE.keySet()) {
+        for (CuFunction function : CuDriver.functions()) {
+            String name = function.name();
             String mapped = header.mapped(name);
             if (!exported.contains(name) || !mapped.equals(name)) {
                 wrong.add(name + (mapped.equals(name) ? " (not declared)" : " (cuda.h maps it to " + mapped + ")"));

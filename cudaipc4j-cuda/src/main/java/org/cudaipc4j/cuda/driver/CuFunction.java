@@ -1,0 +1,883 @@
+package org.cudaipc4j.cuda.driver;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
+import java.util.Optional;
+
+/**
+ * One libcuda function, declared once in {@link CuDriver}: its {@code cuda.h} name, its C signature as an FFM
+ * descriptor, and calls through a downcall handle linked on first use. Each subclass is one Java signature, named by
+ * its parameters' JVM letters ({@code I} {@code int}, {@code J} {@code long}, {@code P} {@link MemorySegment}: a
+ * pointer, a handle, or a struct passed by value); each has {@code call(...)}, which returns the {@code CUresult},
+ * and {@code check(...)}, which throws the function's {@linkplain #failure failure} unless it is
+ * {@code CUDA_SUCCESS}. Both invoke the handle with {@code invokeExact} on the declared primitive and segment
+ * types: nothing is boxed.
+ *
+ * <p>C types map as: {@code CUresult}, {@code int}, {@code unsigned int}, {@code CUdevice} and enums to {@code int};
+ * {@code size_t}, {@code CUdeviceptr} and {@code unsigned long long} to {@code long}; pointers and handles to an
+ * address; IPC handles, passed by value, to a 64-byte struct. {@code unsigned char} arguments are {@code int}s passed
+ * zero-extended: the ABI lets the callee read the low byte, and zero-extension is what compilers that rely on
+ * extension expect.
+ *
+ * <p>A missing library or function is not an error of the declaration: the handle then throws the exception the
+ * typed layer {@linkplain CudaLibrary#reportFailuresWith installed} for it, at each call.
+ */
+public abstract sealed class CuFunction {
+    private static final int CUDA_SUCCESS = 0;
+
+    private final String name;
+    private final String fallback;
+    /** The Java parameter types the descriptor is made from, or null where the declaration gave it. */
+    private final Class<?>[] parameters;
+    /** Made on first use: declaring every function costs no descriptor. */
+    private volatile FunctionDescriptor descriptor;
+    /** Linked once, on the first call. */
+    private volatile MethodHandle handle;
+
+    private CuFunction(String name, Class<?>... parameters) {
+        this(name, null, null, parameters);
+    }
+
+    private CuFunction(String name, FunctionDescriptor descriptor) {
+        this(name, null, descriptor, null);
+    }
+
+    private CuFunction(String name, String fallback, Class<?>... parameters) {
+        this(name, fallback, null, parameters);
+    }
+
+    private CuFunction(String name, String fallback, FunctionDescriptor descriptor, Class<?>[] parameters) {
+        this.name = name;
+        this.fallback = fallback;
+        this.descriptor = descriptor;
+        this.parameters = parameters;
+        CuDriver.declare(this);
+    }
+
+    private static FunctionDescriptor descriptorOf(Class<?>... parameters) {
+        MemoryLayout[] layouts = new MemoryLayout[parameters.length];
+        for (int i = 0; i < parameters.length; i++) {
+            layouts[i] = parameters[i] == int.class ? JAVA_INT : parameters[i] == long.class ? JAVA_LONG : ADDRESS;
+        }
+        return FunctionDescriptor.of(JAVA_INT, layouts);
+    }
+
+    /** The name {@code cuda.h} maps the function to, which is the export called, e.g. {@code cuMemAlloc_v2}. */
+    public final String name() {
+        return name;
+    }
+
+    /**
+     * The older export called where the driver lacks {@link #name()}, with the same C signature and meaning for this
+     * binding's use; empty for almost every function (an unversioned name is usually another ABI).
+     */
+    public final Optional<String> fallback() {
+        return Optional.ofNullable(fallback);
+    }
+
+    /** The C signature. */
+    public final FunctionDescriptor descriptor() {
+        FunctionDescriptor d = descriptor;
+        if (d == null) {
+            d = descriptorOf(parameters);
+            descriptor = d;
+        }
+        return d;
+    }
+
+    /** The Java type of {@code call}: the descriptor's. */
+    public final MethodType type() {
+        return descriptor().toMethodType();
+    }
+
+    /** True once the handle is linked (by a call or by {@link #link()}). */
+    public final boolean isLinked() {
+        return handle != null;
+    }
+
+    /**
+     * Links the handle now unless it is: what the first call would do. Without the library or the function, the
+     * handle throws the reported exception when called.
+     */
+    public final void link() {
+        handle();
+    }
+
+    /** The handle, linked on first use. */
+    final MethodHandle handle() {
+        MethodHandle h = handle;
+        return h != null ? h : linkOnce();
+    }
+
+    private synchronized MethodHandle linkOnce() {
+        MethodHandle h = handle;
+        if (h == null) {
+            h = CudaLibrary.downcall(name, fallback, descriptor());
+            handle = h;
+        }
+        return h;
+    }
+
+    /** The exception for {@code code}, returned by this function: what {@code check} throws. */
+    public final RuntimeException failure(int code) {
+        return CudaLibrary.callFailed(name, code);
+    }
+
+    /** Throws this function's {@linkplain #failure failure} unless {@code result} is {@code CUDA_SUCCESS}. */
+    public final void checkResult(int result) {
+        if (result != CUDA_SUCCESS) {
+            throw failure(result);
+        }
+    }
+
+    @Override
+    public final String toString() {
+        return name;
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException("unexpected checked exception from a CUDA downcall", t);
+    }
+
+    /** A function of Java type {@code (int)int}. */
+    public static final class I extends CuFunction {
+        I(String name) {
+            super(name, int.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(int a) {
+            try {
+                return (int) handle().invokeExact(a);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(int a) {
+            checkResult(call(a));
+        }
+    }
+
+    /** A function of Java type {@code (long)int}. */
+    public static final class J extends CuFunction {
+        J(String name) {
+            super(name, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a) {
+            try {
+                return (int) handle().invokeExact(a);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a) {
+            checkResult(call(a));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment)int}. */
+    public static final class P extends CuFunction {
+        P(String name) {
+            super(name, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a) {
+            try {
+                return (int) handle().invokeExact(a);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a) {
+            checkResult(call(a));
+        }
+    }
+
+    /** A function of Java type {@code ()int}. */
+    public static final class V extends CuFunction {
+        V(String name) {
+            super(name);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call() {
+            try {
+                return (int) handle().invokeExact();
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check() {
+            checkResult(call());
+        }
+    }
+
+    /** A function of Java type {@code (int, MemorySegment)int}. */
+    public static final class IP extends CuFunction {
+        IP(String name) {
+            super(name, int.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(int a, MemorySegment b) {
+            try {
+                return (int) handle().invokeExact(a, b);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(int a, MemorySegment b) {
+            checkResult(call(a, b));
+        }
+    }
+
+    /** A function of Java type {@code (long, long)int}. */
+    public static final class JJ extends CuFunction {
+        JJ(String name) {
+            super(name, long.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, long b) {
+            try {
+                return (int) handle().invokeExact(a, b);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, long b) {
+            checkResult(call(a, b));
+        }
+    }
+
+    /** A function of Java type {@code (long, MemorySegment)int}. */
+    public static final class JP extends CuFunction {
+        JP(String name) {
+            super(name, long.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, MemorySegment b) {
+            try {
+                return (int) handle().invokeExact(a, b);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, MemorySegment b) {
+            checkResult(call(a, b));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, int)int}. */
+    public static final class PI extends CuFunction {
+        PI(String name) {
+            super(name, MemorySegment.class, int.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, int b) {
+            try {
+                return (int) handle().invokeExact(a, b);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, int b) {
+            checkResult(call(a, b));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long)int}. */
+    public static final class PJ extends CuFunction {
+        PJ(String name) {
+            super(name, MemorySegment.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b) {
+            try {
+                return (int) handle().invokeExact(a, b);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b) {
+            checkResult(call(a, b));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, MemorySegment)int}. */
+    public static final class PP extends CuFunction {
+        PP(String name) {
+            super(name, MemorySegment.class, MemorySegment.class);
+        }
+
+        PP(String name, FunctionDescriptor descriptor) {
+            super(name, descriptor);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, MemorySegment b) {
+            try {
+                return (int) handle().invokeExact(a, b);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, MemorySegment b) {
+            checkResult(call(a, b));
+        }
+    }
+
+    /** A function of Java type {@code (int, MemorySegment, MemorySegment)int}. */
+    public static final class IPP extends CuFunction {
+        IPP(String name) {
+            super(name, int.class, MemorySegment.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(int a, MemorySegment b, MemorySegment c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(int a, MemorySegment b, MemorySegment c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (long, int, long)int}. */
+    public static final class JIJ extends CuFunction {
+        JIJ(String name) {
+            super(name, long.class, int.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, int b, long c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, int b, long c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (long, long, long)int}. */
+    public static final class JJJ extends CuFunction {
+        JJJ(String name) {
+            super(name, long.class, long.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, long b, long c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, long b, long c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (long, MemorySegment, long)int}. */
+    public static final class JPJ extends CuFunction {
+        JPJ(String name) {
+            super(name, long.class, MemorySegment.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, MemorySegment b, long c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, MemorySegment b, long c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, int, int)int}. */
+    public static final class PII extends CuFunction {
+        PII(String name) {
+            super(name, MemorySegment.class, int.class, int.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, int b, int c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, int b, int c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, int, MemorySegment)int}. */
+    public static final class PIP extends CuFunction {
+        PIP(String name) {
+            super(name, MemorySegment.class, int.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, int b, MemorySegment c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, int b, MemorySegment c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long, int)int}. */
+    public static final class PJI extends CuFunction {
+        PJI(String name) {
+            super(name, MemorySegment.class, long.class, int.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b, int c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b, int c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long, long)int}. */
+    public static final class PJJ extends CuFunction {
+        PJJ(String name) {
+            super(name, MemorySegment.class, long.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b, long c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b, long c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, MemorySegment, int)int}. */
+    public static final class PPI extends CuFunction {
+        PPI(String name) {
+            super(name, MemorySegment.class, MemorySegment.class, int.class);
+        }
+
+        PPI(String name, FunctionDescriptor descriptor) {
+            super(name, descriptor);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, MemorySegment b, int c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, MemorySegment b, int c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, MemorySegment, long)int}. */
+    public static final class PPJ extends CuFunction {
+        PPJ(String name) {
+            super(name, MemorySegment.class, MemorySegment.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, MemorySegment b, long c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, MemorySegment b, long c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, MemorySegment, MemorySegment)int}. */
+    public static final class PPP extends CuFunction {
+        PPP(String name) {
+            super(name, MemorySegment.class, MemorySegment.class, MemorySegment.class);
+        }
+
+        PPP(String name, String fallback) {
+            super(name, fallback, MemorySegment.class, MemorySegment.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, MemorySegment b, MemorySegment c) {
+            try {
+                return (int) handle().invokeExact(a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, MemorySegment b, MemorySegment c) {
+            checkResult(call(a, b, c));
+        }
+    }
+
+    /** A function of Java type {@code (long, int, long, MemorySegment)int}. */
+    public static final class JIJP extends CuFunction {
+        JIJP(String name) {
+            super(name, long.class, int.class, long.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, int b, long c, MemorySegment d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, int b, long c, MemorySegment d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (long, long, long, MemorySegment)int}. */
+    public static final class JJJP extends CuFunction {
+        JJJP(String name) {
+            super(name, long.class, long.class, long.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, long b, long c, MemorySegment d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, long b, long c, MemorySegment d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (long, long, MemorySegment, long)int}. */
+    public static final class JJPJ extends CuFunction {
+        JJPJ(String name) {
+            super(name, long.class, long.class, MemorySegment.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, long b, MemorySegment c, long d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, long b, MemorySegment c, long d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (long, MemorySegment, long, MemorySegment)int}. */
+    public static final class JPJP extends CuFunction {
+        JPJP(String name) {
+            super(name, long.class, MemorySegment.class, long.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, MemorySegment b, long c, MemorySegment d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, MemorySegment b, long c, MemorySegment d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long, int, int)int}. */
+    public static final class PJII extends CuFunction {
+        PJII(String name) {
+            super(name, MemorySegment.class, long.class, int.class, int.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b, int c, int d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b, int c, int d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long, int, long)int}. */
+    public static final class PJIJ extends CuFunction {
+        PJIJ(String name) {
+            super(name, MemorySegment.class, long.class, int.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b, int c, long d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b, int c, long d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long, long, MemorySegment)int}. */
+    public static final class PJJP extends CuFunction {
+        PJJP(String name) {
+            super(name, MemorySegment.class, long.class, long.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b, long c, MemorySegment d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b, long c, MemorySegment d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long, MemorySegment, long)int}. */
+    public static final class PJPJ extends CuFunction {
+        PJPJ(String name) {
+            super(name, MemorySegment.class, long.class, MemorySegment.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b, MemorySegment c, long d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b, MemorySegment c, long d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long, MemorySegment, MemorySegment)int}. */
+    public static final class PJPP extends CuFunction {
+        PJPP(String name) {
+            super(name, MemorySegment.class, long.class, MemorySegment.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b, MemorySegment c, MemorySegment d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b, MemorySegment c, MemorySegment d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, MemorySegment, int, long)int}. */
+    public static final class PPIJ extends CuFunction {
+        PPIJ(String name) {
+            super(name, MemorySegment.class, MemorySegment.class, int.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, MemorySegment b, int c, long d) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, MemorySegment b, int c, long d) {
+            checkResult(call(a, b, c, d));
+        }
+    }
+
+    /** A function of Java type {@code (long, long, long, long, long)int}. */
+    public static final class JJJJJ extends CuFunction {
+        JJJJJ(String name) {
+            super(name, long.class, long.class, long.class, long.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(long a, long b, long c, long d, long e) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d, e);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(long a, long b, long c, long d, long e) {
+            checkResult(call(a, b, c, d, e));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, long, long, long, long)int}. */
+    public static final class PJJJJ extends CuFunction {
+        PJJJJ(String name) {
+            super(name, MemorySegment.class, long.class, long.class, long.class, long.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, long b, long c, long d, long e) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d, e);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, long b, long c, long d, long e) {
+            checkResult(call(a, b, c, d, e));
+        }
+    }
+
+    /** A function of Java type {@code (MemorySegment, int x 7, MemorySegment x 3)int}: a kernel launch. */
+    public static final class PIIIIIIIPPP extends CuFunction {
+        PIIIIIIIPPP(String name) {
+            super(name, MemorySegment.class, int.class, int.class, int.class, int.class, int.class, int.class,
+                    int.class, MemorySegment.class, MemorySegment.class, MemorySegment.class);
+        }
+
+        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        public int call(MemorySegment a, int b, int c, int d, int e, int f, int g, int h, MemorySegment i,
+                        MemorySegment j, MemorySegment k) {
+            try {
+                return (int) handle().invokeExact(a, b, c, d, e, f, g, h, i, j, k);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        public void check(MemorySegment a, int b, int c, int d, int e, int f, int g, int h, MemorySegment i,
+                          MemorySegment j, MemorySegment k) {
+            checkResult(call(a, b, c, d, e, f, g, h, i, j, k));
+        }
+    }
+}
