@@ -1,7 +1,12 @@
 package org.cudaipc4j.coord;
 
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +30,39 @@ import java.util.Objects;
  * and an entry is freed (by its holder, or for a dead holder or claimer by anyone) only by compare-and-set of the
  * exact word it was read with. So entries are never torn, no stale reader or late close frees an entry that was
  * taken again meanwhile, and a process that dies between its claim and its hold does not keep the entry.
+ *
+ * <h2>Layout</h2>
+ * Described once as {@link MemoryLayout}s ({@code HEADER}, {@code ENTRY}); offsets and var handles are taken from
+ * them. Integers are native (little-endian) and naturally aligned. Python signs in through the same layout
+ * ({@code docs/interop.md}, "Leases"), so it does not change without a new magic.
+ * <pre>
+ *  +-----------------------------------------------+ 0   header
+ *  | magic "CPHOLDS2" (written last, with release) | 0
+ *  | capacity (int)                                | 8
+ *  | (pad to 64)                                   | 12
+ *  +-----------------------------------------------+ 64  entry 0, entry 1, ... entry capacity-1, 32 bytes each
+ *  entry: state word | pid | start time (epoch ms) | key     (at 0, 8, 16, 24)
+ * </pre>
  */
 public final class ExportHolders implements AutoCloseable {
     private static final long MAGIC = 0x3253_444c_4f48_5043L; // "CPHOLDS2"
-    private static final int HEADER = 64;
-    private static final int ENTRY = 32;
+    /** The table's header: its magic, then the number of entries that follow it. */
+    static final StructLayout HEADER = MemoryLayout.structLayout(
+            JAVA_LONG.withName("magic"),
+            JAVA_INT.withName("capacity"),
+            MemoryLayout.paddingLayout(52)).withName("ExportHoldersHeader");
+    /** One entry: the state word that claims it, then who holds what since when. */
+    static final StructLayout ENTRY = MemoryLayout.structLayout(
+            JAVA_LONG.withName("state"),
+            JAVA_LONG.withName("pid"),
+            JAVA_LONG.withName("startMillis"),
+            JAVA_LONG.withName("key")).withName("ExportHoldersEntry");
+    private static final VarHandle MAGIC_WORD = HEADER.varHandle(groupElement("magic"));
+    private static final VarHandle CAPACITY = HEADER.varHandle(groupElement("capacity"));
+    private static final VarHandle STATE_WORD = ENTRY.varHandle(groupElement("state"));
+    private static final VarHandle PID = ENTRY.varHandle(groupElement("pid"));
+    private static final VarHandle START_MILLIS = ENTRY.varHandle(groupElement("startMillis"));
+    private static final VarHandle KEY = ENTRY.varHandle(groupElement("key"));
     private static final int FREE = 0;
     private static final int CLAIMED = 1;
     private static final int HELD = 2;
@@ -37,7 +70,6 @@ public final class ExportHolders implements AutoCloseable {
     private static final int STATE = 3;
     /** The claimer's pid is the state word's high 32 bits (Linux pids are below 2^22). */
     private static final int CLAIMER_SHIFT = 32;
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     /** The most entries a table can have: simultaneous holds of all exports by all importers. */
     public static final int MAX_ENTRIES = 1 << 16;
 
@@ -63,10 +95,10 @@ public final class ExportHolders implements AutoCloseable {
         if (capacity < 1 || capacity > MAX_ENTRIES) {
             throw new IllegalArgumentException("capacity must be between 1 and " + MAX_ENTRIES + ", got " + capacity);
         }
-        SharedSegment segment = SharedSegment.create("holders", HEADER + (long) capacity * ENTRY);
+        SharedSegment segment = SharedSegment.create("holders", sizeFor(capacity));
         MemorySegment m = segment.memory();
-        m.set(ValueLayout.JAVA_INT, 8, capacity);
-        LONG.setRelease(m, 0L, MAGIC);
+        CAPACITY.set(m, 0L, capacity);
+        MAGIC_WORD.setRelease(m, 0L, MAGIC);
         return new ExportHolders(segment, capacity);
     }
 
@@ -81,11 +113,11 @@ public final class ExportHolders implements AutoCloseable {
         SharedSegment segment = SharedSegment.open(name);
         try {
             MemorySegment m = segment.memory();
-            if (m.byteSize() < HEADER || (long) LONG.getAcquire(m, 0L) != MAGIC) {
+            if (m.byteSize() < HEADER.byteSize() || (long) MAGIC_WORD.getAcquire(m, 0L) != MAGIC) {
                 throw new CoordinationException("shared-memory segment " + name + " is not an export holder table");
             }
-            int capacity = m.get(ValueLayout.JAVA_INT, 8);
-            if (capacity < 1 || capacity > MAX_ENTRIES || m.byteSize() < HEADER + (long) capacity * ENTRY) {
+            int capacity = (int) CAPACITY.get(m, 0L);
+            if (capacity < 1 || capacity > MAX_ENTRIES || m.byteSize() < sizeFor(capacity)) {
                 throw new CoordinationException("export holder table " + name + " is damaged (capacity " + capacity
                         + " in " + m.byteSize() + " bytes)");
             }
@@ -122,18 +154,18 @@ public final class ExportHolders implements AutoCloseable {
         for (int attempt = 0; attempt < 2; attempt++) {
             for (int i = 0; i < capacity; i++) {
                 long at = offset(i);
-                long word = (long) LONG.getAcquire(memory, at);
+                long word = (long) STATE_WORD.getAcquire(memory, at);
                 if (state(word) != FREE) {
                     continue;
                 }
                 long claimed = word(pid, generation(word) + STATE + 1, CLAIMED); // the next generation
-                if (LONG.compareAndSet(memory, at, word, claimed)) {
-                    memory.set(ValueLayout.JAVA_LONG, at + 8, pid);
-                    memory.set(ValueLayout.JAVA_LONG, at + 16, start);
-                    memory.set(ValueLayout.JAVA_LONG, at + 24, key);
+                if (STATE_WORD.compareAndSet(memory, at, word, claimed)) {
+                    PID.set(memory, at, pid);
+                    START_MILLIS.set(memory, at, start);
+                    KEY.set(memory, at, key);
                     long held = word(pid, generation(claimed), HELD);
                     // A claim another process took for a dead one's (a pid it cannot see) is lost: claim again.
-                    if (LONG.compareAndSet(memory, at, claimed, held)) {
+                    if (STATE_WORD.compareAndSet(memory, at, claimed, held)) {
                         Hold hold = new Hold(this, i, key, held);
                         open.add(hold);
                         return hold;
@@ -197,7 +229,7 @@ public final class ExportHolders implements AutoCloseable {
      */
     private void reclaimDead() {
         for (int i = 0; i < capacity; i++) {
-            long word = (long) LONG.getAcquire(memory, offset(i));
+            long word = (long) STATE_WORD.getAcquire(memory, offset(i));
             if (state(word) == CLAIMED && !Pids.isAlive(claimer(word))) {
                 free(i, word);
                 continue;
@@ -216,15 +248,15 @@ public final class ExportHolders implements AutoCloseable {
     private Entry read(int i) {
         long at = offset(i);
         while (true) {
-            long word = (long) LONG.getAcquire(memory, at);
+            long word = (long) STATE_WORD.getAcquire(memory, at);
             if (state(word) != HELD) {
                 return null;
             }
-            long pid = memory.get(ValueLayout.JAVA_LONG, at + 8);
-            long start = memory.get(ValueLayout.JAVA_LONG, at + 16);
-            long key = memory.get(ValueLayout.JAVA_LONG, at + 24);
+            long pid = (long) PID.get(memory, at);
+            long start = (long) START_MILLIS.get(memory, at);
+            long key = (long) KEY.get(memory, at);
             VarHandle.acquireFence(); // the fields are read before the word is read again
-            if ((long) LONG.getAcquire(memory, at) == word) {
+            if ((long) STATE_WORD.getAcquire(memory, at) == word) {
                 return new Entry(word, pid, start, key);
             }
         }
@@ -232,7 +264,7 @@ public final class ExportHolders implements AutoCloseable {
 
     /** Frees entry {@code i} unless its state word changed since it was read as {@code word}. */
     private void free(int i, long word) {
-        LONG.compareAndSet(memory, offset(i), word, word(0, generation(word), FREE));
+        STATE_WORD.compareAndSet(memory, offset(i), word, word(0, generation(word), FREE));
     }
 
     private static long word(long claimer, int generation, int state) {
@@ -251,8 +283,14 @@ public final class ExportHolders implements AutoCloseable {
         return word >>> CLAIMER_SHIFT;
     }
 
-    private static long offset(int entry) {
-        return HEADER + (long) entry * ENTRY;
+    /** Where entry {@code entry} starts. */
+    static long offset(int entry) {
+        return HEADER.byteSize() + entry * ENTRY.byteSize();
+    }
+
+    /** The size of a table of {@code capacity} entries: the header, then the entries. */
+    static long sizeFor(int capacity) {
+        return offset(capacity);
     }
 
     private static boolean isLive(long pid, long startTime) {

@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * UUID), who exported it, and the path's handle bytes (a legacy handle, a fabric handle, a pool pointer's export
  * data). File descriptors, where the path needs one, travel beside it ({@link #fileDescriptorCount()}).
  *
- * <p>As bytes ({@link #toBytes()}, little-endian): magic {@code "CIPCDSC1"}, then path, file descriptor count,
+ * <p>As bytes ({@link #toBytes()}, little-endian): magic {@code "CIPCDSC1"}, then path (its
+ * {@linkplain IpcPath#wireCode() wire code}, never its position in the enum), file descriptor count,
  * handle length (16-bit each, one spare), size, device UUID, exporter pid, exporter token, export id, pool id,
  * group, the exporter's PID namespace (the inode of {@code /proc/self/ns/pid}, 0 when unknown), handle bytes. {@link #fromBytes} checks each part and says what is wrong with a truncated or foreign
  * descriptor. The group is the exporter's choice (0 for none); an importer can insist on it
@@ -161,7 +162,7 @@ public final class SharedMemoryDescriptor {
     /** The descriptor as bytes. */
     public byte[] toBytes() {
         ByteBuffer b = ByteBuffer.allocate(HEADER + handle.length).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(MAGIC).putShort((short) path.ordinal()).putShort((short) fileDescriptorCount)
+        b.putLong(MAGIC).putShort((short) path.wireCode()).putShort((short) fileDescriptorCount)
                 .putShort((short) handle.length).putShort((short) 0).putLong(bytes)
                 .putLong(device.getMostSignificantBits()).putLong(device.getLeastSignificantBits())
                 .putLong(exporterPid).putLong(exporterToken).putLong(exportId).putLong(poolId).putLong(group)
@@ -191,10 +192,8 @@ public final class SharedMemoryDescriptor {
         int fds = b.getShort();
         int handleLength = Short.toUnsignedInt(b.getShort());
         int spare = b.getShort();
-        if (pathCode < 0 || pathCode >= IpcPath.values().length) {
-            throw new IllegalArgumentException("memory descriptor names an unknown path " + pathCode);
-        }
-        IpcPath path = IpcPath.values()[pathCode];
+        IpcPath path = IpcPath.ofWireCode(pathCode).orElseThrow(() -> new IllegalArgumentException(
+                "memory descriptor names an unknown path " + pathCode));
         if (data.length != HEADER + handleLength) {
             throw new IllegalArgumentException((data.length < HEADER + handleLength ? "truncated" : "over-long")
                     + " memory descriptor: " + data.length + " bytes, its header announces " + (HEADER + handleLength));

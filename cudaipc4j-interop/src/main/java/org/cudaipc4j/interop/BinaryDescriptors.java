@@ -13,7 +13,7 @@ import org.cudaipc4j.cuda.SharedMemoryDescriptor;
  * {@link SharedMemoryDescriptor}'s own (its Javadoc; {@link SharedMemoryDescriptor#fromBytes} checks what is built
  * here, and the tests pin both forms against each other):
  * <pre>
- *   0  "CIPCDSC1"   8  path ({@link IpcPath} ordinal, 16 bits)   10 fds (16)   12 handle length (16)   14 spare
+ *   0  "CIPCDSC1"   8  path ({@link IpcPath#wireCode()}, 16 bits)   10 fds (16)   12 handle length (16)   14 spare
  *   16 size   24 UUID (most, least significant)   40 pid   48 process token   56 export id   64 pool id
  *   72 group   80 PID namespace   88 handle bytes (legacy 64; vmm-fd 0; vmm-fabric 64; pool-fd the pointer's 64;
  *   pool-fabric the pointer's 64 then the pool's fabric handle's 64)
@@ -60,7 +60,7 @@ public final class BinaryDescriptors {
                     + d.bytes());
         }
         ByteBuffer b = ByteBuffer.allocate(HEADER + handle.length).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(MAGIC).putShort((short) path.ordinal()).putShort((short) (path.needsFileDescriptor() ? 1 : 0))
+        b.putLong(MAGIC).putShort((short) path.wireCode()).putShort((short) (path.needsFileDescriptor() ? 1 : 0))
                 .putShort((short) handle.length).putShort((short) 0).putLong(d.bytes())
                 .putLong(d.deviceUuid().getMostSignificantBits()).putLong(d.deviceUuid().getLeastSignificantBits())
                 .putLong(d.exporter().pid()).putLong(0L).putLong(d.exporter().exportId())

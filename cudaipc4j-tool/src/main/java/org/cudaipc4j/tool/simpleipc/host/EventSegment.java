@@ -1,7 +1,11 @@
 package org.cudaipc4j.tool.simpleipc.host;
 
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -33,17 +37,27 @@ import org.cudaipc4j.tool.simpleipc.BackendException;
  *   +---------------------------------------+
  *   | (pad to 384)                          |  384  SIZE
  * </pre>
- * Hot words sit on their own 128-byte lines (false sharing, adjacent-line prefetch).
+ * Hot words sit on their own 128-byte lines (false sharing, adjacent-line prefetch). Described once as
+ * {@link #LAYOUT}; offsets and var handles are taken from it.
  */
 final class EventSegment {
     static final long MAGIC = 0x3130_5456_454A_3443L; // "C4JEVT01" read as a little-endian long
-    static final long MAGIC_OFFSET = 0;
-    static final long RECORD_OFFSET = 128;
-    static final long RECORDER_PID_OFFSET = 136;
-    static final long COMPLETED_OFFSET = 256;
-    static final long SIZE = 384;
+    /** The line every hot word has to itself. */
+    private static final long LINE = 128;
 
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** The segment: the magic, the recorders' line, the completion line. */
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            JAVA_LONG.withName("magic"), MemoryLayout.paddingLayout(LINE - 8),
+            JAVA_LONG.withName("record"),
+            JAVA_LONG.withName("recorderPid"), MemoryLayout.paddingLayout(LINE - 16),
+            JAVA_LONG.withName("completed"), MemoryLayout.paddingLayout(LINE - 8)).withName("HostEvent");
+    /** The segment's size. */
+    static final long SIZE = LAYOUT.byteSize();
+
+    private static final VarHandle MAGIC_WORD = LAYOUT.varHandle(groupElement("magic"));
+    private static final VarHandle RECORD = LAYOUT.varHandle(groupElement("record"));
+    private static final VarHandle RECORDER_PID = LAYOUT.varHandle(groupElement("recorderPid"));
+    private static final VarHandle COMPLETED = LAYOUT.varHandle(groupElement("completed"));
     private static final long LIVENESS_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -65,14 +79,14 @@ final class EventSegment {
     static EventSegment initialize(MemorySegment memory, String name) {
         EventSegment e = new EventSegment(memory, name);
         memory.fill((byte) 0);
-        LONG.setRelease(memory, MAGIC_OFFSET, MAGIC);
+        MAGIC_WORD.setRelease(memory, 0L, MAGIC);
         return e;
     }
 
     /** Opener: validates an existing event segment. */
     static EventSegment attach(MemorySegment memory, String name) {
         EventSegment e = new EventSegment(memory, name);
-        long magic = (long) LONG.getAcquire(memory, MAGIC_OFFSET);
+        long magic = (long) MAGIC_WORD.getAcquire(memory, 0L);
         if (magic != MAGIC) {
             throw new BackendException(String.format("segment %s is not a host event (magic 0x%016x)", name, magic));
         }
@@ -85,21 +99,21 @@ final class EventSegment {
 
     /** Takes the next ticket; the caller completes it once the work before the record has run. */
     long takeTicket() {
-        LONG.setRelease(memory, RECORDER_PID_OFFSET, ProcessHandle.current().pid());
-        return (long) LONG.getAndAdd(memory, RECORD_OFFSET, 1L) + 1;
+        RECORDER_PID.setRelease(memory, 0L, ProcessHandle.current().pid());
+        return (long) RECORD.getAndAdd(memory, 0L, 1L) + 1;
     }
 
     /** The most recent ticket taken (0: never recorded). */
     long lastTicket() {
-        return (long) LONG.getAcquire(memory, RECORD_OFFSET);
+        return (long) RECORD.getAcquire(memory, 0L);
     }
 
     long completed() {
-        return (long) LONG.getAcquire(memory, COMPLETED_OFFSET);
+        return (long) COMPLETED.getAcquire(memory, 0L);
     }
 
     long lastRecorderPid() {
-        return (long) LONG.getAcquire(memory, RECORDER_PID_OFFSET);
+        return (long) RECORDER_PID.getAcquire(memory, 0L);
     }
 
     /** Marks {@code ticket} (and so every earlier one) complete. */
@@ -110,7 +124,7 @@ final class EventSegment {
             if (current >= ticket) {
                 return;
             }
-        } while (!LONG.weakCompareAndSetRelease(memory, COMPLETED_OFFSET, current, ticket));
+        } while (!COMPLETED.weakCompareAndSetRelease(memory, 0L, current, ticket));
     }
 
     /**

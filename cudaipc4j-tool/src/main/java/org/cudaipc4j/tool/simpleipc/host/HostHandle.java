@@ -1,6 +1,15 @@
 package org.cudaipc4j.tool.simpleipc.host;
 
-import java.nio.ByteBuffer;
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -20,6 +29,8 @@ import org.cudaipc4j.tool.simpleipc.BackendException;
  *  12     8    size in bytes: the buffer's size, or the event segment's size
  *  20    44    segment name, ASCII, n bytes then zeros
  * </pre>
+ * Described once as a {@link MemoryLayout} (packed: the size is not aligned); offsets and var handles are taken from
+ * it.
  *
  * @param kind        memory or event
  * @param device      the simulated device ordinal the segment belongs to
@@ -34,13 +45,23 @@ public record HostHandle(Kind kind, int device, long exporterPid, long size, Str
     /** Longest segment name a handle can carry. */
     public static final int MAX_NAME_BYTES = 44;
 
-    static final int MAGIC_OFFSET = 0;
-    static final int KIND_OFFSET = 4;
-    static final int NAME_LENGTH_OFFSET = 5;
-    static final int DEVICE_OFFSET = 6;
-    static final int PID_OFFSET = 8;
-    static final int SIZE_OFFSET = 12;
-    static final int NAME_OFFSET = 20;
+    /** The handle's bytes, packed and little-endian whatever the platform. */
+    static final StructLayout LAYOUT = MemoryLayout.structLayout(
+            JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).withName("magic"),
+            JAVA_BYTE.withName("kind"),
+            JAVA_BYTE.withName("nameLength"),
+            JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).withName("device"),
+            JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).withName("exporterPid"),
+            JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).withName("size"),
+            MemoryLayout.sequenceLayout(MAX_NAME_BYTES, JAVA_BYTE).withName("segmentName")).withName("HostHandle");
+    private static final VarHandle MAGIC_FIELD = field("magic");
+    private static final VarHandle KIND = field("kind");
+    private static final VarHandle NAME_LENGTH = field("nameLength");
+    private static final VarHandle DEVICE = field("device");
+    private static final VarHandle EXPORTER_PID = field("exporterPid");
+    private static final VarHandle SIZE = field("size");
+    /** Where the segment name starts. */
+    static final int NAME_OFFSET = (int) LAYOUT.byteOffset(groupElement("segmentName"));
     static final int MAGIC = 'C' | '4' << 8 | 'J' << 16 | 'H' << 24; // "C4JH" in little-endian order
     private static final String NAME_PREFIX = "cudaipc4j-";
 
@@ -73,18 +94,22 @@ public record HostHandle(Kind kind, int device, long exporterPid, long size, Str
         }
     }
 
+    private static VarHandle field(String name) {
+        return LAYOUT.varHandle(groupElement(name));
+    }
+
     /** The 64 handle bytes. */
     public byte[] encode() {
         byte[] bytes = new byte[BYTES];
-        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        MemorySegment b = MemorySegment.ofArray(bytes);
         byte[] name = segmentName.getBytes(StandardCharsets.US_ASCII);
-        b.putInt(MAGIC_OFFSET, MAGIC)
-                .put(KIND_OFFSET, (byte) kind.code)
-                .put(NAME_LENGTH_OFFSET, (byte) name.length)
-                .putShort(DEVICE_OFFSET, (short) device)
-                .putInt(PID_OFFSET, (int) exporterPid)
-                .putLong(SIZE_OFFSET, size)
-                .put(NAME_OFFSET, name);
+        MAGIC_FIELD.set(b, 0L, MAGIC);
+        KIND.set(b, 0L, (byte) kind.code);
+        NAME_LENGTH.set(b, 0L, (byte) name.length);
+        DEVICE.set(b, 0L, (short) device);
+        EXPORTER_PID.set(b, 0L, (int) exporterPid);
+        SIZE.set(b, 0L, size);
+        System.arraycopy(name, 0, bytes, NAME_OFFSET, name.length);
         return bytes;
     }
 
@@ -97,16 +122,17 @@ public record HostHandle(Kind kind, int device, long exporterPid, long size, Str
         if (handle == null || handle.length != BYTES) {
             throw bad(handle == null ? "it is null" : "it is " + handle.length + " bytes, not " + BYTES);
         }
-        ByteBuffer b = ByteBuffer.wrap(handle).order(ByteOrder.LITTLE_ENDIAN);
-        int magic = b.getInt(MAGIC_OFFSET);
+        MemorySegment b = MemorySegment.ofArray(handle);
+        int magic = (int) MAGIC_FIELD.get(b, 0L);
         if (magic != MAGIC) {
             throw bad(String.format("bad magic 0x%08x (not a host backend handle)", magic));
         }
-        Kind kind = Kind.of(handle[KIND_OFFSET]);
+        byte kindCode = (byte) KIND.get(b, 0L);
+        Kind kind = Kind.of(kindCode);
         if (kind == null) {
-            throw bad("unknown kind " + handle[KIND_OFFSET]);
+            throw bad("unknown kind " + kindCode);
         }
-        int nameLength = Byte.toUnsignedInt(handle[NAME_LENGTH_OFFSET]);
+        int nameLength = Byte.toUnsignedInt((byte) NAME_LENGTH.get(b, 0L));
         if (nameLength < 1 || nameLength > MAX_NAME_BYTES) {
             throw bad("segment name length " + nameLength + " is not in 1.." + MAX_NAME_BYTES);
         }
@@ -115,9 +141,9 @@ public record HostHandle(Kind kind, int device, long exporterPid, long size, Str
                 throw bad("non-zero byte after the segment name at offset " + i);
             }
         }
-        int device = Short.toUnsignedInt(b.getShort(DEVICE_OFFSET));
-        long pid = Integer.toUnsignedLong(b.getInt(PID_OFFSET));
-        long size = b.getLong(SIZE_OFFSET);
+        int device = Short.toUnsignedInt((short) DEVICE.get(b, 0L));
+        long pid = Integer.toUnsignedLong((int) EXPORTER_PID.get(b, 0L));
+        long size = (long) SIZE.get(b, 0L);
         String name = new String(handle, NAME_OFFSET, nameLength, StandardCharsets.ISO_8859_1);
         String problem = problem(kind, device, pid, size, name);
         if (problem != null) {
