@@ -34,6 +34,10 @@ public final class ChunkedVmmMapping extends DeviceRange {
      * Imports the allocation behind each of {@code fds} (the caller keeps owning them) and maps them in order,
      * {@code chunkBytes} each: every exporter's allocation has that size, a multiple of the granularity.
      *
+     * @param context the context to map into
+     * @param fds one file descriptor per chunk, in order
+     * @param chunkBytes the size of each chunk
+     * @return the mapping
      * @throws CudaException            when a descriptor is not an allocation's, or the driver refuses a step;
      *                                  everything done before is undone
      * @throws IllegalArgumentException for no descriptors, a negative one, or a size that is not a multiple of the
@@ -51,6 +55,10 @@ public final class ChunkedVmmMapping extends DeviceRange {
     /**
      * Imports the allocations named by 64-byte fabric handles and maps them in order, {@code chunkBytes} each.
      *
+     * @param context the context to map into
+     * @param fabricHandles one handle per chunk, in order
+     * @param chunkBytes the size of each chunk
+     * @return the mapping
      * @throws CudaException when the driver refuses; without the IMEX service the message says so
      */
     public static ChunkedVmmMapping importFabricHandles(Context context, List<byte[]> fabricHandles,
@@ -143,12 +151,12 @@ public final class ChunkedVmmMapping extends DeviceRange {
         }
     }
 
-    /** The size of each chunk. */
+    /** {@return the size of each chunk} */
     public long chunkBytes() {
         return chunkBytes;
     }
 
-    /** How many chunks are mapped. */
+    /** {@return how many chunks are mapped} */
     public int chunks() {
         return handles.length;
     }

@@ -7,6 +7,8 @@ public final class Closeables {
     /**
      * Closes each non-null resource in the order given (pass them in reverse order of creation). The first
      * failure is thrown after all were tried, later ones attached to it as suppressed.
+     *
+     * @param resources what to close; null entries are skipped
      */
     public static void closeAll(AutoCloseable... resources) {
         RuntimeException failure = null;

@@ -37,7 +37,12 @@ public final class Context implements AutoCloseable {
         this.handle = handle;
     }
 
-    /** Retains {@code device}'s primary context ({@code cuDevicePrimaryCtxRetain}); {@link #close()} releases it. */
+    /**
+     * Retains {@code device}'s primary context ({@code cuDevicePrimaryCtxRetain}); {@link #close()} releases it.
+     *
+     * @param device the device
+     * @return the retained context
+     */
     public static Context retainPrimary(Device device) {
         Cuda.init();
         try (Arena arena = Arena.ofConfined()) {
@@ -47,17 +52,18 @@ public final class Context implements AutoCloseable {
         }
     }
 
+    /** {@return the device of this context} */
     public Device device() {
         return device;
     }
 
-    /** The {@code CUcontext}. */
+    /** {@return the {@code CUcontext}} */
     public MemorySegment handle() {
         requireUsable();
         return handle;
     }
 
-    /** True once {@link #close()} has run. */
+    /** {@return true once {@link #close()} has run} */
     public boolean isClosed() {
         return state != State.OPEN;
     }
@@ -92,7 +98,7 @@ public final class Context implements AutoCloseable {
         }
     }
 
-    /** How many resources made in this context are still open. */
+    /** {@return how many resources made in this context are still open} */
     public int openResources() {
         synchronized (owned) {
             return owned.size();
@@ -102,6 +108,8 @@ public final class Context implements AutoCloseable {
     /**
      * Lets this context access {@code peer}'s memory ({@code cuCtxEnablePeerAccess}); already enabled is fine.
      * Makes this context current.
+     *
+     * @param peer the context whose memory becomes reachable
      */
     public void enablePeerAccess(Context peer) {
         makeCurrent();
@@ -117,7 +125,7 @@ public final class Context implements AutoCloseable {
         CuDriver.CTX_SYNCHRONIZE.check();
     }
 
-    /** Free and total device memory. */
+    /** {@return free and total device memory} */
     public MemInfo memInfo() {
         makeCurrent();
         try (Arena arena = Arena.ofConfined()) {

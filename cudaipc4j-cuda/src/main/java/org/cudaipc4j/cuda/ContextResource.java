@@ -19,12 +19,12 @@ abstract sealed class ContextResource implements AutoCloseable
         context.adopt(this);
     }
 
-    /** The context that owns this resource. */
+    /** {@return the context that owns this resource} */
     public Context context() {
         return context;
     }
 
-    /** True once {@link #close()} has run (directly or through the context's close). */
+    /** {@return true once {@link #close()} has run (directly or through the context's close)} */
     public boolean isClosed() {
         return closed.get();
     }

@@ -28,7 +28,9 @@ public final class Cuda {
 
     private Cuda() {}
 
-    /** True when the driver library ({@code libcuda.so.1}) loads in this process (loads it on the first call). */
+    /**
+     * {@return true when the driver library ({@code libcuda.so.1}) loads in this process (loads it on the first call)}
+     */
     public static boolean isDriverAvailable() {
         return CudaLibrary.isAvailable();
     }
@@ -36,6 +38,7 @@ public final class Cuda {
     /**
      * The name under which the driver library loaded.
      *
+     * @return the library's name, e.g. {@code libcuda.so.1}
      * @throws DriverNotFoundException when it did not load, listing the names tried
      */
     public static String driverLibraryName() {
@@ -43,9 +46,9 @@ public final class Cuda {
     }
 
     /**
-     * Why CUDA cannot be used in this process, in one line, or empty when the driver loads, starts
-     * ({@link #init()}) and has at least one device: the missing driver library or symbol, "no CUDA device found",
-     * or "the CUDA driver cannot be used: " and the driver's error.
+     * {@return why CUDA cannot be used in this process, in one line, or empty when the driver loads, starts ({@link
+     * #init()}) and has at least one device: the missing driver library or symbol, "no CUDA device found", or "the CUDA
+     * driver cannot be used: " and the driver's error}
      */
     public static java.util.Optional<String> unavailableReason() {
         try {
@@ -91,6 +94,9 @@ public final class Cuda {
      * for both. {@code then} runs on the same thread once the driver has started (a timestamp). Nothing is reported
      * here: the driver starts even when {@code first} failed (what it sets is a preference), and the next
      * {@link #init()} call reports a failure of the driver's start. Only the first call starts a thread.
+     *
+     * @param first what runs before the driver starts
+     * @param then what runs once it has started
      */
     public static void initInBackground(Runnable first, Runnable then) {
         synchronized (Cuda.class) {
@@ -130,7 +136,7 @@ public final class Cuda {
         return Prelink.startInBackground(first, Cuda::init, warm);
     }
 
-    /** The functions {@link #prelinkInBackground} can warm. */
+    /** {@return the functions {@link #prelinkInBackground} can warm} */
     public static Set<String> warmableFunctions() {
         return Prelink.warmable();
     }
@@ -150,7 +156,7 @@ public final class Cuda {
         }
     }
 
-    /** The driver's CUDA version as {@code 1000 * major + 10 * minor} (e.g. {@code 13000}). */
+    /** {@return the driver's CUDA version as {@code 1000 * major + 10 * minor} (e.g. {@code 13000})} */
     public static int driverVersion() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
@@ -159,7 +165,7 @@ public final class Cuda {
         }
     }
 
-    /** {@link #driverVersion()} as {@code major.minor}, e.g. {@code 13.0}. */
+    /** {@return {@link #driverVersion()} as {@code major.minor}, e.g. {@code 13.0}} */
     public static String driverVersionString() {
         int v = driverVersion();
         return (v / 1000) + "." + (v % 1000) / 10;

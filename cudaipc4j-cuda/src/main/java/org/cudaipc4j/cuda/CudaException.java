@@ -14,12 +14,18 @@ import org.cudaipc4j.cuda.driver.CudaLibrary;
 public class CudaException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The failed call. */
     private final String call;
+    /** The raw {@code CUresult}. */
     private final int code;
+    /** The error's name. */
     private final String errorName;
+    /** The error's description. */
     private final String description;
 
     /**
+     * Makes the exception for a failed call.
+     *
      * @param call        the failed call, e.g. {@code cuMemAlloc_v2}
      * @param code        the raw {@code CUresult}
      * @param errorName   the error's name, e.g. {@code CUDA_ERROR_OUT_OF_MEMORY}
@@ -36,6 +42,10 @@ public class CudaException extends RuntimeException {
     /**
      * The exception for {@code code} returned by {@code call}, named and described by the driver
      * ({@code cuGetErrorName}, {@code cuGetErrorString}) when it can, else by {@link CudaError}.
+     *
+     * @param call the failed call
+     * @param code the {@code CUresult} it returned
+     * @return the exception
      */
     public static CudaException of(String call, int code) {
         CudaError known = CudaError.of(code);
@@ -68,27 +78,27 @@ public class CudaException extends RuntimeException {
         }
     }
 
-    /** The call that failed. */
+    /** {@return the call that failed} */
     public String call() {
         return call;
     }
 
-    /** The raw {@code CUresult}. */
+    /** {@return the raw {@code CUresult}} */
     public int code() {
         return code;
     }
 
-    /** The error as an enum constant ({@link CudaError#UNRECOGNIZED} for codes newer than it). */
+    /** {@return the error as an enum constant ({@link CudaError#UNRECOGNIZED} for codes newer than it)} */
     public CudaError error() {
         return CudaError.of(code);
     }
 
-    /** The error's name, e.g. {@code CUDA_ERROR_OUT_OF_MEMORY}. */
+    /** {@return the error's name, e.g. {@code CUDA_ERROR_OUT_OF_MEMORY}} */
     public String errorName() {
         return errorName;
     }
 
-    /** The error's description. */
+    /** {@return the error's description} */
     public String description() {
         return description;
     }

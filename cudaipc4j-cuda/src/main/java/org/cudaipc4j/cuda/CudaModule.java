@@ -24,14 +24,26 @@ public final class CudaModule extends ContextResource {
         this.handle = handle;
     }
 
-    /** Loads PTX text into {@code context} ({@code cuModuleLoadData}). */
+    /**
+     * Loads PTX text into {@code context} ({@code cuModuleLoadData}).
+     *
+     * @param context the context to load into
+     * @param ptx the PTX text
+     * @return the loaded module
+     */
     public static CudaModule loadPtx(Context context, String ptx) {
         try (Arena arena = Arena.ofConfined()) {
             return load(context, arena.allocateFrom(ptx, StandardCharsets.UTF_8));
         }
     }
 
-    /** Loads a cubin or fatbin image into {@code context} ({@code cuModuleLoadData}). */
+    /**
+     * Loads a cubin or fatbin image into {@code context} ({@code cuModuleLoadData}).
+     *
+     * @param context the context to load into
+     * @param image the cubin or fatbin bytes
+     * @return the loaded module
+     */
     public static CudaModule loadImage(Context context, byte[] image) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment copy = arena.allocate(image.length, 16);
@@ -60,6 +72,10 @@ public final class CudaModule extends ContextResource {
      * Loads the PTX resource at {@code resourcePath}, absolute (e.g. {@code /com/example/kernels.ptx}), of the
      * class loader and module of {@code owner}.
      *
+     * @param context the context to load into
+     * @param owner a class whose loader and module hold the resource
+     * @param resourcePath the resource's absolute path
+     * @return the loaded module
      * @throws IllegalArgumentException when there is no such resource
      */
     public static CudaModule loadResource(Context context, Class<?> owner, String resourcePath) {
@@ -76,6 +92,8 @@ public final class CudaModule extends ContextResource {
     /**
      * The kernel named {@code name} ({@code cuModuleGetFunction}, once per name).
      *
+     * @param name the kernel's (mangled) name
+     * @return the kernel
      * @throws CudaException with {@code CUDA_ERROR_NOT_FOUND} when the module has no such kernel
      */
     public Kernel function(String name) {

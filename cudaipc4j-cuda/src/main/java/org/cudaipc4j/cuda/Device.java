@@ -41,7 +41,7 @@ public final class Device {
         this.handle = handle;
     }
 
-    /** The number of CUDA devices visible to this process. */
+    /** {@return the number of CUDA devices visible to this process} */
     public static int count() {
         Cuda.init();
         try (Arena arena = Arena.ofConfined()) {
@@ -54,6 +54,8 @@ public final class Device {
     /**
      * The device with {@code ordinal}.
      *
+     * @param ordinal the device's ordinal in this process
+     * @return the device
      * @throws IllegalArgumentException when there is no such device
      */
     public static Device get(int ordinal) {
@@ -76,6 +78,8 @@ public final class Device {
     /**
      * The visible device with {@code uuid} ({@code cuDeviceGetUuid_v2}), whatever its ordinal in this process.
      *
+     * @param uuid the device's UUID
+     * @return the device
      * @throws IllegalArgumentException when no visible device has it (the message lists those that are visible)
      */
     public static Device byUuid(UUID uuid) {
@@ -91,7 +95,7 @@ public final class Device {
                 + (visible.isEmpty() ? "none" : visible) + "; is CUDA_VISIBLE_DEVICES different here?)");
     }
 
-    /** Every device, in ordinal order. */
+    /** {@return every device, in ordinal order} */
     public static List<Device> all() {
         int count = count();
         List<Device> devices = new ArrayList<>(count);
@@ -101,20 +105,22 @@ public final class Device {
         return List.copyOf(devices);
     }
 
+    /** {@return the device's ordinal in this process} */
     public int ordinal() {
         return ordinal;
     }
 
-    /** The driver's {@code CUdevice} value. */
+    /** {@return the driver's {@code CUdevice} value} */
     public int handle() {
         return handle;
     }
 
+    /** {@return the device's name, e.g. {@code NVIDIA H200}} */
     public String name() {
         return string(CuDriver.DEVICE_GET_NAME, 256);
     }
 
-    /** The PCI bus id, e.g. {@code 0000:19:00.0}. */
+    /** {@return the PCI bus id, e.g. {@code 0000:19:00.0}} */
     public String pciBusId() {
         return string(CuDriver.DEVICE_GET_PCI_BUS_ID, 64);
     }
@@ -128,8 +134,8 @@ public final class Device {
     }
 
     /**
-     * The device's UUID ({@code cuDeviceGetUuid_v2}), the same in every process on the machine; {@code nvidia-smi}
-     * prints it as {@code GPU-} followed by {@link UUID#toString()}.
+     * {@return the device's UUID ({@code cuDeviceGetUuid_v2}), the same in every process on the machine; {@code
+     * nvidia-smi} prints it as {@code GPU-} followed by {@link UUID#toString()}}
      */
     public UUID uuid() {
         try (Arena arena = Arena.ofConfined()) {
@@ -140,7 +146,7 @@ public final class Device {
         }
     }
 
-    /** Total device memory in bytes. */
+    /** {@return total device memory in bytes} */
     public long totalMemory() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
@@ -149,7 +155,11 @@ public final class Device {
         }
     }
 
-    /** A {@code CU_DEVICE_ATTRIBUTE_*} value. */
+    /**
+     * {@return a {@code CU_DEVICE_ATTRIBUTE_*} value of this device}
+     *
+     * @param attribute the attribute's {@code CUdevice_attribute} value
+     */
     public int attribute(int attribute) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
@@ -158,27 +168,31 @@ public final class Device {
         }
     }
 
+    /** {@return the number of multiprocessors} */
     public int multiprocessorCount() {
         return attribute(ATTRIBUTE_MULTIPROCESSOR_COUNT);
     }
 
+    /** {@return the compute capability} */
     public ComputeCapability computeCapability() {
         return new ComputeCapability(attribute(ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
                 attribute(ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     }
 
-    /** True when the device shares one virtual address space with the host (IPC needs it). */
+    /** {@return true when the device shares one virtual address space with the host (IPC needs it)} */
     public boolean unifiedAddressing() {
         return attribute(ATTRIBUTE_UNIFIED_ADDRESSING) != 0;
     }
 
+    /** {@return the compute mode} */
     public ComputeMode computeMode() {
         return ComputeMode.of(attribute(ATTRIBUTE_COMPUTE_MODE));
     }
 
     /**
-     * Why this device cannot take part in CUDA IPC on its own (simpleIPC's per-device rules: unified addressing,
-     * compute mode Default), or empty when it can. Peer access between devices is a separate, pairwise check.
+     * {@return why this device cannot take part in CUDA IPC on its own (simpleIPC's per-device rules: unified
+     * addressing, compute mode Default), or empty when it can} Peer access between devices is a separate, pairwise
+     * check.
      */
     public Optional<String> ipcUnsupportedReason() {
         if (!unifiedAddressing()) {
@@ -192,8 +206,8 @@ public final class Device {
     }
 
     /**
-     * True while this device's primary context is active in this process: some reference to it is still retained
-     * ({@code cuDevicePrimaryCtxGetState}).
+     * {@return true while this device's primary context is active in this process: some reference to it is still
+     * retained ({@code cuDevicePrimaryCtxGetState})}
      */
     public boolean primaryContextActive() {
         try (Arena arena = Arena.ofConfined()) {
@@ -204,7 +218,11 @@ public final class Device {
         }
     }
 
-    /** True when this device can access {@code peer}'s memory directly; false for itself. */
+    /**
+     * {@return true when this device can access {@code peer}'s memory directly; false for itself}
+     *
+     * @param peer the other device
+     */
     public boolean canAccessPeer(Device peer) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);

@@ -19,7 +19,13 @@ public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
         super(context, address, bytes);
     }
 
-    /** Allocates {@code bytes} (at least 1) of device memory in {@code context}. */
+    /**
+     * Allocates {@code bytes} (at least 1) of device memory in {@code context}.
+     *
+     * @param context the context that owns the memory
+     * @param bytes the size in bytes
+     * @return the buffer
+     */
     public static DeviceBuffer allocate(Context context, long bytes) {
         if (bytes <= 0) {
             throw new IllegalArgumentException("a device buffer needs at least 1 byte, got " + bytes);
@@ -40,7 +46,7 @@ public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
     }
 
     /**
-     * The IPC handle of this allocation ({@code cuIpcGetMemHandle}), for another process to open. The same
+     * {@return the IPC handle of this allocation ({@code cuIpcGetMemHandle}), for another process to open} The same
      * value on every call; this process refuses to open it ({@link IpcMemHandle#open}).
      */
     public IpcMemHandle exportIpcHandle() {
@@ -64,7 +70,7 @@ public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
         return handle;
     }
 
-    /** A descriptor with the legacy IPC handle; nothing else needs to travel. */
+    /** {@return a descriptor with the legacy IPC handle; nothing else needs to travel} */
     @Override
     public SharedMemoryExport export() {
         return new SharedMemoryExport(SharedMemoryDescriptor.of(IpcPath.LEGACY, this, exportIpcHandle().toBytes(),

@@ -17,26 +17,46 @@ import org.cudaipc4j.cuda.driver.CuDriver;
  * {@link #context()} current on the calling thread.
  */
 public interface DeviceMemory {
-    /** The device address of byte 0. @throws IllegalStateException when closed */
+    /**
+     * {@return the device address of byte 0}
+     *
+     * @throws IllegalStateException when closed
+     */
     long address();
 
-    /** The length in bytes. */
+    /** {@return the length in bytes} */
     long bytes();
 
-    /** The context the memory belongs to. */
+    /** {@return the context the memory belongs to} */
     Context context();
 
-    /** The {@code count} bytes from {@code offset}, as memory of their own (a view; see {@link DeviceSlice}). */
+    /**
+     * The {@code count} bytes from {@code offset}, as memory of their own (a view; see {@link DeviceSlice}).
+     *
+     * @param offset the first byte
+     * @param count how many bytes
+     * @return the slice
+     */
     default DeviceSlice slice(long offset, long count) {
         return new DeviceSlice(this, offset, count);
     }
 
-    /** Sets every byte to {@code value} ({@code cuMemsetD8_v2}). */
+    /**
+     * Sets every byte to {@code value} ({@code cuMemsetD8_v2}).
+     *
+     * @param value the byte to write
+     */
     default void memset(byte value) {
         memset(0, bytes(), value);
     }
 
-    /** Sets {@code count} bytes from {@code offset} to {@code value}. */
+    /**
+     * Sets {@code count} bytes from {@code offset} to {@code value}.
+     *
+     * @param offset the first byte
+     * @param count how many bytes
+     * @param value the byte to write
+     */
     default void memset(long offset, long count, byte value) {
         long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
         context().makeCurrent();
@@ -44,19 +64,36 @@ public interface DeviceMemory {
         Cu.waitForLegacyStream();
     }
 
-    /** Enqueues setting every byte to {@code value} on {@code stream} ({@code cuMemsetD8Async}). */
+    /**
+     * Enqueues setting every byte to {@code value} on {@code stream} ({@code cuMemsetD8Async}).
+     *
+     * @param value the byte to write
+     * @param stream the stream it runs on
+     */
     default void memsetAsync(byte value, Stream stream) {
         memsetAsync(0, bytes(), value, stream);
     }
 
-    /** Enqueues setting {@code count} bytes from {@code offset} to {@code value} on {@code stream}. */
+    /**
+     * Enqueues setting {@code count} bytes from {@code offset} to {@code value} on {@code stream}.
+     *
+     * @param offset the first byte
+     * @param count how many bytes
+     * @param value the byte to write
+     * @param stream the stream it runs on
+     */
     default void memsetAsync(long offset, long count, byte value, Stream stream) {
         long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
         context().makeCurrent();
         CuDriver.MEMSET_D8_ASYNC.check(dst, value & 0xff, count, stream.handle());
     }
 
-    /** Copies all of {@code src} to this memory at {@code dstOffset} and waits for it. */
+    /**
+     * Copies all of {@code src} to this memory at {@code dstOffset} and waits for it.
+     *
+     * @param dstOffset where in this memory the copy starts
+     * @param src the host memory to copy
+     */
     default void copyFrom(long dstOffset, MemorySegment src) {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, src.byteSize(), bytes());
         context().makeCurrent();
@@ -75,13 +112,25 @@ public interface DeviceMemory {
         Cu.waitForLegacyStream();
     }
 
-    /** Copies {@code length} bytes of {@code src} from {@code srcOffset} to this memory at {@code dstOffset}. */
+    /**
+     * Copies {@code length} bytes of {@code src} from {@code srcOffset} to this memory at {@code dstOffset}.
+     *
+     * @param dstOffset where in this memory the copy starts
+     * @param src the array to copy from
+     * @param srcOffset the first byte of {@code src} copied
+     * @param length how many bytes
+     */
     default void copyFrom(long dstOffset, byte[] src, int srcOffset, int length) {
         Objects.checkFromIndexSize(srcOffset, length, src.length);
         copyFrom(dstOffset, MemorySegment.ofArray(src).asSlice(srcOffset, length));
     }
 
-    /** Copies {@code dst.byteSize()} bytes of this memory from {@code srcOffset} into {@code dst} and waits. */
+    /**
+     * Copies {@code dst.byteSize()} bytes of this memory from {@code srcOffset} into {@code dst} and waits.
+     *
+     * @param srcOffset where in this memory the copy starts
+     * @param dst the host memory to fill
+     */
     default void copyTo(long srcOffset, MemorySegment dst) {
         long src = address() + Objects.checkFromIndexSize(srcOffset, dst.byteSize(), bytes());
         context().makeCurrent();
@@ -99,20 +148,38 @@ public interface DeviceMemory {
         }
     }
 
-    /** Copies {@code length} bytes of this memory from {@code srcOffset} into {@code dst} at {@code dstOffset}. */
+    /**
+     * Copies {@code length} bytes of this memory from {@code srcOffset} into {@code dst} at {@code dstOffset}.
+     *
+     * @param srcOffset where in this memory the copy starts
+     * @param dst the array to fill
+     * @param dstOffset the first byte of {@code dst} written
+     * @param length how many bytes
+     */
     default void copyTo(long srcOffset, byte[] dst, int dstOffset, int length) {
         Objects.checkFromIndexSize(dstOffset, length, dst.length);
         copyTo(srcOffset, MemorySegment.ofArray(dst).asSlice(dstOffset, length));
     }
 
-    /** {@code length} bytes from {@code offset}, as a new array. */
+    /**
+     * {@return {@code length} bytes from {@code offset}, as a new array}
+     *
+     * @param offset the first byte
+     * @param length how many bytes
+     */
     default byte[] read(long offset, int length) {
         byte[] out = new byte[length];
         copyTo(offset, out, 0, length);
         return out;
     }
 
-    /** Enqueues a copy of all of the native segment {@code src} to this memory at {@code dstOffset}. */
+    /**
+     * Enqueues a copy of all of the native segment {@code src} to this memory at {@code dstOffset}.
+     *
+     * @param dstOffset where in this memory the copy starts
+     * @param src the host memory to copy
+     * @param stream the stream it runs on
+     */
     default void copyFromAsync(long dstOffset, MemorySegment src, Stream stream) {
         Cu.requireNative(src);
         long dst = address() + Objects.checkFromIndexSize(dstOffset, src.byteSize(), bytes());
@@ -120,7 +187,13 @@ public interface DeviceMemory {
         CuDriver.MEMCPY_HTOD_ASYNC.check(dst, src, src.byteSize(), stream.handle());
     }
 
-    /** Enqueues a copy of {@code dst.byteSize()} bytes from {@code srcOffset} into the native segment {@code dst}. */
+    /**
+     * Enqueues a copy of {@code dst.byteSize()} bytes from {@code srcOffset} into the native segment {@code dst}.
+     *
+     * @param srcOffset where in this memory the copy starts
+     * @param dst the host memory to fill
+     * @param stream the stream it runs on
+     */
     default void copyToAsync(long srcOffset, MemorySegment dst, Stream stream) {
         Cu.requireNative(dst);
         long src = address() + Objects.checkFromIndexSize(srcOffset, dst.byteSize(), bytes());
@@ -128,7 +201,14 @@ public interface DeviceMemory {
         CuDriver.MEMCPY_DTOH_ASYNC.check(dst, src, dst.byteSize(), stream.handle());
     }
 
-    /** Copies {@code count} bytes of {@code src} from {@code srcOffset} to this memory at {@code dstOffset}. */
+    /**
+     * Copies {@code count} bytes of {@code src} from {@code srcOffset} to this memory at {@code dstOffset}.
+     *
+     * @param dstOffset where in this memory the copy starts
+     * @param src the device memory to copy from
+     * @param srcOffset the first byte of {@code src} copied
+     * @param count how many bytes
+     */
     default void copyFrom(long dstOffset, DeviceMemory src, long srcOffset, long count) {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, count, bytes());
         long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
@@ -137,7 +217,15 @@ public interface DeviceMemory {
         Cu.waitForLegacyStream();
     }
 
-    /** Enqueues a device-to-device copy on {@code stream}. */
+    /**
+     * Enqueues a device-to-device copy on {@code stream}.
+     *
+     * @param dstOffset where in this memory the copy starts
+     * @param src the device memory to copy from
+     * @param srcOffset the first byte of {@code src} copied
+     * @param count how many bytes
+     * @param stream the stream it runs on
+     */
     default void copyFromAsync(long dstOffset, DeviceMemory src, long srcOffset, long count, Stream stream) {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, count, bytes());
         long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());

@@ -40,6 +40,8 @@ public final class DriverEnvironment {
     /**
      * Sets {@code name} to {@code value} in the C environment unless it is set already (a user's choice wins).
      *
+     * @param name the variable's name
+     * @param value its default value
      * @return the value in effect afterwards
      */
     public static String setDefault(String name, String value) {
@@ -47,7 +49,12 @@ public final class DriverEnvironment {
         return get(name);
     }
 
-    /** Sets {@code name} to {@code value} in the C environment unless it is set already. */
+    /**
+     * Sets {@code name} to {@code value} in the C environment unless it is set already.
+     *
+     * @param name the variable's name
+     * @param value its default value
+     */
     @SuppressWarnings("restricted") // libc's own environment function, called with strings we allocate
     public static void setUnlessSet(String name, String value) {
         int rc;
@@ -63,7 +70,11 @@ public final class DriverEnvironment {
         }
     }
 
-    /** What the C environment holds for {@code name} (null when unset). */
+    /**
+     * {@return what the C environment holds for {@code name} (null when unset)}
+     *
+     * @param name the variable's name
+     */
     @SuppressWarnings("restricted")
     public static String get(String name) {
         try (Arena arena = Arena.ofConfined()) {

@@ -19,7 +19,11 @@ public final class DriverFiles {
 
     private DriverFiles() {}
 
-    /** The driver's files of process {@code pid}. */
+    /**
+     * {@return the driver's files of process {@code pid}}
+     *
+     * @param pid the process id
+     */
     public static List<Path> of(long pid) {
         List<Path> files = new ArrayList<>();
         try (DirectoryStream<Path> all = Files.newDirectoryStream(DIRECTORY, "cuda.shm.*")) {
@@ -37,6 +41,9 @@ public final class DriverFiles {
     /**
      * Removes the driver's files of process {@code pid}, which must have ended (or be about to end): a live process's
      * driver still uses them. Returns how many were removed.
+     *
+     * @param pid the process id
+     * @return how many files were removed
      */
     public static int removeOf(long pid) {
         int removed = 0;
@@ -52,7 +59,11 @@ public final class DriverFiles {
         return removed;
     }
 
-    /** The pid a driver file's name carries ({@code cuda.shm.<n>.<pid in hex>.<m>}), or -1. */
+    /**
+     * {@return the pid a driver file's name carries ({@code cuda.shm.<n>.<pid in hex>.<m>}), or -1}
+     *
+     * @param name a file name
+     */
     public static long producer(String name) {
         String[] parts = name.split("\\.");
         if (parts.length != 5 || !parts[0].equals("cuda") || !parts[1].equals("shm")) {

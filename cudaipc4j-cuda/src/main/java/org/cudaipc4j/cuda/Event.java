@@ -26,7 +26,13 @@ public final class Event extends ContextResource {
         this.opened = opened;
     }
 
-    /** Creates an event in {@code context} ({@code cuEventCreate}). */
+    /**
+     * Creates an event in {@code context} ({@code cuEventCreate}).
+     *
+     * @param context the context that owns the event
+     * @param flags its flags
+     * @return the new event
+     */
     public static Event create(Context context, EventFlag... flags) {
         return create(context, flags.length == 0 ? EnumSet.noneOf(EventFlag.class) : EnumSet.of(flags[0], flags));
     }
@@ -34,6 +40,9 @@ public final class Event extends ContextResource {
     /**
      * Creates an event in {@code context} ({@code cuEventCreate}).
      *
+     * @param context the context that owns the event
+     * @param flags its flags
+     * @return the new event
      * @throws IllegalArgumentException for {@link EventFlag#INTERPROCESS} without {@link EventFlag#DISABLE_TIMING}
      */
     public static Event create(Context context, Set<EventFlag> flags) {
@@ -58,23 +67,31 @@ public final class Event extends ContextResource {
         }
     }
 
-    /** The flags it was created with (an opened event: {@code INTERPROCESS, DISABLE_TIMING}). */
+    /** {@return the flags it was created with (an opened event: {@code INTERPROCESS, DISABLE_TIMING})} */
     public Set<EventFlag> flags() {
         return flags;
     }
 
-    /** True when opened from another process's handle. */
+    /** {@return true when opened from another process's handle} */
     public boolean isOpenedFromHandle() {
         return opened;
     }
 
-    /** The {@code CUevent}. @throws IllegalStateException when closed */
+    /**
+     * {@return the {@code CUevent}}
+     *
+     * @throws IllegalStateException when closed
+     */
     public MemorySegment handle() {
         requireOpen();
         return handle;
     }
 
-    /** Records the event at the current end of {@code stream} ({@code cuEventRecord}). */
+    /**
+     * Records the event at the current end of {@code stream} ({@code cuEventRecord}).
+     *
+     * @param stream the stream to record on
+     */
     public void record(Stream stream) {
         CuDriver.EVENT_RECORD.check(handle(), stream.handle());
     }
@@ -84,7 +101,7 @@ public final class Event extends ContextResource {
         CuDriver.EVENT_SYNCHRONIZE.check(handle());
     }
 
-    /** True when the work before its most recent record has finished (or it was never recorded). */
+    /** {@return true when the work before its most recent record has finished (or it was never recorded)} */
     public boolean query() {
         int r = CuDriver.EVENT_QUERY.call(handle());
         if (r == Cu.CUDA_ERROR_NOT_READY) {
@@ -97,6 +114,9 @@ public final class Event extends ContextResource {
     /**
      * Milliseconds from {@code start}'s record to this event's ({@code cuEventElapsedTime_v2}, or
      * {@code cuEventElapsedTime} on drivers older than CUDA 12.8); both must have completed and record timing.
+     *
+     * @param start the earlier event
+     * @return the time between the two records, in milliseconds
      */
     public float elapsedMillis(Event start) {
         if (flags.contains(EventFlag.DISABLE_TIMING) || start.flags.contains(EventFlag.DISABLE_TIMING)) {
@@ -113,6 +133,7 @@ public final class Event extends ContextResource {
     /**
      * The handle another process opens this event with ({@code cuIpcGetEventHandle}).
      *
+     * @return the handle
      * @throws IllegalStateException unless created with {@code INTERPROCESS} and {@code DISABLE_TIMING}
      */
     public IpcEventHandle exportIpcHandle() {

@@ -17,11 +17,16 @@ public enum EventFlag {
         this.bit = bit;
     }
 
+    /** {@return the flag's bit in {@code CUevent_flags}} */
     public int bit() {
         return bit;
     }
 
-    /** The flags word for {@code flags}. */
+    /**
+     * {@return the flags word for {@code flags}}
+     *
+     * @param flags the flags
+     */
     public static int bits(Set<EventFlag> flags) {
         int bits = 0;
         for (EventFlag f : flags) {

@@ -7,7 +7,12 @@ package org.cudaipc4j.cuda;
  * calling this constructor and give it back in {@link #releaseResource()}.
  */
 public abstract non-sealed class ForeignResource extends ContextResource {
-    /** Registers the new resource with {@code context}. @throws IllegalStateException when it is closed */
+    /**
+     * Registers the new resource with {@code context}.
+     *
+     * @param context the context that owns the resource
+     * @throws IllegalStateException when it is closed
+     */
     protected ForeignResource(Context context) {
         super(context);
     }

@@ -34,6 +34,9 @@ public final class HostRegistration extends ContextResource {
     /**
      * Registers {@code memory} (native, page-aligned, a whole number of pages) with every context.
      *
+     * @param context the context that owns the registration
+     * @param memory the host memory
+     * @return the registration; closing it unregisters the memory
      * @throws IllegalArgumentException when it is not native or not page-aligned
      * @throws CudaException when the driver refuses (e.g. {@code CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED})
      */
@@ -59,18 +62,22 @@ public final class HostRegistration extends ContextResource {
         }
     }
 
-    /** The registered memory, as the host sees it. */
+    /** {@return the registered memory, as the host sees it} */
     public MemorySegment memory() {
         return memory;
     }
 
-    /** Where devices reach byte 0 of the memory. */
+    /** {@return where devices reach byte 0 of the memory} */
     public long devicePointer() {
         requireOpen();
         return devicePointer;
     }
 
-    /** The device address of byte {@code offset}. */
+    /**
+     * {@return the device address of byte {@code offset}}
+     *
+     * @param offset a byte offset in the memory
+     */
     public long devicePointer(long offset) {
         java.util.Objects.checkIndex(offset, memory.byteSize());
         return devicePointer() + offset;

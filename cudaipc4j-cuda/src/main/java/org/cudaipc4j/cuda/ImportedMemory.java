@@ -35,12 +35,14 @@ public final class ImportedMemory implements DeviceMemory, AutoCloseable {
         return entry.mapping().context();
     }
 
-    /** The descriptor it was mapped from. */
+    /** {@return the descriptor it was mapped from} */
     public SharedMemoryDescriptor descriptor() {
         return entry.descriptor();
     }
 
-    /** The mapping itself: an {@link IpcMappedMemory}, a {@link VmmMapping} or an imported {@link PoolBuffer}. */
+    /**
+     * {@return the mapping itself: an {@link IpcMappedMemory}, a {@link VmmMapping} or an imported {@link PoolBuffer}}
+     */
     public DeviceMemory mapping() {
         return entry.mapping();
     }

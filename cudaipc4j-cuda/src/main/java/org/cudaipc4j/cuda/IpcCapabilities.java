@@ -23,18 +23,27 @@ public record IpcCapabilities(Device device, Map<IpcPath, String> unsupported) {
     private static final int ATTRIBUTE_POOL_HANDLE_TYPES = 119;
     private static final int ATTRIBUTE_FABRIC = 128;
 
+    /** Copies {@code unsupported}, so that the value stays immutable. */
     public IpcCapabilities {
         EnumMap<IpcPath, String> copy = new EnumMap<>(IpcPath.class);
         copy.putAll(unsupported);
         unsupported = Collections.unmodifiableMap(copy);
     }
 
-    /** True when {@code path} works on the device. */
+    /**
+     * {@return true when {@code path} works on the device}
+     *
+     * @param path a way of sharing memory
+     */
     public boolean supports(IpcPath path) {
         return !unsupported.containsKey(path);
     }
 
-    /** Why {@code path} does not work, empty when it does. */
+    /**
+     * {@return why {@code path} does not work, empty when it does}
+     *
+     * @param path a way of sharing memory
+     */
     public Optional<String> whyNot(IpcPath path) {
         return Optional.ofNullable(unsupported.get(path));
     }
@@ -43,6 +52,10 @@ public record IpcCapabilities(Device device, Map<IpcPath, String> unsupported) {
      * Probes {@code device}. With {@code tryFabric}, the fabric paths that the attributes allow are tried (an
      * allocation of one granule exported, in a primary context retained for the probe); without it they count as
      * supported when the attributes say so.
+     *
+     * @param device the device to probe
+     * @param tryFabric whether to try a fabric export
+     * @return what works on the device
      */
     public static IpcCapabilities probe(Device device, boolean tryFabric) {
         Map<IpcPath, String> no = new EnumMap<>(IpcPath.class);

@@ -25,22 +25,32 @@ public final class IpcEventHandle {
         this.bytes = bytes;
     }
 
-    /** @throws IllegalArgumentException unless {@code bytes} holds exactly 64 bytes */
+    /**
+     * {@return the handle held in {@code bytes}}
+     *
+     * @param bytes the handle's 64 bytes
+     * @throws IllegalArgumentException unless {@code bytes} holds exactly 64 bytes
+     */
     public static IpcEventHandle fromBytes(byte[] bytes) {
         return new IpcEventHandle(Cu.handleBytes(bytes, "event"));
     }
 
-    /** @throws IllegalArgumentException unless {@code hex} is 128 hex digits */
+    /**
+     * {@return the handle written as {@code hex}}
+     *
+     * @param hex the handle as {@link #hex()} writes it
+     * @throws IllegalArgumentException unless {@code hex} is 128 hex digits
+     */
     public static IpcEventHandle fromHex(String hex) {
         return new IpcEventHandle(Cu.handleHex(hex, "event"));
     }
 
-    /** A copy of the 64 bytes. */
+    /** {@return a copy of the 64 bytes} */
     public byte[] toBytes() {
         return bytes.clone();
     }
 
-    /** The 64 bytes as 128 lower-case hex digits. */
+    /** {@return the 64 bytes as 128 lower-case hex digits} */
     public String hex() {
         return HexFormat.of().formatHex(bytes);
     }
@@ -48,6 +58,9 @@ public final class IpcEventHandle {
     /**
      * Opens the event in {@code context} ({@code cuIpcOpenEventHandle}); closing the returned event destroys
      * this process's reference ({@code cuEventDestroy_v2}).
+     *
+     * @param context the context to open it in
+     * @return the event
      */
     public Event open(Context context) {
         context.makeCurrent();

@@ -15,7 +15,7 @@ public final class IpcMappedMemory extends DeviceRange {
         this.key = key;
     }
 
-    /** The handle this mapping was opened from. */
+    /** {@return the handle this mapping was opened from} */
     public IpcMemHandle handle() {
         return key.handle();
     }

@@ -55,22 +55,32 @@ public final class IpcMemHandle {
         this.bytes = bytes;
     }
 
-    /** @throws IllegalArgumentException unless {@code bytes} holds exactly 64 bytes */
+    /**
+     * {@return the handle held in {@code bytes}}
+     *
+     * @param bytes the handle's 64 bytes
+     * @throws IllegalArgumentException unless {@code bytes} holds exactly 64 bytes
+     */
     public static IpcMemHandle fromBytes(byte[] bytes) {
         return new IpcMemHandle(Cu.handleBytes(bytes, "memory"));
     }
 
-    /** @throws IllegalArgumentException unless {@code hex} is 128 hex digits */
+    /**
+     * {@return the handle written as {@code hex}}
+     *
+     * @param hex the handle as {@link #hex()} writes it
+     * @throws IllegalArgumentException unless {@code hex} is 128 hex digits
+     */
     public static IpcMemHandle fromHex(String hex) {
         return new IpcMemHandle(Cu.handleHex(hex, "memory"));
     }
 
-    /** A copy of the 64 bytes. */
+    /** {@return a copy of the 64 bytes} */
     public byte[] toBytes() {
         return bytes.clone();
     }
 
-    /** The 64 bytes as 128 lower-case hex digits. */
+    /** {@return the 64 bytes as 128 lower-case hex digits} */
     public String hex() {
         return HexFormat.of().formatHex(bytes);
     }
@@ -93,6 +103,9 @@ public final class IpcMemHandle {
      * enabling. The mapping's size is the whole allocation's, as the driver reports it
      * ({@code cuMemGetAddressRange_v2}).
      *
+     * @param context the context to map into
+     * @param lazyPeerAccess whether to enable peer access lazily
+     * @return the mapping
      * @throws IllegalArgumentException when this process exported the handle
      * @throws IllegalStateException when the handle is already open in {@code context}
      */
@@ -105,6 +118,10 @@ public final class IpcMemHandle {
      * the mapping spans {@code declaredBytes}. When the driver reports a smaller allocation the open fails; when
      * it cannot report the size at all, the declared size is used.
      *
+     * @param context the context to map into
+     * @param declaredBytes the size the exporter declared
+     * @param lazyPeerAccess whether to enable peer access lazily
+     * @return the mapping
      * @throws IllegalArgumentException when this process exported the handle, or the allocation is smaller
      */
     public IpcMappedMemory open(Context context, long declaredBytes, boolean lazyPeerAccess) {

@@ -58,17 +58,17 @@ public enum IpcPath {
         return code >= 0 && code < BY_CODE.length ? Optional.of(BY_CODE[code]) : Optional.empty();
     }
 
-    /** The name in output and on command lines, e.g. {@code vmm-fd}. */
+    /** {@return the name in output and on command lines, e.g. {@code vmm-fd}} */
     public String displayName() {
         return displayName;
     }
 
-    /** True for the paths whose descriptor travels with a file descriptor. */
+    /** {@return true for the paths whose descriptor travels with a file descriptor} */
     public boolean needsFileDescriptor() {
         return this == VMM_FD || this == POOL_FD;
     }
 
-    /** True for the memory-pool paths. */
+    /** {@return true for the memory-pool paths} */
     public boolean isPool() {
         return this == POOL_FD || this == POOL_FABRIC;
     }

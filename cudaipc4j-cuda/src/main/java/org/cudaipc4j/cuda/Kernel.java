@@ -67,15 +67,25 @@ public final class Kernel {
         }
     }
 
+    /** {@return the kernel's name in its module} */
     public String name() {
         return name;
     }
 
+    /** {@return the module the kernel was loaded from} */
     public CudaModule module() {
         return module;
     }
 
-    /** Enqueues a 1-D launch of {@code gridX} blocks of {@code blockX} threads on {@code stream}. */
+    /**
+     * Enqueues a 1-D launch of {@code gridX} blocks of {@code blockX} threads on {@code stream}.
+     *
+     * @param gridX blocks in the grid
+     * @param blockX threads per block
+     * @param sharedBytes dynamic shared memory per block, in bytes
+     * @param stream the stream to launch on
+     * @param args the kernel's parameters
+     */
     public void launch(int gridX, int blockX, int sharedBytes, Stream stream, KernelArg... args) {
         launch(Dim3.of(gridX), Dim3.of(blockX), sharedBytes, stream, args);
     }
@@ -83,6 +93,12 @@ public final class Kernel {
     /**
      * Enqueues a launch on {@code stream} ({@code cuLaunchKernel}); {@code args} must match the kernel's
      * parameters in number, order and size.
+     *
+     * @param grid the grid's size in blocks
+     * @param block the block's size in threads
+     * @param sharedBytes dynamic shared memory per block, in bytes
+     * @param stream the stream to launch on
+     * @param args the kernel's parameters
      */
     public void launch(Dim3 grid, Dim3 block, int sharedBytes, Stream stream, KernelArg... args) {
         module.requireOpen();
@@ -94,7 +110,13 @@ public final class Kernel {
                 block.x(), block.y(), block.z(), sharedBytes, stream.handle(), params, MemorySegment.NULL));
     }
 
-    /** Blocks of {@code blockSize} threads that fit on one multiprocessor at once. */
+    /**
+     * Blocks of {@code blockSize} threads that fit on one multiprocessor at once.
+     *
+     * @param blockSize threads per block
+     * @param sharedBytes dynamic shared memory per block, in bytes
+     * @return how many such blocks fit
+     */
     public int maxActiveBlocksPerMultiprocessor(int blockSize, long sharedBytes) {
         module.requireOpen();
         module.context().makeCurrent();
@@ -109,6 +131,9 @@ public final class Kernel {
      * The grid that fills {@code device} once at {@code blockSize} threads per block: active blocks per
      * multiprocessor times the multiprocessor count (simpleIPC's rule).
      *
+     * @param device the device the kernel runs on
+     * @param blockSize threads per block
+     * @return the number of blocks
      * @throws IllegalArgumentException when no block of that size fits
      */
     public int occupancyGrid(Device device, int blockSize) {
@@ -119,7 +144,12 @@ public final class Kernel {
         return perSm * device.multiprocessorCount();
     }
 
-    /** A {@code CUfunction_attribute} ({@code cuFuncGetAttribute}). */
+    /**
+     * A {@code CUfunction_attribute} ({@code cuFuncGetAttribute}).
+     *
+     * @param attribute the attribute to read
+     * @return its value for this kernel
+     */
     public int attribute(FunctionAttribute attribute) {
         module.requireOpen();
         try (Arena arena = Arena.ofConfined()) {

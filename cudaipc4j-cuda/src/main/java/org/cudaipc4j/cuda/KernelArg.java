@@ -16,51 +16,96 @@ import java.lang.foreign.MemorySegment;
  * as {@code float4}) is {@link #of(MemoryLayout, MemorySegment) a layout and the bytes of its value}.
  */
 public sealed interface KernelArg {
-    /** Bytes the parameter occupies. */
+    /** {@return bytes the parameter occupies} */
     long size();
 
-    /** Its alignment in bytes (a power of two, at most {@value Kernel#MAX_ALIGNMENT}). */
+    /** {@return its alignment in bytes (a power of two, at most {@value Kernel#MAX_ALIGNMENT})} */
     long alignment();
 
-    /** Writes the value at {@code offset} of {@code values} (aligned as {@link #alignment()} says). */
+    /**
+     * Writes the value at {@code offset} of {@code values} (aligned as {@link #alignment()} says).
+     *
+     * @param values the launch's parameter buffer
+     * @param offset where this parameter starts in it
+     */
     void writeTo(MemorySegment values, long offset);
 
-    /** A device pointer parameter: {@code memory}'s address. */
+    /**
+     * A device pointer parameter: {@code memory}'s address.
+     *
+     * @param memory the memory whose address is passed
+     * @return the parameter
+     */
     static KernelArg pointer(DeviceMemory memory) {
         return new Scalar(8, memory.address());
     }
 
-    /** A device pointer parameter. */
+    /**
+     * A device pointer parameter.
+     *
+     * @param address the device address
+     * @return the parameter
+     */
     static KernelArg pointer(long address) {
         return new Scalar(8, address);
     }
 
-    /** A {@code char}, {@code signed char} or {@code unsigned char} parameter. */
+    /**
+     * A {@code char}, {@code signed char} or {@code unsigned char} parameter.
+     *
+     * @param value the value
+     * @return the parameter
+     */
     static KernelArg int8(byte value) {
         return new Scalar(1, value);
     }
 
-    /** A {@code short} or {@code unsigned short} parameter. */
+    /**
+     * A {@code short} or {@code unsigned short} parameter.
+     *
+     * @param value the value
+     * @return the parameter
+     */
     static KernelArg int16(short value) {
         return new Scalar(2, value);
     }
 
-    /** An {@code int} or {@code unsigned int} parameter. */
+    /**
+     * An {@code int} or {@code unsigned int} parameter.
+     *
+     * @param value the value
+     * @return the parameter
+     */
     static KernelArg int32(int value) {
         return new Scalar(4, value);
     }
 
-    /** A {@code long long} or {@code unsigned long long} (or {@code size_t}) parameter. */
+    /**
+     * A {@code long long} or {@code unsigned long long} (or {@code size_t}) parameter.
+     *
+     * @param value the value
+     * @return the parameter
+     */
     static KernelArg int64(long value) {
         return new Scalar(8, value);
     }
 
-    /** A {@code float} parameter. */
+    /**
+     * A {@code float} parameter.
+     *
+     * @param value the value
+     * @return the parameter
+     */
     static KernelArg float32(float value) {
         return new Scalar(-4, Float.floatToRawIntBits(value));
     }
 
-    /** A {@code double} parameter. */
+    /**
+     * A {@code double} parameter.
+     *
+     * @param value the value
+     * @return the parameter
+     */
     static KernelArg float64(double value) {
         return new Scalar(-8, Double.doubleToRawLongBits(value));
     }
@@ -69,6 +114,9 @@ public sealed interface KernelArg {
      * A parameter of any type: {@code layout} gives its size and alignment (e.g. a {@code StructLayout} matching the
      * kernel's struct, with padding), {@code value} its bytes, copied now.
      *
+     * @param layout the parameter's C type
+     * @param value its bytes
+     * @return the parameter
      * @throws IllegalArgumentException when {@code value} is not {@code layout}'s size or the alignment is above
      *                                  {@value Kernel#MAX_ALIGNMENT}
      */
@@ -83,6 +131,9 @@ public sealed interface KernelArg {
     /**
      * A parameter of {@code value.length} bytes aligned to {@code alignment}.
      *
+     * @param value the bytes, copied now
+     * @param alignment the alignment in bytes
+     * @return the parameter
      * @throws IllegalArgumentException for an empty value or an alignment that is not a power of two up to
      *                                  {@value Kernel#MAX_ALIGNMENT}
      */
@@ -98,6 +149,9 @@ public sealed interface KernelArg {
     /**
      * A scalar of {@code |size|} bytes, naturally aligned; a negative size marks a floating-point value (its raw
      * bits). {@code bits} holds the value in its low bytes.
+     *
+     * @param kind the size in bytes, negative for a floating-point value
+     * @param bits the value in its low bytes
      */
     record Scalar(int kind, long bits) implements KernelArg {
         @Override
@@ -124,7 +178,12 @@ public sealed interface KernelArg {
         }
     }
 
-    /** Any bytes at any power-of-two alignment. */
+    /**
+     * Any bytes at any power-of-two alignment.
+     *
+     * @param value the bytes
+     * @param alignment the alignment in bytes
+     */
     record Bytes(byte[] value, long alignment) implements KernelArg {
         @Override
         public long size() {

@@ -33,7 +33,13 @@ public final class MemoryImporter implements AutoCloseable {
         this.maxUnused = maxUnused;
     }
 
-    /** An importer for {@code context} that keeps at most {@code maxUnused} mappings nobody uses. */
+    /**
+     * An importer for {@code context} that keeps at most {@code maxUnused} mappings nobody uses.
+     *
+     * @param context the context to map into
+     * @param maxUnused how many unused mappings to keep
+     * @return the importer
+     */
     public static MemoryImporter open(Context context, int maxUnused) {
         if (maxUnused < 0) {
             throw new IllegalArgumentException("maxUnused must not be negative, got " + maxUnused);
@@ -90,8 +96,10 @@ public final class MemoryImporter implements AutoCloseable {
     /**
      * Maps the memory {@code descriptor} describes, or takes another use of the mapping made before.
      *
+     * @param descriptor the descriptor received
      * @param fds the file descriptors that came with the descriptor ({@link SharedMemoryDescriptor#fileDescriptorCount()}
      *            of them); the caller keeps owning them
+     * @return a use of the mapping, to close when done
      * @throws IllegalArgumentException when the descriptor and the file descriptors do not match, or this process
      *                                  exported it (map your own memory directly)
      * @throws CudaException when the driver cannot map it (a closed or foreign file descriptor, a freed export)
@@ -183,6 +191,7 @@ public final class MemoryImporter implements AutoCloseable {
     /**
      * Unmaps the export of {@code descriptor} now, so that its exporter may free it.
      *
+     * @param descriptor the descriptor of the export
      * @return false when it was not mapped
      * @throws IllegalStateException while it is in use
      */
@@ -200,12 +209,12 @@ public final class MemoryImporter implements AutoCloseable {
         return true;
     }
 
-    /** How many exports are mapped now. */
+    /** {@return how many exports are mapped now} */
     public synchronized int mapped() {
         return entries.size();
     }
 
-    /** How many maps opened a new mapping, and how many found one in the cache. */
+    /** {@return how many maps opened a new mapping, and how many found one in the cache} */
     public synchronized long[] opensAndHits() {
         return new long[] {opens, hits};
     }

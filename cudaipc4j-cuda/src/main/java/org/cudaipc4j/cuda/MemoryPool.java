@@ -56,7 +56,10 @@ public final class MemoryPool extends ContextResource {
     /**
      * Creates a pool on {@code context}'s device whose allocations can be exported as {@code types}.
      *
+     * @param context the context whose device holds the pool
+     * @param types how its allocations may be exported
      * @param maxBytes the most the pool may hold, 0 for the driver's default (the device's memory)
+     * @return the pool
      */
     public static MemoryPool create(Context context, Set<ShareableHandleType> types, long maxBytes) {
         Set<ShareableHandleType> exportable = types.isEmpty() ? EnumSet.noneOf(ShareableHandleType.class)
@@ -110,13 +113,23 @@ public final class MemoryPool extends ContextResource {
      * Imports another process's pool from its file descriptor (the caller keeps owning {@code fd}), and lets this
      * context's device use it when the pool lives on another device.
      *
+     * @param context the context that uses the pool
+     * @param fd the pool's file descriptor
      * @param poolDevice the UUID of the exporter's device
+     * @return the imported pool
      */
     public static MemoryPool importFileDescriptor(Context context, int fd, UUID poolDevice) {
         return importPool(context, Vmm.fdAsPointer(fd), ShareableHandleType.POSIX_FILE_DESCRIPTOR, poolDevice);
     }
 
-    /** As {@link #importFileDescriptor} for the pool's 64-byte fabric handle. */
+    /**
+     * As {@link #importFileDescriptor} for the pool's 64-byte fabric handle.
+     *
+     * @param context the context that uses the pool
+     * @param fabricHandle the pool's fabric handle
+     * @param poolDevice the UUID of the exporter's device
+     * @return the imported pool
+     */
     public static MemoryPool importFabricHandle(Context context, byte[] fabricHandle, UUID poolDevice) {
         try (Arena arena = Arena.ofConfined()) {
             return importPool(context, Vmm.fabricHandle(arena, fabricHandle), ShareableHandleType.FABRIC, poolDevice);
@@ -147,13 +160,13 @@ public final class MemoryPool extends ContextResource {
         return adopt(context, pool, Set.of(type), true);
     }
 
-    /** The {@code CUmemoryPool}. */
+    /** {@return the {@code CUmemoryPool}} */
     public MemorySegment handle() {
         requireOpen();
         return handle;
     }
 
-    /** True for a pool imported from another process. */
+    /** {@return true for a pool imported from another process} */
     public boolean isImported() {
         return imported;
     }
@@ -169,6 +182,10 @@ public final class MemoryPool extends ContextResource {
     /**
      * Allocates {@code bytes} from the pool in stream order ({@code cuMemAllocFromPoolAsync}) and waits for the
      * allocation, so that the buffer can be exported at once.
+     *
+     * @param bytes the size in bytes
+     * @param stream the stream the allocation is ordered on
+     * @return the buffer
      */
     public PoolBuffer allocate(long bytes, Stream stream) {
         if (imported) {
@@ -191,6 +208,10 @@ public final class MemoryPool extends ContextResource {
     /**
      * Maps one of the exporter's buffers from its 64 bytes of export data ({@code cuMemPoolImportPointer}). Close it
      * before the exporter frees the buffer.
+     *
+     * @param exportData the buffer's export data ({@link PoolBuffer#exportPointer()})
+     * @param bytes the buffer's size in bytes
+     * @return the mapped buffer
      */
     public PoolBuffer importBuffer(byte[] exportData, long bytes) {
         if (!imported) {
@@ -210,7 +231,7 @@ public final class MemoryPool extends ContextResource {
         return PoolBuffer.adopt(this, address, bytes, true);
     }
 
-    /** A new file descriptor for this pool; the caller owns it and closes it once passed on. */
+    /** {@return a new file descriptor for this pool; the caller owns it and closes it once passed on} */
     public int exportFileDescriptor() {
         requireExportable(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
         context.makeCurrent();
@@ -222,7 +243,11 @@ public final class MemoryPool extends ContextResource {
         }
     }
 
-    /** The pool's 64-byte fabric handle. @throws CudaException without the IMEX service, saying so */
+    /**
+     * {@return the pool's 64-byte fabric handle}
+     *
+     * @throws CudaException without the IMEX service, saying so
+     */
     public byte[] exportFabricHandle() {
         requireExportable(ShareableHandleType.FABRIC);
         context.makeCurrent();

@@ -4,14 +4,21 @@ package org.cudaipc4j.cuda;
 public final class MissingSymbolException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The missing function's name. */
     private final String symbol;
 
+    /**
+     * Makes the exception for a function the library lacks.
+     *
+     * @param symbol the missing function's name
+     * @param library the library's name
+     */
     public MissingSymbolException(String symbol, String library) {
         super(library + " has no symbol " + symbol + " (the NVIDIA driver is too old for this call)");
         this.symbol = symbol;
     }
 
-    /** The missing function's name. */
+    /** {@return the missing function's name} */
     public String symbol() {
         return symbol;
     }

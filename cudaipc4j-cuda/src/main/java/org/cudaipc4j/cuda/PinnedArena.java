@@ -41,7 +41,12 @@ public final class PinnedArena extends ContextResource implements Arena {
         super(context);
     }
 
-    /** An empty arena of pinned memory owned by {@code context}. */
+    /**
+     * An empty arena of pinned memory owned by {@code context}.
+     *
+     * @param context the context that owns the arena
+     * @return the arena
+     */
     public static PinnedArena open(Context context) {
         return new PinnedArena(context);
     }
@@ -81,6 +86,9 @@ public final class PinnedArena extends ContextResource implements Arena {
     /**
      * The device address of a segment of this arena ({@code cuMemHostGetDevicePointer_v2}): where kernels and
      * stream memory operations reach it. With unified addressing it equals the host address.
+     *
+     * @param segment a segment allocated from this arena
+     * @return its device address
      */
     public long devicePointer(MemorySegment segment) {
         requireOpen();

@@ -40,16 +40,19 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
         }
     }
 
+    /** {@return the pool the buffer belongs to} */
     public MemoryPool pool() {
         return pool;
     }
 
-    /** True for a buffer of another process's pool. */
+    /** {@return true for a buffer of another process's pool} */
     public boolean isImported() {
         return imported;
     }
 
-    /** The 64 bytes that name this buffer to a process that imported its pool ({@code cuMemPoolExportPointer}). */
+    /**
+     * {@return the 64 bytes that name this buffer to a process that imported its pool ({@code cuMemPoolExportPointer})}
+     */
     public byte[] exportPointer() {
         if (imported) {
             throw new IllegalStateException("an imported buffer cannot be exported again");
@@ -63,8 +66,8 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
     }
 
     /**
-     * A descriptor with the buffer's export data, and the pool's file descriptor (or, for a fabric-only pool, its
-     * fabric handle in the descriptor). The importer imports the pool once per export id of the pool and then the
+     * {@return a descriptor with the buffer's export data, and the pool's file descriptor (or, for a fabric-only pool,
+     * its fabric handle in the descriptor)} The importer imports the pool once per export id of the pool and then the
      * buffer.
      */
     @Override

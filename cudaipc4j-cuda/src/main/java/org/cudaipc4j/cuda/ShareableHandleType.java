@@ -18,7 +18,7 @@ public enum ShareableHandleType {
         this.code = code;
     }
 
-    /** The driver's value. */
+    /** {@return the driver's value} */
     public int code() {
         return code;
     }

@@ -7,8 +7,8 @@ package org.cudaipc4j.cuda;
  */
 public sealed interface ShareableMemory extends DeviceMemory permits DeviceBuffer, VmmAllocation, PoolBuffer {
     /**
-     * What another process needs to map this memory: a descriptor (bytes, any channel) and the file descriptors that
-     * must travel with it (over a Unix socket), owned by the returned export until it is closed.
+     * {@return what another process needs to map this memory: a descriptor (bytes, any channel) and the file
+     * descriptors that must travel with it (over a Unix socket), owned by the returned export until it is closed}
      */
     SharedMemoryExport export();
 }

@@ -66,53 +66,60 @@ public final class SharedMemoryDescriptor {
                 handle.clone());
     }
 
-    /** A fresh pool id of this process. */
+    /** {@return a fresh pool id of this process} */
     static long newPoolId() {
         return NEXT_POOL.getAndIncrement();
     }
 
-    /** The same descriptor in group {@code group}, which an importer can {@linkplain #requireGroup insist on}. */
+    /**
+     * The same descriptor in group {@code group}, which an importer can {@linkplain #requireGroup insist on}.
+     *
+     * @param group the group's id
+     * @return the descriptor in that group
+     */
     public SharedMemoryDescriptor inGroup(long group) {
         return new SharedMemoryDescriptor(path, fileDescriptorCount, bytes, device, exporterPid, exporterToken,
                 exportId, poolId, group, pidNamespace, handle);
     }
 
+    /** {@return the way the memory is shared} */
     public IpcPath path() {
         return path;
     }
 
-    /** How many file descriptors must travel with it. */
+    /** {@return how many file descriptors must travel with it} */
     public int fileDescriptorCount() {
         return fileDescriptorCount;
     }
 
-    /** The size an importer maps. */
+    /** {@return the size an importer maps} */
     public long bytes() {
         return bytes;
     }
 
-    /** The exporter's device. */
+    /** {@return the exporter's device} */
     public UUID device() {
         return device;
     }
 
+    /** {@return the exporter's process id} */
     public long exporterPid() {
         return exporterPid;
     }
 
-    /** True when this process exported it. */
+    /** {@return true when this process exported it} */
     public boolean exportedHere() {
         return exporterToken == PROCESS_TOKEN && exporterPid == ProcessHandle.current().pid();
     }
 
-    /** The group it was exported for, 0 for none. */
+    /** {@return the group it was exported for, 0 for none} */
     public long group() {
         return group;
     }
 
     /**
-     * True when the exporter is known to run in another PID namespace than this process (another container, or
-     * {@code unshare --pid}): legacy handles do not work there, file descriptors do.
+     * {@return true when the exporter is known to run in another PID namespace than this process (another container, or
+     * {@code unshare --pid}): legacy handles do not work there, file descriptors do}
      */
     public boolean fromAnotherPidNamespace() {
         return pidNamespace != 0 && PID_NAMESPACE != 0 && pidNamespace != PID_NAMESPACE;
@@ -129,7 +136,7 @@ public final class SharedMemoryDescriptor {
         }
     }
 
-    /** A copy of the path's handle bytes. */
+    /** {@return a copy of the path's handle bytes} */
     public byte[] handle() {
         return handle.clone();
     }
@@ -139,8 +146,8 @@ public final class SharedMemoryDescriptor {
     }
 
     /**
-     * The export's number, unique among this exporter's exports: a key for tracking who maps it (such as
-     * {@code ExportHolders} of {@code cudaipc4j-coord}).
+     * {@return the export's number, unique among this exporter's exports: a key for tracking who maps it (such as
+     * {@code ExportHolders} of {@code cudaipc4j-coord})}
      */
     public long exportId() {
         return exportId;
@@ -150,7 +157,12 @@ public final class SharedMemoryDescriptor {
         return poolId;
     }
 
-    /** @throws IllegalArgumentException unless it was exported for {@code expected} */
+    /**
+     * {@return this descriptor, checked to be of group {@code expected}}
+     *
+     * @param expected the group the importer belongs to
+     * @throws IllegalArgumentException unless it was exported for {@code expected}
+     */
     public SharedMemoryDescriptor requireGroup(long expected) {
         if (group != expected) {
             throw new IllegalArgumentException("the memory descriptor belongs to group " + Long.toHexString(group)
@@ -159,7 +171,7 @@ public final class SharedMemoryDescriptor {
         return this;
     }
 
-    /** The descriptor as bytes. */
+    /** {@return the descriptor as bytes} */
     public byte[] toBytes() {
         ByteBuffer b = ByteBuffer.allocate(HEADER + handle.length).order(ByteOrder.LITTLE_ENDIAN);
         b.putLong(MAGIC).putShort((short) path.wireCode()).putShort((short) fileDescriptorCount)
@@ -173,6 +185,8 @@ public final class SharedMemoryDescriptor {
     /**
      * Reads a descriptor.
      *
+     * @param data the bytes {@link #toBytes()} wrote
+     * @return the descriptor
      * @throws IllegalArgumentException naming what is wrong: too short or too long, not a descriptor, an unknown
      *                                  path, a reserved field that is not 0, handle bytes or file descriptor count
      *                                  that do not fit the path, a bad size

@@ -21,11 +21,16 @@ public final class SharedMemoryExport implements AutoCloseable {
         this.fds = fds.clone();
     }
 
+    /** {@return the descriptor, to send over any channel} */
     public SharedMemoryDescriptor descriptor() {
         return descriptor;
     }
 
-    /** The file descriptors to send with the descriptor, in order. @throws IllegalStateException once closed */
+    /**
+     * {@return the file descriptors to send with the descriptor, in order}
+     *
+     * @throws IllegalStateException once closed
+     */
     public int[] fileDescriptors() {
         if (closed) {
             throw new IllegalStateException("the export's file descriptors are closed");

@@ -26,6 +26,10 @@ public final class Stream extends ContextResource {
     /**
      * Creates a stream in {@code context} ({@code cuStreamCreate}); {@code nonBlocking} streams do not
      * synchronise with the legacy default stream.
+     *
+     * @param context the context that owns the stream
+     * @param nonBlocking whether it runs independently of the legacy default stream
+     * @return the new stream
      */
     public static Stream create(Context context, boolean nonBlocking) {
         context.makeCurrent();
@@ -43,7 +47,11 @@ public final class Stream extends ContextResource {
         }
     }
 
-    /** The {@code CUstream}. @throws IllegalStateException when closed */
+    /**
+     * {@return the {@code CUstream}}
+     *
+     * @throws IllegalStateException when closed
+     */
     public MemorySegment handle() {
         requireOpen();
         return handle;
@@ -52,6 +60,8 @@ public final class Stream extends ContextResource {
     /**
      * Makes later work on this stream wait for {@code event}'s most recent record at the time of this call
      * ({@code cuStreamWaitEvent}); a record made after this call is not waited for.
+     *
+     * @param event the event to wait for
      */
     public void waitEvent(Event event) {
         CuDriver.STREAM_WAIT_EVENT.check(handle(), event.handle(), 0);
@@ -63,20 +73,30 @@ public final class Stream extends ContextResource {
      * {@code value} when {@code exactly} ({@code cuStreamWaitValue32_v2}). Any process that maps the word can
      * release the wait by writing it: a way to stop a stream that waits for work which will never come. The word
      * must be device memory or host memory mapped for the device.
+     *
+     * @param address the device address of the word
+     * @param value the value to wait for
+     * @param exactly whether to wait for equality instead of at least
      */
     public void waitValue32(long address, int value, boolean exactly) {
         CuDriver.STREAM_WAIT_VALUE32.check(handle(), address, value,
                 exactly ? WAIT_VALUE_EQ : WAIT_VALUE_GEQ);
     }
 
-    /** Enqueues writing {@code value} to the 32-bit word at device address {@code address} ({@code cuStreamWriteValue32_v2}). */
+    /**
+     * Enqueues writing {@code value} to the 32-bit word at device address {@code address} ({@code
+     * cuStreamWriteValue32_v2}).
+     *
+     * @param address the device address of the word
+     * @param value the value to write
+     */
     public void writeValue32(long address, int value) {
         CuDriver.STREAM_WRITE_VALUE32.check(handle(), address, value, 0);
     }
 
     /**
-     * True when all work enqueued so far has finished, without waiting ({@code cuStreamQuery}): for loops that
-     * must also watch something else while they wait, such as a communicator's asynchronous error.
+     * {@return true when all work enqueued so far has finished, without waiting ({@code cuStreamQuery}): for loops that
+     * must also watch something else while they wait, such as a communicator's asynchronous error}
      */
     public boolean query() {
         int r = CuDriver.STREAM_QUERY.call(handle());

@@ -37,6 +37,10 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
     /**
      * The allocation granularity on {@code device} for memory exportable as {@code types}: sizes are rounded up to
      * a multiple of it ({@code cuMemGetAllocationGranularity}, recommended).
+     *
+     * @param device the device
+     * @param types how the memory may be exported
+     * @return the granularity in bytes
      */
     public static long granularity(Device device, Set<ShareableHandleType> types) {
         return Vmm.granularity(device, types);
@@ -46,6 +50,10 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
      * Allocates at least {@code bytes} on {@code context}'s device, exportable as {@code types}, and maps it
      * read-write for that device.
      *
+     * @param context the context whose device holds the memory
+     * @param bytes the size asked for
+     * @param types how the memory may be exported
+     * @return the allocation
      * @throws CudaException when the driver refuses (a fabric type without IMEX says so)
      */
     public static VmmAllocation create(Context context, long bytes, Set<ShareableHandleType> types) {
@@ -72,12 +80,12 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
                 address -> new VmmAllocation(context, handle, address, size, bytes, exportable));
     }
 
-    /** The size asked for at creation. */
+    /** {@return the size asked for at creation} */
     public long requestedBytes() {
         return requestedBytes;
     }
 
-    /** How it may be exported. */
+    /** {@return how it may be exported} */
     public Set<ShareableHandleType> handleTypes() {
         return handleTypes;
     }
@@ -86,6 +94,7 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
      * A new POSIX file descriptor for this allocation ({@code cuMemExportToShareableHandle}); the caller owns it and
      * closes it once it has been passed on (the receiver gets its own copy).
      *
+     * @return the new file descriptor
      * @throws IllegalStateException unless created with {@link ShareableHandleType#POSIX_FILE_DESCRIPTOR}
      */
     public int exportFileDescriptor() {
@@ -102,6 +111,7 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
     /**
      * The allocation's 64-byte fabric handle ({@code cuMemExportToShareableHandle}).
      *
+     * @return the handle's 64 bytes
      * @throws CudaException when the driver refuses; without the IMEX service the message says so
      */
     public byte[] exportFabricHandle() {
@@ -117,7 +127,9 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
         }
     }
 
-    /** A descriptor for a file descriptor export (the default) or a fabric export when that is the only type. */
+    /**
+     * {@return a descriptor for a file descriptor export (the default) or a fabric export when that is the only type}
+     */
     @Override
     public SharedMemoryExport export() {
         if (handleTypes.contains(ShareableHandleType.POSIX_FILE_DESCRIPTOR)) {

@@ -26,6 +26,10 @@ public final class VmmMapping extends DeviceRange {
      * Imports the allocation behind {@code fd} (the caller keeps owning {@code fd}) and maps {@code bytes} of it: the
      * exporter's {@link VmmAllocation#bytes()}, a multiple of the granularity.
      *
+     * @param context the context to map into
+     * @param fd the allocation's file descriptor
+     * @param bytes the size to map
+     * @return the mapping
      * @throws CudaException when {@code fd} is not an allocation's descriptor, or the size does not fit
      */
     public static VmmMapping importFileDescriptor(Context context, int fd, long bytes) {
@@ -35,6 +39,10 @@ public final class VmmMapping extends DeviceRange {
     /**
      * Imports the allocation named by a 64-byte fabric handle and maps {@code bytes} of it.
      *
+     * @param context the context to map into
+     * @param fabricHandle the allocation's fabric handle
+     * @param bytes the size to map
+     * @return the mapping
      * @throws CudaException when the driver refuses; without the IMEX service the message says so
      */
     public static VmmMapping importFabricHandle(Context context, byte[] fabricHandle, long bytes) {

@@ -245,12 +245,16 @@ public final class CuDriver {
         return Map.copyOf(m);
     }
 
-    /** Every declared function, in declaration order. */
+    /** {@return every declared function, in declaration order} */
     public static List<CuFunction> functions() {
         return FUNCTIONS;
     }
 
-    /** The function declared under {@code name} (its {@code cuda.h} name), if any. */
+    /**
+     * {@return the function declared under {@code name} (its {@code cuda.h} name), if any}
+     *
+     * @param name a {@code cuda.h} function name
+     */
     public static Optional<CuFunction> named(String name) {
         return Optional.ofNullable(BY_NAME.get(name));
     }

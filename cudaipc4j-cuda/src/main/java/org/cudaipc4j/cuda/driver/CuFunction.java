@@ -69,20 +69,22 @@ public abstract sealed class CuFunction {
         return FunctionDescriptor.of(JAVA_INT, layouts);
     }
 
-    /** The name {@code cuda.h} maps the function to, which is the export called, e.g. {@code cuMemAlloc_v2}. */
+    /**
+     * {@return the name {@code cuda.h} maps the function to, which is the export called, e.g. {@code cuMemAlloc_v2}}
+     */
     public final String name() {
         return name;
     }
 
     /**
-     * The older export called where the driver lacks {@link #name()}, with the same C signature and meaning for this
-     * binding's use; empty for almost every function (an unversioned name is usually another ABI).
+     * {@return the older export called where the driver lacks {@link #name()}, with the same C signature and meaning
+     * for this binding's use; empty for almost every function (an unversioned name is usually another ABI)}
      */
     public final Optional<String> fallback() {
         return Optional.ofNullable(fallback);
     }
 
-    /** The C signature. */
+    /** {@return the C signature} */
     public final FunctionDescriptor descriptor() {
         FunctionDescriptor d = descriptor;
         if (d == null) {
@@ -92,12 +94,12 @@ public abstract sealed class CuFunction {
         return d;
     }
 
-    /** The Java type of {@code call}: the descriptor's. */
+    /** {@return the Java type of {@code call}: the descriptor's} */
     public final MethodType type() {
         return descriptor().toMethodType();
     }
 
-    /** True once the handle is linked (by a call or by {@link #link()}). */
+    /** {@return true once the handle is linked (by a call or by {@link #link()})} */
     public final boolean isLinked() {
         return handle != null;
     }
@@ -110,7 +112,7 @@ public abstract sealed class CuFunction {
         handle();
     }
 
-    /** The handle, linked on first use. */
+    /** {@return the handle, linked on first use} */
     final MethodHandle handle() {
         MethodHandle h = handle;
         return h != null ? h : linkOnce();
@@ -125,12 +127,20 @@ public abstract sealed class CuFunction {
         return h;
     }
 
-    /** The exception for {@code code}, returned by this function: what {@code check} throws. */
+    /**
+     * {@return the exception for {@code code}, returned by this function: what {@code check} throws}
+     *
+     * @param code the {@code CUresult} returned
+     */
     public final RuntimeException failure(int code) {
         return CudaLibrary.callFailed(name, code);
     }
 
-    /** Throws this function's {@linkplain #failure failure} unless {@code result} is {@code CUDA_SUCCESS}. */
+    /**
+     * Throws this function's {@linkplain #failure failure} unless {@code result} is {@code CUDA_SUCCESS}.
+     *
+     * @param result the {@code CUresult} returned
+     */
     public final void checkResult(int result) {
         if (result != CUDA_SUCCESS) {
             throw failure(result);
@@ -158,7 +168,12 @@ public abstract sealed class CuFunction {
             super(name, int.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(int a) {
             try {
                 return (int) handle().invokeExact(a);
@@ -167,7 +182,11 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         */
         public void check(int a) {
             checkResult(call(a));
         }
@@ -179,7 +198,12 @@ public abstract sealed class CuFunction {
             super(name, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a) {
             try {
                 return (int) handle().invokeExact(a);
@@ -188,7 +212,11 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         */
         public void check(long a) {
             checkResult(call(a));
         }
@@ -200,7 +228,12 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a) {
             try {
                 return (int) handle().invokeExact(a);
@@ -209,7 +242,11 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         */
         public void check(MemorySegment a) {
             checkResult(call(a));
         }
@@ -221,7 +258,10 @@ public abstract sealed class CuFunction {
             super(name);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         * @return the {@code CUresult} the function returned
+         */
         public int call() {
             try {
                 return (int) handle().invokeExact();
@@ -230,7 +270,9 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         */
         public void check() {
             checkResult(call());
         }
@@ -242,7 +284,13 @@ public abstract sealed class CuFunction {
             super(name, int.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(int a, MemorySegment b) {
             try {
                 return (int) handle().invokeExact(a, b);
@@ -251,7 +299,12 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         */
         public void check(int a, MemorySegment b) {
             checkResult(call(a, b));
         }
@@ -263,7 +316,13 @@ public abstract sealed class CuFunction {
             super(name, long.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, long b) {
             try {
                 return (int) handle().invokeExact(a, b);
@@ -272,7 +331,12 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         */
         public void check(long a, long b) {
             checkResult(call(a, b));
         }
@@ -284,7 +348,13 @@ public abstract sealed class CuFunction {
             super(name, long.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, MemorySegment b) {
             try {
                 return (int) handle().invokeExact(a, b);
@@ -293,7 +363,12 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         */
         public void check(long a, MemorySegment b) {
             checkResult(call(a, b));
         }
@@ -305,7 +380,13 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, int.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, int b) {
             try {
                 return (int) handle().invokeExact(a, b);
@@ -314,7 +395,12 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         */
         public void check(MemorySegment a, int b) {
             checkResult(call(a, b));
         }
@@ -326,7 +412,13 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b) {
             try {
                 return (int) handle().invokeExact(a, b);
@@ -335,7 +427,12 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         */
         public void check(MemorySegment a, long b) {
             checkResult(call(a, b));
         }
@@ -351,7 +448,13 @@ public abstract sealed class CuFunction {
             super(name, descriptor);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, MemorySegment b) {
             try {
                 return (int) handle().invokeExact(a, b);
@@ -360,7 +463,12 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         */
         public void check(MemorySegment a, MemorySegment b) {
             checkResult(call(a, b));
         }
@@ -372,7 +480,14 @@ public abstract sealed class CuFunction {
             super(name, int.class, MemorySegment.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(int a, MemorySegment b, MemorySegment c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -381,7 +496,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(int a, MemorySegment b, MemorySegment c) {
             checkResult(call(a, b, c));
         }
@@ -393,7 +514,14 @@ public abstract sealed class CuFunction {
             super(name, long.class, int.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, int b, long c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -402,7 +530,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(long a, int b, long c) {
             checkResult(call(a, b, c));
         }
@@ -414,7 +548,14 @@ public abstract sealed class CuFunction {
             super(name, long.class, long.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, long b, long c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -423,7 +564,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(long a, long b, long c) {
             checkResult(call(a, b, c));
         }
@@ -435,7 +582,14 @@ public abstract sealed class CuFunction {
             super(name, long.class, MemorySegment.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, MemorySegment b, long c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -444,7 +598,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(long a, MemorySegment b, long c) {
             checkResult(call(a, b, c));
         }
@@ -456,7 +616,14 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, int.class, int.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, int b, int c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -465,7 +632,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(MemorySegment a, int b, int c) {
             checkResult(call(a, b, c));
         }
@@ -477,7 +650,14 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, int.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, int b, MemorySegment c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -486,7 +666,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(MemorySegment a, int b, MemorySegment c) {
             checkResult(call(a, b, c));
         }
@@ -498,7 +684,14 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class, int.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b, int c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -507,7 +700,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(MemorySegment a, long b, int c) {
             checkResult(call(a, b, c));
         }
@@ -519,7 +718,14 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b, long c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -528,7 +734,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(MemorySegment a, long b, long c) {
             checkResult(call(a, b, c));
         }
@@ -544,7 +756,14 @@ public abstract sealed class CuFunction {
             super(name, descriptor);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, MemorySegment b, int c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -553,7 +772,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(MemorySegment a, MemorySegment b, int c) {
             checkResult(call(a, b, c));
         }
@@ -565,7 +790,14 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, MemorySegment.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, MemorySegment b, long c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -574,7 +806,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(MemorySegment a, MemorySegment b, long c) {
             checkResult(call(a, b, c));
         }
@@ -590,7 +828,14 @@ public abstract sealed class CuFunction {
             super(name, fallback, MemorySegment.class, MemorySegment.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, MemorySegment b, MemorySegment c) {
             try {
                 return (int) handle().invokeExact(a, b, c);
@@ -599,7 +844,13 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         */
         public void check(MemorySegment a, MemorySegment b, MemorySegment c) {
             checkResult(call(a, b, c));
         }
@@ -611,7 +862,15 @@ public abstract sealed class CuFunction {
             super(name, long.class, int.class, long.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, int b, long c, MemorySegment d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -620,7 +879,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(long a, int b, long c, MemorySegment d) {
             checkResult(call(a, b, c, d));
         }
@@ -632,7 +898,15 @@ public abstract sealed class CuFunction {
             super(name, long.class, long.class, long.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, long b, long c, MemorySegment d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -641,7 +915,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(long a, long b, long c, MemorySegment d) {
             checkResult(call(a, b, c, d));
         }
@@ -653,7 +934,15 @@ public abstract sealed class CuFunction {
             super(name, long.class, long.class, MemorySegment.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, long b, MemorySegment c, long d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -662,7 +951,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(long a, long b, MemorySegment c, long d) {
             checkResult(call(a, b, c, d));
         }
@@ -674,7 +970,15 @@ public abstract sealed class CuFunction {
             super(name, long.class, MemorySegment.class, long.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, MemorySegment b, long c, MemorySegment d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -683,7 +987,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(long a, MemorySegment b, long c, MemorySegment d) {
             checkResult(call(a, b, c, d));
         }
@@ -695,7 +1006,15 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class, int.class, int.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b, int c, int d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -704,7 +1023,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(MemorySegment a, long b, int c, int d) {
             checkResult(call(a, b, c, d));
         }
@@ -716,7 +1042,15 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class, int.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b, int c, long d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -725,7 +1059,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(MemorySegment a, long b, int c, long d) {
             checkResult(call(a, b, c, d));
         }
@@ -737,7 +1078,15 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class, long.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b, long c, MemorySegment d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -746,7 +1095,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(MemorySegment a, long b, long c, MemorySegment d) {
             checkResult(call(a, b, c, d));
         }
@@ -758,7 +1114,15 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class, MemorySegment.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b, MemorySegment c, long d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -767,7 +1131,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(MemorySegment a, long b, MemorySegment c, long d) {
             checkResult(call(a, b, c, d));
         }
@@ -779,7 +1150,15 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class, MemorySegment.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b, MemorySegment c, MemorySegment d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -788,7 +1167,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(MemorySegment a, long b, MemorySegment c, MemorySegment d) {
             checkResult(call(a, b, c, d));
         }
@@ -800,7 +1186,15 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, MemorySegment.class, int.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, MemorySegment b, int c, long d) {
             try {
                 return (int) handle().invokeExact(a, b, c, d);
@@ -809,7 +1203,14 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         */
         public void check(MemorySegment a, MemorySegment b, int c, long d) {
             checkResult(call(a, b, c, d));
         }
@@ -821,7 +1222,16 @@ public abstract sealed class CuFunction {
             super(name, long.class, long.class, long.class, long.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @param e the C function's fifth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(long a, long b, long c, long d, long e) {
             try {
                 return (int) handle().invokeExact(a, b, c, d, e);
@@ -830,7 +1240,15 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @param e the C function's fifth argument
+         */
         public void check(long a, long b, long c, long d, long e) {
             checkResult(call(a, b, c, d, e));
         }
@@ -842,7 +1260,16 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, long.class, long.class, long.class, long.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @param e the C function's fifth argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, long b, long c, long d, long e) {
             try {
                 return (int) handle().invokeExact(a, b, c, d, e);
@@ -851,7 +1278,15 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @param e the C function's fifth argument
+         */
         public void check(MemorySegment a, long b, long c, long d, long e) {
             checkResult(call(a, b, c, d, e));
         }
@@ -864,7 +1299,22 @@ public abstract sealed class CuFunction {
                     int.class, MemorySegment.class, MemorySegment.class, MemorySegment.class);
         }
 
-        /** Calls the function, unchecked: returns its {@code CUresult}. */
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @param e the C function's fifth argument
+         * @param f the C function's sixth argument
+         * @param g the C function's seventh argument
+         * @param h the C function's eighth argument
+         * @param i the C function's ninth argument
+         * @param j the C function's tenth argument
+         * @param k the C function's eleventh argument
+         * @return the {@code CUresult} the function returned
+         */
         public int call(MemorySegment a, int b, int c, int d, int e, int f, int g, int h, MemorySegment i,
                         MemorySegment j, MemorySegment k) {
             try {
@@ -874,7 +1324,21 @@ public abstract sealed class CuFunction {
             }
         }
 
-        /** Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}. */
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument
+         * @param c the C function's third argument
+         * @param d the C function's fourth argument
+         * @param e the C function's fifth argument
+         * @param f the C function's sixth argument
+         * @param g the C function's seventh argument
+         * @param h the C function's eighth argument
+         * @param i the C function's ninth argument
+         * @param j the C function's tenth argument
+         * @param k the C function's eleventh argument
+         */
         public void check(MemorySegment a, int b, int c, int d, int e, int f, int g, int h, MemorySegment i,
                           MemorySegment j, MemorySegment k) {
             checkResult(call(a, b, c, d, e, f, g, h, i, j, k));

@@ -84,6 +84,10 @@ public final class CudaLibrary {
      * tried), a function the loaded library lacks ({@code missingSymbol}, given the function's and the library's
      * names) and a call that returned an error ({@code callFailed}, for {@link CuFunction#failure}). Until then all
      * are {@link IllegalStateException}s.
+     *
+     * @param driverNotFound makes the exception for a library that did not load
+     * @param missingSymbol makes the exception for a missing function
+     * @param callFailed makes the exception for a failed call
      */
     public static void reportFailuresWith(Function<List<String>, ? extends RuntimeException> driverNotFound,
                                           BiFunction<String, String, ? extends RuntimeException> missingSymbol,
@@ -127,7 +131,7 @@ public final class CudaLibrary {
         static final Loaded INSTANCE = Loaded.load(namesToTry());
     }
 
-    /** The names this process tries: {@value #NAMES_PROPERTY} when set, else {@link #DEFAULT_NAMES}. */
+    /** {@return the names this process tries: {@value #NAMES_PROPERTY} when set, else {@link #DEFAULT_NAMES}} */
     public static List<String> namesToTry() {
         String override = System.getProperty(NAMES_PROPERTY);
         if (override == null || override.isBlank()) {
@@ -145,6 +149,8 @@ public final class CudaLibrary {
     /**
      * Loads the first of {@code names} that exists, in a global arena (never unloaded).
      *
+     * @param names the library names to try, in order
+     * @return the loaded library's symbols
      * @throws RuntimeException the {@linkplain #reportFailuresWith missing library's exception} when none loads
      */
     public static SymbolLookup open(List<String> names) {
@@ -155,7 +161,7 @@ public final class CudaLibrary {
         return loaded.lookup();
     }
 
-    /** True when the driver library of this process has loaded (loads it on first call). */
+    /** {@return true when the driver library of this process has loaded (loads it on first call)} */
     public static boolean isAvailable() {
         return ProcessLibrary.INSTANCE.lookup() != null;
     }
@@ -163,6 +169,7 @@ public final class CudaLibrary {
     /**
      * The name under which the driver library loaded.
      *
+     * @return the library's name
      * @throws RuntimeException the {@linkplain #reportFailuresWith missing library's exception} when it did not load
      */
     public static String loadedName() {
@@ -219,6 +226,9 @@ public final class CudaLibrary {
     /**
      * The export that calls to {@code symbol} reach in this process's driver: {@code symbol} itself, its fallback
      * on an older driver, or empty when the driver or both names are missing.
+     *
+     * @param symbol a function's {@code cuda.h} name
+     * @return the export called, or empty
      */
     public static Optional<String> resolvedName(String symbol) {
         Loaded loaded = ProcessLibrary.INSTANCE;

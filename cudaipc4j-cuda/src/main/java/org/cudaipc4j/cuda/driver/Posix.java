@@ -19,7 +19,12 @@ public final class Posix {
                 Linker.nativeLinker().defaultLookup().findOrThrow("close"), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     }
 
-    /** {@code close(fd)}; returns its result. */
+    /**
+     * Calls {@code close(fd)}.
+     *
+     * @param fd the file descriptor
+     * @return its result: 0, or -1 on failure
+     */
     @SuppressWarnings("restricted") // libc's close on a descriptor this process owns
     public static int close(int fd) {
         try {

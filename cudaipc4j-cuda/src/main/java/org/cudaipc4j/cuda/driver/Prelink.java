@@ -108,6 +108,7 @@ public final class Prelink {
      *                    throws when it cannot. Null for no warm calls.
      * @param warm        functions to {@linkplain #warm warm} after {@code awaitDriver}, unless
      *                    {@value #NO_WARM_UP_PROPERTY} is true
+     * @return the thread, or null when disabled
      * @throws IllegalArgumentException when a name is not bound, or cannot be warmed
      */
     public static Thread startInBackground(List<String> first, Runnable awaitDriver, Collection<String> warm) {
@@ -153,6 +154,7 @@ public final class Prelink {
      * Calls each of {@code functions} once in a way the driver refuses. Call after the driver has started, on a
      * thread that has never made a context current.
      *
+     * @param functions the functions' names
      * @return each function's result code, in call order (none should be {@code CUDA_SUCCESS})
      */
     public static Map<String, Integer> warm(Collection<String> functions) {
@@ -168,7 +170,7 @@ public final class Prelink {
         return codes;
     }
 
-    /** The functions {@link #warm} can call, by name, in a fixed order. */
+    /** {@return the functions {@link #warm} can call, by name, in a fixed order} */
     public static Set<String> warmable() {
         return WARMABLE;
     }

@@ -1,9 +1,12 @@
 /**
- * The raw binding of the CUDA driver library (not exported): every driver function declared once, by its
- * {@code cuda.h} name and signature ({@link org.cudaipc4j.cuda.driver.CuDriver}, checked against {@code cuda.h}),
- * called through its declaration with the result checked or returned ({@link org.cudaipc4j.cuda.driver.CuFunction}),
- * the structs those calls take ({@link org.cudaipc4j.cuda.driver.CuSymbols}), the library's loading
- * ({@link org.cudaipc4j.cuda.driver.CudaLibrary}) and background linking ({@link org.cudaipc4j.cuda.driver.Prelink}).
+ * The raw binding of the CUDA driver library (not exported): each driver function declared once, called with its
+ * result checked or returned, the structs those calls take, the library's loading and background linking.
+ * Uses only {@code java.base}.
+ *
+ * <p>{@link org.cudaipc4j.cuda.driver.CuDriver} declares every function by its {@code cuda.h} name and signature
+ * (checked against {@code cuda.h}); {@link org.cudaipc4j.cuda.driver.CuFunction} calls through a declaration;
+ * {@link org.cudaipc4j.cuda.driver.CuSymbols} holds the structs; {@link org.cudaipc4j.cuda.driver.CudaLibrary} loads
+ * the library and {@link org.cudaipc4j.cuda.driver.Prelink} links in the background.
  *
  * <p>It knows no type of the typed layer above it: that layer installs the public exceptions for a missing library
  * or function and for a failed call through {@link org.cudaipc4j.cuda.driver.CudaLibrary#reportFailuresWith}.
