@@ -1,10 +1,10 @@
 package org.cudaipc4j.coord;
 
 import org.cudaipc4j.coord.internal.Libc;
-import static org.cudaipc4j.coord.ControlBlock.BARRIER_COUNT;
-import static org.cudaipc4j.coord.ControlBlock.BARRIER_SENSE;
-import static org.cudaipc4j.coord.ControlBlock.BARRIER_SENSE_OFFSET;
-import static org.cudaipc4j.coord.ControlBlock.BARRIER_SLEEPERS;
+import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_COUNT;
+import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_SENSE;
+import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_SENSE_OFFSET;
+import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_SLEEPERS;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
