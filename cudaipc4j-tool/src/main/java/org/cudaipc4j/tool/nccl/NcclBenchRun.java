@@ -6,17 +6,11 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 
@@ -53,32 +47,16 @@ public final class NcclBenchRun {
     }
 
     private static List<Figure> ranks(int n, int devices, List<String> args, PrintStream out) {
-        String secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        List<String> base = JvmCommand.base();
+        LocalRanks local = new LocalRanks(n, devices);
         List<Process> processes = new ArrayList<>();
         List<Figure> figures = new ArrayList<>();
         Gson gson = new Gson();
         try {
             for (int r = 0; r < n; r++) {
-                ProcessBuilder pb = new ProcessBuilder(JvmCommand.from(base, List.of(), NcclBench.class.getName(), args))
+                ProcessBuilder pb = local.rank(r, NcclBench.class.getName(), args)
                         .redirectError(ProcessBuilder.Redirect.INHERIT);
                 if (r != 0) {
                     pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-                }
-                Map<String, String> env = pb.environment();
-                env.put("CUDAIPC4J_RANK", "" + r);
-                env.put("CUDAIPC4J_WORLD_SIZE", "" + n);
-                env.put("CUDAIPC4J_LOCAL_RANK", "" + r);
-                env.put("CUDAIPC4J_RENDEZVOUS", "127.0.0.1:" + port);
-                env.put("CUDAIPC4J_RENDEZVOUS_SECRET", secret);
-                if (n > devices) {
-                    env.put(NcclRotation.SEPARATE_HOSTS_ENV, "1");
                 }
                 processes.add(pb.start());
             }

@@ -2,20 +2,14 @@ package org.cudaipc4j.tool.nccl;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.time.Duration;
-import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.nccl.Nccl;
@@ -95,28 +89,16 @@ public final class NcclRun {
             return Result.WAIVED;
         }
         int size = devices.size() * options.procsPerDevice();
-        String secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(32));
-        int port = freeLoopbackPort();
+        LocalRanks local = new LocalRanks(size, devices.size());
         List<String> rankArgs = List.of("--transport", "nccl", "--size", Long.toString(options.bytes()),
                 "--steps", Integer.toString(options.rounds()),
                 "--timeout", options.timeout().toMillis() + "ms",
                 "--devices", devices.stream().map(String::valueOf).collect(Collectors.joining(",")));
-        List<String> base = JvmCommand.base();
         List<Process> ranks = new ArrayList<>();
         try {
             for (int r = 0; r < size; r++) {
-                ProcessBuilder pb = new ProcessBuilder(JvmCommand.from(base, List.of(), mainClass, rankArgs))
-                        .inheritIO();
-                Map<String, String> env = pb.environment();
-                env.put("CUDAIPC4J_RANK", Integer.toString(r));
-                env.put("CUDAIPC4J_WORLD_SIZE", Integer.toString(size));
-                env.put("CUDAIPC4J_LOCAL_RANK", Integer.toString(r));
-                env.put("CUDAIPC4J_RENDEZVOUS", "127.0.0.1:" + port);
-                env.put("CUDAIPC4J_RENDEZVOUS_SECRET", secret);
-                env.put(NcclRotation.PARENT_ENV, Long.toString(ProcessHandle.current().pid()));
-                if (size > devices.size()) {
-                    env.put(NcclRotation.SEPARATE_HOSTS_ENV, "1");
-                }
+                ProcessBuilder pb = local.rank(r, mainClass, rankArgs).inheritIO();
+                pb.environment().put(NcclRotation.PARENT_ENV, Long.toString(ProcessHandle.current().pid()));
                 ranks.add(pb.start());
             }
             return awaitRanks(ranks, options.timeout(), err);
@@ -191,15 +173,6 @@ public final class NcclRun {
 
     private static String describeExit(int code) {
         return code > 128 ? "killed by signal " + (code - 128) : "exit code " + code;
-    }
-
-    /** A port on 127.0.0.1 that was free a moment ago, for rank 0 to bind. */
-    private static int freeLoopbackPort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException("no free port on 127.0.0.1: " + e.getMessage(), e);
-        }
     }
 
     private static List<Integer> range(int n) {
