@@ -8,6 +8,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * Watches the processes of one group, one per {@link ControlBlock} slot, and ends the group cleanly when anything
@@ -277,7 +279,7 @@ public final class Supervisor implements AutoCloseable {
                             + e.getMessage(), e);
                 }
                 Member member = add(new Member(i, process, process.toHandle()));
-                closeQuietly(process);
+                Closing.closeQuietly(process.getOutputStream()); // nothing is written to a member's stdin
                 if (!inherit) {
                     String prefix = options.prefixOutput() ? "[" + i + "] " : "";
                     member.pumps.add(OutputPump.start(process.getInputStream(), options.out(), prefix, "out-" + i));
@@ -484,13 +486,5 @@ public final class Supervisor implements AutoCloseable {
         group.waitForExit(GroupWatch.TERM_TO_KILL);
         group.killAll();
         group.waitForExit(GroupWatch.TERM_TO_KILL);
-    }
-
-    private static void closeQuietly(Process process) {
-        try {
-            process.getOutputStream().close();
-        } catch (IOException ignored) {
-            // Nothing was written to the member's stdin.
-        }
     }
 }

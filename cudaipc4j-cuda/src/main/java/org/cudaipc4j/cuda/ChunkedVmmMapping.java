@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -174,7 +175,7 @@ public final class ChunkedVmmMapping extends DeviceRange {
         for (long h : handles) {
             steps.add(() -> CuDriver.MEM_RELEASE.check(h));
         }
-        Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
+        Closing.closeAll(steps.toArray(AutoCloseable[]::new));
     }
 
     @Override

@@ -9,10 +9,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
-import org.cudaipc4j.cuda.driver.Posix;
 
 /** The driver structures and calls VMM allocations, mappings and pools share. */
 final class Vmm {
@@ -102,7 +103,7 @@ final class Vmm {
                 try {
                     VmmMapping.importFileDescriptor(context, exported, local.bytes()).close();
                 } finally {
-                    Posix.close(exported);
+                    Libc.close(exported);
                 }
             }
         } catch (CudaException | IllegalArgumentException | IllegalStateException e) {
@@ -160,7 +161,7 @@ final class Vmm {
 
     /** Unmaps, frees the address range and releases the handle: each tried, the first failure thrown. */
     static void unmapAndRelease(long address, long size, long handle) {
-        Closeables.closeAll(
+        Closing.closeAll(
                 () -> CuDriver.MEM_UNMAP.check(address, size),
                 () -> CuDriver.MEM_ADDRESS_FREE.check(address, size),
                 () -> CuDriver.MEM_RELEASE.check(handle));

@@ -11,9 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
+import org.cudaipc4j.base.TimedIdleStrategy;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.ForeignResource;
@@ -129,7 +129,7 @@ public final class Communicator extends ForeignResource {
             throw failure;
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        Backoff backoff = new Backoff();
+        TimedIdleStrategy backoff = new TimedIdleStrategy();
         while (true) {
             int state = asyncError(nccl, comm);
             if (state == NcclResult.SUCCESS.code()) {
@@ -153,7 +153,7 @@ public final class Communicator extends ForeignResource {
                 abortQuietly(nccl, comm, late);
                 throw late;
             }
-            backoff.pause();
+            backoff.idle();
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment rank = a.allocate(JAVA_INT);
@@ -457,7 +457,7 @@ public final class Communicator extends ForeignResource {
      */
     public void await(Stream stream, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
-        Backoff backoff = new Backoff();
+        TimedIdleStrategy backoff = new TimedIdleStrategy();
         while (true) {
             if (stream.query()) {
                 return;
@@ -468,7 +468,7 @@ public final class Communicator extends ForeignResource {
                 abort(reason);
                 throw new CommunicatorAbortedException(reason + "; communicator aborted");
             }
-            backoff.pause();
+            backoff.idle();
         }
     }
 
@@ -605,7 +605,7 @@ public final class Communicator extends ForeignResource {
     /** Polls until NCCL has finished taking a call that returned {@code ncclInProgress}. */
     private void waitReady(NcclFunction function) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Backoff backoff = new Backoff();
+        TimedIdleStrategy backoff = new TimedIdleStrategy();
         while (true) {
             String requested = abortRequest;
             if (requested != null) {
@@ -627,7 +627,7 @@ public final class Communicator extends ForeignResource {
                 abort(reason);
                 throw new CommunicatorAbortedException(reason + "; communicator aborted");
             }
-            backoff.pause();
+            backoff.idle();
         }
     }
 
@@ -683,30 +683,6 @@ public final class Communicator extends ForeignResource {
             }
         } finally {
             arena.close();
-        }
-    }
-
-    /**
-     * Polls: spins for the first 100 microseconds (a non-blocking call usually finishes within tens of them, and a
-     * small operation's latency is made of such waits), then yields up to a millisecond, then parks for growing
-     * periods up to a millisecond.
-     */
-    private static final class Backoff {
-        private static final long SPIN_NANOS = 100_000;
-        private static final long YIELD_NANOS = 1_000_000;
-        private final long start = System.nanoTime();
-        private long park = 10_000;
-
-        void pause() {
-            long waited = System.nanoTime() - start;
-            if (waited < SPIN_NANOS) {
-                Thread.onSpinWait();
-            } else if (waited < YIELD_NANOS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(park);
-                park = Math.min(1_000_000L, park * 2);
-            }
         }
     }
 
