@@ -21,36 +21,26 @@ import org.cudaipc4j.interop.torch.TorchLeases;
 import org.cudaipc4j.interop.torch.TorchReader;
 import org.cudaipc4j.interop.torch.TorchShare;
 import org.cudaipc4j.interop.torch.TorchTensorView;
+import org.cudaipc4j.tool.simpleipc.DriverStartUp;
 
 /**
  * The measuring part of {@link InteropBench}, in this process. Before the clock starts: the driver's functions
- * linked and warmed ({@link Cuda#prelinkInBackground}, the library's warm-up for a short-lived process, waited
- * for), torch's leases started ({@link TorchLeases#start()}, documented to be started early), the driver started,
+ * linked and warmed as in a simpleIPC child ({@link DriverStartUp#prelinkInBackground()}, through the library's
+ * warm-up for a short-lived process, {@link Cuda#prelinkInBackground}; waited for: it warms the IPC, event, VMM
+ * and pool imports the readers call), torch's leases started ({@link TorchLeases#start()}, documented to be started early), the driver started,
  * the device's primary context current, a stream made, the descriptors parsed; for a pool export, the importer's
  * {@link MemoryImporter#warmUp()}. The clock then times the open calls alone: a torch share's mapping (or its cache
  * hit), its lease and its stream's wait on the producer's event; a pool export's {@code pidfd_getfd} and import.
  * Nothing is synchronized inside a timing.
  */
 final class InteropReads {
-    /** What the readers call, linked first. */
-    static final List<String> FIRST = List.of("cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetUuid_v2",
-            "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent", "cuStreamCreate", "cuIpcOpenMemHandle_v2",
-            "cuMemGetAddressRange_v2", "cuIpcOpenEventHandle", "cuStreamWaitEvent", "cuEventDestroy_v2",
-            "cuMemImportFromShareableHandle", "cuMemGetAllocationGranularity", "cuMemAddressReserve", "cuMemMap",
-            "cuMemSetAccess", "cuMemRelease", "cuMemPoolImportFromShareableHandle", "cuMemPoolImportPointer",
-            "cuStreamSynchronize", "cuMemcpyDtoDAsync_v2", "cuEventRecord", "cuEventSynchronize");
     /** Batches of the bandwidth measurement, alternating mapped and local; the median is reported. */
     static final int BATCHES = 5;
 
     private InteropReads() {}
 
-    /** The functions of {@link #FIRST} that the library can warm. */
-    static List<String> warm() {
-        return FIRST.stream().filter(Cuda.warmableFunctions()::contains).toList();
-    }
-
     static InteropFigures run(InteropBench.Plan plan) {
-        Thread prelink = Cuda.prelinkInBackground(FIRST, warm());
+        Thread prelink = DriverStartUp.prelinkInBackground();
         boolean torch = !plan.caseName().equals("pool");
         // Started before the driver (a small JVM), as TorchLeases asks.
         try (TorchLeases leases = torch ? TorchLeases.start() : null) {
