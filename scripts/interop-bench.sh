@@ -106,11 +106,12 @@ reader() {
   ((rc == 0)) || die "$label (round $round) failed with exit status $rc: $*"
 }
 
-# ask COMMAND...: one command to the torch producer; its answer in $reply.
+# ask COMMAND...: one command to the torch producer; its answer in $reply (shared ... or released).
 ask() {
   kill -0 "$producer_pid" 2>/dev/null || die "the torch producer has ended (asked: $*)"
   echo "$*" >&"$producer_in" || die "the torch producer does not read (asked: $*)"
   IFS= read -r -t 600 reply <&"$producer_out" || die "the torch producer did not answer '$*'"
+  [[ $reply == "$1"* || ($1 == release && $reply == released) ]] || die "the torch producer answered '$reply' to '$*'"
 }
 
 torch_round() {  # ROUND ALLOC FIRST(java|python)
