@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Measure simpleIPC end to end (per phase), per-step and barrier latency, and fill bandwidth.",
-        subcommands = BenchCommand.Chart.class)
+        subcommands = {BenchCommand.Chart.class, InteropBench.class})
 public final class BenchCommand implements Callable<Integer> {
     static final Set<String> PARTS = Set.of("e2e", "steps", "barrier", "fill", "nccl");
 
