@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
 
 /**
  * A torch producer's reference-counter file, mapped the way a reader must map it: without touching the process
- * count at its start. Torch makes it in {@code GetNewRefCountedSentData} ({@code torch/csrc/CudaIPCTypes.cpp}) with
+ * count at its start; or made by a Java producer of torch's tuples ({@link TorchTupleExport}) as torch's producer
+ * makes one. Torch makes it in {@code GetNewRefCountedSentData} ({@code torch/csrc/CudaIPCTypes.cpp}) with
  * {@code RefcountedMapAllocator} ({@code ALLOCATOR_MAPPED_SHAREDMEM | ALLOCATOR_MAPPED_EXCLUSIVE}, a POSIX
  * shared-memory object, mode 0600) of {@code sizeof(int64_t) * CUDA_IPC_REF_COUNTER_FILE_SIZE} bytes behind the
  * allocator's 64-byte header:
