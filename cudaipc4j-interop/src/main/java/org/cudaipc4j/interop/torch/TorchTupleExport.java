@@ -126,7 +126,7 @@ public final class TorchTupleExport implements AutoCloseable {
         }
         if (PoolBuffer.class.isAssignableFrom(type)) {
             return Optional.of("a memory-pool allocation has no torch tuple: torch's tuple carries a"
-                    + " cuIpcGetMemHandle handle, which pool memory cannot give; send its descriptor and open it with"
+                    + " legacy IPC handle, which pool memory cannot give; send its descriptor and open it with"
                     + " cudaipc4j.open(descriptor)");
         }
         return Optional.of(type.getSimpleName() + " has no torch tuple: only a DeviceBuffer (cuMemAlloc) has one");

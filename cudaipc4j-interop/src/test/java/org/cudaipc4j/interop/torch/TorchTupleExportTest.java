@@ -219,7 +219,7 @@ class TorchTupleExportTest {
                 + " segment"), vmm);
         String pool = TorchTupleExport.refusal(PoolBuffer.class).orElseThrow();
         assertTrue(pool.startsWith("a memory-pool allocation has no torch tuple: torch's tuple carries a"
-                + " cuIpcGetMemHandle handle"), pool);
+                + " legacy IPC handle"), pool);
         for (String line : new String[] {vmm, pool}) {
             assertFalse(line.contains("\n"));
             assertTrue(line.endsWith("open it with cudaipc4j.open(descriptor)"), line);
