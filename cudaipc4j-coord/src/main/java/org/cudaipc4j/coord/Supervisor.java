@@ -226,11 +226,13 @@ public final class Supervisor implements AutoCloseable {
 
     /**
      * Starts one JVM like this one per element of {@code argsPerChild} ({@link JvmCommand#of}), all at once. Child
-     * {@code i} runs {@code mainClass} with {@code argsPerChild.get(i)} and is watched through slot {@code i}.
+     * {@code i} runs {@code mainClass} with {@code argsPerChild.get(i)} and is watched through slot {@code i}. A JVM
+     * on the module path passes it on, and starts a main class of a named module as {@code -m module/class}.
      *
-     * @param mainClass the children's main class
+     * @param mainClass the children's main class, or {@code module/class}
      * @param argsPerChild each child's arguments
-     * @throws CoordinationException when a child cannot be started (see {@link #start(List)})
+     * @throws CoordinationException when a child cannot be started (see {@link #start(List)}), or could not find its
+     *     main class (see {@link JvmCommand}); then none is started
      */
     public void start(String mainClass, List<List<String>> argsPerChild) {
         Objects.requireNonNull(mainClass, "mainClass");
