@@ -1,8 +1,13 @@
 package org.cudaipc4j.tool;
 
 import java.io.PrintWriter;
-import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
-import org.cudaipc4j.tool.simpleipc.SimpleIpcParent;
+import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.simpleipc.Failures;
+import org.cudaipc4j.simpleipc.LineAtomicOutput;
+import org.cudaipc4j.simpleipc.ProcessExit;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions;
+import org.cudaipc4j.simpleipc.SimpleIpcParent;
+import org.cudaipc4j.simpleipc.UsageException;
 import picocli.CommandLine;
 
 /**

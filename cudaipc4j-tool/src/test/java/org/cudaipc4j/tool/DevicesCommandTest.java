@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.Assumptions;

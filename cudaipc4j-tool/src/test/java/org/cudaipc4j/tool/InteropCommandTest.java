@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.junit.jupiter.api.Test;

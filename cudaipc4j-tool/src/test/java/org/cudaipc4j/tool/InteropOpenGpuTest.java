@@ -19,6 +19,7 @@ import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.interop.TorchHandle;
 import org.cudaipc4j.interop.torch.TorchShare;
+import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;

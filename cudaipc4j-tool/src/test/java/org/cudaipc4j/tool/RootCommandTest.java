@@ -8,7 +8,8 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.cudaipc4j.tool.simpleipc.SimpleIpcOptions;
+import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.cudaipc4j.tool.simpleipc.SimpleIpcChild;
+import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.simpleipc.SimpleIpcChild;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -167,7 +168,7 @@ class ToolPathsTest {
         assertEquals("cudaipc4j: cannot write the run report to " + folder + ": " + folder + ": Is a directory",
                 lines.getFirst());
         assertEquals("java.io.UncheckedIOException: cannot write the run report to " + folder, lines.get(1));
-        assertTrue(lines.stream().anyMatch(l -> l.startsWith("\tat org.cudaipc4j.tool.simpleipc.SimpleIpcParent.run(")),
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("\tat org.cudaipc4j.simpleipc.SimpleIpcParent.run(")),
                 run.err);
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("Caused by: java.nio.file.FileSystemException: " + folder
                 + ": Is a directory")), run.err);

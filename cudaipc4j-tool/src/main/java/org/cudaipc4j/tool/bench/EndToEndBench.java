@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
+import org.cudaipc4j.simpleipc.Clock;
+import org.cudaipc4j.simpleipc.SimpleIpcParent;
 import org.cudaipc4j.tool.Main;
-import org.cudaipc4j.tool.simpleipc.Clock;
-import org.cudaipc4j.tool.simpleipc.SimpleIpcParent;
 
 /**
  * Runs the simpleIPC program as a fresh process, {@code repeat} times, and splits each run into the phases of its

@@ -25,7 +25,7 @@ import org.cudaipc4j.cuda.ShareableMemory;
 import org.cudaipc4j.cuda.SharedMemoryExport;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.VmmAllocation;
-import org.cudaipc4j.tool.simpleipc.Sizes;
+import org.cudaipc4j.simpleipc.backend.Sizes;
 
 /**
  * Import latency and fill bandwidth through each way of sharing memory: this process allocates one buffer per size

@@ -19,9 +19,9 @@ import org.cudaipc4j.cuda.ImportedMemory;
 import org.cudaipc4j.cuda.MemoryImporter;
 import org.cudaipc4j.cuda.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.tool.kernels.BuiltinKernels;
-import org.cudaipc4j.tool.kernels.MismatchCount;
-import org.cudaipc4j.tool.simpleipc.DriverStartUp;
+import org.cudaipc4j.simpleipc.DriverStartUp;
+import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
+import org.cudaipc4j.simpleipc.kernels.MismatchCount;
 
 /**
  * The measuring side of {@link FillBench}, run in its own JVM so the memory is mapped in a process other than the

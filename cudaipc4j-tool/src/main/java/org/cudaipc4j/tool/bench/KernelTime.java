@@ -10,7 +10,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.tool.kernels.BuiltinKernels;
+import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 
 /**
  * A fill kernel's own GPU time at one size, launched as the rotation launches it: back to back on one stream over

@@ -19,6 +19,8 @@ import org.cudaipc4j.nccl.ReduceOp;
 import org.cudaipc4j.nccl.Watchdog;
 import org.cudaipc4j.nccl.launch.LaunchEnvironment;
 import org.cudaipc4j.nccl.launch.RendezvousOptions;
+import org.cudaipc4j.simpleipc.backend.Sizes;
+import org.cudaipc4j.simpleipc.nccl.NcclRotation;
 
 /**
  * One rank of the NCCL benchmark, started by a launcher (see {@code scripts/nccl-bench.sh}, which runs torch's
@@ -34,7 +36,7 @@ public final class NcclBench {
 
     public static void main(String[] args) throws Exception {
         String op = args[0];
-        long[] sizes = Arrays.stream(args[1].split(",")).mapToLong(NcclBench::parseBytes)
+        long[] sizes = Arrays.stream(args[1].split(",")).mapToLong(Sizes::parseBytes)
                 .toArray();
         int ops = Integer.parseInt(args[2]);
         int repeats = Integer.parseInt(args[3]);
@@ -93,18 +95,6 @@ public final class NcclBench {
                 }
             }
         }
-    }
-
-    /** A byte count with an optional K, M or G (powers of 1024). */
-    static long parseBytes(String text) {
-        char unit = text.charAt(text.length() - 1);
-        int shift = switch (unit) {
-            case 'K' -> 10;
-            case 'M' -> 20;
-            case 'G' -> 30;
-            default -> 0;
-        };
-        return Long.parseLong(shift == 0 ? text : text.substring(0, text.length() - 1)) << shift;
     }
 
     private static double median(List<Double> values) {

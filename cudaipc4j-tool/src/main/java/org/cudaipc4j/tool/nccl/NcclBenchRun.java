@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.simpleipc.backend.Sizes;
+import org.cudaipc4j.simpleipc.nccl.LocalRanks;
+import org.cudaipc4j.simpleipc.nccl.NcclRotation;
 
 /**
  * {@code bench --only nccl}: starts {@link NcclBench} ranks on this machine (each a host of its own to NCCL when
@@ -68,7 +71,7 @@ public final class NcclBenchRun {
                         Figure f = gson.fromJson(line, Figure.class);
                         figures.add(f);
                         out.printf(java.util.Locale.ROOT, "NCCL %s, %d ranks, %s: %.1f us, %.3f GB/s (bus %.3f)%n",
-                                f.op(), f.ranks(), NcclRotation.human(f.bytes()), f.us(), f.algGBps(), f.busGBps());
+                                f.op(), f.ranks(), Sizes.format(f.bytes()), f.us(), f.algGBps(), f.busGBps());
                     }
                 }
             }

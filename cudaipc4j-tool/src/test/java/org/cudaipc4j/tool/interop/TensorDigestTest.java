@@ -12,7 +12,7 @@ import java.util.HexFormat;
 import java.util.Random;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
-import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.simpleipc.ExitCodes;
 import org.junit.jupiter.api.Test;
 
 /**
