@@ -76,7 +76,7 @@ public final class Main {
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new RootCommand());
         cl.addSubcommand(new DevicesCommand());
-        cl.addSubcommand(new org.cudaipc4j.tool.bench.BenchCommand());
+        cl.addSubcommand(new BenchCommand(Main.class.getName(), Main::usageProblem));
         cl.addSubcommand(new org.cudaipc4j.tool.interop.InteropCommand());
         // Help fits the terminal (100 columns when there is none), so phrases are not broken early.
         cl.setUsageHelpWidth(100);

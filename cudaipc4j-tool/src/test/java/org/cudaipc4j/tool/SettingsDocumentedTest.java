@@ -41,7 +41,7 @@ class SettingsDocumentedTest {
      * is on the page by hand, and the second check searches it too.
      */
     private static final List<String> MODULES = List.of("cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-nccl",
-            "cudaipc4j-simpleipc", "cudaipc4j-tool", "cudaipc4j-examples");
+            "cudaipc4j-simpleipc", "cudaipc4j-bench", "cudaipc4j-tool", "cudaipc4j-examples");
     private static final String TEST_SUPPORT = "cudaipc4j-testing";
 
     private static Path root;

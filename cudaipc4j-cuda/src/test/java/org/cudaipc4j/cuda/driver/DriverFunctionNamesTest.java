@@ -45,7 +45,7 @@ class DriverFunctionNamesTest {
     static final Map<String, Integer> ALLOWED = Map.of(
             "cudaipc4j-simpleipc/src/main/java/org/cudaipc4j/simpleipc/DriverStartUp.java", 2,
             "cudaipc4j-simpleipc/src/main/java/org/cudaipc4j/simpleipc/SimpleIpcParent.java", 1,
-            "cudaipc4j-tool/src/main/java/org/cudaipc4j/tool/bench/EndToEndBench.java", 1,
+            "cudaipc4j-bench/src/main/java/org/cudaipc4j/bench/EndToEndBench.java", 1,
             "cudaipc4j-tool/src/main/java/org/cudaipc4j/tool/RootCommand.java", 1);
 
     static final String DECLARATIONS = "cudaipc4j-cuda/src/main/java/org/cudaipc4j/cuda/driver/CuDriver.java";

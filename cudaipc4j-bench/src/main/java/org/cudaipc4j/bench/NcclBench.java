@@ -1,4 +1,4 @@
-package org.cudaipc4j.tool.nccl;
+package org.cudaipc4j.bench;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package org.cudaipc4j.tool.bench;
+package org.cudaipc4j.bench;
 
 import java.awt.Color;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package org.cudaipc4j.tool.nccl;
+package org.cudaipc4j.bench;
 
 import com.google.gson.Gson;
 import java.io.BufferedReader;

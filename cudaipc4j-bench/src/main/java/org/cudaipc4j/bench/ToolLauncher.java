@@ -1,4 +1,4 @@
-package org.cudaipc4j.tool.bench;
+package org.cudaipc4j.bench;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package org.cudaipc4j.tool.bench;
+package org.cudaipc4j.tool;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,7 +18,6 @@ import java.util.Arrays;
 import java.util.List;
 import javax.imageio.ImageIO;
 import org.cudaipc4j.simpleipc.ExitCodes;
-import org.cudaipc4j.tool.ToolRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

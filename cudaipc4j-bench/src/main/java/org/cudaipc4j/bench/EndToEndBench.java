@@ -1,4 +1,4 @@
-package org.cudaipc4j.tool.bench;
+package org.cudaipc4j.bench;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import org.cudaipc4j.simpleipc.Clock;
 import org.cudaipc4j.simpleipc.SimpleIpcParent;
-import org.cudaipc4j.tool.Main;
 
 /**
  * Runs the simpleIPC program as a fresh process, {@code repeat} times, and splits each run into the phases of its
@@ -69,10 +68,10 @@ final class EndToEndBench {
             Map<String, Stats> criticalPathMs, Map<String, Stats> phaseMs, List<Double> wallSamplesMs) {}
 
     /**
-     * Runs the tool {@code repeat} times with exactly {@code toolArgs} (nothing added, so the default run is timed
+     * Runs the tool ({@code toolMainClass}) {@code repeat} times with exactly {@code toolArgs} (nothing added, so the default run is timed
      * as users run it); the phases come from the report file named by {@link SimpleIpcParent#REPORT_ENV}.
      */
-    static Result run(List<String> toolArgs, int repeat, IntConsumer progress) {
+    static Result run(String toolMainClass, List<String> toolArgs, int repeat, IntConsumer progress) {
         List<Double> wall = new ArrayList<>();
         Map<String, List<Double>> path = new LinkedHashMap<>();
         Map<String, List<Double>> own = new LinkedHashMap<>();
@@ -87,7 +86,7 @@ final class EndToEndBench {
             try {
                 spawned = Clock.micros();
                 long t0 = System.nanoTime();
-                ToolLauncher.Outcome o = ToolLauncher.runMain(Main.class.getName(), toolArgs,
+                ToolLauncher.Outcome o = ToolLauncher.runMain(toolMainClass, toolArgs,
                         Map.of(SimpleIpcParent.REPORT_ENV, report.toString()));
                 ms = (System.nanoTime() - t0) / 1e6;
                 reaped = Clock.micros();

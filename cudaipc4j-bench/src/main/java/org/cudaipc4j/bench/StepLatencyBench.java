@@ -1,4 +1,4 @@
-package org.cudaipc4j.tool.bench;
+package org.cudaipc4j.bench;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -56,11 +56,11 @@ final class StepLatencyBench {
     }
 
     /**
-     * What the runs share: backend, step size, steps of the shorter run of a pair, pairs per configuration, and the
-     * MPS environments to try.
+     * What the runs share: backend, step size, steps of the shorter run of a pair, pairs per configuration, the
+     * MPS environments to try, and the class whose main runs the tool.
      */
     record Plan(String backend, long bytes, int steps, int pairs, List<String> kernels, List<Integer> processCounts,
-            Map<String, Double> kernelMicros, Path mpsPipeDirectory) {
+            Map<String, Double> kernelMicros, Path mpsPipeDirectory, String toolMainClass) {
         int runs() {
             return 2 * pairs * kernels.size() * processCounts.size() * (mpsPipeDirectory == null ? 1 : 2);
         }
@@ -187,7 +187,7 @@ final class StepLatencyBench {
         if (plan.backend().equals("cuda")) {
             args.addAll(List.of("--kernel", kernel));
         }
-        JsonObject json = launchJson(args, env);
+        JsonObject json = launchJson(plan.toolMainClass(), args, env);
         long steps = (long) processes * rounds;
         double worst = 0;
         List<Breakdown> breakdowns = new ArrayList<>();
@@ -218,8 +218,8 @@ final class StepLatencyBench {
         }
     }
 
-    private static JsonObject launchJson(List<String> args, Map<String, String> env) {
-        ToolLauncher.Outcome o = ToolLauncher.runMain(org.cudaipc4j.tool.Main.class.getName(), args, env);
+    private static JsonObject launchJson(String toolMainClass, List<String> args, Map<String, String> env) {
+        ToolLauncher.Outcome o = ToolLauncher.runMain(toolMainClass, args, env);
         if (o.exitCode() != 0) {
             throw new IllegalStateException(String.join(" ", args) + " exited " + o.exitCode() + ": " + o.lastErrorLine());
         }
