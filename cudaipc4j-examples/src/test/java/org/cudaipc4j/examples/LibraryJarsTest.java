@@ -103,7 +103,7 @@ class LibraryJarsTest {
         assertEquals(api, exported, "exports: the API packages, never the bindings");
         // Internal packages reach the project's other libraries only, never an application.
         module.exports().stream().filter(ModuleDescriptor.Exports::isQualified).forEach(e -> assertTrue(
-                e.targets().stream().allMatch(m -> m.startsWith("org.cudaipc4j.") && !m.equals("org.cudaipc4j.tool")),
+                e.targets().stream().allMatch(m -> m.startsWith("org.cudaipc4j.") && !m.equals("org.cudaipc4j.cli")),
                 "a qualified export to a library of the project only: " + e));
         assertEquals(library.equals("nccl") ? Set.of("java.base", "org.cudaipc4j.cuda") : Set.of("java.base"),
                 module.requires().stream().map(ModuleDescriptor.Requires::name).collect(Collectors.toSet()),
