@@ -15,7 +15,6 @@ import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.simpleipc.backend.Sizes;
 import org.cudaipc4j.simpleipc.nccl.LocalRanks;
-import org.cudaipc4j.simpleipc.nccl.NcclRotation;
 
 /**
  * {@code bench --only nccl}: starts {@link NcclBench} ranks on this machine (each a host of its own to NCCL when

@@ -1,7 +1,6 @@
 package org.cudaipc4j.simpleipc;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -15,7 +14,6 @@ import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.ProcessStatus;
 import org.cudaipc4j.coord.fd.FdMessage;
-import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.DriverFiles;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.Backend.Attachment;

@@ -6,19 +6,13 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.Deadline;
-import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
-import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.DriverFiles;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
@@ -40,15 +34,15 @@ public final class SimpleIpcParent {
     static final String NO_IPC_DEVICES = "No CUDA devices support IPC";
     /** Environment variable naming a file for the JSON report. */
     public static final String REPORT_ENV = "CUDAIPC4J_REPORT";
-    private final SimpleIpcOptions options;
+    final SimpleIpcOptions options;
     /** Human-readable output: stdout, or stderr when stdout carries JSON. */
     private final PrintStream out;
-    private final PhaseLog phases = new PhaseLog();
+    final PhaseLog phases = new PhaseLog();
     /**
      * Where to write the JSON report as well, from {@value #REPORT_ENV}: lets a benchmark time the exact command
      * a user runs (no {@code --json} on its command line) and still get the phases.
      */
-    private final Path reportFile;
+    final Path reportFile;
     /** The first line of the run: which backend, and why when chosen automatically. */
     private String backendLine;
     /**
@@ -59,7 +53,7 @@ public final class SimpleIpcParent {
             new java.util.concurrent.locks.ReentrantReadWriteLock();
     private volatile boolean shuttingDown;
     /** {@code --timeout} from the start of {@link #run()}: every wait of the parent ends by it. */
-    private Deadline runDeadline;
+    Deadline runDeadline;
 
     public SimpleIpcParent(SimpleIpcOptions options) {
         this.options = options;
@@ -362,191 +356,9 @@ public final class SimpleIpcParent {
         }
     }
 
-    private Supervisor.Options supervisorOptions() {
+    Supervisor.Options supervisorOptions() {
         Supervisor.Options d = Supervisor.Options.defaults();
         return new Supervisor.Options(d.gracePeriod(), d.heartbeatTimeout(), false, out, options.json() ? System.err : d.err(),
                 options.backend() != BackendKind.HOST ? DriverStartUp.singleStreamDefaultsForChildren() : Map.of());
-    }
-
-    private List<List<String>> childArgs(String blockName, int n, String backendName, PhaseFiles phaseFiles,
-            Path socket) {
-        List<List<String>> all = new ArrayList<>();
-        for (int p = 0; p < n; p++) {
-            List<String> args = new ArrayList<>(List.of(
-                    Integer.toString(p), blockName, Long.toString(options.bytes()), Integer.toString(options.rounds()),
-                    backendName, Integer.toString(options.simulatedDevices()),
-                    Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
-                    options.kernel(), options.verifyOnDevice() ? "device" : "host",
-                    socket == null ? "-" : socket.toString(), options.counters() ? "counters" : "events"));
-            if (phaseFiles.enabled()) {
-                args.add(phaseFiles.file(p).toString());
-            }
-            all.add(args);
-        }
-        return all;
-    }
-
-    /**
-     * One group of children: their control block, phase-log folder, supervisor and (for {@code --ipc vmm|pool}) the
-     * socket their memory's file descriptors travel over, closed together.
-     */
-    private static final class ChildGroup implements AutoCloseable {
-        final ControlBlock block;
-        final PhaseFiles phaseFiles;
-        final Supervisor supervisor;
-        final FdDistribution fds;
-        /** The children's AOT cache, or null; a recording of it is kept only when the run passed. */
-        final ChildStartCache startCache;
-        boolean passed;
-
-        private ChildGroup(ControlBlock block, PhaseFiles phaseFiles, Supervisor supervisor, FdDistribution fds,
-                ChildStartCache startCache) {
-            this.block = block;
-            this.phaseFiles = phaseFiles;
-            this.supervisor = supervisor;
-            this.fds = fds;
-            this.startCache = startCache;
-        }
-
-        /**
-         * Starts {@code n} children on {@code backendName}, then creates their block: the children get its name on
-         * their command line and wait for it, so the block's creation overlaps their JVMs' start instead of
-         * delaying it.
-         */
-        static ChildGroup start(SimpleIpcParent parent, int n, String backendName) {
-            String name = ControlBlock.newName();
-            PhaseFiles phaseFiles = null;
-            Supervisor supervisor = null;
-            ControlBlock block = null;
-            FdDistribution fds = null;
-            ChildStartCache startCache = ChildStartCache.forBackend(backendName);
-            try {
-                phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, name, n);
-                fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.planned() : null;
-                supervisor = new Supervisor(n, parent.supervisorOptions());
-                List<List<String>> args = parent.childArgs(name, n, backendName, phaseFiles,
-                        fds == null ? null : fds.socket());
-                List<List<String>> commands = new ArrayList<>(n);
-                List<String> base = JvmCommand.base();
-                for (int i = 0; i < n; i++) {
-                    commands.add(JvmCommand.from(base, startCache == null ? List.of() : startCache.jvmOptions(i),
-                            SimpleIpcChild.class.getName(), args.get(i)));
-                }
-                supervisor.start(commands);
-                if (backendName.equals("cuda")) {
-                    // A child that is killed, or ends with _exit, leaves the driver's /dev/shm files of its pid.
-                    for (long pid : supervisor.pids()) {
-                        ProcessHandle.of(pid).ifPresent(h -> h.onExit().thenRun(() -> DriverFiles.removeOf(pid)));
-                    }
-                }
-                parent.phases.mark("childrenStarted");
-                block = ControlBlock.create(name, n, SimpleIpcSlot.LAYOUT);
-                SimpleIpcSlot.releaseCountersOnAbort(block);
-                supervisor.watch(block);
-                parent.phases.mark("blockCreated");
-                if (fds != null) {
-                    // After the spawn and the block, which the children wait for; they connect once they have
-                    // joined. Only the group's own children are served.
-                    Supervisor members = supervisor;
-                    fds.listen(n, pid -> members.pids().contains(pid), parent.runDeadline);
-                }
-                return new ChildGroup(block, phaseFiles, supervisor, fds, startCache);
-            } catch (RuntimeException e) {
-                try {
-                    Closeables.closeAll(supervisor, fds, phaseFiles, block);
-                    if (startCache != null) {
-                        startCache.finish(false);
-                    }
-                } catch (RuntimeException cleanup) {
-                    e.addSuppressed(cleanup);
-                }
-                throw e;
-            }
-        }
-
-        /**
-         * The children were started for a group that did not come to be. They hold nothing yet (no device, no
-         * handle), so they are not waited for: dismissed, then killed and reaped by {@link #close()}.
-         */
-        void dismissAndClose() {
-            try {
-                block.dismiss();
-            } finally {
-                close();
-            }
-        }
-
-        /**
-         * Kills and reaps whatever child still runs, removes the socket and the phase logs, unlinks the block; keeps
-         * the children's AOT cache recorded by a run that passed.
-         */
-        @Override
-        public void close() {
-            try {
-                Closeables.closeAll(supervisor, fds, phaseFiles, block);
-            } finally {
-                if (startCache != null) {
-                    startCache.finish(passed);
-                }
-            }
-        }
-    }
-
-    /**
-     * The children's phase logs: a private temporary folder, removed when closed. It is named after the group's
-     * control block, whose name is already unique and unguessable ({@code Files.createTempDirectory} would first
-     * set up SecureRandom, tens of milliseconds on the start-up path).
-     */
-    private static final class PhaseFiles implements AutoCloseable {
-        private final Path dir;
-        private final int count;
-
-        PhaseFiles(boolean enabled, String blockName, int count) {
-            this.count = count;
-            try {
-                this.dir = enabled ? Files.createDirectory(Path.of(System.getProperty("java.io.tmpdir"),
-                        blockName + "-phases"), PosixFilePermissions.asFileAttribute(
-                        PosixFilePermissions.fromString("rwx------"))) : null;
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot create a temporary folder for phase logs", e);
-            }
-        }
-
-        boolean enabled() {
-            return dir != null;
-        }
-
-        Path file(int p) {
-            return dir.resolve("child-" + p + ".txt");
-        }
-
-        List<java.util.Map<String, Long>> read() {
-            List<java.util.Map<String, Long>> all = new ArrayList<>();
-            if (dir == null) {
-                return all;
-            }
-            for (int p = 0; p < count; p++) {
-                try {
-                    all.add(Files.exists(file(p)) ? PhaseLog.readFrom(file(p)).marks() : java.util.Map.of());
-                } catch (IOException e) {
-                    all.add(java.util.Map.of());
-                }
-            }
-            return all;
-        }
-
-        @Override
-        public void close() {
-            if (dir == null) {
-                return;
-            }
-            try (Stream<Path> files = Files.walk(dir)) {
-                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(f);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot remove " + dir, e);
-            }
-        }
     }
 }
