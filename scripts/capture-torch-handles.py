@@ -6,46 +6,18 @@ handle parsers of both sides are tested on real bytes. Run on a machine with tor
     PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python3 scripts/capture-torch-handles.py OUT_DIR   # ('e')
 
 Each file holds the 15 arguments of torch.multiprocessing.reductions.rebuild_cuda_tensor, named, with bytes in hex,
-and the sha256 of the tensor's contiguous bytes.
+and the sha256 of the tensor's contiguous bytes (cudaipc4j-interop/src/test/python/torch_share_fields.py).
 """
-import hashlib
 import json
 import os
 import sys
+from pathlib import Path
 
 import torch
-from torch.multiprocessing.reductions import reduce_tensor
 
-
-def describe(name, tensor, expandable):
-    rebuild, args = reduce_tensor(tensor)
-    (cls, shape, strides, offset, storage_cls, dtype, device, handle, storage_size, storage_offset, requires_grad,
-     ref_counter_handle, ref_counter_offset, event_handle, event_sync_required) = args
-    data = tensor.detach().contiguous().cpu().view(torch.uint8).numpy().tobytes() if tensor.numel() else b""
-    hexed = lambda b: None if b is None else bytes(b).hex()
-    return {
-        "case": name,
-        "torch_version": torch.__version__,
-        "allocator": "expandable_segments" if expandable else "native",
-        "rebuild": rebuild.__name__,
-        "tensor_class": cls.__name__,
-        "storage_class": storage_cls.__name__,
-        "dtype": str(dtype).removeprefix("torch."),
-        "shape": list(shape),
-        "strides": list(strides),
-        "offset": offset,
-        "device_index": device,
-        "device_uuid": "GPU-" + str(torch.cuda.get_device_properties(device).uuid),
-        "handle": hexed(handle),
-        "storage_bytes": storage_size,
-        "storage_offset_bytes": storage_offset,
-        "requires_grad": requires_grad,
-        "ref_counter_file": ref_counter_handle.decode() if isinstance(ref_counter_handle, bytes) else ref_counter_handle,
-        "ref_counter_offset": ref_counter_offset,
-        "event_handle": hexed(event_handle),
-        "event_sync_required": event_sync_required,
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
+# the fields are the GPU tests' own (one definition of torch's 15 arguments as JSON)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cudaipc4j-interop" / "src" / "test" / "python"))
+from torch_share_fields import describe  # noqa: E402
 
 
 def main():
@@ -72,7 +44,7 @@ def main():
     cases.append(("empty", torch.empty(0, 5, device=dev)))
     torch.cuda.synchronize()
     for name, t in cases:
-        d = describe(name, t, expandable)
+        d = describe(name, t)
         with open(os.path.join(out, prefix + name + ".json"), "w") as f:
             json.dump(d, f, indent=1)
             f.write("\n")

@@ -13,7 +13,7 @@ from .descriptor import Descriptor, DescriptorError, from_json, to_json
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["Descriptor", "DescriptorError", "from_json", "to_json", "share", "open", "__version__"]
+__all__ = ["Descriptor", "DescriptorError", "from_json", "to_json", "share", "open", "torch_tuple", "__version__"]
 
 
 def share(tensor: Any, **kwargs: Any) -> Descriptor:
@@ -26,3 +26,10 @@ def open(descriptor: Descriptor | str | bytes, **kwargs: Any) -> Any:  # noqa: A
     """A tensor over memory another process exported (see :func:`cudaipc4j.opening.open`)."""
     from .opening import open as _open
     return _open(descriptor, **kwargs)
+
+
+def torch_tuple(descriptor: Descriptor | str | bytes, **kwargs: Any) -> tuple[Any, ...]:
+    """torch's own ``rebuild_cuda_tensor`` arguments for a torch descriptor (see
+    :func:`cudaipc4j.tuples.torch_tuple`)."""
+    from .tuples import torch_tuple as _torch_tuple
+    return _torch_tuple(descriptor, **kwargs)

@@ -195,20 +195,27 @@ class Communicator:
             raise RuntimeError(f"communicator aborted: {self._abort_request}")
 
     def _wait_ready(self, call: str) -> None:
-        deadline = time.monotonic() + self.timeout
-        while True:
+        """Polls until NCCL has finished taking ``call``, which returned ``ncclInProgress``."""
+        self._poll(None, call, call, self.timeout, 0.0002)
+
+    def _poll(self, done: Callable[[], bool] | None, call: str, what: str, timeout: float, pause: float) -> None:
+        """Polls until ``done`` says so or, without it, until NCCL's state is success; an abort request ends the
+        wait first; NCCL's error (reported as ``call``'s) and the deadline abort the communicator."""
+        deadline = time.monotonic() + timeout
+        while done is None or not done():
             self._check_request()
             state = self.async_error()
-            if state == SUCCESS:
+            if state == SUCCESS and done is None:
                 return
-            if state != IN_PROGRESS:
+            if state not in (SUCCESS, IN_PROGRESS):
                 err = self.nccl.error(call, state, self._comm)
                 self.abort(str(err))
                 raise err
             if time.monotonic() > deadline:
-                self.abort(f"{call} did not finish within {self.timeout:.1f} s")
-                raise TimeoutError(f"rank {self.rank}: {call} did not finish within {self.timeout:.1f} s; aborted")
-            time.sleep(0.0002)
+                reason = f"{what} did not finish within {timeout:.1f} s"
+                self.abort(reason)
+                raise TimeoutError(f"rank {self.rank}: {reason}; aborted")
+            time.sleep(pause)
 
     def _enqueue(self, call: str, *args: Any) -> None:
         if self._aborted:
@@ -235,18 +242,7 @@ class Communicator:
 
     def wait(self, done: Callable[[], bool], timeout: float | None = None) -> None:
         """Polls ``done`` (a stream's query) and the communicator's error until done; aborts on error or deadline."""
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        while not done():
-            self._check_request()
-            state = self.async_error()
-            if state not in (SUCCESS, IN_PROGRESS):
-                err = self.nccl.error("ncclCommGetAsyncError", state, self._comm)
-                self.abort(str(err))
-                raise err
-            if time.monotonic() > deadline:
-                self.abort("work did not finish in time")
-                raise TimeoutError(f"rank {self.rank}: NCCL work did not finish in time; aborted")
-            time.sleep(0.00005)
+        self._poll(done, "ncclCommGetAsyncError", "NCCL work", self.timeout if timeout is None else timeout, 0.00005)
 
     def abort(self, reason: str) -> None:
         if self._aborted or not self._comm:

@@ -1,4 +1,6 @@
-"""Makes the package importable without installing it, and applies gpu_policy to tests marked ``gpu``."""
+"""Makes the package importable without installing it, applies gpu_policy to tests marked ``gpu``, and fails the test
+whose tensors' release failed in a finalizer."""
+import gc
 import sys
 from pathlib import Path
 
@@ -33,3 +35,20 @@ def pytest_runtest_makereport(item, call):
         status, message = gpu_policy.skip_outcome(reason.removeprefix("Skipped: "), True)
         report.outcome = status
         report.longrepr = message
+
+
+@pytest.fixture(autouse=True)
+def _releases_in_finalizers_succeed():
+    """Fails the test whose tensors' release failed. A release runs from a finalizer, which cannot raise, so
+    cudaipc4j.opening keeps the error for the next ``open`` - by then another test. The test's tensors die at its
+    end (the collection below catches those in cycles); what failed is reported, and cleared, here."""
+    yield
+    opening = sys.modules.get("cudaipc4j.opening")
+    if opening is None:
+        return
+    gc.collect()
+    errors = list(opening._cleanup_errors)
+    opening._cleanup_errors.clear()
+    if errors:
+        pytest.fail("a release in a finalizer failed during this test: "
+                    + "; ".join(f"{type(e).__name__}: {e}" for e in errors), pytrace=False)

@@ -57,3 +57,67 @@ def test_every_function_is_declared_once_with_a_result_or_a_string():
     for name, (restype, _) in nccl.FUNCTIONS.items():
         assert name.startswith("nccl")
         assert restype in (ctypes.c_int, ctypes.c_char_p), name
+
+
+class _FakeNccl:
+    """NCCL's calls a communicator's wait makes, answered from a list of states."""
+
+    def __init__(self, states):
+        self.states, self.calls = list(states), []
+
+    def call(self, name, *args):
+        self.calls.append(name)
+        if name == "ncclCommGetAsyncError":
+            args[1]._obj.value = self.states.pop(0) if len(self.states) > 1 else self.states[0]
+        return nccl.SUCCESS
+
+    def error(self, name, code, comm=None):
+        return nccl.NcclError(name, code)
+
+
+def _communicator(states, timeout=60.0):
+    comm = object.__new__(nccl.Communicator)
+    comm.nccl, comm.rank, comm.size, comm.timeout = _FakeNccl(states), 1, 2, timeout
+    comm._comm, comm._aborted, comm._abort_request = 1234, None, None
+    return comm
+
+
+def test_a_call_in_progress_is_waited_for_until_success():
+    comm = _communicator([nccl.IN_PROGRESS] * 5 + [nccl.SUCCESS])
+    comm._wait_ready("ncclSend")
+    assert comm.nccl.calls.count("ncclCommGetAsyncError") == 6 and comm._aborted is None
+
+
+def test_an_async_error_aborts_and_names_the_call():
+    comm = _communicator([nccl.IN_PROGRESS, 6])
+    with pytest.raises(nccl.NcclError, match="ncclSend failed: ncclRemoteError"):
+        comm._wait_ready("ncclSend")
+    assert comm.nccl.calls[-1] == "ncclCommAbort"
+
+
+def test_the_deadline_aborts_a_wait_that_never_ends():
+    comm = _communicator([nccl.IN_PROGRESS], timeout=0.02)
+    with pytest.raises(TimeoutError, match=r"rank 1: ncclSend did not finish within 0\.0 s; aborted"):
+        comm._wait_ready("ncclSend")
+    assert comm._aborted == "ncclSend did not finish within 0.0 s"
+    comm = _communicator([nccl.SUCCESS])
+    with pytest.raises(TimeoutError, match=r"rank 1: NCCL work did not finish within 0\.0 s; aborted"):
+        comm.wait(lambda: False, timeout=0.02)
+
+
+def test_waiting_for_work_ends_when_done_and_treats_success_as_healthy():
+    comm = _communicator([nccl.SUCCESS])
+    queries = []
+    comm.wait(lambda: queries.append(1) or len(queries) > 3)
+    assert len(queries) == 4 and comm.nccl.calls.count("ncclCommGetAsyncError") == 3
+    comm = _communicator([nccl.SUCCESS, nccl.SUCCESS, 2])
+    with pytest.raises(nccl.NcclError, match="ncclCommGetAsyncError failed: ncclSystemError"):
+        comm.wait(lambda: False)
+
+
+def test_an_abort_request_ends_a_wait_first():
+    comm = _communicator([nccl.SUCCESS])
+    comm.request_abort("rank 0 died")
+    with pytest.raises(RuntimeError, match="communicator aborted: rank 0 died"):
+        comm._wait_ready("ncclSend")
+    assert "ncclCommGetAsyncError" not in comm.nccl.calls and comm._aborted == "rank 0 died"

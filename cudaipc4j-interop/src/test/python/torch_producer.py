@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A torch producer for the Java reader's GPU tests: shares a few CUDA tensors through torch's own sharing
 (reduce_tensor, as multiprocessing and the RL frameworks do), prints one JSON line per share (the fields of
-rebuild_cuda_tensor, bytes in hex, and the sha256 of the tensor's contiguous bytes), then "shared". On the line
+rebuild_cuda_tensor, named by torch_share_fields.py), then "shared". On the line
 "done" it prints the slots of its shares as it reads them in its counter files ({"slots": {...}}), frees the
 tensors, runs torch.cuda.ipc_collect() and prints {"allocated_start": n, "allocated_after": n}.
 
@@ -12,7 +12,6 @@ tensors, runs torch.cuda.ipc_collect() and prints {"allocated_start": n, "alloca
     PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python3 torch_producer.py one
                                          # a single small tensor
 """
-import hashlib
 import json
 import mmap
 import os
@@ -21,32 +20,8 @@ import sys
 
 os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:False")
 import torch  # noqa: E402
-from torch.multiprocessing.reductions import reduce_tensor  # noqa: E402
 
-
-def share(name, tensor):
-    _, args = reduce_tensor(tensor)
-    (_, shape, strides, offset, _, dtype, device, handle, storage_size, storage_offset, _, counter, slot,
-     event, sync) = args
-    data = tensor.detach().contiguous().cpu().view(torch.uint8).numpy().tobytes() if tensor.numel() else b""
-    hexed = lambda b: None if b is None else bytes(b).hex()
-    return {
-        "case": name,
-        "dtype": str(dtype).removeprefix("torch."),
-        "shape": list(shape),
-        "strides": list(strides),
-        "offset": offset,
-        "device_index": device,
-        "device_uuid": "GPU-" + str(torch.cuda.get_device_properties(device).uuid),
-        "handle": hexed(handle),
-        "storage_bytes": storage_size,
-        "storage_offset_bytes": storage_offset,
-        "ref_counter_file": counter.decode() if isinstance(counter, bytes) else counter,
-        "ref_counter_offset": slot,
-        "event_handle": hexed(event),
-        "event_sync_required": sync,
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
+from torch_share_fields import describe  # noqa: E402  (beside this file)
 
 
 def slot_value(counter, slot):
@@ -110,7 +85,7 @@ def main():
     torch.cuda.synchronize()
     shares = []
     for name, t in cases:
-        d = share(name, t)
+        d = describe(name, t)
         shares.append(d)
         print(json.dumps(d), flush=True)
     print("shared", flush=True)

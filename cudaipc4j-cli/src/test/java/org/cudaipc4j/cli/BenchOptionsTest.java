@@ -64,4 +64,10 @@ class BenchOptionsTest {
         assertFalse(err.toString().contains("Exception"), err.toString());
         assertEquals("", out.toString());
     }
+
+    @org.junit.jupiter.api.Test
+    void benchHasTheInteropSubcommand() {
+        CommandLine bench = Main.commandLine().getSubcommands().get("bench");
+        assertTrue(bench.getSubcommands().get("interop").getCommand() instanceof org.cudaipc4j.bench.InteropBench);
+    }
 }

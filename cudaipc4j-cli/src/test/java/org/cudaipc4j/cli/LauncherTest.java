@@ -39,7 +39,8 @@ class LauncherTest {
 
     /** Every module the jar is built from. */
     @ParameterizedTest
-    @ValueSource(strings = {"cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-interop", "cudaipc4j-nccl",
+    @ValueSource(strings = {"cudaipc4j-base", "cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-interop",
+        "cudaipc4j-nccl",
         "cudaipc4j-simpleipc", "cudaipc4j-bench", "cudaipc4j-cli"})
     void aSourceNewerThanTheJarMakesItStale(String module, @TempDir Path tmp) throws Exception {
         Path root = project(tmp);

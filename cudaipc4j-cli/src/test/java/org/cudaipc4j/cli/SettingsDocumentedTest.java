@@ -40,8 +40,8 @@ class SettingsDocumentedTest {
      * check: it forwards every {@code cudaipc4j.*} property to child JVMs by a name from a loop; its own variable
      * is on the page by hand, and the second check searches it too.
      */
-    private static final List<String> MODULES = List.of("cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-nccl",
-            "cudaipc4j-simpleipc", "cudaipc4j-bench", "cudaipc4j-cli", "cudaipc4j-examples");
+    private static final List<String> MODULES = List.of("cudaipc4j-base", "cudaipc4j-cuda", "cudaipc4j-coord",
+            "cudaipc4j-nccl", "cudaipc4j-simpleipc", "cudaipc4j-bench", "cudaipc4j-cli", "cudaipc4j-examples");
     private static final String TEST_SUPPORT = "cudaipc4j-testing";
 
     private static Path root;

@@ -1,6 +1,7 @@
 package org.cudaipc4j.coord;
 
-import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.base.IdleStrategy;
+import org.cudaipc4j.base.Libc;
 import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_COUNT;
 import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_SENSE;
 import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_SENSE_OFFSET;

@@ -4,6 +4,7 @@ import java.lang.foreign.MemoryLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.cudaipc4j.base.Closing;
 
 /**
  * A child process's membership in its group: opens the {@link ControlBlock} (checking that our parent created it),
@@ -87,11 +88,7 @@ public final class ChildRuntime implements AutoCloseable {
             rt.watchdog.start();
             return rt;
         } catch (RuntimeException e) {
-            try {
-                block.close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            Closing.closeAfter(block, e);
             throw e;
         }
     }
@@ -166,11 +163,7 @@ public final class ChildRuntime implements AutoCloseable {
         try {
             block.close();
         } catch (RuntimeException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
+            failure = Closing.firstOf(failure, e);
         }
         if (failure != null) {
             throw failure;

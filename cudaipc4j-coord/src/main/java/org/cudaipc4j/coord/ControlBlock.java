@@ -6,7 +6,8 @@ import java.lang.foreign.StructLayout;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
-import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.base.IdleStrategy;
+import org.cudaipc4j.base.Libc;
 
 /**
  * The shared block of a process group: who is in it, the barrier, the assignment, ready and abort words, and one

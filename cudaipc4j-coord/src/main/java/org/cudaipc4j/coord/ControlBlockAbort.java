@@ -17,8 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.ControlBlock.Abort;
-import org.cudaipc4j.coord.internal.Libc;
 
 /**
  * A control block's abort: the abort word claimed by compare-and-set (the first abort wins), its reason published

@@ -18,6 +18,8 @@ import static org.cudaipc4j.coord.ControlBlockLayout.sizeFor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * The shared segment under a control block: creates it and writes the header (magic last), opens it and validates
@@ -53,7 +55,7 @@ final class ControlBlockSegment {
             MAGIC_WORD.setRelease(m, 0L, MAGIC);
             return new ControlBlock(segment, processCount, pid, token, slotData);
         } catch (RuntimeException e) {
-            closeAfterFailure(segment, e);
+            Closing.closeAfter(segment, e);
             throw e;
         }
     }
@@ -150,16 +152,8 @@ final class ControlBlockSegment {
             }
             return new ControlBlock(segment, count, creator, (long) RUN_TOKEN.get(m, 0L), slotData);
         } catch (RuntimeException e) {
-            closeAfterFailure(segment, e);
+            Closing.closeAfter(segment, e);
             throw e;
-        }
-    }
-
-    private static void closeAfterFailure(SharedSegment segment, RuntimeException e) {
-        try {
-            segment.close();
-        } catch (RuntimeException suppressed) {
-            e.addSuppressed(suppressed);
         }
     }
 }

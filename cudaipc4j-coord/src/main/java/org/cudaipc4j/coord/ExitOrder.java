@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.base.Libc;
 
 /**
  * The order in which the members of a group exit, so that the supervisor blames the member that died first rather

@@ -10,6 +10,11 @@ import java.util.Set;
  * Builds the command line of a fresh JVM like this one: the same java binary, this JVM's own options (less debugger
  * agents and archive writing), native access, and the class path, then a main class and its arguments. For
  * {@link Supervisor#start} and for any helper JVM that should run as the group's children do.
+ *
+ * <p>A JVM that runs on the module path passes it on: the module path, the modules it resolved from it, its module
+ * options and native access for its modules; a main class of a named module is then started with {@code -m
+ * module/class}. The module is found through the class, or named by the caller as {@code module/class}; a main class
+ * that can be found neither way is refused at once rather than left to fail in the child.
  */
 public final class JvmCommand {
     private static final Set<String> OPTIONS_WITH_VALUE = Set.of("-cp", "-classpath", "--class-path", "-p",
@@ -24,9 +29,10 @@ public final class JvmCommand {
     /**
      * {@link #base()}, then {@code mainClass} and {@code args}.
      *
-     * @param mainClass the child's main class
+     * @param mainClass the child's main class, or {@code module/class}
      * @param args the child's arguments
      * @return the command line
+     * @throws CoordinationException when the child could not find its main class (see the class comment)
      */
     public static List<String> of(String mainClass, List<String> args) {
         return of(List.of(), mainClass, args);
@@ -36,9 +42,10 @@ public final class JvmCommand {
      * {@link #base()}, then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}.
      *
      * @param jvmOptions JVM options for this child only
-     * @param mainClass the child's main class
+     * @param mainClass the child's main class, or {@code module/class}
      * @param args the child's arguments
      * @return the command line
+     * @throws CoordinationException when the child could not find its main class (see the class comment)
      */
     public static List<String> of(List<String> jvmOptions, String mainClass, List<String> args) {
         return from(base(), jvmOptions, mainClass, args);
@@ -46,17 +53,19 @@ public final class JvmCommand {
 
     /**
      * {@return {@code base} (from {@link #base()}, taken once for several children: it reads this process's command
-     * line), then {@code jvmOptions} of this child alone, {@code mainClass} and {@code args}}
+     * line), then {@code jvmOptions} of this child alone, {@code mainClass} ({@code -m module/class} on the module
+     * path, for a class of a named module) and {@code args}}
      *
      * @param base the command line up to the main class, from {@link #base()}
      * @param jvmOptions JVM options for this child only
-     * @param mainClass the child's main class
+     * @param mainClass the child's main class, or {@code module/class}
      * @param args the child's arguments
+     * @throws CoordinationException when the child could not find its main class (see the class comment)
      */
     public static List<String> from(List<String> base, List<String> jvmOptions, String mainClass, List<String> args) {
         List<String> cmd = new ArrayList<>(base);
         cmd.addAll(jvmOptions);
-        cmd.add(mainClass);
+        cmd.addAll(ModulePath.main(base, mainClass));
         cmd.addAll(args);
         return cmd;
     }
@@ -64,22 +73,35 @@ public final class JvmCommand {
     /**
      * {@return the command line of a fresh JVM like this one, up to the main class: the java binary, this JVM's
      * inherited options ({@link #inheritedJvmOptions}), the shared-memory directory property when set,
-     * {@code --enable-native-access=ALL-UNNAMED} and {@code -cp} with this JVM's class path}
+     * {@code --enable-native-access=ALL-UNNAMED} and {@code -cp} with this JVM's class path; on the module path also
+     * native access for this JVM's modules that have it, {@code --module-path}, the launcher's module options and
+     * {@code --add-modules} with the modules this JVM resolved from the path}
      *
      * @throws CoordinationException when the java binary cannot be found
      */
     public static List<String> base() {
+        List<String> parentArgs = ProcessHandle.current().info().arguments().map(List::of).orElse(List.of());
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
-        cmd.addAll(inheritedJvmOptions(ProcessHandle.current().info().arguments().map(List::of).orElse(List.of())));
+        cmd.addAll(inheritedJvmOptions(parentArgs));
         String shmDir = System.getProperty(SharedSegment.DIR_PROPERTY);
         if (shmDir != null && cmd.stream().noneMatch(a -> a.startsWith("-D" + SharedSegment.DIR_PROPERTY + "="))) {
             cmd.add("-D" + SharedSegment.DIR_PROPERTY + "=" + shmDir);
         }
-        cmd.add("--enable-native-access=ALL-UNNAMED");
+        String modulePath = ModulePath.of(parentArgs);
+        if (modulePath == null) {
+            cmd.add("--enable-native-access=ALL-UNNAMED");
+        } else {
+            cmd.addAll(ModulePath.options(modulePath, parentArgs));
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         return cmd;
+    }
+
+    /** Whether {@code option} of the launcher takes the next argument as its value. */
+    static boolean takesValue(String option) {
+        return OPTIONS_WITH_VALUE.contains(option);
     }
 
     private static String javaBinary() {

@@ -1,7 +1,5 @@
 package org.cudaipc4j.coord;
 
-import org.cudaipc4j.coord.internal.Libc;
-import org.cudaipc4j.coord.internal.ShutdownRemovals;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,6 +16,9 @@ import java.util.HexFormat;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.coord.internal.ShutdownRemovals;
 
 /**
  * A file under {@code /dev/shm} (a tmpfs), mapped read-write and shared as a {@link MemorySegment}: the memory
@@ -326,11 +327,7 @@ public final class SharedSegment implements AutoCloseable {
             try {
                 arena.close();
             } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
+                failure = Closing.firstOf(failure, e);
             }
         }
         if (failure != null) {

@@ -8,6 +8,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * Watches the processes of one group, one per {@link ControlBlock} slot, and ends the group cleanly when anything
@@ -224,11 +226,13 @@ public final class Supervisor implements AutoCloseable {
 
     /**
      * Starts one JVM like this one per element of {@code argsPerChild} ({@link JvmCommand#of}), all at once. Child
-     * {@code i} runs {@code mainClass} with {@code argsPerChild.get(i)} and is watched through slot {@code i}.
+     * {@code i} runs {@code mainClass} with {@code argsPerChild.get(i)} and is watched through slot {@code i}. A JVM
+     * on the module path passes it on, and starts a main class of a named module as {@code -m module/class}.
      *
-     * @param mainClass the children's main class
+     * @param mainClass the children's main class, or {@code module/class}
      * @param argsPerChild each child's arguments
-     * @throws CoordinationException when a child cannot be started (see {@link #start(List)})
+     * @throws CoordinationException when a child cannot be started (see {@link #start(List)}), or could not find its
+     *     main class (see {@link JvmCommand}); then none is started
      */
     public void start(String mainClass, List<List<String>> argsPerChild) {
         Objects.requireNonNull(mainClass, "mainClass");
@@ -277,7 +281,7 @@ public final class Supervisor implements AutoCloseable {
                             + e.getMessage(), e);
                 }
                 Member member = add(new Member(i, process, process.toHandle()));
-                closeQuietly(process);
+                Closing.closeQuietly(process.getOutputStream()); // nothing is written to a member's stdin
                 if (!inherit) {
                     String prefix = options.prefixOutput() ? "[" + i + "] " : "";
                     member.pumps.add(OutputPump.start(process.getInputStream(), options.out(), prefix, "out-" + i));
@@ -484,13 +488,5 @@ public final class Supervisor implements AutoCloseable {
         group.waitForExit(GroupWatch.TERM_TO_KILL);
         group.killAll();
         group.waitForExit(GroupWatch.TERM_TO_KILL);
-    }
-
-    private static void closeQuietly(Process process) {
-        try {
-            process.getOutputStream().close();
-        } catch (IOException ignored) {
-            // Nothing was written to the member's stdin.
-        }
     }
 }

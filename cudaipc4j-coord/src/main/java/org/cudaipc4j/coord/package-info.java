@@ -1,6 +1,7 @@
 /**
  * Multi-process coordination for a group of processes that share memory: no GPU needed here.
- * Uses only {@code java.base} and this module's {@code internal} package (libc, removals at shutdown).
+ * Uses only {@code java.base}, the libraries' shared base ({@code org.cudaipc4j.base}: libc, closing, idle
+ * strategies) and this module's {@code internal} package (removals at shutdown).
  *
  * <ul>
  *   <li>{@link org.cudaipc4j.coord.SharedSegment}: a private (0600) file under {@code /dev/shm}, reserved up front,
@@ -15,7 +16,8 @@
  *       the members' exits and heartbeats, end the group on the first failure; children leave when their parent
  *       dies. {@link org.cudaipc4j.coord.JvmCommand} builds the command line of a child JVM and
  *       {@link org.cudaipc4j.coord.OutputPump} copies a child's output; a member may be any program, or a process
- *       started elsewhere ({@link org.cudaipc4j.coord.Supervisor#adopt}).</li>
+ *       started elsewhere ({@link org.cudaipc4j.coord.Supervisor#adopt}). {@link org.cudaipc4j.coord.ProcessEnd}
+ *       ends a member at once, as a killed one ends.</li>
  * </ul>
  *
  * <p>Parent:

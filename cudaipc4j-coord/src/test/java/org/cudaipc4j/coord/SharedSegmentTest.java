@@ -20,7 +20,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

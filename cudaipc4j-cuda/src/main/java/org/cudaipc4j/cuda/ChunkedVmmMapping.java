@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -32,7 +33,8 @@ public final class ChunkedVmmMapping extends DeviceRange {
 
     /**
      * Imports the allocation behind each of {@code fds} (the caller keeps owning them) and maps them in order,
-     * {@code chunkBytes} each: every exporter's allocation has that size, a multiple of the granularity.
+     * {@code chunkBytes} each: every exporter's allocation has that size, a multiple of the device's minimum
+     * allocation granularity.
      *
      * @param context the context to map into
      * @param fds one file descriptor per chunk, in order
@@ -41,7 +43,7 @@ public final class ChunkedVmmMapping extends DeviceRange {
      * @throws CudaException            when a descriptor is not an allocation's, or the driver refuses a step;
      *                                  everything done before is undone
      * @throws IllegalArgumentException for no descriptors, a negative one, or a size that is not a multiple of the
-     *                                  granularity
+     *                                  minimum granularity
      */
     public static ChunkedVmmMapping importFileDescriptors(Context context, int[] fds, long chunkBytes) {
         Objects.requireNonNull(fds, "fds");
@@ -90,11 +92,9 @@ public final class ChunkedVmmMapping extends DeviceRange {
         }
         Device device = context.device();
         context.makeCurrent();
-        long granularity = Vmm.granularity(device, Set.of(type));
-        if (chunkBytes % granularity != 0) {
-            throw new IllegalArgumentException("a VMM allocation's size is a multiple of " + granularity
-                    + " bytes on " + device + "; a chunk of " + chunkBytes + " is not");
-        }
+        // The exporter chose the chunk size: any multiple of the minimum granularity maps.
+        long granularity = Vmm.minimumGranularity(device, Set.of(type));
+        Vmm.requireMappable(chunkBytes, granularity, "a chunk", device);
         long[] handles = new long[n];
         int imported = 0;
         long address = 0;
@@ -174,7 +174,7 @@ public final class ChunkedVmmMapping extends DeviceRange {
         for (long h : handles) {
             steps.add(() -> CuDriver.MEM_RELEASE.check(h));
         }
-        Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
+        Closing.closeAll(steps.toArray(AutoCloseable[]::new));
     }
 
     @Override

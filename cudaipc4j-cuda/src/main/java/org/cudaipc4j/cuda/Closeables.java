@@ -1,5 +1,7 @@
 package org.cudaipc4j.cuda;
 
+import org.cudaipc4j.base.Closing;
+
 /** Closing several resources where each must be tried even when an earlier one fails. */
 public final class Closeables {
     private Closeables() {}
@@ -11,25 +13,6 @@ public final class Closeables {
      * @param resources what to close; null entries are skipped
      */
     public static void closeAll(AutoCloseable... resources) {
-        RuntimeException failure = null;
-        for (AutoCloseable resource : resources) {
-            if (resource == null) {
-                continue;
-            }
-            try {
-                resource.close();
-            } catch (Exception e) {
-                RuntimeException r = e instanceof RuntimeException re ? re
-                        : new IllegalStateException("closing " + resource + " failed", e);
-                if (failure == null) {
-                    failure = r;
-                } else {
-                    failure.addSuppressed(r);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        Closing.closeAll(resources);
     }
 }

@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -174,7 +175,7 @@ public final class Context implements AutoCloseable {
         if (release) {
             steps.add(() -> CuDriver.DEVICE_PRIMARY_CTX_RELEASE.check(device.handle()));
         }
-        Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
+        Closing.closeAll(steps.toArray(AutoCloseable[]::new));
     }
 
     @Override

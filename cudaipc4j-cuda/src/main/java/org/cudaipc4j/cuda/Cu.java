@@ -62,11 +62,6 @@ final class Cu {
         }
     }
 
-    /** Rounds {@code value} up to a multiple of {@code alignment} (a power of two). */
-    static long alignUp(long value, long alignment) {
-        return (value + alignment - 1) & -alignment;
-    }
-
     /** Waits for the legacy default stream, where the synchronous memset and copy calls run. */
     static void waitForLegacyStream() {
         CuDriver.STREAM_SYNCHRONIZE.check(MemorySegment.NULL);

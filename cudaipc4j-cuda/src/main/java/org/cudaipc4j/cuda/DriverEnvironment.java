@@ -1,13 +1,6 @@
 package org.cudaipc4j.cuda;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
+import org.cudaipc4j.base.Libc;
 
 /**
  * Settings the CUDA driver reads from the process environment (with the C library's {@code getenv}) when it starts
@@ -23,19 +16,6 @@ public final class DriverEnvironment {
     public static final String MAX_CONNECTIONS = "CUDA_DEVICE_MAX_CONNECTIONS";
 
     private DriverEnvironment() {}
-
-    // One holder per function, linked on first use: the start-up path sets and never reads back, and each linked
-    // signature costs milliseconds before the driver can start.
-    private static final class Setenv {
-        static final MethodHandle H = Linker.nativeLinker().downcallHandle(
-                Linker.nativeLinker().defaultLookup().findOrThrow("setenv"),
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    }
-
-    private static final class Getenv {
-        static final MethodHandle H = Linker.nativeLinker().downcallHandle(
-                Linker.nativeLinker().defaultLookup().findOrThrow("getenv"), FunctionDescriptor.of(ADDRESS, ADDRESS));
-    }
 
     /**
      * Sets {@code name} to {@code value} in the C environment unless it is set already (a user's choice wins).
@@ -55,17 +35,9 @@ public final class DriverEnvironment {
      * @param name the variable's name
      * @param value its default value
      */
-    @SuppressWarnings("restricted") // libc's own environment function, called with strings we allocate
     public static void setUnlessSet(String name, String value) {
-        int rc;
-        try (Arena arena = Arena.ofConfined()) {
-            rc = (int) Setenv.H.invokeExact(arena.allocateFrom(name), arena.allocateFrom(value), 0);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot set " + name + " in the environment", t);
-        }
-        if (rc != 0) {
+        // libc's setenv is linked on first use: the start-up path sets and never reads back.
+        if (Libc.setenv(name, value, false) != 0) {
             throw new IllegalStateException("setenv(" + name + ") failed");
         }
     }
@@ -75,15 +47,7 @@ public final class DriverEnvironment {
      *
      * @param name the variable's name
      */
-    @SuppressWarnings("restricted")
     public static String get(String name) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment now = (MemorySegment) Getenv.H.invokeExact(arena.allocateFrom(name));
-            return now.equals(MemorySegment.NULL) ? null : now.reinterpret(Long.MAX_VALUE).getString(0);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("cannot read " + name + " from the environment", t);
-        }
+        return Libc.getenv(name);
     }
 }

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.base.Layouts;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -49,7 +50,7 @@ public final class Kernel {
         MemorySegment pack(KernelArg[] args) {
             long needed = 0;
             for (KernelArg a : args) {
-                needed = Cu.alignUp(needed, a.alignment()) + a.size();
+                needed = Layouts.alignUp(needed, a.alignment()) + a.size();
             }
             if (needed > values.byteSize()) {
                 values = Arena.ofAuto().allocate(Math.max(needed, 2 * values.byteSize()), MAX_ALIGNMENT);
@@ -58,7 +59,7 @@ public final class Kernel {
             long offset = 0;
             for (int i = 0; i < args.length; i++) {
                 KernelArg a = args[i];
-                offset = Cu.alignUp(offset, a.alignment());
+                offset = Layouts.alignUp(offset, a.alignment());
                 a.writeTo(values, offset);
                 params.setAtIndex(JAVA_LONG, i, base + offset);
                 offset += a.size();

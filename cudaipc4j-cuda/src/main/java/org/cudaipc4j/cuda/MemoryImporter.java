@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.cudaipc4j.base.Closing;
 
 /**
  * Maps memory other processes shared ({@link SharedMemoryDescriptor} and the file descriptors that came with it)
@@ -184,7 +185,7 @@ public final class MemoryImporter implements AutoCloseable {
 
     private static void unmap(Entry e) {
         if (e.mapping instanceof AutoCloseable c) {
-            Closeables.closeAll(c);
+            Closing.closeAll(c);
         }
     }
 
@@ -241,6 +242,6 @@ public final class MemoryImporter implements AutoCloseable {
         order.addAll(new ArrayList<>(pools.values()).reversed());
         entries.clear();
         pools.clear();
-        Closeables.closeAll(order.toArray(AutoCloseable[]::new));
+        Closing.closeAll(order.toArray(AutoCloseable[]::new));
     }
 }

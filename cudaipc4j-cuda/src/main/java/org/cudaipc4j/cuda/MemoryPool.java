@@ -11,6 +11,8 @@ import java.lang.invoke.VarHandle;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.UUID;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
@@ -89,11 +91,7 @@ public final class MemoryPool extends ContextResource {
                 created.exportFabricHandle();
             }
         } catch (RuntimeException e) {
-            try {
-                created.close();
-            } catch (RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            Closing.closeAfter(created, e);
             throw e;
         }
         return created;
@@ -294,7 +292,7 @@ public final class MemoryPool extends ContextResource {
         }
         steps.add(() -> {
             if (firstExport >= 0) {
-                org.cudaipc4j.cuda.driver.Posix.close(firstExport);
+                Libc.close(firstExport);
                 firstExport = -1;
             }
         });
@@ -302,7 +300,7 @@ public final class MemoryPool extends ContextResource {
             context.makeCurrent();
             CuDriver.MEM_POOL_DESTROY.check(handle);
         });
-        Closeables.closeAll(steps.toArray(AutoCloseable[]::new));
+        Closing.closeAll(steps.toArray(AutoCloseable[]::new));
     }
 
     @Override

@@ -6,6 +6,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.Layouts;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -73,7 +75,7 @@ public final class PinnedArena extends ContextResource implements Arena {
                 base = Cu.handle(out);
             }
             blocks.add(base);
-            long aligned = Cu.alignUp(base.address(), byteAlignment);
+            long aligned = Layouts.alignUp(base.address(), byteAlignment);
             return MemorySegment.ofAddress(aligned).reinterpret(byteSize, scope, null);
         }
     }
@@ -114,7 +116,7 @@ public final class PinnedArena extends ContextResource implements Arena {
             }
             blocks.clear();
         }
-        Closeables.closeAll(frees.toArray(AutoCloseable[]::new));
+        Closing.closeAll(frees.toArray(AutoCloseable[]::new));
     }
 
     @Override

@@ -4,9 +4,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
-import org.cudaipc4j.cuda.driver.Posix;
 
 /**
  * An allocation of a {@link MemoryPool}: made here ({@link MemoryPool#allocate}) or imported from another process
@@ -79,7 +79,7 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
                 return new SharedMemoryExport(SharedMemoryDescriptor.of(IpcPath.POOL_FD, this, data, pool.poolId(), 1),
                         new int[] {fd});
             } catch (RuntimeException e) {
-                Posix.close(fd);
+                Libc.close(fd);
                 throw e;
             }
         }

@@ -1,6 +1,6 @@
 package org.cudaipc4j.cuda;
 
-import org.cudaipc4j.cuda.driver.Posix;
+import org.cudaipc4j.base.Libc;
 
 /**
  * One export of shareable memory: the {@link SharedMemoryDescriptor} to send, and the file descriptors to send
@@ -44,7 +44,7 @@ public final class SharedMemoryExport implements AutoCloseable {
         if (!closed) {
             closed = true;
             for (int fd : fds) {
-                Posix.close(fd);
+                Libc.close(fd);
             }
         }
     }

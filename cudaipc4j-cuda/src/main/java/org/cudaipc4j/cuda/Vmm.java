@@ -9,16 +9,18 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
-import org.cudaipc4j.cuda.driver.Posix;
 
 /** The driver structures and calls VMM allocations, mappings and pools share. */
 final class Vmm {
     static final int ALLOCATION_TYPE_PINNED = 1;
     static final int LOCATION_TYPE_DEVICE = 1;
     static final int ACCESS_READWRITE = 3;
+    static final int GRANULARITY_MINIMUM = 0;
     static final int GRANULARITY_RECOMMENDED = 1;
 
     private static final VarHandle PROP_TYPE = CuSymbols.CU_MEM_ALLOCATION_PROP.varHandle(groupElement("type"));
@@ -65,18 +67,49 @@ final class Vmm {
 
     /** The recommended granularity for allocations on {@code device} exportable as {@code types}. */
     static long granularity(Device device, Set<ShareableHandleType> types) {
-        long key = ((long) device.ordinal() << 32) | ShareableHandleType.bits(types);
+        return granularity(device, types, GRANULARITY_RECOMMENDED);
+    }
+
+    /**
+     * The minimum granularity on {@code device} for {@code types}: what {@code cuMemCreate} and {@code cuMemMap}
+     * require of a size, an offset and an address (cuda.h, their comments: "a multiple of the value given via
+     * cuMemGetAllocationGranularity with the CU_MEM_ALLOC_GRANULARITY_MINIMUM flag"). A mapping of another process's allocation checks against this, not the recommended one:
+     * the exporter may have chosen any multiple of the minimum (PyTorch's expandable segments use 2 MiB chunks,
+     * whatever the driver recommends).
+     */
+    static long minimumGranularity(Device device, Set<ShareableHandleType> types) {
+        return granularity(device, types, GRANULARITY_MINIMUM);
+    }
+
+    private static long granularity(Device device, Set<ShareableHandleType> types, int option) {
+        long key = ((long) device.ordinal() << 32) | ((long) option << 16) | ShareableHandleType.bits(types);
         Long known = GRANULARITIES.get(key);
         if (known != null) {
             return known;
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            CuDriver.MEM_GET_ALLOCATION_GRANULARITY.check(out,
-                    allocationProp(arena, device, types), GRANULARITY_RECOMMENDED);
+            CuDriver.MEM_GET_ALLOCATION_GRANULARITY.check(out, allocationProp(arena, device, types), option);
             long granularity = out.get(JAVA_LONG, 0);
             GRANULARITIES.put(key, granularity);
             return granularity;
+        }
+    }
+
+    /**
+     * Checks that {@code bytes}, the size of an allocation another process made, can be mapped here: a whole
+     * multiple of the device's minimum granularity.
+     *
+     * @param bytes the size
+     * @param minimum the minimum granularity
+     * @param what what the size is, for the message ("a chunk")
+     * @param device the device, for the message
+     * @throws IllegalArgumentException when it is not
+     */
+    static void requireMappable(long bytes, long minimum, String what, Object device) {
+        if (minimum < 1 || bytes % minimum != 0) {
+            throw new IllegalArgumentException("a VMM allocation's size is a multiple of the minimum granularity, "
+                    + minimum + " bytes on " + device + "; " + what + " of " + bytes + " bytes is not");
         }
     }
 
@@ -102,7 +135,7 @@ final class Vmm {
                 try {
                     VmmMapping.importFileDescriptor(context, exported, local.bytes()).close();
                 } finally {
-                    Posix.close(exported);
+                    Libc.close(exported);
                 }
             }
         } catch (CudaException | IllegalArgumentException | IllegalStateException e) {
@@ -160,7 +193,7 @@ final class Vmm {
 
     /** Unmaps, frees the address range and releases the handle: each tried, the first failure thrown. */
     static void unmapAndRelease(long address, long size, long handle) {
-        Closeables.closeAll(
+        Closing.closeAll(
                 () -> CuDriver.MEM_UNMAP.check(address, size),
                 () -> CuDriver.MEM_ADDRESS_FREE.check(address, size),
                 () -> CuDriver.MEM_RELEASE.check(handle));

@@ -8,9 +8,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
+import org.cudaipc4j.base.Layouts;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
-import org.cudaipc4j.cuda.driver.Posix;
 
 /**
  * Device memory from the virtual memory management API ({@code cuMemCreate}, mapped into a reserved range of this
@@ -65,7 +66,7 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
         Device device = context.device();
         context.makeCurrent();
         long granularity = Vmm.granularity(device, exportable);
-        long size = Cu.alignUp(bytes, granularity);
+        long size = Layouts.alignUp(bytes, granularity);
         long handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
@@ -138,7 +139,7 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
                 return new SharedMemoryExport(SharedMemoryDescriptor.of(IpcPath.VMM_FD, this, new byte[0], 0, 1),
                         new int[] {fd});
             } catch (RuntimeException e) {
-                Posix.close(fd);
+                Libc.close(fd);
                 throw e;
             }
         }

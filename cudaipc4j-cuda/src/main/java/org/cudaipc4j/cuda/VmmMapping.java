@@ -24,7 +24,7 @@ public final class VmmMapping extends DeviceRange {
 
     /**
      * Imports the allocation behind {@code fd} (the caller keeps owning {@code fd}) and maps {@code bytes} of it: the
-     * exporter's {@link VmmAllocation#bytes()}, a multiple of the granularity.
+     * exporter's {@link VmmAllocation#bytes()}, a multiple of the device's minimum granularity.
      *
      * @param context the context to map into
      * @param fd the allocation's file descriptor
@@ -57,11 +57,8 @@ public final class VmmMapping extends DeviceRange {
         }
         Device device = context.device();
         context.makeCurrent();
-        long granularity = Vmm.granularity(device, Set.of(type));
-        if (bytes % granularity != 0) {
-            throw new IllegalArgumentException("a VMM allocation's size is a multiple of " + granularity
-                    + " bytes on " + device + "; " + bytes + " is not (send the exporter's bytes())");
-        }
+        long granularity = Vmm.minimumGranularity(device, Set.of(type));
+        Vmm.requireMappable(bytes, granularity, "a mapping (send the exporter's bytes())", device);
         long handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);

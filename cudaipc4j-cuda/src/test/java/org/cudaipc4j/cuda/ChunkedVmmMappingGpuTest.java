@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import org.cudaipc4j.cuda.driver.Posix;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.testing.GpuTest;
 import org.junit.jupiter.api.Test;
 
@@ -44,7 +44,7 @@ class ChunkedVmmMappingGpuTest {
                     m = ChunkedVmmMapping.importFileDescriptors(ctx, fds, chunk);
                 } finally {
                     for (int fd : fds) {
-                        Posix.close(fd);
+                        Libc.close(fd);
                     }
                 }
                 assertEquals(3 * chunk, m.bytes());
@@ -92,7 +92,7 @@ class ChunkedVmmMappingGpuTest {
                             () -> ChunkedVmmMapping.importFileDescriptors(ctx, new int[] {fd, jar}, chunk));
                     assertTrue(e.getMessage().contains("chunk 1 of 2"), e.getMessage());
                 } finally {
-                    Posix.close(fd);
+                    Libc.close(fd);
                 }
             }
             assertEquals(0, ctx.openResources());

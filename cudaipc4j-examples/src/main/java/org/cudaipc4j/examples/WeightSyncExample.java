@@ -24,6 +24,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
+import org.cudaipc4j.interop.TorchHandle;
 import org.cudaipc4j.interop.torch.TorchLeases;
 import org.cudaipc4j.interop.torch.TorchReader;
 import org.cudaipc4j.interop.torch.TorchShare;
@@ -46,14 +47,21 @@ public final class WeightSyncExample {
     /** The trainer's torch allocator: the caching allocator's segments, or expandable segments. */
     public enum Allocator {
         /** {@code expandable_segments:False}: legacy IPC handles ({@code 'c'}). */
-        CACHING("expandable_segments:False"),
+        CACHING("expandable_segments:False", TorchHandle.Type.CUDA_MALLOC),
         /** {@code expandable_segments:True}: torch's {@code 'e'} handles. */
-        EXPANDABLE("expandable_segments:True");
+        EXPANDABLE("expandable_segments:True", TorchHandle.Type.EXPANDABLE_SEGMENT);
 
         private final String allocConf;
+        private final TorchHandle.Type handleType;
 
-        Allocator(String allocConf) {
+        Allocator(String allocConf, TorchHandle.Type handleType) {
             this.allocConf = allocConf;
+            this.handleType = handleType;
+        }
+
+        /** The type of every handle this allocator's trainer shares. */
+        public TorchHandle.Type handleType() {
+            return handleType;
         }
 
         /** The value of {@code PYTORCH_CUDA_ALLOC_CONF} that selects it. */
@@ -137,7 +145,7 @@ public final class WeightSyncExample {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(trainer.getInputStream(),
                 StandardCharsets.UTF_8)); Writer out = new OutputStreamWriter(trainer.getOutputStream(),
                 StandardCharsets.UTF_8)) {
-            Report r = serve(in, out);
+            Report r = serve(in, out, allocator);
             if (!trainer.waitFor(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the trainer did not exit within 60 s of its memory report");
             }
@@ -153,8 +161,11 @@ public final class WeightSyncExample {
         }
     }
 
-    /** The server's side of the conversation: {@code in} from the trainer, {@code out} to it. */
-    static Report serve(BufferedReader in, Writer out) throws IOException {
+    /**
+     * The server's side of the conversation: {@code in} from the trainer, {@code out} to it. Every share must be of
+     * {@code allocator}'s handle type, so that a run asked for expandable segments does read them.
+     */
+    static Report serve(BufferedReader in, Writer out, Allocator allocator) throws IOException {
         if (!(WeightSyncMessage.parse(in.readLine()) instanceof WeightSyncMessage.Hello hello)) {
             throw new IllegalStateException("the trainer did not start with hello");
         }
@@ -195,8 +206,14 @@ public final class WeightSyncExample {
                                 reader = new TorchReader(ctx, leases);
                                 freeStart = ctx.memInfo().free();
                             }
+                            TorchShare share = TorchShare.of(d);
+                            if (share.handle() != null && share.handle().type() != allocator.handleType()) {
+                                throw new IllegalStateException("round " + round + ": " + t.name() + " is a '"
+                                        + share.handle().type().code() + "' share, the trainer runs with "
+                                        + allocator.allocConf());
+                            }
                             lines.add(t);
-                            views.add(reader.open(TorchShare.of(d), stream));
+                            views.add(reader.open(share, stream));
                         }
                         // Every view's wait on its producer's event is on this stream.
                         stream.synchronize();

@@ -7,6 +7,8 @@ import java.util.Objects;
 /**
  * One line of the weight-sync conversation ({@code weightsync/1}, docs/interop.md): the version word, the message's
  * type, then its fields separated by single spaces; a {@code tensor} line ends with the descriptor's JSON (one line).
+ * A torch trainer and a Java server use {@code hello, round, tensor, ok, end, bye, memory}; a Java trainer and a
+ * Python server use {@code ready, hello, export, mapped, round, checksum, ok, end, memory, bye}.
  */
 sealed interface WeightSyncMessage {
     String VERSION = "weightsync/1";
@@ -20,11 +22,31 @@ sealed interface WeightSyncMessage {
     /** Trainer: one share of the round, the sha256 of its bytes and its descriptor's JSON. */
     record Tensor(String name, byte[] sha256, String descriptorJson) implements WeightSyncMessage {
         public Tensor {
-            Objects.requireNonNull(name);
+            requireName(name);
             Objects.requireNonNull(descriptorJson);
             if (sha256.length != 32) {
                 throw new IllegalArgumentException("a sha256 has 32 bytes, got " + sha256.length);
             }
+        }
+    }
+
+    /** Python server: CUDA is initialised and warmed up in process {@code pid}; the trainer may measure. */
+    record Ready(long pid) implements WeightSyncMessage {}
+
+    /** Java trainer: the next descriptor on the descriptor socket is tensor {@code name}'s. */
+    record Export(String name) implements WeightSyncMessage {
+        public Export {
+            requireName(name);
+        }
+    }
+
+    /** Python server: all {@code tensors} exports are mapped and their leases held. */
+    record Mapped(int tensors) implements WeightSyncMessage {}
+
+    /** Java trainer: the {@link WeightSum} of tensor {@code name}'s bytes this round. */
+    record Checksum(String name, long value) implements WeightSyncMessage {
+        public Checksum {
+            requireName(name);
         }
     }
 
@@ -51,6 +73,10 @@ sealed interface WeightSyncMessage {
             case End e -> "end";
             case Bye b -> "bye";
             case Memory m -> "memory " + m.allocatedStart() + " " + m.allocatedEnd() + " " + m.shmLeft();
+            case Ready r -> "ready " + r.pid();
+            case Export e -> "export " + e.name();
+            case Mapped m -> "mapped " + m.tensors();
+            case Checksum c -> "checksum " + c.name() + " " + WeightSum.format(c.value());
         };
         return VERSION + " " + body;
     }
@@ -92,6 +118,13 @@ sealed interface WeightSyncMessage {
                     yield new Tensor(f[0], HexFormat.of().parseHex(f[1]), f[2]);
                 }
                 case "ok" -> new Ok(Integer.parseInt(fields(rest, 1, line).get(0)));
+                case "ready" -> new Ready(Long.parseLong(fields(rest, 1, line).get(0)));
+                case "export" -> new Export(fields(rest, 1, line).get(0));
+                case "mapped" -> new Mapped(Integer.parseInt(fields(rest, 1, line).get(0)));
+                case "checksum" -> {
+                    List<String> f = fields(rest, 2, line);
+                    yield new Checksum(f.get(0), WeightSum.parse(f.get(1)));
+                }
                 case "end" -> {
                     fields(rest, 0, line);
                     yield new End();
@@ -110,6 +143,12 @@ sealed interface WeightSyncMessage {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("a " + VERSION + " " + head[1] + " message with a bad number ("
                     + e.getMessage() + "): " + shorten(line), e);
+        }
+    }
+
+    private static void requireName(String name) {
+        if (name.isEmpty() || name.chars().anyMatch(c -> c <= ' ')) {
+            throw new IllegalArgumentException("a tensor name is not empty and has no spaces: '" + name + "'");
         }
     }
 

@@ -3,6 +3,7 @@ package org.cudaipc4j.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -12,6 +13,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.jar.JarFile;
@@ -25,14 +27,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The published library jars as a user's build resolves them (the reactor hands this module the packaged jars):
- * nothing but the JDK's {@code java.base} is needed, no third-party class is inside, the module exports its API
- * packages only, and the license travels with the classes.
+ * nothing but the JDK's {@code java.base} and the project's own libraries is needed, no third-party class is inside,
+ * the module exports its API packages only (the shared base none but to the libraries), and the license travels
+ * with the classes.
  */
 class LibraryJarsTest {
+    private static final Set<String> LIBRARY_MODULES = Set.of("org.cudaipc4j.base", "org.cudaipc4j.cuda",
+            "org.cudaipc4j.coord", "org.cudaipc4j.interop", "org.cudaipc4j.nccl");
+
     private static Path jarOf(String library) {
         Class<?> probe = switch (library) {
             case "cuda" -> Device.class;
             case "nccl" -> org.cudaipc4j.nccl.Nccl.class;
+            case "base" -> org.cudaipc4j.base.Libc.class;
             default -> ControlBlock.class;
         };
         try {
@@ -49,31 +56,43 @@ class LibraryJarsTest {
         return jar;
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"cuda", "coord"})
-    void needsOnlyJavaBase(String library) {
+    /** What jdeps says {@code library} needs, one line per module, sorted; the others' jars on the module path. */
+    private static List<String> jdeps(String library, String... others) {
         Path jar = requireJar(library);
+        List<String> args = new ArrayList<>();
+        if (others.length > 0) {
+            args.add("--module-path");
+            args.add(Arrays.stream(others).map(o -> requireJar(o).toString())
+                    .collect(Collectors.joining(File.pathSeparator)));
+        }
+        args.addAll(List.of("-s", jar.toString()));
         StringWriter out = new StringWriter();
         int rc = ToolProvider.findFirst("jdeps").orElseThrow()
-                .run(new PrintWriter(out), new PrintWriter(out), "-s", jar.toString());
+                .run(new PrintWriter(out), new PrintWriter(out), args.toArray(String[]::new));
         assertEquals(0, rc, out.toString());
-        List<String> lines = out.toString().lines().filter(l -> !l.isBlank()).toList();
-        assertEquals(List.of("org.cudaipc4j." + library + " -> java.base"), lines);
+        return out.toString().lines().filter(l -> !l.isBlank()).sorted().toList();
     }
 
     @org.junit.jupiter.api.Test
-    void ncclNeedsOnlyJavaBaseAndTheCudaLibrary() {
-        Path jar = requireJar("nccl");
-        StringWriter out = new StringWriter();
-        int rc = ToolProvider.findFirst("jdeps").orElseThrow().run(new PrintWriter(out), new PrintWriter(out),
-                "--module-path", requireJar("cuda").toString(), "-s", jar.toString());
-        assertEquals(0, rc, out.toString());
-        List<String> lines = out.toString().lines().filter(l -> !l.isBlank()).sorted().toList();
-        assertEquals(List.of("org.cudaipc4j.nccl -> java.base", "org.cudaipc4j.nccl -> org.cudaipc4j.cuda"), lines);
+    void baseNeedsOnlyJavaBase() {
+        assertEquals(List.of("org.cudaipc4j.base -> java.base"), jdeps("base"));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"cuda", "coord", "nccl"})
+    @ValueSource(strings = {"cuda", "coord"})
+    void needsOnlyJavaBaseAndTheSharedBase(String library) {
+        String module = "org.cudaipc4j." + library;
+        assertEquals(List.of(module + " -> java.base", module + " -> org.cudaipc4j.base"), jdeps(library, "base"));
+    }
+
+    @org.junit.jupiter.api.Test
+    void ncclNeedsOnlyJavaBaseTheSharedBaseAndTheCudaLibrary() {
+        assertEquals(List.of("org.cudaipc4j.nccl -> java.base", "org.cudaipc4j.nccl -> org.cudaipc4j.base",
+                "org.cudaipc4j.nccl -> org.cudaipc4j.cuda"), jdeps("nccl", "cuda", "base"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"base", "cuda", "coord", "nccl"})
     void holdsOnlyItsOwnClassesAndTheLicense(String library) throws IOException {
         Path jar = requireJar(library);
         List<String> foreign = new ArrayList<>();
@@ -88,7 +107,7 @@ class LibraryJarsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"cuda", "coord", "nccl"})
+    @ValueSource(strings = {"base", "cuda", "coord", "nccl"})
     void exportsItsApiPackageOnly(String library) {
         Path jar = requireJar(library);
         ModuleDescriptor module = ModuleFinder.of(jar).findAll().iterator().next().descriptor();
@@ -98,15 +117,29 @@ class LibraryJarsTest {
         Set<String> api = switch (library) {
             case "coord" -> Set.of("org.cudaipc4j.coord", "org.cudaipc4j.coord.fd");
             case "nccl" -> Set.of("org.cudaipc4j.nccl", "org.cudaipc4j.nccl.launch");
+            case "base" -> Set.of();
             default -> Set.of("org.cudaipc4j.cuda");
         };
         assertEquals(api, exported, "exports: the API packages, never the bindings");
         // Internal packages reach the project's other libraries only, never an application.
         module.exports().stream().filter(ModuleDescriptor.Exports::isQualified).forEach(e -> assertTrue(
-                e.targets().stream().allMatch(m -> m.startsWith("org.cudaipc4j.") && !m.equals("org.cudaipc4j.cli")),
-                "a qualified export to a library of the project only: " + e));
-        assertEquals(library.equals("nccl") ? Set.of("java.base", "org.cudaipc4j.cuda") : Set.of("java.base"),
+                LIBRARY_MODULES.containsAll(e.targets()), "a qualified export to a library of the project only: " + e));
+        Set<String> requires = switch (library) {
+            case "base" -> Set.of("java.base");
+            case "nccl" -> Set.of("java.base", "org.cudaipc4j.base", "org.cudaipc4j.cuda");
+            default -> Set.of("java.base", "org.cudaipc4j.base");
+        };
+        assertEquals(requires,
                 module.requires().stream().map(ModuleDescriptor.Requires::name).collect(Collectors.toSet()),
                 "requires");
+    }
+
+    @org.junit.jupiter.api.Test
+    void baseIsExportedToTheLibrariesOnly() {
+        ModuleDescriptor module = ModuleFinder.of(requireJar("base")).findAll().iterator().next().descriptor();
+        assertEquals(Set.of("org.cudaipc4j.base"),
+                module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
+        module.exports().forEach(e -> assertEquals(Set.of("org.cudaipc4j.cuda", "org.cudaipc4j.coord",
+                "org.cudaipc4j.interop", "org.cudaipc4j.nccl"), e.targets(), "exported to: " + e));
     }
 }

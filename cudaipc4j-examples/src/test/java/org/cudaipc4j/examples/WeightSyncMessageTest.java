@@ -19,7 +19,9 @@ class WeightSyncMessageTest {
     void everyMessageReadsBackAsWritten() {
         for (WeightSyncMessage m : List.of(new WeightSyncMessage.Hello(4321, 100), new WeightSyncMessage.Round(7, 100),
                 new WeightSyncMessage.Ok(7), new WeightSyncMessage.End(), new WeightSyncMessage.Bye(),
-                new WeightSyncMessage.Memory(0, 512, 0))) {
+                new WeightSyncMessage.Memory(0, 512, 0), new WeightSyncMessage.Ready(77),
+                new WeightSyncMessage.Export("layer099.float64"), new WeightSyncMessage.Mapped(100),
+                new WeightSyncMessage.Checksum("layer000.float32", -2), new WeightSyncMessage.Checksum("w", 0))) {
             assertEquals(m, WeightSyncMessage.parse(m.format()));
         }
         var t = (WeightSyncMessage.Tensor) WeightSyncMessage.parse(
@@ -39,6 +41,17 @@ class WeightSyncMessageTest {
     }
 
     @Test
+    void theLinesOfTheJavaTrainerAndThePythonServer() {
+        assertEquals("weightsync/1 checksum layer001.bfloat16 fffffffffffffffe",
+                new WeightSyncMessage.Checksum("layer001.bfloat16", -2).format());
+        assertEquals("weightsync/1 export layer001.bfloat16", new WeightSyncMessage.Export("layer001.bfloat16").format());
+        // As weight_sync.py's server writes them.
+        assertEquals(new WeightSyncMessage.Ready(4321), WeightSyncMessage.parse("weightsync/1 ready 4321"));
+        assertEquals(new WeightSyncMessage.Mapped(3), WeightSyncMessage.parse("weightsync/1 mapped 3"));
+        assertEquals(new WeightSyncMessage.Ok(1), WeightSyncMessage.parse("weightsync/1 ok 1"));
+    }
+
+    @Test
     void badLinesAreRefusedInOneLineNamingTheProblem() {
         assertMessage("the other side closed the pipe", null);
         assertMessage("not a weightsync/1 message: weightsync/2 hello 1 2", "weightsync/2 hello 1 2");
@@ -49,6 +62,11 @@ class WeightSyncMessageTest {
         assertMessage("a weightsync/1 round message with a bad number", "weightsync/1 round x 100");
         assertMessage("a tensor line has a name, a sha256 and a descriptor", "weightsync/1 tensor w " + SHA);
         assertMessage("a sha256 has 32 bytes, got 2", "weightsync/1 tensor w abcd {}");
+        assertMessage("a checksum has 16 hex digits, got 'abcd'", "weightsync/1 checksum w abcd");
+        assertMessage("a checksum has 16 hex digits, got '-000000000000001'", "weightsync/1 checksum w -000000000000001");
+        assertMessage("a weightsync/1 message with 1 field(s), 2 expected", "weightsync/1 checksum w");
+        assertMessage("a weightsync/1 message with 2 field(s), 1 expected", "weightsync/1 export a b");
+        assertMessage("a weightsync/1 ready message with a bad number", "weightsync/1 ready me");
     }
 
     private static void assertMessage(String expected, String line) {
@@ -61,7 +79,8 @@ class WeightSyncMessageTest {
     void theServerRefusesATrainerThatSkipsARoundBeforeTouchingCuda() {
         // The leases start first (a small JVM, no GPU); the round check comes before any descriptor is opened.
         var in = new BufferedReader(new StringReader("weightsync/1 hello 1 2\nweightsync/1 round 2 2\n"));
-        var e = assertThrows(IllegalStateException.class, () -> WeightSyncExample.serve(in, new StringWriter()));
+        var e = assertThrows(IllegalStateException.class, () -> WeightSyncExample.serve(in, new StringWriter(),
+                WeightSyncExample.Allocator.CACHING));
         assertEquals("expected round 1 of 2 tensors, got: weightsync/1 round 2 2", e.getMessage());
     }
 

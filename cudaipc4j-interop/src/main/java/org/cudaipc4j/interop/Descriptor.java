@@ -423,6 +423,18 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
                 poolId, pointerExport, torch, tensor, event);
     }
 
+    /**
+     * {@return the same with {@code name} as the exporter's holder table, in which importers sign in under the export
+     * id (docs/interop.md, "Leases")}
+     *
+     * @param name the table's name ({@code ExportHolders.name()} of {@code cudaipc4j-coord}), or null for none
+     */
+    public Descriptor withHolders(String name) {
+        return new Descriptor(kind, deviceUuid, bytes, new Exporter(exporter.pid(), exporter.pidNamespace(),
+                exporter.exportId(), name), ipcHandle, handleType, fabricHandle, fds, fdNumbers, poolId, pointerExport,
+                torch, tensor, event);
+    }
+
     /** {@return a copy of the legacy IPC handle, or null} */
     @Override
     public byte[] ipcHandle() {

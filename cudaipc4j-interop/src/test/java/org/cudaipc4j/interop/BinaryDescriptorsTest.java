@@ -40,6 +40,19 @@ class BinaryDescriptorsTest {
     }
 
     @Test
+    void aBinaryExportGetsItsHolderTableAndTensorInJson() {
+        // What an exporter does to hand a binary export to a Python reader: the lease table and the tensor added.
+        Descriptor fromBinary = BinaryDescriptors.fromBinary(BinaryDescriptors.toBinary(
+                Descriptor.poolFd(GoldenCases.GPU, 1048576, EX, 7, GoldenCases.run(0x80))));
+        TensorLayout layout = TensorLayout.contiguous(DType.BFLOAT16, 1024, 256);
+        Descriptor d = fromBinary.withHolders("cudaipc4j-4242-0011223344556677-holders").withTensor(layout);
+        assertEquals(new Descriptor.Exporter(4242, GoldenCases.NS, 9, "cudaipc4j-4242-0011223344556677-holders"),
+                d.exporter());
+        assertEquals(fromBinary.withTensor(layout), d.withHolders(null), "nothing else changed");
+        assertEquals(d, DescriptorJson.fromJson(DescriptorJson.toJson(d)));
+    }
+
+    @Test
     void whatTheBinaryFormCannotCarryIsRefused() {
         Descriptor torch = GoldenCases.all().get("torch-c");
         assertThrows(IllegalArgumentException.class, () -> BinaryDescriptors.toBinary(torch));

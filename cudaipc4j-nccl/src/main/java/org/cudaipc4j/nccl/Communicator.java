@@ -1,8 +1,6 @@
 package org.cudaipc4j.nccl;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,16 +8,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.ForeignResource;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.nccl.binding.NcclFunction;
-import org.cudaipc4j.nccl.binding.NcclLayouts;
 
 /**
  * An NCCL communicator ({@code ncclComm_t}) of one rank, owned by the device's primary {@link Context} (NCCL's own
@@ -44,14 +38,11 @@ public final class Communicator extends ForeignResource {
     private final int rank;
     private final int size;
     private final Duration timeout;
-    /** Held around every call into NCCL on this communicator, so that an abort never overlaps another call. */
-    private final ReentrantLock lock = new ReentrantLock();
+    /** Serialises the calls into NCCL, finishes their results, and aborts. */
+    private final CommunicatorCalls calls;
     private final List<BufferRegistration> registrations = new ArrayList<>();
-    private volatile String abortRequest;
-    private volatile String abortReason;
 
-    private Communicator(Context context, Nccl nccl, MemorySegment comm, Arena arena, int rank, int size,
-                         Duration timeout) {
+    Communicator(Context context, Nccl nccl, MemorySegment comm, Arena arena, int rank, int size, Duration timeout) {
         super(context);
         this.context = context;
         this.nccl = nccl;
@@ -60,6 +51,7 @@ public final class Communicator extends ForeignResource {
         this.rank = rank;
         this.size = size;
         this.timeout = timeout;
+        this.calls = new CommunicatorCalls(this, context, nccl, comm, timeout);
     }
 
     /**
@@ -98,109 +90,7 @@ public final class Communicator extends ForeignResource {
      */
     public static Communicator create(Context context, Nccl nccl, UniqueId id, int rank, int size,
                                       CommunicatorOptions options, Supplier<Optional<String>> stop) {
-        if (size < 1 || rank < 0 || rank >= size) {
-            throw new IllegalArgumentException("rank " + rank + " of " + size + " is not a rank of a communicator");
-        }
-        context.makeCurrent();
-        Arena arena = Arena.ofShared();
-        try {
-            MemorySegment config = config(arena, options);
-            MemorySegment idBytes = arena.allocate(NcclLayouts.UNIQUE_ID);
-            MemorySegment.copy(id.bytes(), 0, idBytes, JAVA_BYTE, 0, UniqueId.BYTES);
-            MemorySegment out = arena.allocate(ADDRESS);
-            int r = nccl.call(NcclFunction.ncclCommInitRankConfig, out, size, idBytes, rank, config);
-            MemorySegment comm = out.get(ADDRESS, 0);
-            String what = "rank " + rank + " of " + size;
-            return adopt(context, nccl, comm, arena, options.timeout(), NcclFunction.ncclCommInitRankConfig, r,
-                    what, stop);
-        } catch (RuntimeException e) {
-            arena.close();
-            throw e;
-        }
-    }
-
-    /** Waits for a communicator NCCL started making, then hands it to its context; aborts it on any failure. */
-    private static Communicator adopt(Context context, Nccl nccl, MemorySegment comm, Arena arena,
-                                      Duration timeout, NcclFunction made, int result, String what,
-                                      Supplier<Optional<String>> stop) {
-        if (result != NcclResult.SUCCESS.code() && result != NcclResult.IN_PROGRESS.code()) {
-            NcclException failure = nccl.failure(made, result, comm);
-            abortQuietly(nccl, comm, failure);
-            throw failure;
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Backoff backoff = new Backoff();
-        while (true) {
-            int state = asyncError(nccl, comm);
-            if (state == NcclResult.SUCCESS.code()) {
-                break;
-            }
-            if (state != NcclResult.IN_PROGRESS.code()) {
-                NcclException failure = nccl.failure(made, state, comm);
-                abortQuietly(nccl, comm, failure);
-                throw failure;
-            }
-            Optional<String> reason = stop.get();
-            if (reason.isPresent()) {
-                CommunicatorAbortedException stopped = new CommunicatorAbortedException(made.name() + " as " + what
-                        + " stopped: " + reason.get());
-                abortQuietly(nccl, comm, stopped);
-                throw stopped;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                CommunicatorAbortedException late = new CommunicatorAbortedException(made.name() + " as " + what
-                        + " did not finish within " + seconds(timeout) + ": not every rank joined; aborted");
-                abortQuietly(nccl, comm, late);
-                throw late;
-            }
-            backoff.pause();
-        }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment rank = a.allocate(JAVA_INT);
-            MemorySegment count = a.allocate(JAVA_INT);
-            nccl.check(NcclFunction.ncclCommUserRank, comm, rank);
-            nccl.check(NcclFunction.ncclCommCount, comm, count);
-            return new Communicator(context, nccl, comm, arena, rank.get(JAVA_INT, 0), count.get(JAVA_INT, 0),
-                    timeout);
-        } catch (RuntimeException e) {
-            abortQuietly(nccl, comm, e);
-            throw e;
-        }
-    }
-
-    private static MemorySegment config(Arena arena, CommunicatorOptions options) {
-        MemorySegment config = NcclLayouts.newConfig(arena);
-        NcclLayouts.setInt(config, "blocking", options.blocking() ? 1 : 0);
-        NcclLayouts.setInt(config, "splitShare", options.splitShare() ? 1 : 0);
-        if (options.name() != null) {
-            NcclLayouts.setPointer(config, "commName", arena.allocateFrom(options.name()));
-        }
-        if (options.netName() != null) {
-            NcclLayouts.setPointer(config, "netName", arena.allocateFrom(options.netName()));
-        }
-        return config;
-    }
-
-    private static int asyncError(Nccl nccl, MemorySegment comm) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = a.allocate(JAVA_INT);
-            int r = nccl.call(NcclFunction.ncclCommGetAsyncError, comm, out);
-            return r != 0 ? r : out.get(JAVA_INT, 0);
-        }
-    }
-
-    private static void abortQuietly(Nccl nccl, MemorySegment comm, Throwable cause) {
-        if (comm.equals(MemorySegment.NULL)) {
-            return;
-        }
-        try {
-            int r = nccl.call(NcclFunction.ncclCommAbort, comm);
-            if (r != 0) {
-                cause.addSuppressed(nccl.failure(NcclFunction.ncclCommAbort, r, null));
-            }
-        } catch (RuntimeException e) {
-            cause.addSuppressed(e);
-        }
+        return CommunicatorInit.create(context, nccl, id, rank, size, options, stop);
     }
 
     /** {@return this rank} */
@@ -234,28 +124,28 @@ public final class Communicator extends ForeignResource {
         }
         Arena childArena = Arena.ofShared();
         try {
-            MemorySegment config = config(childArena, options);
+            MemorySegment config = CommunicatorInit.config(childArena, options);
             MemorySegment out = childArena.allocate(ADDRESS);
             int r;
-            lock.lock();
+            calls.lock.lock();
             try {
-                requireUsable();
+                calls.requireUsable();
                 context.makeCurrent();
                 r = nccl.call(NcclFunction.ncclCommSplit, comm, color, key, out, config);
                 if (r != NcclResult.SUCCESS.code() && r != NcclResult.IN_PROGRESS.code()) {
                     throw nccl.failure(NcclFunction.ncclCommSplit, r, comm);
                 }
                 // NCCL writes the new communicator only once the split is complete, which the parent reports.
-                waitReady(NcclFunction.ncclCommSplit);
+                calls.waitReady(NcclFunction.ncclCommSplit);
             } finally {
-                lock.unlock();
+                calls.lock.unlock();
             }
             MemorySegment child = out.get(ADDRESS, 0);
             if (child.equals(MemorySegment.NULL)) {
                 childArena.close();
                 return Optional.empty();
             }
-            return Optional.of(adopt(context, nccl, child, childArena, options.timeout(),
+            return Optional.of(CommunicatorInit.adopt(context, nccl, child, childArena, options.timeout(),
                     NcclFunction.ncclCommSplit, NcclResult.SUCCESS.code(), "color " + color + " key " + key,
                     Optional::empty));
         } catch (RuntimeException e) {
@@ -273,7 +163,8 @@ public final class Communicator extends ForeignResource {
      * @param stream the stream to enqueue on
      */
     public void send(DeviceMemory buffer, DataType type, int peer, Stream stream) {
-        enqueue(NcclFunction.ncclSend, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm, stream.handle());
+        calls.enqueue(NcclFunction.ncclSend, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm,
+                stream.handle());
     }
 
     /**
@@ -285,7 +176,8 @@ public final class Communicator extends ForeignResource {
      * @param stream the stream to enqueue on
      */
     public void recv(DeviceMemory buffer, DataType type, int peer, Stream stream) {
-        enqueue(NcclFunction.ncclRecv, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm, stream.handle());
+        calls.enqueue(NcclFunction.ncclRecv, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm,
+                stream.handle());
     }
 
     /**
@@ -301,7 +193,7 @@ public final class Communicator extends ForeignResource {
     public void broadcast(DeviceMemory send, DeviceMemory recv, DataType type, int root, Stream stream) {
         long count = count(recv, type);
         requireCount(send, type, count, "send");
-        enqueue(NcclFunction.ncclBroadcast, ptr(send), ptr(recv), count, type.code(), peer(root), comm,
+        calls.enqueue(NcclFunction.ncclBroadcast, ptr(send), ptr(recv), count, type.code(), peer(root), comm,
                 stream.handle());
     }
 
@@ -330,7 +222,7 @@ public final class Communicator extends ForeignResource {
     public void allReduce(DeviceMemory send, DeviceMemory recv, DataType type, ReduceOp op, Stream stream) {
         long count = count(recv, type);
         requireCount(send, type, count, "send");
-        enqueue(NcclFunction.ncclAllReduce, ptr(send), ptr(recv), count, type.code(), op.code(), comm,
+        calls.enqueue(NcclFunction.ncclAllReduce, ptr(send), ptr(recv), count, type.code(), op.code(), comm,
                 stream.handle());
     }
 
@@ -346,7 +238,7 @@ public final class Communicator extends ForeignResource {
     public void allGather(DeviceMemory send, DeviceMemory recv, DataType type, Stream stream) {
         long count = count(send, type);
         requireCount(recv, type, count * size(), "recv");
-        enqueue(NcclFunction.ncclAllGather, ptr(send), ptr(recv), count, type.code(), comm, stream.handle());
+        calls.enqueue(NcclFunction.ncclAllGather, ptr(send), ptr(recv), count, type.code(), comm, stream.handle());
     }
 
     /**
@@ -362,7 +254,7 @@ public final class Communicator extends ForeignResource {
     public void reduceScatter(DeviceMemory send, DeviceMemory recv, DataType type, ReduceOp op, Stream stream) {
         long count = count(recv, type);
         requireCount(send, type, count * size(), "send");
-        enqueue(NcclFunction.ncclReduceScatter, ptr(send), ptr(recv), count, type.code(), op.code(), comm,
+        calls.enqueue(NcclFunction.ncclReduceScatter, ptr(send), ptr(recv), count, type.code(), op.code(), comm,
                 stream.handle());
     }
 
@@ -373,9 +265,10 @@ public final class Communicator extends ForeignResource {
      * @param calls the calls to group
      */
     public void group(Runnable calls) {
-        lock.lock();
+        CommunicatorCalls guard = this.calls;
+        guard.lock.lock();
         try {
-            requireUsable();
+            guard.requireUsable();
             context.makeCurrent();
             nccl.check(NcclFunction.ncclGroupStart);
             int r;
@@ -384,9 +277,9 @@ public final class Communicator extends ForeignResource {
             } finally {
                 r = nccl.call(NcclFunction.ncclGroupEnd);
             }
-            finish(NcclFunction.ncclGroupEnd, r);
+            guard.finish(NcclFunction.ncclGroupEnd, r);
         } finally {
-            lock.unlock();
+            guard.lock.unlock();
         }
     }
 
@@ -398,14 +291,14 @@ public final class Communicator extends ForeignResource {
      * @return the registration, owned by the caller
      */
     public BufferRegistration register(DeviceMemory memory) {
-        lock.lock();
+        calls.lock.lock();
         try {
-            requireUsable();
+            calls.requireUsable();
             context.makeCurrent();
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment out = a.allocate(ADDRESS);
                 int r = nccl.call(NcclFunction.ncclCommRegister, comm, ptr(memory), memory.bytes(), out);
-                finish(NcclFunction.ncclCommRegister, r);
+                calls.finish(NcclFunction.ncclCommRegister, r);
                 BufferRegistration registration = new BufferRegistration(this, memory, out.get(ADDRESS, 0));
                 synchronized (registrations) {
                     registrations.add(registration);
@@ -413,7 +306,7 @@ public final class Communicator extends ForeignResource {
                 return registration;
             }
         } finally {
-            lock.unlock();
+            calls.lock.unlock();
         }
     }
 
@@ -423,16 +316,16 @@ public final class Communicator extends ForeignResource {
                 return;
             }
         }
-        lock.lock();
+        calls.lock.lock();
         try {
-            if (abortReason != null || isClosed()) {
+            if (calls.abortReason() != null || isClosed()) {
                 return; // an aborted communicator took its registrations with it
             }
             context.makeCurrent();
             int r = nccl.call(NcclFunction.ncclCommDeregister, comm, registration.handle());
-            finish(NcclFunction.ncclCommDeregister, r);
+            calls.finish(NcclFunction.ncclCommDeregister, r);
         } finally {
-            lock.unlock();
+            calls.lock.unlock();
         }
     }
 
@@ -456,20 +349,7 @@ public final class Communicator extends ForeignResource {
      * @param limit the longest wait
      */
     public void await(Stream stream, Duration limit) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        Backoff backoff = new Backoff();
-        while (true) {
-            if (stream.query()) {
-                return;
-            }
-            checkHealth(NcclFunction.ncclCommGetAsyncError);
-            if (System.nanoTime() - deadline > 0) {
-                String reason = "rank " + rank() + ": NCCL work did not finish within " + seconds(limit);
-                abort(reason);
-                throw new CommunicatorAbortedException(reason + "; communicator aborted");
-            }
-            backoff.pause();
-        }
+        calls.await(stream, limit);
     }
 
     /**
@@ -477,13 +357,7 @@ public final class Communicator extends ForeignResource {
      * 7} ({@code ncclInProgress}) while an operation is still being set up, else the error}
      */
     public int asyncError() {
-        lock.lock();
-        try {
-            requireUsable();
-            return asyncError(nccl, comm);
-        } finally {
-            lock.unlock();
-        }
+        return calls.asyncError();
     }
 
     /**
@@ -491,23 +365,7 @@ public final class Communicator extends ForeignResource {
      * closed; else an error that was found, after which the communicator is aborted. For {@link Watchdog}.
      */
     Optional<NcclException> pollError() {
-        if (!lock.tryLock()) {
-            return Optional.empty();
-        }
-        try {
-            if (isClosed() || abortReason != null) {
-                return Optional.empty();
-            }
-            int r = asyncError(nccl, comm);
-            if (r == NcclResult.SUCCESS.code() || r == NcclResult.IN_PROGRESS.code()) {
-                return Optional.empty();
-            }
-            NcclException failure = nccl.failure(NcclFunction.ncclCommGetAsyncError, r, comm);
-            abortLocked("rank " + rank() + ": " + failure.getMessage());
-            return Optional.of(failure);
-        } finally {
-            lock.unlock();
-        }
+        return calls.pollError();
     }
 
     /**
@@ -518,131 +376,12 @@ public final class Communicator extends ForeignResource {
      * @param reason why, for the exceptions of waiting calls
      */
     public void abort(String reason) {
-        abortRequest = reason;
-        boolean locked;
-        try {
-            locked = lock.tryLock(1, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            locked = false;
-        }
-        try {
-            abortLocked(reason);
-        } finally {
-            if (locked) {
-                lock.unlock();
-            }
-        }
-    }
-
-    private void abortLocked(String reason) {
-        synchronized (this) {
-            if (abortReason != null || isClosed()) {
-                return;
-            }
-            abortReason = reason;
-        }
-        context.makeCurrent();
-        int r = nccl.call(NcclFunction.ncclCommAbort, comm);
-        if (r != 0) {
-            throw nccl.failure(NcclFunction.ncclCommAbort, r, null);
-        }
+        calls.abort(reason);
     }
 
     /** {@return why it was aborted, or empty while it was not} */
     public Optional<String> abortReason() {
-        return Optional.ofNullable(abortReason);
-    }
-
-    /** Throws when aborted or asked to abort; checks the asynchronous error; aborts on an error. */
-    private void checkHealth(NcclFunction during) {
-        String requested = abortRequest;
-        if (requested != null) {
-            abort(requested);
-            throw new CommunicatorAbortedException(requested);
-        }
-        lock.lock();
-        try {
-            requireUsable();
-            int r = asyncError(nccl, comm);
-            if (r != NcclResult.SUCCESS.code() && r != NcclResult.IN_PROGRESS.code()) {
-                NcclException failure = nccl.failure(during, r, comm);
-                abortLocked("rank " + rank() + ": " + failure.getMessage());
-                throw failure;
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void enqueue(NcclFunction function, Object... args) {
-        lock.lock();
-        try {
-            requireUsable();
-            context.makeCurrent();
-            finish(function, nccl.call(function, args));
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Handles a call's result: done, in progress (waits until NCCL has taken it), or an error (aborts). */
-    private void finish(NcclFunction function, int result) {
-        if (result == NcclResult.SUCCESS.code()) {
-            return;
-        }
-        if (result == NcclResult.IN_PROGRESS.code()) {
-            waitReady(function);
-            return;
-        }
-        NcclException failure = nccl.failure(function, result, comm);
-        if (result != NcclResult.INVALID_ARGUMENT.code() && result != NcclResult.INVALID_USAGE.code()) {
-            abortLocked("rank " + rank() + ": " + failure.getMessage());
-        }
-        throw failure;
-    }
-
-    /** Polls until NCCL has finished taking a call that returned {@code ncclInProgress}. */
-    private void waitReady(NcclFunction function) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Backoff backoff = new Backoff();
-        while (true) {
-            String requested = abortRequest;
-            if (requested != null) {
-                abort(requested);
-                throw new CommunicatorAbortedException(requested);
-            }
-            int r = asyncError(nccl, comm);
-            if (r == NcclResult.SUCCESS.code()) {
-                return;
-            }
-            if (r != NcclResult.IN_PROGRESS.code()) {
-                NcclException failure = nccl.failure(function, r, comm);
-                abortLocked("rank " + rank() + ": " + failure.getMessage());
-                throw failure;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                String reason = "rank " + rank() + ": " + function.name() + " did not finish within "
-                        + seconds(timeout);
-                abort(reason);
-                throw new CommunicatorAbortedException(reason + "; communicator aborted");
-            }
-            backoff.pause();
-        }
-    }
-
-    private void requireUsable() {
-        requireOpenCommunicator();
-        String reason = abortReason;
-        if (reason != null) {
-            throw new CommunicatorAbortedException(reason);
-        }
-    }
-
-    private void requireOpenCommunicator() {
-        if (isClosed()) {
-            throw new IllegalStateException(this + " is closed");
-        }
+        return Optional.ofNullable(calls.abortReason());
     }
 
     /**
@@ -660,53 +399,29 @@ public final class Communicator extends ForeignResource {
             for (BufferRegistration registration : left) {
                 registration.close();
             }
-            lock.lock();
+            calls.lock.lock();
             try {
-                if (abortReason != null) {
+                if (calls.abortReason() != null) {
                     return;
                 }
                 context.makeCurrent();
                 int r = nccl.call(NcclFunction.ncclCommFinalize, comm);
                 try {
-                    finish(NcclFunction.ncclCommFinalize, r);
+                    calls.finish(NcclFunction.ncclCommFinalize, r);
                 } catch (RuntimeException e) {
-                    if (abortReason == null) {
-                        abortLocked("rank " + rank() + ": " + e.getMessage());
+                    if (calls.abortReason() == null) {
+                        calls.abortLocked("rank " + rank() + ": " + e.getMessage());
                     }
                     throw e;
                 }
-                if (abortReason == null) {
+                if (calls.abortReason() == null) {
                     nccl.check(NcclFunction.ncclCommDestroy, comm);
                 }
             } finally {
-                lock.unlock();
+                calls.lock.unlock();
             }
         } finally {
             arena.close();
-        }
-    }
-
-    /**
-     * Polls: spins for the first 100 microseconds (a non-blocking call usually finishes within tens of them, and a
-     * small operation's latency is made of such waits), then yields up to a millisecond, then parks for growing
-     * periods up to a millisecond.
-     */
-    private static final class Backoff {
-        private static final long SPIN_NANOS = 100_000;
-        private static final long YIELD_NANOS = 1_000_000;
-        private final long start = System.nanoTime();
-        private long park = 10_000;
-
-        void pause() {
-            long waited = System.nanoTime() - start;
-            if (waited < SPIN_NANOS) {
-                Thread.onSpinWait();
-            } else if (waited < YIELD_NANOS) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(park);
-                park = Math.min(1_000_000L, park * 2);
-            }
         }
     }
 
@@ -734,10 +449,6 @@ public final class Communicator extends ForeignResource {
             throw new IllegalArgumentException("rank " + peer + " is not a rank of this communicator of " + size());
         }
         return peer;
-    }
-
-    private static String seconds(Duration d) {
-        return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.Ports;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.cudaipc4j.testing.PythonModules;
 import org.junit.jupiter.api.Test;
@@ -36,19 +37,13 @@ class TorchBroadcastGpuTest {
                 "CUDAIPC4J_RENDEZVOUS", rendezvous, "CUDAIPC4J_RENDEZVOUS_SECRET", secret);
     }
 
-    private static int freeLoopbackPort() throws java.io.IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void aTorchRankBroadcastsOneGibToTwoJavaRanksBytesExact() throws Exception {
         PythonModules.assumeImportable("torch");
         Path root = ProjectRoot.find().orElseThrow();
         int size = 3;
         long ints = 1L << 28; // 1 GiB of int32
-        String rendezvous = "127.0.0.1:" + freeLoopbackPort();
+        String rendezvous = "127.0.0.1:" + Ports.freeLoopbackPort();
         String secret = java.util.HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(16));
         ProcessBuilder pb = new ProcessBuilder("python3", root.resolve("python/tests/nccl_torch_rank.py").toString(),
                 "" + ints).redirectError(logs.resolve("torch.err").toFile());

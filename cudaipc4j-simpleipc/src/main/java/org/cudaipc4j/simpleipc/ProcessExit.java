@@ -1,10 +1,6 @@
 package org.cudaipc4j.simpleipc;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.invoke.MethodHandle;
+import org.cudaipc4j.coord.ProcessEnd;
 
 /**
  * How the tool's processes end. Normally ({@link #exit}) every resource was closed explicitly and the process ends
@@ -37,21 +33,9 @@ public final class ProcessExit {
     }
 
     /** Points file descriptors 1 and 2 at {@code /dev/null} (for what the JVM itself prints on its way out). */
-    @SuppressWarnings("restricted") // libc's open and dup2, once on the way out
     private static void silenceStandardStreams() {
-        Linker linker = Linker.nativeLinker();
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-            MethodHandle open = linker.downcallHandle(linker.defaultLookup().findOrThrow("open"),
-                    FunctionDescriptor.of(JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS, JAVA_INT, JAVA_INT),
-                    Linker.Option.firstVariadicArg(2));
-            MethodHandle dup2 = linker.downcallHandle(linker.defaultLookup().findOrThrow("dup2"),
-                    FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-            int devNull = (int) open.invokeExact(arena.allocateFrom("/dev/null"), 1 /* O_WRONLY */, 0);
-            if (devNull >= 0) {
-                for (int standard = 1; standard <= 2; standard++) {
-                    int unusedResult = (int) dup2.invokeExact(devNull, standard);
-                }
-            }
+        try {
+            ProcessEnd.silenceStandardStreams();
         } catch (Throwable t) {
             // The JVM's lines then show: noise, not a failure.
         }
@@ -61,7 +45,6 @@ public final class ProcessExit {
      * Flushes standard output and error and ends the process at once ({@code _exit}); does not return. The JVM's
      * own exit does not run, so the one file it would remove is removed here first (see {@link #perfDataFile}).
      */
-    @SuppressWarnings("restricted") // libc's _exit, called once on the way out
     public static void abandon(int code) {
         System.out.flush();
         System.err.flush();
@@ -71,9 +54,7 @@ public final class ProcessExit {
             // Not ours, or gone: the next JVM of this user removes a dead process's file anyway.
         }
         try {
-            MethodHandle exit = Linker.nativeLinker().downcallHandle(
-                    Linker.nativeLinker().defaultLookup().findOrThrow("_exit"), FunctionDescriptor.ofVoid(JAVA_INT));
-            exit.invokeExact(code);
+            ProcessEnd.now(code);
         } catch (Throwable t) {
             Runtime.getRuntime().halt(code);
         }

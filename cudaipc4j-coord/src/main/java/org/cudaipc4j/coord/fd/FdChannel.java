@@ -9,10 +9,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.cudaipc4j.base.Layouts;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.Durations;
-import org.cudaipc4j.coord.internal.Libc;
 
 /**
  * One end of a connected Unix stream socket that carries messages with file descriptors ({@code SCM_RIGHTS}): the
@@ -305,7 +306,7 @@ public final class FdChannel implements AutoCloseable {
                     into.add(OwnedFd.fresh(control.get(JAVA_INT, at + Native.CMSGHDR.byteSize() + 4L * i)));
                 }
             }
-            at += (len + 7) & ~7L;
+            at += Layouts.alignUp(len, 8);
         }
         if (truncated) {
             throw new CoordinationException("a message from " + describePeer() + " carried more than "

@@ -7,10 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.SharedSegment;
-import org.cudaipc4j.coord.internal.Libc;
 import org.cudaipc4j.coord.internal.ShutdownRemovals;
 
 /**

@@ -14,8 +14,9 @@ import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import org.cudaipc4j.base.Layouts;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.CoordinationException;
-import org.cudaipc4j.coord.internal.Libc;
 
 /** The C structures of Unix-socket descriptor passing (Linux, LP64), as layouts, and the calls on them. */
 final class Native {
@@ -60,7 +61,7 @@ final class Native {
 
     /** {@code CMSG_SPACE(n * sizeof(int))}. */
     static long cmsgSpace(int fds) {
-        return CMSGHDR.byteSize() + ((fds * 4L + 7) & ~7L);
+        return CMSGHDR.byteSize() + Layouts.alignUp(fds * 4L, 8);
     }
 
     /** A {@code sockaddr_un} for {@code path}, in {@code arena}. */

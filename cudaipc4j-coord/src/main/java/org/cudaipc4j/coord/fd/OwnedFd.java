@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.base.Libc;
 
 /**
  * A file descriptor this process owns and closes exactly once: on {@link #close()}, unless ownership was handed on

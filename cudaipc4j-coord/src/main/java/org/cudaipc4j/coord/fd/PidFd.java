@@ -3,8 +3,8 @@ package org.cudaipc4j.coord.fd;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.CoordinationException;
-import org.cudaipc4j.coord.internal.Libc;
 
 /**
  * Taking a descriptor straight out of another process by its number ({@code pidfd_open} and {@code pidfd_getfd},

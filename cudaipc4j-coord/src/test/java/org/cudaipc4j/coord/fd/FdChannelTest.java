@@ -21,9 +21,9 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.SharedSegment;
-import org.cudaipc4j.coord.internal.Libc;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ShmLeaks;
 import org.cudaipc4j.testing.Waits;
@@ -217,7 +217,7 @@ class FdChannelTest {
                 "unshare is refused here (needs root, or user namespaces for others): " + probe.describe());
         try (FdServer server = FdServer.open(); OwnedFd a = memfd("across namespaces");
              JavaProcess.Interactive child = JavaProcess.start(concat(unshare,
-                     JavaProcess.command(FdPeer.class, List.of(), "receive", server.socket().toString())))) {
+                     JavaProcess.command(FdPeer.class, NO_PERF_DATA, "receive", server.socket().toString())))) {
             try (FdChannel channel = server.accept(LIMIT)) {
                 long peer = channel.peer().pid();
                 assertEquals(child.pid(), ProcessHandle.of(peer).flatMap(ProcessHandle::parent).orElseThrow().pid(),
@@ -231,13 +231,19 @@ class FdChannelTest {
             assertEquals(0, r.exitCode(), r.describe());
 
             JavaProcess.Result take = JavaProcess.runCommand(LIMIT, concat(unshare, JavaProcess.command(FdPeer.class,
-                    List.of(), "take", Long.toString(ProcessHandle.current().pid()), Integer.toString(a.value()))));
+                    NO_PERF_DATA, "take", Long.toString(ProcessHandle.current().pid()), Integer.toString(a.value()))));
             assertEquals(0, take.exitCode(), take.describe());
             // Our pid in the child's namespace is nobody, or (pids are small there) some other process there.
             assertTrue(take.stdout().startsWith("REFUSED ") && (take.stdout().contains("in this PID namespace")
                     || take.stdout().contains("has no open descriptor")), take.stdout());
         }
     }
+
+    /**
+     * A JVM that is pid 1 of its own PID namespace would write {@code /tmp/hsperfdata_<user>/1}, which any other such
+     * JVM of the user (a parallel test run) also claims: the child keeps no performance-data file.
+     */
+    private static final List<String> NO_PERF_DATA = List.of("-XX:-UsePerfData");
 
     private static List<String> concat(List<String> a, List<String> b) {
         List<String> all = new java.util.ArrayList<>(a);

@@ -5,7 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
-import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.testing.Waits;
 
 /**

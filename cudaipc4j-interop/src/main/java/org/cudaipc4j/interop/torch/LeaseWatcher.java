@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.cudaipc4j.coord.internal.Libc;
+import org.cudaipc4j.base.Libc;
 
 /**
  * The process that gives a reader's torch slots back when the reader dies (SIGKILL, SIGSEGV, an OOM kill), which

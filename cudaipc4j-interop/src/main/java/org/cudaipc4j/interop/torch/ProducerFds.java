@@ -3,8 +3,8 @@ package org.cudaipc4j.interop.torch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.fd.PidFd;
-import org.cudaipc4j.coord.internal.Libc;
 
 /**
  * Takes the file descriptors of an expandable segment's chunks out of torch's producer, as torch's own

@@ -13,12 +13,14 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
  * A torch producer's reference-counter file, mapped the way a reader must map it: without touching the process
- * count at its start. Torch makes it in {@code GetNewRefCountedSentData} ({@code torch/csrc/CudaIPCTypes.cpp}) with
+ * count at its start; or made by a Java producer of torch's tuples ({@link TorchTupleExport}) as torch's producer
+ * makes one. Torch makes it in {@code GetNewRefCountedSentData} ({@code torch/csrc/CudaIPCTypes.cpp}) with
  * {@code RefcountedMapAllocator} ({@code ALLOCATOR_MAPPED_SHAREDMEM | ALLOCATOR_MAPPED_EXCLUSIVE}, a POSIX
  * shared-memory object, mode 0600) of {@code sizeof(int64_t) * CUDA_IPC_REF_COUNTER_FILE_SIZE} bytes behind the
  * allocator's 64-byte header:
@@ -51,6 +53,7 @@ public final class TorchCounterFile implements AutoCloseable {
     private static final Pattern NAME = Pattern.compile("/torch_[0-9]{1,10}_[0-9]{1,20}(_[0-9]{1,10})?");
     private static final VarHandle SLOT = JAVA_LONG.varHandle();
     private static final VarHandle COUNT = JAVA_INT.varHandle();
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final String name;
     private final Path path;
@@ -120,6 +123,70 @@ public final class TorchCounterFile implements AutoCloseable {
         } catch (RuntimeException e) {
             arena.close();
             throw e;
+        }
+    }
+
+    /**
+     * Makes a new counter file in {@code directory} as torch's producer makes one ({@code GetNewRefCountedSentData}:
+     * {@code RefcountedMapAllocator} with {@code ALLOCATOR_MAPPED_SHAREDMEM | ALLOCATOR_MAPPED_EXCLUSIVE}, so
+     * {@code O_CREAT | O_EXCL}, mode 0600, and the process count set to 1 by {@code initializeAlloc}) and maps it.
+     * The name is torch's form, {@code /torch_<pid>_<random>_<n>}, with this process's pid. The caller owns the
+     * file: it keeps the process count at 1 (torch's reader adds and removes itself around each release, and would
+     * unlink a file it found at 0) and deletes the file itself ({@link #delete()}).
+     *
+     * @param directory the directory of the counter files
+     * @param number the {@code <n>} of the name, the caller's count of its files
+     * @return the mapped file, every slot 0
+     * @throws TorchInteropException when the file cannot be made
+     */
+    static TorchCounterFile create(Path directory, int number) {
+        long pid = ProcessHandle.current().pid();
+        for (int attempt = 0; ; attempt++) {
+            String name = "/torch_" + pid + "_" + Integer.toUnsignedString(RANDOM.nextInt()) + "_" + number;
+            Path path = pathOf(directory, name);
+            Arena arena = Arena.ofShared();
+            try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+                ch.write(java.nio.ByteBuffer.allocate(1), FILE_BYTES - 1); // sized as torch's; the rest reads 0
+                MemorySegment memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, FILE_BYTES, arena);
+                COUNT.setVolatile(memory, 0L, 1);
+                return new TorchCounterFile(name, path, arena, memory);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                arena.close();
+                if (attempt == 100) {
+                    throw new TorchInteropException("cannot make a torch reference-counter file in " + directory
+                            + ": every name tried exists");
+                }
+            } catch (IOException | RuntimeException e) {
+                arena.close();
+                try {
+                    Files.deleteIfExists(path);
+                } catch (IOException ignored) {
+                    // it was not made, or cannot be removed either: the first failure says why
+                }
+                throw new TorchInteropException("cannot make a torch reference-counter file " + path + ": " + e, e);
+            }
+        }
+    }
+
+    /** Sets {@code slot} to {@code value}: what the producer does at every share ({@code set_counter(1)}). */
+    void set(long slot, long value) {
+        SLOT.setVolatile(memory, offset(slot), value);
+    }
+
+    /**
+     * Unmaps the file and removes it, as the producer that made it does when done ({@link #create}). A reader that
+     * releases later finds no file, which torch's reader ignores.
+     *
+     * @throws TorchInteropException when it cannot be removed
+     */
+    void delete() {
+        close();
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            throw new TorchInteropException("cannot remove torch reference-counter file " + path + ": " + e, e);
         }
     }
 

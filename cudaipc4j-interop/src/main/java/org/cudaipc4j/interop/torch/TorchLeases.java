@@ -6,13 +6,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.JvmCommand;
 
 /**
@@ -91,8 +95,8 @@ public final class TorchLeases implements AutoCloseable {
         // Small and quick: the watcher loads a handful of classes and sleeps. No collector is chosen, as the
         // inherited options may name one.
         List<String> cmd = new ArrayList<>(JvmCommand.base());
-        // The watcher needs only this module and the coordination library: their own locations, which also holds
-        // where this JVM's class path does not name them (a test launcher's class loader, say).
+        // The watcher needs only this module, the coordination library and the libraries' base: their own locations,
+        // which also holds where this JVM's class path does not name them (a test launcher's class loader, say).
         int cp = cmd.indexOf("-cp");
         String own = watcherClassPath();
         if (cp >= 0 && own != null) {
@@ -133,14 +137,17 @@ public final class TorchLeases implements AutoCloseable {
         return p;
     }
 
-    /** Where this module's and the coordination library's classes were loaded from, or null when unknown. */
+    /**
+     * Where this module's, the coordination library's and the libraries' base's classes were loaded from, or null
+     * when unknown.
+     */
     private static String watcherClassPath() {
         try {
-            String a = java.nio.file.Path.of(LeaseWatcher.class.getProtectionDomain().getCodeSource().getLocation()
-                    .toURI()).toString();
-            String b = java.nio.file.Path.of(JvmCommand.class.getProtectionDomain().getCodeSource().getLocation()
-                    .toURI()).toString();
-            return a.equals(b) ? a : a + java.io.File.pathSeparator + b;
+            Set<String> locations = new LinkedHashSet<>();
+            for (Class<?> c : List.of(LeaseWatcher.class, JvmCommand.class, Libc.class)) {
+                locations.add(Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+            }
+            return String.join(java.io.File.pathSeparator, locations);
         } catch (java.net.URISyntaxException | RuntimeException e) {
             return null;
         }
@@ -311,7 +318,7 @@ public final class TorchLeases implements AutoCloseable {
                     giveBack(e);
                 }
             } catch (RuntimeException ex) {
-                failure = add(failure, ex);
+                failure = Closing.firstOf(failure, ex);
             }
         }
         book.markClosed();
@@ -320,12 +327,12 @@ public final class TorchLeases implements AutoCloseable {
                 watcher.getOutputStream().close();
                 if (!watcher.waitFor(WATCHER_STOP_SECONDS, TimeUnit.SECONDS)) {
                     watcher.destroyForcibly();
-                    failure = add(failure, new TorchInteropException("the torch lease watcher " + watcher.pid()
+                    failure = Closing.firstOf(failure, new TorchInteropException("the torch lease watcher " + watcher.pid()
                             + " did not end within " + WATCHER_STOP_SECONDS + " s; killed"));
                 }
                 watcher.getInputStream().close();
             } catch (IOException ex) {
-                failure = add(failure, new TorchInteropException("closing the torch lease watcher: " + ex, ex));
+                failure = Closing.firstOf(failure, new TorchInteropException("closing the torch lease watcher: " + ex, ex));
             } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 watcher.destroyForcibly();
@@ -334,19 +341,11 @@ public final class TorchLeases implements AutoCloseable {
         try {
             book.close();
         } catch (RuntimeException ex) {
-            failure = add(failure, ex);
+            failure = Closing.firstOf(failure, ex);
         }
         if (failure != null) {
             throw failure;
         }
-    }
-
-    private static RuntimeException add(RuntimeException first, RuntimeException next) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
     }
 
     /** One storage open here: its held slot, shared by every lease over it. */

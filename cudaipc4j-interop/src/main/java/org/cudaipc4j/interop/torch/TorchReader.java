@@ -2,6 +2,7 @@ package org.cudaipc4j.interop.torch;
 
 import java.util.HashMap;
 import java.util.Map;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
@@ -141,11 +142,7 @@ public final class TorchReader {
         } catch (RuntimeException e) {
             if (m != null && m.views == 0) {
                 mappings.remove(m.key);
-                try {
-                    m.close();
-                } catch (RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+                Closing.closeAfter(m::close, e);
             }
             lease.release();
             throw e;

@@ -35,6 +35,33 @@ final class CounterFiles {
         return name;
     }
 
+    /**
+     * Gives {@code slot} back as torch's reader does ({@code THPStorage_releaseIPCCounter} and the deleter of
+     * {@code THPStorage_newSharedCuda}): map the file without creating it, {@code refcount++} on the int at 0
+     * ({@code RefcountedMapAllocator::initializeAlloc}), {@code -= 1} on the slot, then {@code --refcount == 0}
+     * unlinks the file ({@code RefcountedMapAllocator::close}). A missing file is ignored, as torch ignores it.
+     */
+    static void releaseAsTorch(Path dir, String name, long slot) {
+        Path p = dir.resolve(name.substring(1));
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(p,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE);
+                java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment m = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0,
+                    TorchCounterFile.FILE_BYTES, arena);
+            java.lang.invoke.VarHandle count = java.lang.foreign.ValueLayout.JAVA_INT.varHandle();
+            count.getAndAdd(m, 0L, 1);
+            long at = TorchCounterFile.HEADER_BYTES + 8 * slot;
+            m.set(java.lang.foreign.ValueLayout.JAVA_LONG, at, m.get(java.lang.foreign.ValueLayout.JAVA_LONG, at) - 1);
+            if ((int) count.getAndAdd(m, 0L, -1) - 1 == 0) {
+                Files.delete(p);
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            // "Exception expected if producer process terminated before consumer released data"
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static long slot(Path dir, String name, int slot) {
         return read(dir, name).getLong(TorchCounterFile.HEADER_BYTES + 8 * slot);
     }

@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +19,7 @@ import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
+import org.cudaipc4j.testing.TensorBytes;
 import org.cudaipc4j.testing.Waits;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -136,31 +134,10 @@ class TorchReaderGpuTest {
     }
 
     /** sha256 of the tensor's elements in row-major order, as torch's {@code contiguous()} lays them out. */
-    static String sha256(TorchTensorView view) throws NoSuchAlgorithmException {
-        MessageDigest md = MessageDigest.getInstance("SHA-256");
+    static String sha256(TorchTensorView view) {
         TensorLayout l = view.layout();
-        if (l.elementCount() == 0) {
-            return HexFormat.of().formatHex(md.digest());
-        }
-        byte[] storage = view.read(0, (int) l.extentBytes());
-        int es = l.dtype().elementSize();
-        long[] shape = l.shape();
-        long[] strides = l.strides();
-        long[] index = new long[shape.length];
-        for (long n = 0; n < l.elementCount(); n++) {
-            long at = l.offset();
-            for (int d = 0; d < shape.length; d++) {
-                at += index[d] * strides[d];
-            }
-            md.update(storage, (int) (at * es), es);
-            for (int d = shape.length - 1; d >= 0; d--) {
-                if (++index[d] < shape[d]) {
-                    break;
-                }
-                index[d] = 0;
-            }
-        }
-        return HexFormat.of().formatHex(md.digest());
+        byte[] storage = l.elementCount() == 0 ? new byte[0] : view.read(0, (int) l.extentBytes());
+        return TensorBytes.sha256(storage, l.dtype().elementSize(), l.offset(), l.shape(), l.strides());
     }
 
     /** The torch producer script, once python3 is shown to use torch on CUDA here (else the test is skipped). */

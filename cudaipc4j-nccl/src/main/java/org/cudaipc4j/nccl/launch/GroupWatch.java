@@ -400,12 +400,4 @@ abstract sealed class GroupWatch permits HostSide, MemberSide {
     private void waitNanos(long nanos) throws InterruptedException {
         lock.wait(Math.max(1, (nanos + 999_999) / 1_000_000));
     }
-
-    static void closeQuietly(AutoCloseable c) {
-        try {
-            c.close();
-        } catch (Exception e) {
-            // closing is all that is left to do
-        }
-    }
 }

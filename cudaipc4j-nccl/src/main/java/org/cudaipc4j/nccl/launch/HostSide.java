@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
+import org.cudaipc4j.base.Closing;
 
 /**
  * Rank 0's side of a {@link RankGroup}. Joining, it listens on the group's address, runs each connection's handshake
@@ -75,7 +76,7 @@ final class HostSide extends GroupWatch {
             payload = bytes.clone();
             started = true;
             closeServer();
-            handshakes.keySet().forEach(GroupWatch::closeQuietly); // strangers still talking: the rendezvous is over
+            handshakes.keySet().forEach(Closing::closeQuietly); // strangers still talking: the rendezvous is over
             handshakes.clear();
             long now = System.nanoTime();
             for (Connection c : peers.values()) {
@@ -109,7 +110,7 @@ final class HostSide extends GroupWatch {
                 for (var it = handshakes.entrySet().iterator(); it.hasNext(); ) {
                     var h = it.next();
                     if (now - h.getValue() >= 0) { // a stranger who says nothing is dropped at its deadline
-                        closeQuietly(h.getKey());
+                        Closing.closeQuietly(h.getKey());
                         it.remove();
                     } else if (h.getValue() - wake < 0) {
                         wake = h.getValue();
@@ -125,7 +126,7 @@ final class HostSide extends GroupWatch {
                 Socket s = server.accept();
                 synchronized (lock) {
                     if (handshakes.size() >= MAX_HANDSHAKES) {
-                        closeQuietly(s);
+                        Closing.closeQuietly(s);
                         continue;
                     }
                     handshakes.put(s, System.nanoTime() + options.handshakeTimeout().toNanos());
@@ -256,12 +257,12 @@ final class HostSide extends GroupWatch {
         synchronized (lock) {
             handshakes.remove(s);
         }
-        closeQuietly(s);
+        Closing.closeQuietly(s);
     }
 
     private void closeServer() {
         if (server != null) {
-            closeQuietly(server);
+            Closing.closeQuietly(server);
         }
     }
 
@@ -352,7 +353,7 @@ final class HostSide extends GroupWatch {
     @Override
     void closeRole() {
         closeServer();
-        handshakes.keySet().forEach(GroupWatch::closeQuietly);
+        handshakes.keySet().forEach(Closing::closeQuietly);
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

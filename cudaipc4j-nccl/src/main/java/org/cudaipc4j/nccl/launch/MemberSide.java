@@ -8,6 +8,7 @@ import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import org.cudaipc4j.base.Closing;
 
 /**
  * The side of a {@link RankGroup} of every rank but 0. Joining, it connects to rank 0, retrying until the join
@@ -94,7 +95,7 @@ final class MemberSide extends GroupWatch {
                 last = e;
             } finally {
                 if (!kept) {
-                    closeQuietly(s);
+                    Closing.closeQuietly(s);
                 }
             }
             // rank 0 may start later than this rank: try again, a little later each time

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.cudaipc4j.testing.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -99,7 +100,7 @@ class RendezvousTest {
 
     @Test
     void aRankWithoutRankZeroSaysWhoDidNotAnswer() {
-        int port = freePort();
+        int port = Ports.freeLoopbackPort();
         Throwable e = failure(ranks.start(options(1, 2, port).joinTimeout(Duration.ofMillis(300)).build()));
         assertInstanceOf(RendezvousException.class, e);
         assertTrue(e.getMessage().startsWith("rank 0 at " + "127.0.0.1" + ":"
@@ -366,13 +367,6 @@ class RendezvousTest {
         return g;
     }
 
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-    }
 
     /** A client that speaks the protocol by hand, for what a real rank would never send. */
     static final class RawPeer {

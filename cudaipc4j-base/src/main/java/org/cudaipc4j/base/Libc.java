@@ -1,4 +1,4 @@
-package org.cudaipc4j.coord.internal;
+package org.cudaipc4j.base;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -16,12 +16,16 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
 /**
- * The libc calls the JDK has no API for: creating a file exclusively with an exact mode and reserving its blocks up
- * front ({@code posix_fallocate}), the real user id, futexes on shared memory. Linux only; each function's handle is
- * linked on first use. Internal to the coordination library.
+ * The libc calls the JDK has no API for, each declared once for every library of the project: creating a file
+ * exclusively with an exact mode and reserving its blocks up front ({@code posix_fallocate}), the real user id,
+ * futexes on shared memory, sockets that carry descriptors, pidfds, epoll, the C environment the CUDA driver reads,
+ * and ending a process at once. Linux only; each function's handle is linked on first use, and nothing is linked or
+ * laid out when the class loads. Calls that report through errno capture it with the call.
  */
 @SuppressWarnings("restricted") // binding libc is this class's purpose
 public final class Libc {
+    /** Linux's {@code O_WRONLY}. */
+    public static final int O_WRONLY = 01;
     /** Linux's {@code O_RDWR}. */
     public static final int O_RDWR = 02;
     /** Linux's {@code O_CREAT}. */
@@ -90,20 +94,6 @@ public final class Libc {
     public static final int EPOLLONESHOT = 1 << 30;
     private static final int EPOLL_CTL_ADD = 1;
 
-    /**
-     * {@code struct epoll_event}: the event mask and the caller's 64-bit datum. x86-64 declares it packed (12 bytes,
-     * the datum unaligned at 4); other architectures align the datum (16 bytes).
-     */
-    private static final StructLayout EPOLL_EVENT = switch (System.getProperty("os.arch")) {
-        case "amd64", "x86_64" -> MemoryLayout.structLayout(JAVA_INT.withName("events"),
-                ValueLayout.JAVA_LONG_UNALIGNED.withName("data"));
-        default -> MemoryLayout.structLayout(JAVA_INT.withName("events"), MemoryLayout.paddingLayout(4),
-                JAVA_LONG.withName("data"));
-    };
-    private static final VarHandle EPOLL_EVENTS =
-            EPOLL_EVENT.varHandle(MemoryLayout.PathElement.groupElement("events"));
-    private static final VarHandle EPOLL_DATA = EPOLL_EVENT.varHandle(MemoryLayout.PathElement.groupElement("data"));
-
     private Libc() {}
 
     /**
@@ -118,9 +108,6 @@ public final class Libc {
     private static final class Handles {
         static final Linker LINKER = Linker.nativeLinker();
         static final SymbolLookup LOOKUP = LINKER.defaultLookup();
-        static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
-        static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-        static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
 
         static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
             MemorySegment symbol = LOOKUP.find(name)
@@ -129,22 +116,29 @@ public final class Libc {
         }
     }
 
+    /** What the calls that report through errno share, made when the first of them is linked. */
+    private static final class Errno {
+        static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+        static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+        static final Linker.Option OPTION = Linker.Option.captureCallState("errno");
+    }
+
     // One holder per function: linking a downcall costs milliseconds, and a process uses only some of them (a
     // child opening a segment never creates one), so none is linked before it is needed.
     private static final class Open {
         static final MethodHandle H = Handles.downcall("open",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Handles.ERRNO_OPTION,
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Errno.OPTION,
                 Linker.Option.firstVariadicArg(2));
     }
 
     private static final class Close {
         static final MethodHandle H = Handles.downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
-                Handles.ERRNO_OPTION);
+                Errno.OPTION);
     }
 
     private static final class Fchmod {
         static final MethodHandle H = Handles.downcall("fchmod", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
-                Handles.ERRNO_OPTION);
+                Errno.OPTION);
     }
 
     private static final class PosixFallocate {
@@ -169,93 +163,125 @@ public final class Libc {
 
     private static final class MemfdCreate {
         static final MethodHandle H = Handles.downcall("memfd_create",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Errno.OPTION);
     }
 
     private static final class Fcntl {
         static final MethodHandle H = Handles.downcall("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
-                Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(2));
+                Errno.OPTION, Linker.Option.firstVariadicArg(2));
     }
 
     private static final class Socket {
         static final MethodHandle H = Handles.downcall("socket",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Errno.OPTION);
     }
 
     private static final class Socketpair {
         static final MethodHandle H = Handles.downcall("socketpair",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Errno.OPTION);
     }
 
     private static final class Bind {
         static final MethodHandle H = Handles.downcall("bind",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), Errno.OPTION);
     }
 
     private static final class Listen {
         static final MethodHandle H = Handles.downcall("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
-                Handles.ERRNO_OPTION);
+                Errno.OPTION);
     }
 
     private static final class Accept4 {
         static final MethodHandle H = Handles.downcall("accept4",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), Errno.OPTION);
     }
 
     private static final class Connect {
         static final MethodHandle H = Handles.downcall("connect",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), Errno.OPTION);
     }
 
     private static final class Sendmsg {
         static final MethodHandle H = Handles.downcall("sendmsg",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), Errno.OPTION);
     }
 
     private static final class Recvmsg {
         static final MethodHandle H = Handles.downcall("recvmsg",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT), Errno.OPTION);
     }
 
     private static final class Getsockopt {
         static final MethodHandle H = Handles.downcall("getsockopt",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), Errno.OPTION);
     }
 
     private static final class Poll {
         static final MethodHandle H = Handles.downcall("poll",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), Errno.OPTION);
     }
 
     private static final class Shutdown {
         static final MethodHandle H = Handles.downcall("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
-                Handles.ERRNO_OPTION);
+                Errno.OPTION);
     }
 
     private static final class Syscall3 {
         // long syscall(long number, ...): pidfd_open(pid, flags), pidfd_getfd(pidfd, fd, flags).
         static final MethodHandle H = Handles.downcall("syscall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG), Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(1));
+                JAVA_LONG, JAVA_LONG, JAVA_LONG), Errno.OPTION, Linker.Option.firstVariadicArg(1));
+    }
+
+    /**
+     * {@code struct epoll_event}: the event mask and the caller's 64-bit datum. x86-64 declares it packed (12 bytes,
+     * the datum unaligned at 4); other architectures align the datum (16 bytes). Laid out on first use.
+     */
+    private static final class EpollEvent {
+        static final StructLayout LAYOUT = switch (System.getProperty("os.arch")) {
+            case "amd64", "x86_64" -> MemoryLayout.structLayout(JAVA_INT.withName("events"),
+                    ValueLayout.JAVA_LONG_UNALIGNED.withName("data"));
+            default -> MemoryLayout.structLayout(JAVA_INT.withName("events"), MemoryLayout.paddingLayout(4),
+                    JAVA_LONG.withName("data"));
+        };
+        static final VarHandle EVENTS = LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("events"));
+        static final VarHandle DATA = LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("data"));
     }
 
     private static final class EpollCreate1 {
         static final MethodHandle H = Handles.downcall("epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT),
-                Handles.ERRNO_OPTION);
+                Errno.OPTION);
     }
 
     private static final class EpollCtl {
         static final MethodHandle H = Handles.downcall("epoll_ctl",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), Errno.OPTION);
     }
 
     private static final class EpollWait {
         static final MethodHandle H = Handles.downcall("epoll_wait",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Handles.ERRNO_OPTION);
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Errno.OPTION);
+    }
+
+    private static final class Setenv {
+        static final MethodHandle H = Handles.downcall("setenv",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    }
+
+    private static final class Getenv {
+        static final MethodHandle H = Handles.downcall("getenv", FunctionDescriptor.of(ADDRESS, ADDRESS));
+    }
+
+    private static final class Dup2 {
+        static final MethodHandle H = Handles.downcall("dup2", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+
+    private static final class Exit {
+        static final MethodHandle H = Handles.downcall("_exit", FunctionDescriptor.ofVoid(JAVA_INT));
     }
 
     private static final class Prctl {
         static final MethodHandle H = Handles.downcall("prctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG,
-                JAVA_LONG, JAVA_LONG, JAVA_LONG), Handles.ERRNO_OPTION, Linker.Option.firstVariadicArg(1));
+                JAVA_LONG, JAVA_LONG, JAVA_LONG), Errno.OPTION, Linker.Option.firstVariadicArg(1));
     }
 
     /**
@@ -300,9 +326,9 @@ public final class Libc {
 
     private static Result withErrno(ErrnoCall call) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Handles.CAPTURE);
+            MemorySegment state = arena.allocate(Errno.CAPTURE);
             long rc = call.invoke(state);
-            return new Result((int) rc, rc < 0 ? (int) Handles.ERRNO.get(state, 0L) : 0);
+            return new Result((int) rc, rc < 0 ? (int) Errno.ERRNO.get(state, 0L) : 0);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -502,9 +528,9 @@ public final class Libc {
      */
     public static Result epollAdd(int epfd, int fd, int events, long data) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment event = arena.allocate(EPOLL_EVENT);
-            EPOLL_EVENTS.set(event, 0L, events);
-            EPOLL_DATA.set(event, 0L, data);
+            MemorySegment event = arena.allocate(EpollEvent.LAYOUT);
+            EpollEvent.EVENTS.set(event, 0L, events);
+            EpollEvent.DATA.set(event, 0L, data);
             return withErrno(s -> (int) EpollCtl.H.invokeExact(s, epfd, EPOLL_CTL_ADD, fd, event));
         }
     }
@@ -519,10 +545,10 @@ public final class Libc {
      */
     public static Result epollWait(int epfd, long[] data, int timeoutMillis) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment events = arena.allocate(EPOLL_EVENT, data.length);
+            MemorySegment events = arena.allocate(EpollEvent.LAYOUT, data.length);
             Result r = retrying(s -> (int) EpollWait.H.invokeExact(s, epfd, events, data.length, timeoutMillis));
             for (int i = 0; i < r.value(); i++) {
-                data[i] = (long) EPOLL_DATA.get(events, i * EPOLL_EVENT.byteSize());
+                data[i] = (long) EpollEvent.DATA.get(events, i * EpollEvent.LAYOUT.byteSize());
             }
             return r;
         }
@@ -551,6 +577,65 @@ public final class Libc {
                 rc = (int) PosixFallocate.H.invokeExact(fd, offset, length);
             } while (rc == EINTR);
             return rc;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@return {@code setenv(name, value, overwrite)}: 0, or -1 when it failed} The variable is set in the C
+     * environment, which native libraries read; Java's {@code System.getenv} keeps the copy it took when first used.
+     *
+     * @param name the variable's name
+     * @param value its value
+     * @param overwrite whether a value already set is replaced
+     */
+    public static int setenv(String name, String value, boolean overwrite) {
+        try (Arena arena = Arena.ofConfined()) {
+            return (int) Setenv.H.invokeExact(arena.allocateFrom(name), arena.allocateFrom(value), overwrite ? 1 : 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@return what the C environment holds for {@code name}, null when it is unset}
+     *
+     * @param name the variable's name
+     */
+    public static String getenv(String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment now = (MemorySegment) Getenv.H.invokeExact(arena.allocateFrom(name));
+            return now.equals(MemorySegment.NULL) ? null : now.reinterpret(Long.MAX_VALUE).getString(0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * {@return {@code dup2(fd, target)}: {@code target}, now a copy of {@code fd}, or -1 when it failed}
+     *
+     * @param fd the descriptor to copy
+     * @param target the number the copy takes (an open descriptor of that number is closed first)
+     */
+    public static int dup2(int fd, int target) {
+        try {
+            return (int) Dup2.H.invokeExact(fd, target);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Ends this process at once with {@code status} ({@code _exit}): no shutdown hook, no at-exit handler of the JVM
+     * or of a native library runs, and the kernel reclaims what the process held, as for a process that is killed.
+     * Does not return.
+     *
+     * @param status the exit status
+     */
+    public static void exitNow(int status) {
+        try {
+            Exit.H.invokeExact(status);
         } catch (Throwable t) {
             throw rethrow(t);
         }

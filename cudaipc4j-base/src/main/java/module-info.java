@@ -1,0 +1,11 @@
+/**
+ * The base the cudaipc4j libraries share (libc bound once, closing, idle strategies, layout arithmetic), internal to
+ * them: its package is exported to the project's libraries only. See {@link org.cudaipc4j.base}.
+ *
+ * <p>On the module path, run with {@code --enable-native-access=org.cudaipc4j.base} beside the libraries' own
+ * modules; on the class path, {@code --enable-native-access=ALL-UNNAMED}.
+ */
+@SuppressWarnings("module") // the libraries it is exported to are built after it
+module org.cudaipc4j.base {
+    exports org.cudaipc4j.base to org.cudaipc4j.cuda, org.cudaipc4j.coord, org.cudaipc4j.interop, org.cudaipc4j.nccl;
+}

@@ -1,0 +1,41 @@
+package org.cudaipc4j.coord;
+
+import org.cudaipc4j.base.Libc;
+
+/**
+ * Ending this process in the ways the JDK has no API for. {@link #now} ends it at once, as a killed process ends:
+ * for a member whose group failed while native work it cannot cancel is still pending (a stream that waits for a
+ * record a dead sibling never ran), which an orderly exit, or a native library's at-exit handler, would wait for.
+ * {@link #silenceStandardStreams} sends what the JVM itself prints on its way out to {@code /dev/null}.
+ */
+public final class ProcessEnd {
+    private ProcessEnd() {}
+
+    /**
+     * Ends this process at once with {@code status} (libc's {@code _exit}): no shutdown hook and no at-exit handler
+     * of the JVM or of a native library runs; the kernel reclaims what the process held. Does not return.
+     *
+     * @param status the exit status
+     */
+    public static void now(int status) {
+        Libc.exitNow(status);
+    }
+
+    /**
+     * Points file descriptors 1 and 2 (standard output and error) at {@code /dev/null}, for the lines the JVM itself
+     * writes after the program's own. Java's {@code System.out} and {@code System.err} write there too afterwards.
+     *
+     * @return whether both now point at {@code /dev/null}
+     */
+    public static boolean silenceStandardStreams() {
+        int devNull = Libc.open("/dev/null", Libc.O_WRONLY, 0).value();
+        if (devNull < 0) {
+            return false;
+        }
+        boolean silenced = true;
+        for (int standard = 1; standard <= 2; standard++) {
+            silenced &= Libc.dup2(devNull, standard) == standard;
+        }
+        return silenced;
+    }
+}

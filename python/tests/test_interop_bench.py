@@ -1,0 +1,126 @@
+"""The pure parts of scripts/interop_bench_py.py (sizes, share files, torch's rebuild fields, the pool descriptor,
+the summary against the targets), without a GPU."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from cudaipc4j.descriptor import from_json, to_json
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("interop_bench_py", ROOT / "scripts" / "interop_bench_py.py")
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+GOLDEN = ROOT / "interop-golden" / "java"
+UUID = "GPU-01234567-89ab-cdef-0123-456789abcdef"
+
+
+def test_sizes():
+    assert bench.parse_bytes("64M") == 64 << 20
+    assert bench.parse_bytes("1g") == 1 << 30
+    assert bench.parse_bytes("4096") == 4096
+    for bad in ("", "M", "1.5G", "-1", "0", "12X"):
+        with pytest.raises(ValueError):
+            bench.parse_bytes(bad)
+
+
+def test_share_files_round_trip(tmp_path):
+    line = (GOLDEN / "torch-c.json").read_text().strip()
+    path = tmp_path / "shares.jsonl"
+    bench.write_atomically(path, [line, line])
+    assert not (tmp_path / "shares.jsonl.tmp").exists()
+    ds = bench.read_descriptors(path)
+    assert len(ds) == 2 and ds[0] == from_json(line)
+    (tmp_path / "empty").write_text("\n")
+    with pytest.raises(ValueError, match="holds no descriptor"):
+        bench.read_descriptors(tmp_path / "empty")
+
+
+def test_rebuild_fields_are_torchs_fifteen_arguments_values():
+    d = from_json((GOLDEN / "torch-c.json").read_text())
+    f = bench.rebuild_fields(d)
+    assert f["shape"] == d.tensor.shape and f["strides"] == d.tensor.strides and f["offset"] == d.tensor.offset
+    assert f["handle"] == d.torch.handle and f["storage_bytes"] == d.torch.storage_bytes
+    assert f["ref_counter_handle"] == d.torch.ref_counter_file.encode()
+    assert f["event_sync_required"] == (d.event is not None and d.event.wait)
+    assert bench._alloc_of(d) == "c"
+    assert bench._alloc_of(from_json((GOLDEN / "torch-e.json").read_text())) == "e"
+    with pytest.raises(ValueError, match="expected a torch descriptor"):
+        bench.rebuild_fields(from_json((GOLDEN / "legacy.json").read_text()))
+
+
+def test_pool_descriptor_is_read_by_the_format():
+    d = bench.pool_descriptor(64 << 20, 17, bytes(range(64)), UUID, 4242, 4026531836, 99)
+    back = from_json(to_json(d))
+    assert back == d
+    assert back.kind == "pool" and back.handle_type == "posix_fd" and back.fd_numbers == (17,) and back.fds == 1
+    assert back.device_uuid == UUID and back.exporter.pid == 4242 and back.pool_id == 99
+
+
+def rows():
+    out = []
+    for java, torch in ((400.0, 600.0), (420.0, 640.0), (900.0, 610.0)):
+        out.append({"impl": "java", "case": "tensor", "alloc": "c", "bytes": 64 << 20, "tensors": 1,
+                    "first_open_us": java, "reopen_us": 3.0, "reopens": 50, "copy_gbps_mapped": 2900.0,
+                    "copy_gbps_local": 3000.0, "copy_bytes": 1 << 30})
+        out.append({"impl": "torch", "case": "tensor", "alloc": "c", "bytes": 64 << 20, "tensors": 1,
+                    "first_open_us": torch, "reopen_us": 200.0, "reopens": 50, "copy_gbps_mapped": 2800.0,
+                    "copy_gbps_local": 2950.0})
+    out.append({"impl": "java", "case": "state-dict", "alloc": "c", "bytes": 2 << 30, "tensors": 100,
+                "open_us": 3000.0})
+    out.append({"impl": "torch", "case": "state-dict", "alloc": "c", "bytes": 2 << 30, "tensors": 100,
+                "open_us": 5000.0})
+    out.append({"impl": "java", "case": "pool", "alloc": "pool", "bytes": 64 << 20, "tensors": 1,
+                "first_open_us": 4000.0, "warm_up_ms": 12.0})
+    out.append({"impl": "cuda.core", "case": "pool", "alloc": "pool", "bytes": 64 << 20, "tensors": 1,
+                "first_open_us": 3350.0})
+    return out
+
+
+def test_summary_takes_medians_over_runs_and_checks_each_target():
+    s = {(r["case"], r["metric"]): r for r in bench.summarize(rows())}
+    first = s[("tensor", "first_open_us")]
+    assert first["java"] == 420.0 and first["python"] == 610.0 and first["runs"] == 3
+    assert first["ratio"] == pytest.approx(420 / 610) and first["met"]
+    reopen = s[("tensor", "reopen_us")]
+    assert reopen["java"] == 3.0 and reopen["met"] and reopen["ratio"] == pytest.approx(3 / 200)
+    sd = s[("state-dict", "open_us")]
+    assert sd["ratio"] == pytest.approx(0.6) and not sd["met"]
+    bw = s[("tensor", "copy_gbps_mapped")]
+    assert bw["local"] == 3000.0 and bw["ratio"] == pytest.approx(2900 / 3000) and bw["met"]
+    assert bw["bytes"] == 1 << 30 and bw["python_mapped"] == 2800.0 and bw["python_local"] == 2950.0
+    pool = s[("pool", "first_open_us")]
+    assert pool["python"] == 3350.0 and not pool["met"]
+    text = bench.table(bench.summarize(rows()))
+    assert "first open (64 MiB)" in text and "whole state dict (2 GiB, 100 tensors)" in text
+    assert text.count(" NO") == 2
+    assert "read bandwidth, mapped vs local (1 GiB)" in text and "mapped 2800.0, local 2950.0 GB/s" in text
+
+
+def test_summary_leaves_out_rows_without_both_sides():
+    only_java = [r for r in rows() if r["impl"] == "java"]
+    s = {(r["case"], r["metric"]) for r in bench.summarize(only_java)}
+    # absolute and Java-only targets stay; ratios to Python need Python's figure
+    assert s == {("tensor", "reopen_us"), ("tensor", "copy_gbps_mapped")}
+
+
+def test_summary_command_writes_the_table_and_json(tmp_path, capsys):
+    jsonl = tmp_path / "runs.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows()) + "not json, a stray line\n")
+    out = tmp_path / "summary.json"
+    assert bench.main(["x", "summary", str(jsonl), str(out)]) == 0
+    assert "pool first import" in capsys.readouterr().out
+    assert len(json.loads(out.read_text())) == 5
+
+
+def test_records_are_one_json_line_in_the_java_shape():
+    line = bench.record("torch", "tensor", "c", bytes=1, tensors=1, first_open_us=1.5)
+    assert "\n" not in line
+    assert list(json.loads(line)) == ["impl", "case", "alloc", "bytes", "tensors", "first_open_us"]
+
+
+def test_bad_command_lines_print_the_usage():
+    assert bench.main(["x"]) == 2
+    assert bench.main(["x", "torch-reader", "nonsense", "f"]) == 2

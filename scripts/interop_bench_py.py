@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+"""The Python side of scripts/interop-bench.sh: the producers (a torch process that shares tensors, a cuda.core
+process that exports a memory-pool buffer), the Python readers timed the same way as the Java reader
+(`cudaipc4j bench interop`), and the table of medians.
+
+Nothing travels pickled: a producer writes the descriptors it shares as JSON lines (docs/interop.md, format 1.0)
+into a file the script names; every reader parses them before it starts its clock.
+
+  interop_bench_py.py torch-producer TENSORS SEED         shares on request (commands on stdin, answers on stdout):
+      share tensor PATH SIZE REOPENS   fresh copy of a SIZE-byte tensor, shared 1 + REOPENS times
+      share bw PATH SIZE               fresh copy of a SIZE-byte tensor, shared once
+      share state-dict PATH            fresh copy of the weight-sync example's state dict, each tensor shared once
+      release                          drops the copies and runs torch.cuda.ipc_collect()
+  interop_bench_py.py torch-reader tensor|state-dict FILE [BWFILE ITERATIONS]   torch's reader: one JSON line
+  interop_bench_py.py pool-producer PATH SIZE             a cuda.core pool buffer, exported until stdin closes
+  interop_bench_py.py pool-reader FILE                    cuda.core's own import of it: one JSON line
+  interop_bench_py.py summary JSONL                       the table of medians and ratios against the targets
+
+Every reader runs in a fresh process: the device's context is made current (torch after its CUDA init) and the
+descriptors parsed before the clock starts; the clock times the open calls only (map, and the stream's wait on
+the producer's event where the share asks for it), without a synchronize.
+"""
+from __future__ import annotations
+
+import collections
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+
+from cudaipc4j.descriptor import Descriptor, Exporter, from_json, to_json  # noqa: E402
+
+WEIGHT_SYNC = ROOT / "cudaipc4j-examples/src/main/resources/org/cudaipc4j/examples/weight_sync.py"
+#: Timed back-to-back copies per batch, and batches, of the bandwidth measurement
+BATCHES = 5
+
+# --- pure parts (tested without a GPU) -------------------------------------------------------------------------
+
+
+def parse_bytes(text: str) -> int:
+    """``64M``, ``1G``, ``4K`` or a plain number of bytes."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper()
+    try:
+        value = int(t[:-1]) * units[t[-1]] if t and t[-1] in units else int(t)
+    except ValueError:
+        raise ValueError(f"not a size: {text!r} (a number of bytes, or with K, M or G)") from None
+    if value < 1:
+        raise ValueError(f"a size must be at least 1 byte, got {text!r}")
+    return value
+
+
+def read_descriptors(path: str | Path) -> list[Descriptor]:
+    """The descriptors of a share file, one JSON line each."""
+    out = [from_json(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not out:
+        raise ValueError(f"{path} holds no descriptor")
+    return out
+
+
+def write_atomically(path: str | Path, lines: list[str]) -> None:
+    """Writes the lines and renames into place, so a reader never sees half a file."""
+    tmp = Path(f"{path}.tmp")
+    tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def rebuild_fields(d: Descriptor) -> dict[str, Any]:
+    """torch's ``rebuild_cuda_tensor`` arguments of a torch descriptor, as plain values (the torch types are put in
+    by the reader): what ``reduce_tensor`` sent, the event handle and flag as the producer recorded them."""
+    if d.kind != "torch" or d.torch is None or d.tensor is None:
+        raise ValueError(f"expected a torch descriptor with its tensor, got kind {d.kind}")
+    s, t = d.torch, d.tensor
+    return {
+        "shape": tuple(t.shape), "strides": tuple(t.strides), "offset": t.offset, "dtype": t.dtype,
+        "device": s.device_index, "handle": s.handle, "storage_bytes": s.storage_bytes,
+        "storage_offset_bytes": s.storage_offset_bytes,
+        "ref_counter_handle": None if s.ref_counter_file is None else s.ref_counter_file.encode(),
+        "ref_counter_offset": s.ref_counter_offset or 0,
+        "event_handle": None if d.event is None else d.event.ipc_handle,
+        "event_sync_required": d.event is not None and d.event.wait,
+    }
+
+
+def pool_descriptor(size: int, fd: int, pointer_export: bytes, device_uuid: bytes | str, pid: int, pid_ns: int,
+                    pool_id: int) -> Descriptor:
+    """The descriptor of a pool buffer exported through a POSIX fd, with the fd's number for ``pidfd_getfd``."""
+    return Descriptor(kind="pool", bytes=size, exporter=Exporter(pid, pid_ns, 1), device_uuid=device_uuid,
+                      handle_type="posix_fd", fds=1, fd_numbers=(fd,), pool_id=pool_id,
+                      pointer_export=bytes(pointer_export))
+
+
+def median_us(samples_ns: list[int]) -> float:
+    return statistics.median(samples_ns) / 1e3
+
+
+def record(impl: str, case: str, alloc: str, **fields: Any) -> str:
+    """One JSON line of a reader's figures, in the same shape as the Java reader's."""
+    return json.dumps({"impl": impl, "case": case, "alloc": alloc, **fields}, separators=(",", ":"))
+
+
+#: (case, metric, label, target kind, target value): "ratio<=" compares the Java median with the Python one,
+#: "us<=" the Java median alone, "local>=" the mapping's bandwidth with the local buffer's (Java side)
+ROWS = [
+    ("tensor", "first_open_us", "first open", "ratio<=", 1.0),
+    ("tensor", "reopen_us", "cached re-open", "us<=", 5.0),
+    ("state-dict", "open_us", "whole state dict", "ratio<=", 0.5),
+    ("tensor", "copy_gbps_mapped", "read bandwidth, mapped vs local", "local>=", 0.95),
+    ("pool", "first_open_us", "pool first import", "ratio<=", 1.0),
+]
+
+
+#: Fields that say what was measured, not figures
+SIZES = ("bytes", "tensors", "copy_bytes", "reopens", "blocks")
+
+
+def load(path: str | Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()
+            if line.startswith("{")]
+
+
+def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per case, allocator and metric: the median over the runs (each a fresh process) of Java and of the Python
+    reader, their ratio, the target and whether it is met. Rows without a figure on both sides where one is needed
+    are left out."""
+    groups: dict[tuple[str, str, str, str], list[float]] = collections.defaultdict(list)
+    sizes: dict[tuple[str, str], tuple[int, int]] = {}
+    for r in rows:
+        side = "java" if r["impl"] == "java" else "python"
+        for key, value in r.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
+                groups[(r["case"], r["alloc"], key, side)].append(float(value))
+        sizes[(r["case"], r["alloc"])] = (r.get("bytes", 0), r.get("tensors", 1))
+    out = []
+    allocs = sorted({k[1] for k in groups})
+    for case, metric, label, kind, target in ROWS:
+        for alloc in allocs:
+            java = groups.get((case, alloc, metric, "java"))
+            if not java:
+                continue
+            python = groups.get((case, alloc, metric, "python"))
+            j = statistics.median(java)
+            p = statistics.median(python) if python else None
+            row = {"case": case, "alloc": alloc, "metric": metric, "label": label, "runs": len(java),
+                   "java": j, "python": p, "bytes": sizes[(case, alloc)][0], "tensors": sizes[(case, alloc)][1]}
+            if kind == "ratio<=":
+                if p is None:
+                    continue
+                row["ratio"] = j / p
+                row["target"] = f"java <= {target:g}x python"
+                row["met"] = row["ratio"] <= target
+            elif kind == "us<=":
+                row["ratio"] = j / p if p else None
+                row["target"] = f"java <= {target:g} us"
+                row["met"] = j <= target
+            else:
+                local = groups.get((case, alloc, "copy_gbps_local", "java"))
+                if not local:
+                    continue
+                row["local"] = statistics.median(local)
+                row["ratio"] = j / row["local"]
+                copy_bytes = [r["copy_bytes"] for r in rows if r["case"] == case and r["alloc"] == alloc
+                              and "copy_bytes" in r]
+                row["bytes"] = max(copy_bytes, default=row["bytes"])
+                for side_metric in ("copy_gbps_mapped", "copy_gbps_local"):
+                    figures = groups.get((case, alloc, side_metric, "python"))
+                    if figures:
+                        row["python_" + side_metric.removeprefix("copy_gbps_")] = statistics.median(figures)
+                row["target"] = f"mapped >= {target:g}x local"
+                row["met"] = row["ratio"] >= target
+            out.append(row)
+    return out
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):g} {unit}"
+    return f"{n} B"
+
+
+def table(summary: list[dict[str, Any]]) -> str:
+    """The summary as text: one line per row."""
+    head = f"{'case':44} {'alloc':5} {'runs':>4} {'java':>12} {'python':>12} {'ratio':>7}  {'target':26} met"
+    lines = [head, "-" * len(head)]
+    for r in summary:
+        unit = "GB/s" if r["metric"].startswith("copy_gbps") else "us"
+        what = f"{r['label']} ({_size(r['bytes'])}" + (f", {r['tensors']} tensors)" if r["tensors"] > 1 else ")")
+        python = r.get("local") if r["metric"] == "copy_gbps_mapped" else r["python"]
+        py = "-" if python is None else f"{python:.1f} {unit}"
+        ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.3f}"
+        lines.append(f"{what:44} {r['alloc']:5} {r['runs']:>4} {r['java']:>7.1f} {unit:4} {py:>12} {ratio:>7}  "
+                     f"{r['target']:26} {'yes' if r['met'] else 'NO'}")
+        if "python_mapped" in r and "python_local" in r:
+            lines.append(f"  torch's copy_ for reference: mapped {r['python_mapped']:.1f}, local"
+                         f" {r['python_local']:.1f} GB/s")
+    lines.append("python: torch's own reader (rebuild_cuda_tensor) for tensor and state dict, cuda.core's own import"
+                 " for pool; for the bandwidth row the column is the Java side's local buffer")
+    return "\n".join(lines)
+
+
+# --- GPU parts ---------------------------------------------------------------------------------------------------
+
+
+def _load_weight_sync() -> Any:
+    spec = importlib.util.spec_from_file_location("weight_sync", WEIGHT_SYNC)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def torch_producer(tensors: int, seed: int) -> int:
+    """Shares fresh copies on request, so that every reader process opens shares of its own and the producer's
+    events and slots are all given back (``release``) before the next reader."""
+    import torch
+    import cudaipc4j
+    torch.cuda.init()
+    masters = _load_weight_sync().state_dict(tensors, seed)
+    current: list[Any] = []
+    alloc = "e" if "expandable_segments:true" in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "").lower() else "c"
+    print(json.dumps({"ready": os.getpid(), "alloc": alloc, "tensors": len(masters),
+                      "bytes": sum(t.numel() * t.element_size() for t in masters.values())}), flush=True)
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "share":
+            what, path = words[1], words[2]
+            if what in ("tensor", "bw"):
+                size = parse_bytes(words[3])
+                shares = 1 + (int(words[4]) if what == "tensor" else 0)
+                t = torch.randn(size // 4, device="cuda", dtype=torch.float32)
+                current.append(t)
+                lines = [to_json(cudaipc4j.share(t)) for _ in range(shares)]
+            elif what == "state-dict":
+                copies = [t.clone() for t in masters.values()]
+                current.extend(copies)
+                lines = [to_json(cudaipc4j.share(t)) for t in copies]
+            else:
+                raise SystemExit(f"torch-producer: unknown share {what!r}")
+            torch.cuda.synchronize()
+            write_atomically(path, lines)
+            print(f"shared {path}", flush=True)
+        elif words[0] == "release":
+            current.clear()
+            torch.cuda.synchronize()
+            torch.cuda.ipc_collect()
+            print("released", flush=True)
+        elif words[0] == "quit":
+            break
+        else:
+            raise SystemExit(f"torch-producer: unknown command {line.strip()!r}")
+    current.clear()
+    del masters
+    torch.cuda.synchronize()
+    torch.cuda.ipc_collect()
+    return 0
+
+
+def _torch_device(uuid: str | None) -> int:
+    import torch
+    from cudaipc4j.sharing import device_uuid_of
+    if uuid is None:
+        return 0
+    for i in range(torch.cuda.device_count()):
+        if device_uuid_of(i) == uuid:
+            return i
+    raise SystemExit(f"torch-reader: device {uuid} is not visible here")
+
+
+def torch_reader(case: str, path: str, bw_path: str | None, iterations: int) -> int:
+    import torch
+    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    descriptors = read_descriptors(path)
+    ordinal = _torch_device(descriptors[0].device_uuid)
+    torch.cuda.init()
+    torch.cuda.set_device(ordinal)
+    torch.empty(1, device="cuda")  # the primary context, current
+    torch.cuda.synchronize()
+
+    def args(d: Descriptor) -> tuple[Any, ...]:
+        f = rebuild_fields(d)
+        return (torch.Tensor, torch.Size(f["shape"]), f["strides"], f["offset"], torch.storage.TypedStorage,
+                getattr(torch, f["dtype"]), ordinal, f["handle"], f["storage_bytes"], f["storage_offset_bytes"],
+                False, f["ref_counter_handle"], f["ref_counter_offset"], f["event_handle"], f["event_sync_required"])
+
+    calls = [args(d) for d in descriptors]
+    opened = []
+    alloc = _alloc_of(descriptors[0])
+    total = sum(d.bytes for d in descriptors)
+    if case == "tensor":
+        t0 = time.perf_counter_ns()
+        opened.append(rebuild_cuda_tensor(*calls[0]))
+        first = time.perf_counter_ns() - t0
+        reopens = []
+        for c in calls[1:]:
+            t0 = time.perf_counter_ns()
+            opened.append(rebuild_cuda_tensor(*c))
+            reopens.append(time.perf_counter_ns() - t0)
+        fields = {"bytes": descriptors[0].bytes, "tensors": 1, "first_open_us": first / 1e3}
+        if reopens:
+            fields.update(reopen_us=median_us(reopens), reopens=len(reopens))
+        if bw_path is not None:
+            fields.update(_torch_bandwidth(rebuild_cuda_tensor(*args(read_descriptors(bw_path)[0])), iterations))
+        torch.cuda.synchronize()
+        print(record("torch", case, alloc, **fields), flush=True)
+    else:
+        t0 = time.perf_counter_ns()
+        for c in calls:
+            opened.append(rebuild_cuda_tensor(*c))
+        elapsed = time.perf_counter_ns() - t0
+        torch.cuda.synchronize()
+        print(record("torch", case, alloc, bytes=total, tensors=len(calls), open_us=elapsed / 1e3), flush=True)
+    del opened
+    return 0
+
+
+def _alloc_of(d: Descriptor) -> str:
+    handle = d.torch.handle if d.torch is not None else None
+    return "e" if handle is not None and len(handle) > 1 and handle[1] == 0x65 else "c"
+
+
+def _torch_bandwidth(mapped: Any, iterations: int) -> dict[str, float]:
+    """torch's copy_ from the mapping into a local tensor against local to local, by CUDA events (for reference
+    beside the Java side's figures)."""
+    import torch
+    src = mapped.view(torch.uint8) if mapped.is_contiguous() else mapped.contiguous().view(torch.uint8)
+    local_src = torch.empty_like(src)
+    dst = torch.empty_like(src)
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    figures: dict[str, list[float]] = {"copy_gbps_mapped": [], "copy_gbps_local": []}
+    for _ in range(2):  # warm-up
+        dst.copy_(src)
+        dst.copy_(local_src)
+    for _ in range(BATCHES):
+        for key, s in (("copy_gbps_mapped", src), ("copy_gbps_local", local_src)):
+            start.record()
+            for _ in range(iterations):
+                dst.copy_(s)
+            stop.record()
+            stop.synchronize()
+            figures[key].append(src.numel() * iterations / (start.elapsed_time(stop) / 1e3) / 1e9)
+    return {k: statistics.median(v) for k, v in figures.items()}
+
+
+def _cuda_core() -> Any:
+    try:
+        import cuda.core as core
+        core.DeviceMemoryResource  # noqa: B018 - the 1.x layout
+    except (ImportError, AttributeError):
+        import cuda.core.experimental as core
+    return core
+
+
+def _ipc_buffer_descriptor(export: bytes, size: int) -> Any:
+    for module in ("cuda.core._memory._ipc", "cuda.core._memory", "cuda.core.experimental._memory._ipc",
+                   "cuda.core.experimental._memory"):
+        try:
+            cls = getattr(__import__(module, fromlist=["IPCBufferDescriptor"]), "IPCBufferDescriptor")
+        except (ImportError, AttributeError):
+            continue
+        return cls._init(export, size)
+    raise SystemExit("pool-reader: this cuda.core has no IPCBufferDescriptor")
+
+
+def pool_producer(path: str, size: int) -> int:
+    from cuda.bindings import driver as cu
+    from cudaipc4j._cuda import check
+    from cudaipc4j.devices import visible_devices
+    from cudaipc4j.pidfd import pid_namespace
+    core = _cuda_core()
+    device = core.Device(0)
+    device.set_current()
+    mr = core.DeviceMemoryResource(device, core.DeviceMemoryResourceOptions(ipc_enabled=True,
+                                                                            max_size=max(size, 1 << 21)))
+    stream = device.create_stream()
+    buffer = mr.allocate(size, stream=stream)
+    check(cu.cuMemsetD8(int(buffer.handle), 0x5A, size), "cuMemsetD8")
+    check(cu.cuCtxSynchronize(), "cuCtxSynchronize")
+    _, (export, _size) = buffer.ipc_descriptor.__reduce__()
+    handle = mr.allocation_handle
+    fd = handle if isinstance(handle, int) else int(handle)
+    uuid = dict(visible_devices())[0]
+    write_atomically(path, [to_json(pool_descriptor(size, fd, bytes(export), uuid, os.getpid(), pid_namespace(),
+                                                    id(mr) & 0x7FFFFFFF))])
+    print(json.dumps({"ready": os.getpid(), "bytes": size}), flush=True)
+    sys.stdin.read()  # exported until the script closes stdin
+    buffer.close(stream)
+    stream.sync()
+    mr.close()
+    return 0
+
+
+def pool_reader(path: str) -> int:
+    from cudaipc4j import pidfd
+    from cudaipc4j.devices import ordinal_of
+    d = read_descriptors(path)[0]
+    core = _cuda_core()
+    device = core.Device(ordinal_of(d.device_uuid))
+    device.set_current()
+    stream = device.create_stream()
+    t0 = time.perf_counter_ns()
+    fd = pidfd.take_fds(d.exporter.pid, d.fd_numbers)[0]
+    mr = core.DeviceMemoryResource.from_allocation_handle(device, fd)
+    try:
+        buffer = core.Buffer.from_ipc_descriptor(mr, _ipc_buffer_descriptor(d.pointer_export, d.bytes), stream=stream)
+    except TypeError:  # releases before 1.x took no stream
+        buffer = core.Buffer.from_ipc_descriptor(mr, _ipc_buffer_descriptor(d.pointer_export, d.bytes))
+    elapsed = time.perf_counter_ns() - t0
+    os.close(fd)
+    print(record("cuda.core", "pool", "pool", bytes=d.bytes, tensors=1, first_open_us=elapsed / 1e3), flush=True)
+    buffer.close(stream)
+    stream.sync()
+    mr.close()
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    mode, rest = argv[1], argv[2:]
+    if mode == "torch-producer" and len(rest) == 2:
+        return torch_producer(int(rest[0]), int(rest[1]))
+    if mode == "torch-reader" and len(rest) in (2, 4) and rest[0] in ("tensor", "state-dict"):
+        return torch_reader(rest[0], rest[1], rest[2] if len(rest) == 4 else None,
+                            int(rest[3]) if len(rest) == 4 else 0)
+    if mode == "pool-producer" and len(rest) == 2:
+        return pool_producer(rest[0], parse_bytes(rest[1]))
+    if mode == "pool-reader" and len(rest) == 1:
+        return pool_reader(rest[0])
+    if mode == "summary" and len(rest) in (1, 2):
+        summary = summarize(load(rest[0]))
+        print(table(summary))
+        if len(rest) == 2:
+            Path(rest[1]).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
