@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 export CUDA_DEVICE_MAX_CONNECTIONS="${CUDA_DEVICE_MAX_CONNECTIONS:-1}"
 java=.jre/bin/java
 [ -x "$java" ] || java=$JAVA_HOME/bin/java
-jar=cudaipc4j-tool/target/cudaipc4j.jar
+jar=cudaipc4j-cli/target/cudaipc4j.jar
 if [ "${1:-}" = --jar ]; then jar=$2; shift 2; fi
 mps=0
 if [ "${1:-}" = --mps ]; then mps=1; shift; fi

@@ -29,7 +29,7 @@
 #   --mps                 run everything under a private MPS control daemon of this user (quit afterwards)
 #   --common DIR          the folder with helper_cuda.h, helper_string.h and helper_multiprocess.{h,cpp}
 #   --nvcc-flags "FLAGS"  default "-O3 -arch=native" ($NVCC names the compiler, default nvcc)
-#   --jar JAR             the tool's jar for --java and --java-cds (default cudaipc4j-tool/target/cudaipc4j.jar)
+#   --jar JAR             the tool's jar for --java and --java-cds (default cudaipc4j-cli/target/cudaipc4j.jar)
 # Examples (on a GPU machine, with the build outputs and the runtime as for the GPU tests, see the README):
 #   scripts/compare-sample.sh ~/cuda-samples/Samples/0_Introduction/simpleIPC 12
 #   scripts/compare-sample.sh --runs 12 --tool --java .jre --java-cds .jre --sample-one-queue
@@ -46,7 +46,7 @@ cd "$root"
 die() { echo "compare-sample: $*" >&2; exit "${2:-64}"; }
 
 labels=() commands=() sample_envs=()
-steps="" mps=0 common="" nvcc_flags="-O3 -arch=native" jar=cudaipc4j-tool/target/cudaipc4j.jar
+steps="" mps=0 common="" nvcc_flags="-O3 -arch=native" jar=cudaipc4j-cli/target/cudaipc4j.jar
 one_queue=0
 positional=() positional_runs=""
 while [ $# -gt 0 ]; do

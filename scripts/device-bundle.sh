@@ -13,6 +13,6 @@ for m in cudaipc4j-*/; do
     [ -d "$m/target/$d" ] && mkdir -p "$out/$m/target" && cp -r "$m/target/$d" "$out/$m/target/"
   done
 done
-cp -r cudaipc4j-tool/target/lib "$out/cudaipc4j-tool/target/"
-cp cudaipc4j-tool/target/cudaipc4j.jar "$out/cudaipc4j-tool/target/"
+cp -r cudaipc4j-cli/target/lib "$out/cudaipc4j-cli/target/"
+cp cudaipc4j-cli/target/cudaipc4j.jar "$out/cudaipc4j-cli/target/"
 du -sh "$out"

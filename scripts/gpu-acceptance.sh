@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 java=${1:-}
 [ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }
-tool=("$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -jar cudaipc4j-tool/target/cudaipc4j.jar)
+tool=("$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -jar cudaipc4j-cli/target/cudaipc4j.jar)
 pass=0; fail=0
 # The CUDA driver's files in /dev/shm (cuda.shm.<n>.<pid in hex>.<m>) of processes that have ended and that were
 # not there when this script began (those are not the tool's doing).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the GPU-tagged JUnit tests of every module without Maven (a GPU machine may have only a Java runtime),
 # through the JUnit console launcher. Build first: scripts/mvn.sh -q -B package -DskipTests (the jars, the test
-# classes, and every dependency jar in cudaipc4j-tool/target/lib).
+# classes, and every dependency jar in cudaipc4j-cli/target/lib).
 # A GPU is required here: a GPU test that would be skipped fails instead (CUDAIPC4J_REQUIRE_GPU=1).
 # Usage: scripts/gpu-tests.sh [JAVA] [LAUNCHER-ARGS...]   (JAVA defaults to .jre/bin/java, else $JAVA_HOME/bin/java)
 set -euo pipefail
@@ -9,15 +9,15 @@ cd "$(dirname "$0")/.."
 java=${1:-}
 [ $# -gt 0 ] && shift
 [ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }
-modules=(cudaipc4j-testing cudaipc4j-base cudaipc4j-cuda cudaipc4j-coord cudaipc4j-interop cudaipc4j-nccl cudaipc4j-tool cudaipc4j-examples)
+modules=(cudaipc4j-testing cudaipc4j-base cudaipc4j-cuda cudaipc4j-coord cudaipc4j-interop cudaipc4j-nccl cudaipc4j-simpleipc cudaipc4j-bench cudaipc4j-cli cudaipc4j-examples)
 cp="" tests=""
 for m in "${modules[@]}"; do
   [ -d "$m/target/test-classes" ] && { cp+="$m/target/test-classes:"; tests+="$m/target/test-classes:"; }
   cp+="$m/target/classes:"
 done
-cp+=$(ls cudaipc4j-tool/target/lib/*.jar | tr '\n' :)
+cp+=$(ls cudaipc4j-cli/target/lib/*.jar | tr '\n' :)
 export CUDAIPC4J_REQUIRE_GPU=1
 exec "$java" --enable-native-access=ALL-UNNAMED \
-  -jar cudaipc4j-tool/target/lib/junit-platform-console-standalone-1.14.4.jar execute \
+  -jar cudaipc4j-cli/target/lib/junit-platform-console-standalone-1.14.4.jar execute \
   --disable-banner --disable-ansi-colors --details=tree \
   --class-path "$cp" --scan-class-path "${tests%:}" --include-tag gpu "$@"

@@ -47,7 +47,7 @@ done
 if [ -z "${JAVA_HOME:-}" ] && [ -x .jre/bin/java ]; then
   export JAVA_HOME=$PWD/.jre
 fi
-[ -f cudaipc4j-tool/target/cudaipc4j.jar ] || die "no cudaipc4j-tool/target/cudaipc4j.jar: build first"
+[ -f cudaipc4j-cli/target/cudaipc4j.jar ] || die "no cudaipc4j-cli/target/cudaipc4j.jar: build first"
 command -v python3 >/dev/null || die "python3 is not on the PATH"
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 py=(python3 "$PWD/scripts/interop_bench_py.py")

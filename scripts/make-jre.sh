@@ -8,7 +8,7 @@
 #   OUTPUT_DIR     default .jre (ignored by git)
 #   EXTRA_MODULES  comma-separated modules beyond the default set, e.g. java.desktop
 # There: JAVA_HOME=$PWD/.jre ./cudaipc4j ... (a jlinked runtime has the release file the launcher reads), or
-# .jre/bin/java --enable-native-access=ALL-UNNAMED -jar cudaipc4j-tool/target/cudaipc4j.jar ...
+# .jre/bin/java --enable-native-access=ALL-UNNAMED -jar cudaipc4j-cli/target/cudaipc4j.jar ...
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/java-home.sh"

@@ -17,7 +17,7 @@ parts=",${4:-sendrecv-4k,sendrecv,allreduce-2,allreduce-4,blocking},"
 sizes=${SIZES:-64M,1G}
 want() { [[ $parts == *",$1,"* ]]; }
 lib=$(PYTHONPATH=python python3 -c 'from cudaipc4j import nccl; print(nccl.default_library({}))')
-cp="cudaipc4j-tool/target/classes:$(ls cudaipc4j-*/target/classes -d | tr '\n' :)$(ls cudaipc4j-tool/target/lib/*.jar | tr '\n' :)"
+cp="$(ls cudaipc4j-*/target/classes -d | tr '\n' :)$(ls cudaipc4j-cli/target/lib/*.jar | tr '\n' :)"
 : > "$out"
 
 # ranks IMPL OP SIZES OPS REPEATS NRANKS: one run of NRANKS processes, torchrun-style.
@@ -33,7 +33,7 @@ print(a.getsockname()[1], b.getsockname()[1])')
       NCCL_HOSTID=bench-host-$r NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1
       CUDAIPC4J_NCCL_LIBRARY=$lib)
     if [ "$impl" = java ] || [ "$impl" = java-blocking ]; then
-      env "${env[@]}" "$java" --enable-native-access=ALL-UNNAMED -cp "$cp" org.cudaipc4j.tool.nccl.NcclBench \
+      env "${env[@]}" "$java" --enable-native-access=ALL-UNNAMED -cp "$cp" org.cudaipc4j.bench.NcclBench \
         "$op" "$sizes" "$ops" "$repeats" "${impl#java-}" >> "$out" &
     else
       env "${env[@]}" python3 scripts/nccl_bench_torch.py "$op" "$sizes" "$ops" "$repeats" >> "$out" &

@@ -81,8 +81,11 @@ import java.util.spi.ToolProvider;
     @TempDir
     Path dir;
 
-    private static Path coordModule() throws URISyntaxException {
-        return Path.of(ControlBlock.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    /** This module's classes and those of the module it requires (org.cudaipc4j.base), as a module path. */
+    private static String coordModule() throws URISyntaxException {
+        return Path.of(ControlBlock.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                + File.pathSeparator
+                + Path.of(org.cudaipc4j.base.Closing.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 
     /** Compiles the application into {@code mods/app}; returns the module path: this module's classes, then it. */
@@ -95,7 +98,7 @@ import java.util.spi.ToolProvider;
         Path out = dir.resolve("mods/app");
         StringWriter errors = new StringWriter();
         int rc = ToolProvider.findFirst("javac").orElseThrow().run(new PrintWriter(errors), new PrintWriter(errors),
-                "-d", out.toString(), "--module-path", coordModule().toString(),
+                "-d", out.toString(), "--module-path", coordModule(),
                 src.resolve("module-info.java").toString(), src.resolve("app/Parent.java").toString(),
                 src.resolve("app/Child.java").toString());
         assertEquals(0, rc, errors.toString());
@@ -109,7 +112,7 @@ import java.util.spi.ToolProvider;
         if (shm != null) {
             cmd.add("-D" + SharedSegment.DIR_PROPERTY + "=" + shm);
         }
-        cmd.addAll(List.of("--enable-native-access=org.cudaipc4j.coord", "-p", modulePath, "-m", "app/app.Parent"));
+        cmd.addAll(List.of("--enable-native-access=org.cudaipc4j.coord,org.cudaipc4j.base", "-p", modulePath, "-m", "app/app.Parent"));
         cmd.addAll(List.of(mainClasses));
         return JavaProcess.runCommand(Duration.ofSeconds(120), cmd);
     }

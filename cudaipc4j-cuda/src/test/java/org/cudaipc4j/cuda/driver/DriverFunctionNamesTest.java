@@ -43,10 +43,10 @@ class DriverFunctionNamesTest {
 
     /** The files where a driver function may be named, with how many places each may have. */
     static final Map<String, Integer> ALLOWED = Map.of(
-            "cudaipc4j-tool/src/main/java/org/cudaipc4j/tool/simpleipc/DriverStartUp.java", 2,
-            "cudaipc4j-tool/src/main/java/org/cudaipc4j/tool/simpleipc/SimpleIpcParent.java", 1,
-            "cudaipc4j-tool/src/main/java/org/cudaipc4j/tool/bench/EndToEndBench.java", 1,
-            "cudaipc4j-tool/src/main/java/org/cudaipc4j/tool/RootCommand.java", 1);
+            "cudaipc4j-simpleipc/src/main/java/org/cudaipc4j/simpleipc/DriverStartUp.java", 2,
+            "cudaipc4j-simpleipc/src/main/java/org/cudaipc4j/simpleipc/SimpleIpcParent.java", 1,
+            "cudaipc4j-bench/src/main/java/org/cudaipc4j/bench/EndToEndBench.java", 1,
+            "cudaipc4j-cli/src/main/java/org/cudaipc4j/cli/RootCommand.java", 1);
 
     static final String DECLARATIONS = "cudaipc4j-cuda/src/main/java/org/cudaipc4j/cuda/driver/CuDriver.java";
     static final Set<String> NOT_READ = Set.of("cudaipc4j-testing");

@@ -1,0 +1,192 @@
+package org.cudaipc4j.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.cudaipc4j.coord.fd.OwnedFd;
+import org.cudaipc4j.coord.fd.PidFd;
+import org.cudaipc4j.cuda.Closeables;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Cuda;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.DeviceBuffer;
+import org.cudaipc4j.cuda.DeviceMemory;
+import org.cudaipc4j.cuda.Event;
+import org.cudaipc4j.cuda.ImportedMemory;
+import org.cudaipc4j.cuda.MemoryImporter;
+import org.cudaipc4j.cuda.SharedMemoryDescriptor;
+import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.interop.BinaryDescriptors;
+import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.torch.TorchLeases;
+import org.cudaipc4j.interop.torch.TorchReader;
+import org.cudaipc4j.interop.torch.TorchShare;
+import org.cudaipc4j.interop.torch.TorchTensorView;
+import org.cudaipc4j.simpleipc.DriverStartUp;
+
+/**
+ * The measuring part of {@link InteropBench}, in this process. Before the clock starts: the driver's functions
+ * linked and warmed as in a simpleIPC child ({@link DriverStartUp#prelinkInBackground()}, through the library's
+ * warm-up for a short-lived process, {@link Cuda#prelinkInBackground}; waited for: it warms the IPC, event, VMM
+ * and pool imports the readers call), torch's leases started ({@link TorchLeases#start()}, documented to be started early), the driver started,
+ * the device's primary context current, a stream made, the descriptors parsed; for a pool export, the importer's
+ * {@link MemoryImporter#warmUp()}. The clock then times the open calls alone: a torch share's mapping (or its cache
+ * hit), its lease and its stream's wait on the producer's event; a pool export's {@code pidfd_getfd} and import.
+ * Nothing is synchronized inside a timing.
+ */
+final class InteropReads {
+    /** Batches of the bandwidth measurement, alternating mapped and local; the median is reported. */
+    static final int BATCHES = 5;
+
+    private InteropReads() {}
+
+    static InteropFigures run(InteropBench.Plan plan) {
+        Thread prelink = DriverStartUp.prelinkInBackground();
+        boolean torch = !plan.caseName().equals("pool");
+        // Started before the driver (a small JVM), as TorchLeases asks.
+        try (TorchLeases leases = torch ? TorchLeases.start() : null) {
+            Cuda.init();
+            Device device = Device.byUuid(plan.descriptors().getFirst().deviceUuid());
+            try (Context context = Context.retainPrimary(device)) {
+                context.makeCurrent();
+                Stream stream = Stream.create(context, true);
+                join(prelink);
+                return switch (plan.caseName()) {
+                    case "tensor" -> tensor(plan, context, stream, new TorchReader(context, leases));
+                    case "state-dict" -> stateDict(plan, context, stream, new TorchReader(context, leases));
+                    default -> pool(plan.descriptors().getFirst(), context);
+                };
+            }
+        }
+    }
+
+    private static void join(Thread t) {
+        if (t == null) {
+            return;
+        }
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the driver's functions were linked");
+        }
+    }
+
+    /** The first share opened, then the others (cache hits), then the bandwidth through a mapping. */
+    private static InteropFigures tensor(InteropBench.Plan plan, Context context, Stream stream,
+            TorchReader reader) {
+        List<TorchShare> shares = plan.descriptors().stream().map(TorchShare::of).toList();
+        Descriptor first = plan.descriptors().getFirst();
+        InteropFigures figures = new InteropFigures("tensor", InteropFigures.alloc(first), first.bytes(), 1);
+        List<TorchTensorView> views = new ArrayList<>();
+        try {
+            long t0 = System.nanoTime();
+            views.add(reader.open(shares.getFirst(), stream));
+            long firstNanos = System.nanoTime() - t0;
+            long[] reopens = new long[shares.size() - 1];
+            for (int i = 1; i < shares.size(); i++) {
+                t0 = System.nanoTime();
+                views.add(reader.open(shares.get(i), stream));
+                reopens[i - 1] = System.nanoTime() - t0;
+            }
+            for (int i = 1; i < views.size(); i++) {
+                if (!views.get(i).cacheHit()) {
+                    throw new IllegalStateException(plan.descriptors().get(i) + " is not a share of the first"
+                            + " storage: its open is no cached re-open");
+                }
+            }
+            stream.synchronize();
+            figures.put("first_open_us", firstNanos / 1e3);
+            if (reopens.length > 0) {
+                figures.put("reopen_us", InteropFigures.medianMicros(reopens));
+                figures.put("reopens", (long) reopens.length);
+            }
+            if (plan.bandwidth() != null) {
+                TorchTensorView bw = reader.open(TorchShare.of(plan.bandwidth()), stream);
+                views.add(bw);
+                stream.synchronize();
+                double[] gbps = bandwidth(context, stream, bw, plan.iterations());
+                figures.put("copy_gbps_mapped", gbps[0]).put("copy_gbps_local", gbps[1])
+                        .put("copy_bytes", bw.bytes());
+            }
+            return figures;
+        } finally {
+            Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));
+        }
+    }
+
+    /** Every share opened, one after the other, as a server maps a state dict. */
+    private static InteropFigures stateDict(InteropBench.Plan plan, Context context, Stream stream,
+            TorchReader reader) {
+        List<TorchShare> shares = plan.descriptors().stream().map(TorchShare::of).toList();
+        long bytes = plan.descriptors().stream().mapToLong(Descriptor::bytes).sum();
+        InteropFigures figures = new InteropFigures("state-dict", InteropFigures.alloc(plan.descriptors().getFirst()),
+                bytes, shares.size());
+        List<TorchTensorView> views = new ArrayList<>(shares.size());
+        try {
+            long t0 = System.nanoTime();
+            for (TorchShare s : shares) {
+                views.add(reader.open(s, stream));
+            }
+            long nanos = System.nanoTime() - t0;
+            stream.synchronize();
+            figures.put("open_us", nanos / 1e3).put("blocks", (long) reader.mappedBlocks());
+            return figures;
+        } finally {
+            Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));
+        }
+    }
+
+    /** The pool export's fd taken from the exporter and the pool and pointer imported. */
+    private static InteropFigures pool(Descriptor d, Context context) {
+        SharedMemoryDescriptor binary = BinaryDescriptors.toBinary(d);
+        InteropFigures figures = new InteropFigures("pool", "pool", d.bytes(), 1);
+        try (MemoryImporter importer = MemoryImporter.open(context, 0)) {
+            long w0 = System.nanoTime();
+            importer.warmUp();
+            figures.put("warm_up_ms", (System.nanoTime() - w0) / 1e6);
+            long t0 = System.nanoTime();
+            OwnedFd fd = PidFd.take(d.exporter().pid(), d.fdNumbers()[0]);
+            ImportedMemory memory;
+            try {
+                memory = importer.map(binary, fd.value());
+            } finally {
+                fd.close(); // after the clock for both: cuda.core's reader closes its copy after the import too
+            }
+            long nanos = System.nanoTime() - t0;
+            try (memory) {
+                figures.put("first_open_us", nanos / 1e3);
+            }
+        }
+        return figures;
+    }
+
+    /**
+     * Device-to-device copies ({@code cuMemcpyDtoDAsync}) of all of {@code mapped} into local memory, against the
+     * same from a local buffer of that size: {@value #BATCHES} batches of {@code iterations} back-to-back copies
+     * each, alternating, timed by CUDA events; GB/s of bytes read, the median batch of each.
+     *
+     * @return {mapped GB/s, local GB/s}
+     */
+    static double[] bandwidth(Context context, Stream stream, DeviceMemory mapped, int iterations) {
+        long bytes = mapped.bytes();
+        try (DeviceBuffer local = DeviceBuffer.allocate(context, bytes);
+             DeviceBuffer dst = DeviceBuffer.allocate(context, bytes);
+             Event start = Event.create(context);
+             Event stop = Event.create(context)) {
+            local.copyFromAsync(0, mapped, 0, bytes, stream);
+            for (int i = 0; i < 2; i++) {
+                dst.copyFromAsync(0, mapped, 0, bytes, stream);
+                dst.copyFromAsync(0, local, 0, bytes, stream);
+            }
+            double[] fromMapped = new double[BATCHES];
+            double[] fromLocal = new double[BATCHES];
+            for (int b = 0; b < BATCHES; b++) {
+                fromMapped[b] = InteropFigures.gbPerSecond(bytes, iterations, KernelTime.backToBackMillis(iterations,
+                        0, stream, start, stop, v -> dst.copyFromAsync(0, mapped, 0, bytes, stream)));
+                fromLocal[b] = InteropFigures.gbPerSecond(bytes, iterations, KernelTime.backToBackMillis(iterations,
+                        0, stream, start, stop, v -> dst.copyFromAsync(0, local, 0, bytes, stream)));
+            }
+            return new double[] {InteropFigures.median(fromMapped), InteropFigures.median(fromLocal)};
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package org.cudaipc4j.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.DescriptorJson;
+import org.cudaipc4j.testing.ProjectRoot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code bench interop}: its command line, its descriptor files and its figures, without a GPU. */
+class InteropBenchTest {
+    private static final String UUID = "GPU-01234567-89ab-cdef-0123-456789abcdef";
+
+    @TempDir
+    Path dir;
+
+    private static String golden(String name) throws IOException {
+        Path root = ProjectRoot.find().orElseThrow(() -> new AssertionError("not inside the checkout"));
+        return Files.readString(root.resolve("interop-golden/java").resolve(name)).strip();
+    }
+
+    /** {@code json} with the field {@code key} set to {@code value} (JSON). */
+    private static String with(String json, String key, String value) {
+        JsonObject o = JsonParser.parseString(json).getAsJsonObject();
+        o.add(key, JsonParser.parseString(value));
+        return o.toString();
+    }
+
+    private Path file(String name, String... lines) throws IOException {
+        return Files.writeString(dir.resolve(name), String.join("\n", lines) + "\n");
+    }
+
+    private static InteropBench parse(String... args) {
+        InteropBench b = new InteropBench();
+        new CommandLine(b).parseArgs(args);
+        return b;
+    }
+
+    private static String refusal(String... args) {
+        CommandLine.ParameterException e = assertThrows(CommandLine.ParameterException.class,
+                () -> parse(args).plan());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        return e.getMessage();
+    }
+
+    @Test
+    void tensorPlanReadsEveryShareAndTheBandwidthShare() throws IOException {
+        String c = golden("torch-c.json");
+        Path shares = file("t.jsonl", c, "", c, c);
+        Path bw = file("bw.jsonl", c);
+        InteropBench.Plan p = parse("tensor", shares.toString(), "--bandwidth", bw.toString(), "--iterations", "7")
+                .plan();
+        assertEquals("tensor", p.caseName());
+        assertEquals(3, p.descriptors().size());
+        assertEquals(Descriptor.Kind.TORCH, p.bandwidth().kind());
+        assertEquals(7, p.iterations());
+        assertNull(parse("state-dict", shares.toString()).plan().bandwidth());
+    }
+
+    @Test
+    void poolPlanNeedsOnePosixFdDescriptorWithFdNumbers() throws IOException {
+        String pool = with(golden("pool-fd.json"), "fd_numbers", "[9]");
+        assertEquals(9, parse("pool", file("p.jsonl", pool).toString()).plan().descriptors().getFirst()
+                .fdNumbers()[0]);
+        assertTrue(refusal("pool", file("nofd.jsonl", golden("pool-fd.json")).toString())
+                .contains("without fd_numbers"));
+        assertTrue(refusal("pool", file("two.jsonl", pool, pool).toString()).contains("one descriptor, got 2"));
+        assertTrue(refusal("pool", file("torch.jsonl", golden("torch-c.json")).toString())
+                .contains("got torch"));
+    }
+
+    @Test
+    void badCommandLinesAndFilesAreRefusedInOneLine() throws IOException {
+        Path c = file("c.jsonl", golden("torch-c.json"));
+        assertTrue(refusal("nonsense", c.toString()).contains("unknown case 'nonsense'"));
+        assertTrue(refusal("tensor", dir.resolve("absent.jsonl").toString()).contains("no such file"));
+        assertTrue(refusal("tensor", file("empty.jsonl", "").toString()).contains("holds no descriptor"));
+        assertTrue(refusal("tensor", file("bad.jsonl", golden("torch-c.json"), "{nope").toString())
+                .contains("line 2"));
+        assertTrue(refusal("tensor", file("legacy.jsonl", golden("legacy.json")).toString())
+                .contains("takes torch descriptors, got legacy"));
+        assertTrue(refusal("state-dict", c.toString(), "--bandwidth", c.toString()).contains("tensor case only"));
+        assertTrue(refusal("tensor", c.toString(), "--iterations", "0").contains("at least 1"));
+        JsonObject noUuid = JsonParser.parseString(golden("torch-c.json")).getAsJsonObject();
+        assertEquals(UUID, noUuid.remove("device_uuid").getAsString());
+        assertTrue(refusal("tensor", file("nouuid.jsonl", noUuid.toString()).toString()).contains("without device_uuid"));
+    }
+
+    @Test
+    void aMissingFileIsRefusedInOneLine() {
+        assertTrue(refusal("tensor", dir.resolve("none").toString()).startsWith("bench interop: no such file"));
+    }
+
+    @Test
+    void figuresAreOneJsonLineInTheSummarysShape() {
+        InteropFigures f = new InteropFigures("tensor", "c", 64L << 20, 1).put("first_open_us", 412.34567)
+                .put("reopens", 50L);
+        String line = f.jsonLine();
+        assertFalse(line.contains("\n"));
+        JsonObject o = JsonParser.parseString(line).getAsJsonObject();
+        assertEquals(List.of("impl", "case", "alloc", "bytes", "tensors", "first_open_us", "reopens"),
+                List.copyOf(o.keySet()));
+        assertEquals("java", o.get("impl").getAsString());
+        assertEquals(412.346, o.get("first_open_us").getAsDouble());
+        assertEquals(50, o.get("reopens").getAsLong());
+    }
+
+    @Test
+    void mediansAndBandwidth() {
+        assertEquals(2.0, InteropFigures.medianMicros(new long[] {3000, 1000, 2000}));
+        assertEquals(2.5, InteropFigures.medianMicros(new long[] {4000, 1000, 2000, 3000}));
+        assertTrue(Double.isNaN(InteropFigures.medianMicros(new long[0])));
+        assertEquals(3.0, InteropFigures.median(new double[] {5, 1, 3}));
+        assertEquals(2.5, InteropFigures.median(new double[] {4, 1, 2, 3}));
+        // 1e9 bytes, 4 copies, 2 ms: 2000 GB/s
+        assertEquals(2000.0, InteropFigures.gbPerSecond(1_000_000_000L, 4, 2.0), 1e-9);
+        assertThrows(IllegalArgumentException.class, () -> InteropFigures.gbPerSecond(1, 1, 0));
+    }
+
+    @Test
+    void allocIsTheTorchHandlesTypeOrTheKind() throws IOException {
+        assertEquals("c", InteropFigures.alloc(DescriptorJson.fromJson(golden("torch-c.json"))));
+        assertEquals("e", InteropFigures.alloc(DescriptorJson.fromJson(golden("torch-e.json"))));
+        assertEquals("pool", InteropFigures.alloc(DescriptorJson.fromJson(golden("pool-fd.json"))));
+    }
+}

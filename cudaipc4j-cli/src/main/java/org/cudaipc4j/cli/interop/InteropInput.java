@@ -1,0 +1,149 @@
+package org.cudaipc4j.cli.interop;
+
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.function.Supplier;
+import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.DescriptorFormatException;
+import org.cudaipc4j.interop.DescriptorJson;
+import org.cudaipc4j.interop.TorchHandle;
+
+/**
+ * What the commands' argument names: a descriptor of format 1.0 or a bare torch storage handle, read from a file,
+ * standard input ({@code -}), or the argument itself (JSON text, or the handle's hex). Parsed by the library's own
+ * readers ({@link DescriptorJson}, {@link TorchHandle}); anything they refuse, and anything that is neither, is a
+ * {@link BadInputException} with one line naming what is wrong.
+ */
+sealed interface InteropInput {
+    /** The most bytes read from a file or standard input (the descriptor socket's own payload limit). */
+    int MAX_BYTES = 16 << 20;
+
+    /** Where the input came from, for messages: a path, "standard input" or "the argument". */
+    String source();
+
+    /**
+     * A descriptor.
+     *
+     * @param descriptor the parsed descriptor
+     * @param version    the format version as the text gives it ({@code cudaipc4j_descriptor}, e.g. {@code 1.0})
+     * @param source     where it came from
+     */
+    record Json(Descriptor descriptor, String version, String source) implements InteropInput {}
+
+    /**
+     * A bare torch handle: only the handle's bytes, without torch's other sharing fields.
+     *
+     * @param handle the parsed handle
+     * @param source where it came from
+     */
+    record Handle(TorchHandle handle, String source) implements InteropInput {}
+
+    /**
+     * Reads {@code arg}: {@code -} is standard input; an existing file is read; text starting with <code>{</code>
+     * is a descriptor; anything else is a handle's hex (an argument with a {@code /} or ending in {@code .json}
+     * that names no file is reported as a missing file).
+     *
+     * @throws BadInputException naming what is wrong
+     */
+    static InteropInput parse(String arg, Supplier<InputStream> stdin) {
+        if (arg.equals("-")) {
+            return parseText(read(stdin.get(), "standard input"), "standard input");
+        }
+        String trimmed = arg.strip();
+        if (trimmed.startsWith("{")) {
+            return parseText(trimmed, "the argument");
+        }
+        Path path;
+        try {
+            path = Path.of(arg);
+        } catch (RuntimeException e) {
+            path = null;
+        }
+        if (path != null && !arg.isEmpty() && Files.exists(path)) {
+            if (Files.isDirectory(path)) {
+                throw new BadInputException(arg + " is a directory, not a descriptor or handle file");
+            }
+            try (InputStream in = Files.newInputStream(path)) {
+                return parseText(read(in, arg), arg);
+            } catch (IOException e) {
+                throw new BadInputException("cannot read " + arg + ": " + e.getMessage());
+            }
+        }
+        if (arg.contains("/") || arg.endsWith(".json")) {
+            throw new BadInputException("no such file: " + arg);
+        }
+        return parseHex(trimmed, "the argument");
+    }
+
+    private static String read(InputStream in, String what) {
+        try {
+            byte[] b = in.readNBytes(MAX_BYTES + 1);
+            if (b.length > MAX_BYTES) {
+                throw new BadInputException(what + " holds more than " + MAX_BYTES + " bytes: no descriptor or"
+                        + " handle is that long");
+            }
+            return new String(b, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new BadInputException("no such file: " + what);
+        } catch (IOException e) {
+            throw new BadInputException("cannot read " + what + ": " + e.getMessage());
+        }
+    }
+
+    /** Text of a file or of standard input: a descriptor's JSON, or a handle's hex. */
+    private static InteropInput parseText(String text, String source) {
+        String t = text.strip();
+        if (t.isEmpty()) {
+            throw new BadInputException(source + " is empty: expected a descriptor's JSON or a torch handle's hex");
+        }
+        if (t.startsWith("{")) {
+            Descriptor d;
+            try {
+                d = DescriptorJson.fromJson(t);
+            } catch (DescriptorFormatException e) {
+                throw new BadInputException(oneLine(e.getMessage()));
+            }
+            // The version as written (a reader accepts any 1.x; the descriptor keeps only what it needs).
+            String version = JsonParser.parseString(t).getAsJsonObject().get("cudaipc4j_descriptor").getAsString();
+            return new Json(d, version, source);
+        }
+        return parseHex(t, source);
+    }
+
+    /** A torch handle's hex: digits in either case, an even number of them, then {@link TorchHandle#parse}. */
+    static Handle parseHex(String hex, String source) {
+        if (hex.isEmpty()) {
+            throw new BadInputException(source + " is empty: expected a descriptor's JSON or a torch handle's hex");
+        }
+        for (int i = 0; i < hex.length(); i++) {
+            if (Character.digit(hex.charAt(i), 16) < 0) {
+                throw new BadInputException(source + " is not a descriptor (JSON) or a torch handle (hex): "
+                        + describeChar(hex.charAt(i)) + " at position " + i + " is not a hex digit"
+                        + (source.equals("the argument") ? " (and no file has that name)" : ""));
+            }
+        }
+        if (hex.length() % 2 != 0) {
+            throw new BadInputException("torch handle hex has an odd number of digits (" + hex.length() + "): two"
+                    + " digits make a byte");
+        }
+        byte[] bytes = java.util.HexFormat.of().parseHex(hex);
+        try {
+            return new Handle(TorchHandle.parse(bytes), source);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException(oneLine(e.getMessage()));
+        }
+    }
+
+    private static String describeChar(char c) {
+        return c >= 0x20 && c < 0x7f ? "'" + c + "'" : String.format("character U+%04X", (int) c);
+    }
+
+    private static String oneLine(String s) {
+        return String.valueOf(s).replace('\n', ' ');
+    }
+}

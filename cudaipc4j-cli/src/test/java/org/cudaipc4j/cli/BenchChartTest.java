@@ -1,0 +1,79 @@
+package org.cudaipc4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.cudaipc4j.simpleipc.ExitCodes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/** {@code bench chart} on input it cannot draw: one line that names the file and what is wrong, and exit 1. */
+class BenchChartTest {
+    static Stream<Arguments> notBenchResults() {
+        return Stream.of(
+                Arguments.of("{\"endToEnd\": [", "is not valid JSON (End of input at line 1 column 15)"),
+                Arguments.of("{\"endToEnd\": [1,}", "is not valid JSON ("),
+                Arguments.of("", "holds no bench results (endToEnd, stepLatency, fill):"),
+                Arguments.of("[1, 2]", "holds no bench results (endToEnd, stepLatency, fill):"),
+                Arguments.of("{\"tool\": \"cudaipc4j simpleipc\", \"result\": \"passed\"}",
+                        "holds no bench results (endToEnd, stepLatency, fill); it is a run's report: charts are"
+                                + " drawn from the bench.json that 'cudaipc4j bench --out DIR' writes"),
+                Arguments.of("{\"fill\": 3}", "has bench results of an unknown shape"),
+                Arguments.of("{\"stepLatency\": [{\"kernel\": 1}]}", "has bench results of an unknown shape"));
+    }
+
+    @ParameterizedTest(name = "{index}: {0}")
+    @MethodSource("notBenchResults")
+    void inputThatIsNoBenchResultIsOneLineAndAFailure(String json, String expected, @TempDir Path tmp)
+            throws IOException {
+        Path in = Files.writeString(tmp.resolve("in.json"), json);
+        Path out = tmp.resolve("charts");
+        Chart chart = chart(in, out);
+        assertEquals(ExitCodes.FAILURE, chart.exit, chart.err);
+        assertEquals(1, chart.err.lines().count(), chart.err);
+        assertTrue(chart.err.startsWith("cudaipc4j: bench chart: '" + in + "' "), chart.err);
+        assertTrue(chart.err.contains(expected), chart.err);
+        assertFalse(chart.err.contains("Exception") || chart.err.contains("path $"), chart.err);
+        assertEquals("", chart.out);
+        if (Files.exists(out)) { // made only for results that turned out to be of another shape
+            try (Stream<Path> drawn = Files.list(out)) {
+                assertEquals(List.of(), drawn.toList(), "nothing drawn");
+            }
+        }
+    }
+
+    @Test
+    void aMissingFileIsNamed(@TempDir Path tmp) {
+        String name = "missing.json";
+        Chart chart = chart(tmp.resolve(name), tmp.resolve("charts"));
+        assertEquals(ExitCodes.FAILURE, chart.exit, chart.err);
+        assertEquals("cudaipc4j: bench chart: '" + tmp.resolve(name) + "' does not exist\n", chart.err);
+    }
+
+    private record Chart(int exit, String out, String err) {}
+
+    private static Chart chart(Path in, Path outDir) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        CommandLine sub = cl.getSubcommands().get("bench").getSubcommands().get("chart");
+        for (CommandLine c : new CommandLine[] {cl, cl.getSubcommands().get("bench"), sub}) {
+            c.setOut(new PrintWriter(out, true));
+            c.setErr(new PrintWriter(err, true));
+        }
+        int exit = cl.execute("bench", "chart", in.toString(), outDir.toString());
+        return new Chart(exit, out.toString(), err.toString());
+    }
+}

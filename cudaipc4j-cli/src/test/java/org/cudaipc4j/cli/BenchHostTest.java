@@ -1,0 +1,84 @@
+package org.cudaipc4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.cudaipc4j.simpleipc.ExitCodes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench} runs to the end on simulated devices and writes its report and charts. */
+class BenchHostTest {
+    private static final Duration LIMIT = Duration.ofMinutes(4);
+    private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+    @Test
+    void aShortBenchOnTheHostBackendWritesItsReportAndCharts(@TempDir Path tmp) throws IOException {
+        // Every part that needs no GPU, each as short as its options allow; fill bandwidth needs a GPU.
+        Path out = tmp.resolve("results");
+        ToolRun run = ToolRun.run(LIMIT, "bench", "--backend", "host", "--only", "e2e,steps,barrier", "--repeat",
+                "2", "--run-args=--size 4K", "--procs", "2", "--step-count", "16", "--step-pairs", "1",
+                "--step-size", "4K", "--barrier-rounds", "200", "--out", out.toString());
+        run.assertExit(ExitCodes.OK).assertNothingLeft();
+        assertFalse(run.err.contains("Exception") || run.err.contains("\tat "), run.err);
+
+        Path json = out.resolve("bench.json");
+        assertTrue(run.out.contains("Wrote " + json), run.out);
+        JsonObject results = JsonParser.parseString(Files.readString(json)).getAsJsonObject();
+        assertEquals("host", results.get("backend").getAsString());
+        assertFalse(results.has("fill"), "fill was not asked for");
+
+        JsonArray e2e = results.getAsJsonArray("endToEnd");
+        assertEquals(1, e2e.size());
+        JsonObject end = e2e.get(0).getAsJsonObject();
+        assertEquals(List.of("--backend", "host", "--size", "4K"),
+                end.getAsJsonArray("args").asList().stream().map(e -> e.getAsString()).toList());
+        assertEquals(2, end.get("runs").getAsInt());
+        JsonObject wall = end.getAsJsonObject("wallMs");
+        assertEquals(2, wall.get("count").getAsInt());
+        assertTrue(wall.get("min").getAsDouble() > 0 && wall.get("min").getAsDouble() <= wall.get("median")
+                .getAsDouble() && wall.get("median").getAsDouble() <= wall.get("max").getAsDouble(), wall.toString());
+        assertFalse(end.getAsJsonObject("medianRunCriticalPathMs").isEmpty(), end.toString());
+
+        JsonArray steps = results.getAsJsonArray("stepLatency");
+        assertEquals(1, steps.size(), steps.toString());
+        JsonObject step = steps.get(0).getAsJsonObject();
+        assertEquals(2, step.get("processes").getAsInt());
+        assertTrue(step.has("marginalMicrosPerStep"), step.toString());
+
+        JsonArray barrier = results.getAsJsonArray("barrierLatency");
+        assertEquals(1, barrier.size(), barrier.toString());
+        JsonObject b = barrier.get(0).getAsJsonObject();
+        assertEquals(2, b.get("processes").getAsInt());
+        assertEquals(200, b.get("rounds").getAsInt());
+        assertTrue(b.get("samples").getAsLong() > 0 && b.get("minMicros").getAsDouble() <= b.get("medianMicros")
+                .getAsDouble() && b.get("medianMicros").getAsDouble() <= b.get("maxMicros").getAsDouble(),
+                b.toString());
+
+        for (String chart : new String[] {"bench-phases.png", "bench-steps.png"}) {
+            Path png = out.resolve(chart);
+            assertTrue(run.out.contains("Wrote " + png), run.out);
+            byte[] bytes = Files.readAllBytes(png);
+            assertArrayEquals(PNG_SIGNATURE, Arrays.copyOf(bytes, PNG_SIGNATURE.length), chart + " is no PNG");
+            BufferedImage image = ImageIO.read(png.toFile());
+            assertNotNull(image, chart + " does not decode");
+            assertTrue(image.getWidth() > 100 && image.getHeight() > 100, chart + ": " + image.getWidth() + "x"
+                    + image.getHeight());
+        }
+        assertFalse(Files.exists(out.resolve("bench-bandwidth.png")), "no fill, no bandwidth chart");
+    }
+}

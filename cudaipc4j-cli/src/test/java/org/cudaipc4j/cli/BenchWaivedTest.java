@@ -1,0 +1,27 @@
+package org.cudaipc4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.List;
+import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.testing.JavaProcess;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@code bench --backend cuda} where no driver loads: waived (exit 2) in one line, before any part runs. */
+class BenchWaivedTest {
+    private static final String ABSENT = "-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1";
+
+    @ParameterizedTest(name = "bench --backend cuda {0}")
+    @ValueSource(strings = {"--only e2e", "--only steps", "--only fill", "--only barrier,steps"})
+    void withoutADriverItIsWaived(String parts) {
+        String[] args = ("bench --backend cuda " + parts).split(" ");
+        JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), Main.class, List.of(ABSENT), args);
+        assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
+        assertEquals("cudaipc4j: bench --backend cuda: no NVIDIA driver found: could not load"
+                + " libcudaipc4j-absent.so.1\n", r.stderr(), r.describe());
+        assertEquals("", r.stdout(), r.describe());
+    }
+}

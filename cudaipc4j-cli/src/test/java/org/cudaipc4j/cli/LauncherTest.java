@@ -1,0 +1,186 @@
+package org.cudaipc4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.cudaipc4j.testing.ProjectRoot;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The {@code ./cudaipc4j} launcher: the environment of the JVM it starts, and when it takes its jar for stale; checked
+ * with a copy of the script beside a built jar and a stand-in {@code java} that prints what it was given.
+ */
+class LauncherTest {
+    @Test
+    void oneWorkQueuePerContextUnlessTheUserChoseOtherwise(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+
+        Launch unset = launch(root, jdk, null, null);
+        assertEquals(0, unset.exit(), unset.out());
+        assertEquals("1", field(unset.out(), "connections"), unset.out());
+        assertEquals(true, unset.out().contains("-jar " + root.resolve("cudaipc4j-cli/target/cudaipc4j.jar")
+                + " --size 4K"), unset.out());
+        Launch chosen = launch(root, jdk, "4", null);
+        assertEquals("4", field(chosen.out(), "connections"), chosen.out());
+    }
+
+    /** Every module the jar is built from. */
+    @ParameterizedTest
+    @ValueSource(strings = {"cudaipc4j-base", "cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-interop",
+        "cudaipc4j-nccl",
+        "cudaipc4j-simpleipc", "cudaipc4j-bench", "cudaipc4j-cli"})
+    void aSourceNewerThanTheJarMakesItStale(String module, @TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+        Path jar = root.resolve("cudaipc4j-cli/target/cudaipc4j.jar");
+        Path source = Files.createDirectories(root.resolve(module + "/src/main/java/org/example"))
+                .resolve("Changed.java");
+        Files.writeString(source, "class Changed {}\n");
+        Files.setLastModifiedTime(jar, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        // Only the file deep in the tree is newer than the jar: every folder above it is older.
+        for (Path dir = source.getParent(); !dir.equals(root.resolve(module)); dir = dir.getParent()) {
+            Files.setLastModifiedTime(dir, FileTime.fromMillis(System.currentTimeMillis() - 120_000));
+        }
+        // No Maven on the path: a stale jar ends the launcher with its message instead of a build.
+        Path emptyPath = Files.createDirectories(tmp.resolve("empty-path"));
+
+        Launch stale = launch(root, jdk, null, emptyPath);
+        assertEquals(1, stale.exit(), stale.out());
+        assertEquals(true, stale.out().contains("is missing or stale and Maven (mvn) is not installed"), stale.out());
+
+        // Every folder and file of the sources older than the jar: it runs.
+        try (var paths = Files.walk(root.resolve(module + "/src/main"))) {
+            for (Path p : paths.toList()) {
+                Files.setLastModifiedTime(p, FileTime.fromMillis(System.currentTimeMillis() - 120_000));
+            }
+        }
+        Launch fresh = launch(root, jdk, null, emptyPath);
+        assertEquals(0, fresh.exit(), fresh.out());
+        assertEquals(true, fresh.out().contains("args="), fresh.out());
+    }
+
+    @Test
+    void startedThroughASymbolicLinkItRunsTheProjectTheLinkLeadsTo(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        // A relative link to a relative link, as a user's ~/bin might hold.
+        Path first = Files.createSymbolicLink(bin.resolve("cudaipc4j-real"), bin.relativize(root.resolve("cudaipc4j")));
+        Path link = Files.createSymbolicLink(bin.resolve("cudaipc4j"), first.getFileName());
+
+        Launch linked = launch(link, jdk, null, null, Map.of());
+        assertEquals(0, linked.exit(), linked.out());
+        assertEquals(true, linked.out().contains("-jar " + root.resolve("cudaipc4j-cli/target/cudaipc4j.jar")
+                + " --size 4K"), linked.out());
+    }
+
+    @Test
+    void afterABuildTheRunIsTimedFromItsOwnStart(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+        Path jar = root.resolve("cudaipc4j-cli/target/cudaipc4j.jar");
+        Files.delete(jar);
+        // A stand-in build: writes colour codes to both streams as Maven 3.8 does, makes the jar and writes when it
+        // was done (microseconds since the epoch).
+        Path builtAt = tmp.resolve("built-at");
+        Path build = root.resolve("scripts/mvn.sh");
+        Files.writeString(build, "#!/bin/bash\nprintf '\\033[0m'\nprintf '\\033[0m' >&2\ntouch '" + jar + "'\necho \"${EPOCHREALTIME//[!0-9]/}\" > '" + builtAt
+                + "'\n");
+        Files.setPosixFilePermissions(build, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Files.copy(build, bin.resolve("mvn")); // on the PATH: the launcher builds only when Maven is there
+        Files.setPosixFilePermissions(bin.resolve("mvn"), PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        Launch built = launch(root.resolve("cudaipc4j"), jdk, null, null,
+                Map.of("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin")));
+        assertEquals(0, built.exit(), built.out());
+        assertEquals(true, built.out().contains("building"), built.out());
+        assertEquals(-1, built.out().indexOf('\u001b'), "no terminal codes in output to a pipe: " + built.out());
+        long buildDone = Long.parseLong(Files.readString(builtAt).strip());
+        long runStart = Long.parseLong(field(built.out(), "start"));
+        assertEquals(true, runStart >= buildDone, "the run's start " + runStart + " is before the build's end "
+                + buildDone);
+
+        Launch again = launch(root.resolve("cudaipc4j"), jdk, null, null, Map.of());
+        assertEquals("unset", field(again.out(), "start"), "nothing was built: the process's start is the run's");
+    }
+
+    /** A copy of the launcher and its script in {@code tmp}, beside an empty built jar. */
+    private static Path project(Path tmp) throws IOException {
+        Optional<Path> project = ProjectRoot.find();
+        Assumptions.assumeTrue(project.isPresent(), "skipped: not run inside the project's checkout");
+        Path root = Files.createDirectories(tmp.resolve("root"));
+        Files.copy(project.get().resolve("cudaipc4j"), root.resolve("cudaipc4j"));
+        Files.copy(project.get().resolve("scripts/java-home.sh"),
+                Files.createDirectories(root.resolve("scripts")).resolve("java-home.sh"));
+        Files.createFile(Files.createDirectories(root.resolve("cudaipc4j-cli/target")).resolve("cudaipc4j.jar"));
+        return root;
+    }
+
+    /** A JDK 25 home whose {@code java} prints its environment's work-queue setting and its arguments. */
+    private static Path standInJdk(Path tmp) throws IOException {
+        Path jdk = Files.createDirectories(tmp.resolve("jdk"));
+        Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25.0.1\"\n");
+        Path java = Files.createDirectories(jdk.resolve("bin")).resolve("java");
+        Files.writeString(java, "#!/bin/sh\necho \"connections=${CUDA_DEVICE_MAX_CONNECTIONS-unset}"
+                + " start=${CUDAIPC4J_RUN_START-unset} args=$*\"\n");
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return jdk;
+    }
+
+    private record Launch(int exit, String out) {}
+
+    /** Runs the launcher with {@code --size 4K}; {@code path}, when given, is its whole {@code PATH}. */
+    private static Launch launch(Path root, Path jdk, String connections, Path path)
+            throws IOException, InterruptedException {
+        return launch(root.resolve("cudaipc4j"), jdk, connections, path, Map.of());
+    }
+
+    /** Runs {@code script} (the launcher, or a link to it) with {@code --size 4K} and {@code extra} variables. */
+    private static Launch launch(Path script, Path jdk, String connections, Path path, Map<String, String> extra)
+            throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder("/bin/bash", script.toString(), "--size", "4K")
+                .redirectErrorStream(true);
+        Map<String, String> env = pb.environment();
+        env.remove("CUDAIPC4J_RUN_START");
+        env.putAll(extra);
+        env.put("JAVA_HOME", jdk.toString());
+        env.put("CUDAIPC4J_AOT", "0");
+        env.remove("CUDA_DEVICE_MAX_CONNECTIONS");
+        if (connections != null) {
+            env.put("CUDA_DEVICE_MAX_CONNECTIONS", connections);
+        }
+        if (path != null) {
+            env.put("PATH", path.toString());
+        }
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+        }
+        return new Launch(p.waitFor(), out);
+    }
+
+    private static String field(String line, String name) {
+        for (String word : line.split("\\s+")) {
+            if (word.startsWith(name + "=")) {
+                return word.substring(name.length() + 1);
+            }
+        }
+        return null;
+    }
+}

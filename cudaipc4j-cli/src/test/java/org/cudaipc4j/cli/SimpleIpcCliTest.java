@@ -1,0 +1,124 @@
+package org.cudaipc4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.time.Duration;
+import java.util.List;
+import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.testing.JavaProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Command-line behaviour of the tool as a process: usage errors and the sample's waiver. */
+class SimpleIpcCliTest {
+    private static final Duration LIMIT = Duration.ofMinutes(1);
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+        "--size 0                       | --size must be at least 1 byte",
+        "--size lots                    | --size: invalid size 'lots'",
+        "--size 99999999999999999999G   | --size",
+        "--procs-per-device 0           | --procs-per-device must be between 1 and 1024",
+        "--steps 0                      | --steps must be at least 1",
+        "--steps x                      | --steps",
+        "--backend gpu                  | --backend must be cuda, host or auto",
+        "--devices a                    | --devices takes device ordinals",
+        "--devices 0,0                  | device 0 is listed twice",
+        "--devices -1                   | is negative",
+        "--timeout 0                    | --timeout must be positive",
+        "--timeout soon                 | --timeout: invalid duration",
+        "--sim-devices 0                | --sim-devices must be between 1 and 32",
+        "--backend cuda --sim-devices 4 | --sim-devices is for simulated devices; --backend cuda runs on GPUs",
+        "--devices=                     | --devices: no device given (leave the option out to consider all)",
+        "--timeout 999999999999999999h  | --timeout: duration '999999999999999999h' is too long (at most 2562047788015h)",
+        "--timeout 2562047788016h       | --timeout: duration '2562047788016h' is too long",
+        "--frobnicate                   | Unknown option: '--frobnicate'",
+        "frobnicate                     | 'frobnicate' is not a command of cudaipc4j; the commands are devices, bench",
+        "--kernel fast                  | --kernel must be vec16 or simple, got 'fast'",
+        "--verify gpu                   | --verify must be host or device, got 'gpu'",
+        "--ipc magic                    | --ipc",
+        "--sync spin                    | --sync must be counters or events, got 'spin'",
+        "--devices 0 1                  | '1' is not a command of cudaipc4j",
+        "--backend host --devices 0,5   | device 5 does not exist",
+    })
+    void badInputIsAOneLineUsageError(String args, String expected) {
+        ToolRun run = ToolRun.run(LIMIT, args.trim().split("\\s+"));
+        // Nothing left either where children were started before the bad device list was found.
+        run.assertExit(ExitCodes.USAGE).assertNothingLeft();
+        assertEquals(1, run.err.lines().count(), run.err);
+        assertTrue(run.err.contains(expected), run.err);
+        assertFalse(run.err.contains("Exception") || run.err.contains("\tat "), run.err);
+        assertEquals("", run.out);
+    }
+
+    @Test
+    void cudaBackendWithoutAGpuIsWaived() {
+        assumeFalse(CudaLibrary.isAvailable(), "a CUDA driver is present: the waiver path is not reachable here");
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "cuda");
+        run.assertExit(ExitCodes.WAIVED).assertNothingLeft();
+        assertTrue(run.out.lines().anyMatch("No CUDA devices support IPC"::equals), run.out);
+    }
+
+    @Test
+    void aWaivedRunsJsonSaysWhy() {
+        JavaProcess.Result r = JavaProcess.run(LIMIT, org.cudaipc4j.cli.Main.class,
+                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1"), "--backend", "cuda", "--json");
+        assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
+        JsonObject report = JsonParser.parseString(r.stdout()).getAsJsonObject();
+        assertEquals("waived", report.get("result").getAsString(), r.stdout());
+        assertEquals("no NVIDIA driver found: could not load libcudaipc4j-absent.so.1",
+                report.get("reason").getAsString(), r.stdout());
+    }
+
+    @Test
+    void autoWithoutAGpuSaysWhyItSimulates() {
+        assumeFalse(CudaLibrary.isAvailable(), "a CUDA driver is present: auto picks the GPU");
+        ToolRun run = ToolRun.run(LIMIT, "--size", "4K");
+        run.assertExit(ExitCodes.OK).assertNothingLeft();
+        String first = run.out.lines().findFirst().orElse("");
+        assertTrue(first.startsWith("Backend: host (auto: "), first);
+        assertTrue(first.contains("simulated"), first);
+    }
+
+    @Test
+    void helpListsTheOptionsAndExitCodes() {
+        ToolRun run = ToolRun.run(LIMIT, "--help");
+        run.assertExit(ExitCodes.OK);
+        for (String option : new String[] {"--size", "--procs-per-device", "--devices", "--steps", "--backend",
+                "--timeout", "--json", "devices"}) {
+            assertTrue(run.out.contains(option), option + " missing from help:\n" + run.out);
+        }
+        assertTrue(run.out.contains("Exit codes:") && run.out.contains("64") && run.out.contains("usage error"), run.out);
+        // Lines break between phrases: no abbreviation split over two lines, lists named once.
+        assertFalse(run.out.lines().anyMatch(l -> l.endsWith(" e.") || l.endsWith("(e.")), run.out);
+        assertTrue(run.out.contains("[--devices=N[,N...]]"), run.out);
+        assertFalse(run.out.contains("]]..."), run.out);
+    }
+
+    @Test
+    void benchHelpNamesListsOnce() {
+        ToolRun run = ToolRun.run(LIMIT, "bench", "--help");
+        run.assertExit(ExitCodes.OK);
+        for (String synopsis : new String[] {"[--only=PART[,PART...]]", "[--procs=N[,N...]]", "[--sizes=SIZE[,SIZE...]]"}) {
+            assertTrue(run.out.contains(synopsis), synopsis + " missing:\n" + run.out);
+        }
+        assertFalse(run.out.contains("]]..."), run.out);
+    }
+
+    @Test
+    void hostRunEndsWithASummaryLine() {
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--size", "4K", "--kernel", "simple");
+        run.assertExit(ExitCodes.OK).assertNothingLeft();
+        String last = run.out.lines().reduce((a, b) -> b).orElse("");
+        assertTrue(last.matches("Passed: 2 processes on 2 simulated devices, 2 x 4 KiB verified, 1 round, \\d+\\.\\d\\d s"),
+                last);
+        assertTrue(run.out.contains("Note: --kernel simple is for GPUs"), run.out);
+    }
+}

@@ -1,0 +1,305 @@
+package org.cudaipc4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.simpleipc.SimpleIpcChild;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The tool's paths that a good run does not take, run as a user runs them: --version, a failure in one line (and
+ * its stack trace on request), --timeout running out, and the end of the parent by a signal.
+ */
+class ToolPathsTest {
+    private static final Duration LIMIT = Duration.ofMinutes(2);
+    /** How long children may take to end and clean up after their parent is gone (they check every 100 ms). */
+    private static final Duration CHILDREN_GONE = Duration.ofSeconds(15);
+    /** Steps enough that no run finishes them before it is stopped or timed out. */
+    private static final String ENDLESS = "100000000";
+
+    /** The tool as a process with {@code env} added to its environment. */
+    private static Process start(Map<String, String> env, String... args) {
+        return start(env, null, args);
+    }
+
+    /**
+     * The tool as a process with {@code env} added to its environment, and its shared-memory files (and its
+     * children's) in {@code shmDir} when not null: a folder of its own, where no other process's clean-up of dead
+     * runs' files can remove them before this test looks.
+     */
+    private static Process start(Map<String, String> env, Path shmDir, String... args) {
+        List<String> cmd = new ArrayList<>();
+        // SIGINT's default action, which a test JVM started as a background job inherits ignored and would pass on
+        // (a JVM that starts with SIGINT ignored keeps ignoring it); env execs, so the pid stays the tool's.
+        cmd.addAll(List.of("env", "--default-signal=INT"));
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        if (shmDir != null) {
+            cmd.add("-Dcudaipc4j.shm.dir=" + shmDir);
+        }
+        cmd.add("-cp");
+        cmd.add(org.cudaipc4j.testing.JavaProcess.classPath());
+        cmd.add(Main.class.getName());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(env);
+        try {
+            return pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ToolRun run(Map<String, String> env, String... args) {
+        return ToolRun.finish(start(env, args), LIMIT, line -> false, p -> {});
+    }
+
+    /** A new folder in /dev/shm (a tmpfs, as the default), for {@link #start(Map, Path, String...)}. */
+    private static Path privateShm() throws IOException {
+        return Files.createTempDirectory(Path.of("/dev/shm"), "toolpathstest-");
+    }
+
+    /** Asserts that {@code dir} is empty, then removes it. */
+    private static void assertEmptyAndRemove(Path dir, String when) throws IOException {
+        try (var files = Files.list(dir)) {
+            List<String> left = files.map(f -> f.getFileName().toString()).sorted().toList();
+            assertEquals(List.of(), left, "left in " + dir + " " + when);
+        } finally {
+            removeTree(dir);
+        }
+    }
+
+    private static void removeTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Sends {@code signal} (a name such as STOP) to {@code pid} with kill(1). */
+    private static void signal(String signal, long pid) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(pid)).redirectErrorStream(true)
+                    .start();
+            String said = new String(kill.getInputStream().readAllBytes());
+            assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -s " + signal + " " + pid
+                    + ": " + said);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void assertNoStackTrace(ToolRun run) {
+        assertFalse(run.err.contains("Exception") || run.err.contains("\tat ") || run.out.contains("\tat "),
+                run.out + run.err);
+    }
+
+    /** The project's version, from the module's POM (its parent's). */
+    private static String projectVersion() throws IOException {
+        Matcher m = Pattern.compile("(?s)<parent>.*?<version>([^<]+)</version>").matcher(Files.readString(
+                Path.of("pom.xml")));
+        assertTrue(m.find(), "no parent version in pom.xml");
+        return m.group(1).strip();
+    }
+
+    @Test
+    void versionPrintsTheArtifactsVersion() throws IOException {
+        String expected = "cudaipc4j " + projectVersion();
+        for (String option : new String[] {"--version", "-V"}) {
+            ToolRun run = ToolRun.run(LIMIT, option);
+            run.assertExit(ExitCodes.OK);
+            assertEquals(expected, run.out.strip(), option);
+            assertEquals("", run.err, option);
+        }
+    }
+
+    /**
+     * A run that fails after its processes passed: the report file the environment names cannot be written (it is a
+     * folder). The quick path (options only) and picocli's (an argument file) both say so in one line.
+     */
+    @Test
+    void aFailureIsOneLineWithItsReasonAndNoStackTrace(@TempDir Path tmp) throws IOException {
+        Path folder = Files.createDirectory(tmp.resolve("report"));
+        Path argFile = Files.writeString(tmp.resolve("args"), "--backend host --size 4K\n");
+        String expected = "cudaipc4j: cannot write the run report to " + folder + ": " + folder + ": Is a directory";
+        Map<String, String> env = Map.of("CUDAIPC4J_REPORT", folder.toString());
+        for (String[] args : List.of(new String[] {"--backend", "host", "--size", "4K"},
+                new String[] {"@" + argFile})) {
+            ToolRun run = run(env, args);
+            run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
+            assertEquals(expected, run.err.strip(), String.join(" ", args));
+            assertNoStackTrace(run);
+            assertTrue(run.out.lines().anyMatch(l -> l.startsWith("Passed: ")), run.out);
+        }
+    }
+
+    @Test
+    void debugAddsTheStackTraceAfterTheLine(@TempDir Path tmp) throws IOException {
+        Path folder = Files.createDirectory(tmp.resolve("report"));
+        ToolRun run = run(Map.of("CUDAIPC4J_REPORT", folder.toString(), "CUDAIPC4J_DEBUG", "1"), "--backend", "host",
+                "--size", "4K");
+        run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
+        List<String> lines = run.err.lines().toList();
+        assertEquals("cudaipc4j: cannot write the run report to " + folder + ": " + folder + ": Is a directory",
+                lines.getFirst());
+        assertEquals("java.io.UncheckedIOException: cannot write the run report to " + folder, lines.get(1));
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("\tat org.cudaipc4j.simpleipc.SimpleIpcParent.run(")),
+                run.err);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("Caused by: java.nio.file.FileSystemException: " + folder
+                + ": Is a directory")), run.err);
+    }
+
+    /** A run far longer than its --timeout ends when the timeout runs out, says so, and leaves nothing. */
+    @Test
+    void aRunLongerThanItsTimeoutEndsAtTheTimeout() throws IOException {
+        Path shm = privateShm();
+        try {
+            long started = System.nanoTime();
+            ToolRun run = ToolRun.finish(start(Map.of(), shm, "--backend", "host", "--size", "4K", "--steps", ENDLESS,
+                    "--timeout", "3s"), LIMIT, line -> false, p -> {});
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
+            assertTimedOut(run, took);
+            assertEmptyAndRemove(shm, "after the timeout");
+        } finally {
+            removeTree(shm);
+        }
+    }
+
+    /**
+     * A process that hangs (stopped by SIGSTOP once the steps run) holds its siblings at their barrier: the run ends
+     * at the timeout all the same, the hung process killed.
+     */
+    @Test
+    void aHungProcessEndsTheRunAtTheTimeout() throws IOException {
+        Path shm = privateShm();
+        try {
+            long started = System.nanoTime();
+            AtomicReference<ProcessHandle> stopped = new AtomicReference<>();
+            Process tool = start(Map.of(), shm, "--backend", "host", "--sim-devices", "3", "--size", "4K", "--steps",
+                    ENDLESS, "--timeout", "3s");
+            ToolRun run = ToolRun.finish(tool, LIMIT, line -> line.equals("Step 5 done"), p -> {
+                ProcessHandle child = p.children()
+                        .filter(c -> ToolRun.commandLine(c).contains(SimpleIpcChild.class.getName() + " 1 "))
+                        .findFirst().orElseThrow();
+                stopped.set(child);
+                signal("STOP", child.pid());
+            });
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertTrue(stopped.get() != null, "process 1 was never stopped:\n" + run.out);
+            run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
+            assertFalse(stopped.get().isAlive(), "the stopped process still exists");
+            assertTimedOut(run, took);
+            assertEmptyAndRemove(shm, "after the timeout");
+        } finally {
+            removeTree(shm);
+        }
+    }
+
+    /**
+     * Failed at the timeout: the output names it, the last line says the run failed for it, no stack trace, and it
+     * took the timeout but not much longer (the slack covers the JVMs' start and the reaping on a loaded machine).
+     */
+    private static void assertTimedOut(ToolRun run, Duration took) {
+        assertTrue(run.out.contains("timed out after 3 s (--timeout)"), run.out);
+        String last = run.out.lines().reduce((a, b) -> b).orElse("");
+        assertTrue(last.startsWith("Failed: the run timed out after 3 s (--timeout) waiting for its processes: "),
+                "the last line names the timeout as the cause: " + last);
+        assertNoStackTrace(run);
+        assertEquals("", run.err.strip(), run.err);
+        assertTrue(took.compareTo(Duration.ofSeconds(3)) >= 0, "ended before its timeout: " + took);
+        assertTrue(took.compareTo(Duration.ofSeconds(3 + 30)) < 0, "ended long after its timeout: " + took);
+    }
+
+    /**
+     * The parent is signalled once the steps run: with SIGTERM or SIGINT it ends its children and removes its
+     * files itself; SIGKILLed it can do nothing, and its children, which watch it, end and remove what it left.
+     * Either way every child ends and nothing of the run is left in /dev/shm (its control block, the simulated
+     * devices' memory, and with --ipc vmm the socket folder).
+     */
+    @ParameterizedTest(name = "SIG{0}, --ipc {1}")
+    @CsvSource({"TERM, legacy", "TERM, vmm", "INT, legacy", "INT, vmm", "KILL, legacy", "KILL, vmm"})
+    void aSignalledParentLeavesNothing(String signal, String ipc) throws Exception {
+        Path shm = privateShm();
+        try {
+            signalParent(signal, ipc, shm);
+        } finally {
+            removeTree(shm);
+        }
+    }
+
+    private static void signalParent(String signal, String ipc, Path shm) throws Exception {
+        AtomicReference<List<ProcessHandle>> children = new AtomicReference<>();
+        AtomicReference<List<String>> filesAtSignal = new AtomicReference<>();
+        Process tool = start(Map.of(), shm, "--backend", "host", "--sim-devices", "3", "--size", "64K", "--steps",
+                ENDLESS, "--ipc", ipc);
+        String prefix = "cudaipc4j-" + tool.pid() + "-";
+        ToolRun run = ToolRun.finish(tool, LIMIT, line -> line.equals("Step 5 done"), p -> {
+            children.set(p.children().toList());
+            filesAtSignal.set(files(shm, prefix));
+            signal(signal, p.pid());
+        });
+        assertEquals(3, children.get().size(), "children when the signal was sent: " + children.get());
+        // What there was to clean up: the block and each device's memory, the socket folder with --ipc vmm.
+        assertTrue(filesAtSignal.get().size() >= 2, "the run's files at the signal: " + filesAtSignal.get());
+        if (ipc.equals("vmm")) {
+            assertTrue(filesAtSignal.get().stream().anyMatch(f -> f.endsWith(".fds")), filesAtSignal.get().toString());
+        }
+        int number = switch (signal) {
+            case "INT" -> 2;
+            case "KILL" -> 9;
+            default -> 15;
+        };
+        assertEquals(128 + number, run.exitCode, "the parent ended by SIG" + signal + "; output:\n" + run.out
+                + run.err);
+        long deadline = System.nanoTime() + CHILDREN_GONE.toNanos();
+        for (ProcessHandle child : children.get()) {
+            try {
+                child.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                children.get().forEach(ProcessHandle::destroyForcibly);
+                fail("child " + child.pid() + " still runs " + CHILDREN_GONE + " after SIG" + signal
+                        + " to its parent");
+            }
+        }
+        if (signal.equals("KILL")) {
+            assertTrue(run.err.contains("the parent (pid " + tool.pid() + ") is gone; exiting"), run.err);
+        }
+        // The parent removes its files before it exits; a child that finds it killed removes them before it halts.
+        assertEmptyAndRemove(shm, "after SIG" + signal + " to the parent");
+        run.assertNothingLeft();
+    }
+
+    private static List<String> files(Path dir, String prefix) {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(prefix)).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package org.cudaipc4j.simpleipc;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.coord.JvmCommand;
+import org.cudaipc4j.coord.Supervisor;
+import org.cudaipc4j.cuda.Closeables;
+import org.cudaipc4j.cuda.DriverFiles;
+
+/**
+ * One group of children: their control block, phase-log folder, supervisor and (for {@code --ipc vmm|pool}) the
+ * socket their memory's file descriptors travel over, closed together.
+ */
+final class ChildGroup implements AutoCloseable {
+    final ControlBlock block;
+    final PhaseFiles phaseFiles;
+    final Supervisor supervisor;
+    final FdDistribution fds;
+    /** The children's AOT cache, or null; a recording of it is kept only when the run passed. */
+    final ChildStartCache startCache;
+    boolean passed;
+
+    private ChildGroup(ControlBlock block, PhaseFiles phaseFiles, Supervisor supervisor, FdDistribution fds,
+            ChildStartCache startCache) {
+        this.block = block;
+        this.phaseFiles = phaseFiles;
+        this.supervisor = supervisor;
+        this.fds = fds;
+        this.startCache = startCache;
+    }
+
+    /**
+     * Starts {@code n} children on {@code backendName}, then creates their block: the children get its name on
+     * their command line and wait for it, so the block's creation overlaps their JVMs' start instead of
+     * delaying it.
+     */
+    static ChildGroup start(SimpleIpcParent parent, int n, String backendName) {
+        String name = ControlBlock.newName();
+        PhaseFiles phaseFiles = null;
+        Supervisor supervisor = null;
+        ControlBlock block = null;
+        FdDistribution fds = null;
+        ChildStartCache startCache = ChildStartCache.forBackend(backendName);
+        try {
+            phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, name, n);
+            fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.planned() : null;
+            supervisor = new Supervisor(n, parent.supervisorOptions());
+            List<List<String>> args = childArgs(parent.options, name, n, backendName, phaseFiles,
+                    fds == null ? null : fds.socket());
+            List<List<String>> commands = new ArrayList<>(n);
+            List<String> base = JvmCommand.base();
+            for (int i = 0; i < n; i++) {
+                commands.add(JvmCommand.from(base, startCache == null ? List.of() : startCache.jvmOptions(i),
+                        SimpleIpcChild.class.getName(), args.get(i)));
+            }
+            supervisor.start(commands);
+            if (backendName.equals("cuda")) {
+                // A child that is killed, or ends with _exit, leaves the driver's /dev/shm files of its pid.
+                for (long pid : supervisor.pids()) {
+                    ProcessHandle.of(pid).ifPresent(h -> h.onExit().thenRun(() -> DriverFiles.removeOf(pid)));
+                }
+            }
+            parent.phases.mark("childrenStarted");
+            block = ControlBlock.create(name, n, SimpleIpcSlot.LAYOUT);
+            SimpleIpcSlot.releaseCountersOnAbort(block);
+            supervisor.watch(block);
+            parent.phases.mark("blockCreated");
+            if (fds != null) {
+                // After the spawn and the block, which the children wait for; they connect once they have
+                // joined. Only the group's own children are served.
+                Supervisor members = supervisor;
+                fds.listen(n, pid -> members.pids().contains(pid), parent.runDeadline);
+            }
+            return new ChildGroup(block, phaseFiles, supervisor, fds, startCache);
+        } catch (RuntimeException e) {
+            try {
+                Closeables.closeAll(supervisor, fds, phaseFiles, block);
+                if (startCache != null) {
+                    startCache.finish(false);
+                }
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The children were started for a group that did not come to be. They hold nothing yet (no device, no
+     * handle), so they are not waited for: dismissed, then killed and reaped by {@link #close()}.
+     */
+    void dismissAndClose() {
+        try {
+            block.dismiss();
+        } finally {
+            close();
+        }
+    }
+
+    /**
+     * Kills and reaps whatever child still runs, removes the socket and the phase logs, unlinks the block; keeps
+     * the children's AOT cache recorded by a run that passed.
+     */
+    @Override
+    public void close() {
+        try {
+            Closeables.closeAll(supervisor, fds, phaseFiles, block);
+        } finally {
+            if (startCache != null) {
+                startCache.finish(passed);
+            }
+        }
+    }
+
+    /** The command-line arguments of each of {@code n} children (see {@link SimpleIpcChild}). */
+    private static List<List<String>> childArgs(SimpleIpcOptions options, String blockName, int n,
+            String backendName, PhaseFiles phaseFiles, Path socket) {
+        List<List<String>> all = new ArrayList<>();
+        for (int p = 0; p < n; p++) {
+            List<String> args = new ArrayList<>(List.of(
+                    Integer.toString(p), blockName, Long.toString(options.bytes()), Integer.toString(options.rounds()),
+                    backendName, Integer.toString(options.simulatedDevices()),
+                    Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
+                    options.kernel(), options.verifyOnDevice() ? "device" : "host",
+                    socket == null ? "-" : socket.toString(), options.counters() ? "counters" : "events"));
+            if (phaseFiles.enabled()) {
+                args.add(phaseFiles.file(p).toString());
+            }
+            all.add(args);
+        }
+        return all;
+    }
+}

@@ -1,0 +1,66 @@
+package org.cudaipc4j.simpleipc;
+
+import java.util.List;
+import java.util.Map;
+import org.cudaipc4j.cuda.Cuda;
+import org.cudaipc4j.cuda.DriverEnvironment;
+
+/**
+ * How a simpleIPC process (parent, child, or the fill bench's child) starts the CUDA driver: the driver settings of
+ * a process that uses one stream, and the functions it calls first, linked and warmed in the background.
+ */
+public final class DriverStartUp {
+    /**
+     * Linked first, in this order: what a simpleIPC process calls soonest (device selection, context, memory and
+     * IPC, module and stream, the step's calls). The main thread is then least likely to find a function unlinked.
+     */
+    static final List<String> FIRST = List.of(
+            "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute", "cuDeviceCanAccessPeer", "cuDeviceGetUuid_v2",
+            "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent", "cuCtxEnablePeerAccess", "cuMemAlloc_v2", "cuEventCreate",
+            "cuIpcGetMemHandle", "cuIpcGetEventHandle", "cuStreamCreate", "cuModuleLoadData", "cuModuleGetFunction",
+            "cuFuncGetAttribute", "cuIpcOpenMemHandle_v2", "cuIpcOpenEventHandle", "cuStreamWaitEvent",
+            "cuLaunchKernel", "cuEventRecord", "cuEventQuery", "cuMemsetD8Async", "cuMemcpyDtoHAsync_v2",
+            "cuStreamSynchronize");
+
+    /**
+     * Warmed once the driver has started: the critical path's calls (context, memory and IPC, the step's with
+     * events or counters, and the imports of {@code --ipc vmm|pool}).
+     */
+    static final List<String> WARM = List.of(
+            "cuDevicePrimaryCtxRetain", "cuMemAlloc_v2", "cuEventCreate", "cuIpcGetMemHandle", "cuIpcGetEventHandle",
+            "cuStreamCreate", "cuModuleLoadData", "cuModuleGetFunction", "cuIpcOpenMemHandle_v2",
+            "cuMemGetAddressRange_v2", "cuIpcOpenEventHandle", "cuStreamWaitEvent", "cuLaunchKernel", "cuEventRecord",
+            "cuEventQuery", "cuMemsetD8Async", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize",
+            "cuMemHostRegister_v2", "cuMemHostGetDevicePointer_v2", "cuStreamWaitValue32_v2",
+            "cuStreamWriteValue32_v2", "cuMemImportFromShareableHandle", "cuMemGetAllocationGranularity",
+            "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess", "cuMemRelease",
+            "cuMemPoolImportFromShareableHandle", "cuMemPoolImportPointer");
+
+    private DriverStartUp() {}
+
+    /** Links and warms the driver calls of a simpleIPC process on a background thread ({@link Cuda#prelinkInBackground}). */
+    public static Thread prelinkInBackground() {
+        return Cuda.prelinkInBackground(FIRST, WARM);
+    }
+
+    /**
+     * One hardware work queue per context: every simpleIPC process uses one stream, and the driver's default of 8
+     * makes contexts much slower to create and tear down. Call first thing in the process, before the driver starts.
+     * When the variable is already in this process's environment (the user's choice, or set by a parent or the
+     * launcher), nothing is changed and no native call is made (the first one of a JVM costs milliseconds to link).
+     */
+    public static void applySingleStreamDefaults() {
+        if (System.getenv(DriverEnvironment.MAX_CONNECTIONS) == null) {
+            DriverEnvironment.setUnlessSet(DriverEnvironment.MAX_CONNECTIONS, "1");
+        }
+    }
+
+    /**
+     * The environment that gives child processes the setting of {@link #applySingleStreamDefaults()} (the user's
+     * value where this process has one), so that they have nothing to change themselves.
+     */
+    public static Map<String, String> singleStreamDefaultsForChildren() {
+        String mine = System.getenv(DriverEnvironment.MAX_CONNECTIONS);
+        return Map.of(DriverEnvironment.MAX_CONNECTIONS, mine != null ? mine : "1");
+    }
+}

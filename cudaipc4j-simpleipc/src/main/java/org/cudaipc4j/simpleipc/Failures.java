@@ -1,0 +1,35 @@
+package org.cudaipc4j.simpleipc;
+
+/**
+ * How the tool words a failure. A class of its own, free of the CLI library, so that child processes use it
+ * without loading picocli.
+ */
+public final class Failures {
+    private Failures() {}
+
+    /**
+     * One line for a failure: the message, or the exception type where there is none, followed by the message of
+     * each cause that it does not already contain (a wrapper such as "cannot write the report to X" then says why).
+     */
+    public static String oneLine(Throwable ex) {
+        String msg = ex.getMessage();
+        if (msg == null || msg.isBlank()) {
+            msg = ex.getClass().getSimpleName();
+        }
+        StringBuilder line = new StringBuilder(msg);
+        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        seen.add(ex);
+        for (Throwable cause = ex.getCause(); cause != null && seen.add(cause); cause = cause.getCause()) {
+            String why = cause.getMessage();
+            if (why != null && !why.isBlank() && !line.toString().contains(why)) {
+                line.append(": ").append(why);
+            }
+        }
+        return line.toString().replace('\n', ' ');
+    }
+
+    /** Whether stack traces go with the one-line errors ({@code CUDAIPC4J_DEBUG=1}). */
+    public static boolean debug() {
+        return "1".equals(System.getenv("CUDAIPC4J_DEBUG"));
+    }
+}

@@ -1,0 +1,144 @@
+package org.cudaipc4j.simpleipc;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongPredicate;
+import org.cudaipc4j.coord.CoordinationException;
+import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.fd.FdChannel;
+import org.cudaipc4j.coord.fd.FdMessage;
+import org.cudaipc4j.coord.fd.FdServer;
+
+/**
+ * How the file descriptors of the parent's exports reach the children when they cannot travel in the control block
+ * ({@code --ipc vmm|pool}): the parent listens on a private Unix socket (its path on the children's command line);
+ * each child connects as soon as it has joined the group, names its index, and receives every process's memory
+ * descriptors in slot order once the parent has exported them. Connecting early takes the connection and the peer
+ * checks off the way from the exports to the children's first step. Only this user's processes that the supervisor
+ * started are served.
+ */
+final class FdDistribution implements AutoCloseable {
+    private final Path socket;
+    private final CompletableFuture<List<Integer>> exported = new CompletableFuture<>();
+    private FdServer server;
+
+    private FdDistribution(Path socket) {
+        this.socket = socket;
+    }
+
+    /**
+     * The group's socket, not listening yet ({@link #listen}): its path goes on the children's command line, and
+     * opening it (its first use of the socket calls) need not delay their start.
+     */
+    static FdDistribution planned() {
+        return new FdDistribution(FdServer.newPrivateSocket());
+    }
+
+    Path socket() {
+        return socket;
+    }
+
+    /**
+     * Listens on the socket (in a new directory of the shared-memory directory, mode 0700) and serves {@code
+     * children} connections on a daemon thread until the deadline: each is accepted and its request read at once,
+     * then answered with the descriptors once they are {@linkplain #offer offered}. A peer that is not one of the
+     * group ({@code member} says no) is refused.
+     */
+    void listen(int children, LongPredicate member, Deadline deadline) {
+        server = FdServer.openPrivate(socket);
+        FdServer listening = server;
+        Thread.ofPlatform().daemon().name("cudaipc4j-fd-distribution").start(() -> {
+            int served = 0;
+            while (served < children) {
+                try (FdChannel channel = listening.accept(deadline.remaining())) {
+                    if (!member.test(channel.peer().pid())) {
+                        continue; // not one of ours: nothing is sent
+                    }
+                    try (FdMessage request = channel.receive(deadline.remaining())) {
+                        List<Integer> fds = exported.get(deadline.remaining().toMillis(), TimeUnit.MILLISECONDS);
+                        channel.send(request.payload(), fds);
+                    }
+                    served++;
+                } catch (CoordinationException e) {
+                    if (deadline.hasPassed()) {
+                        return;
+                    }
+                } catch (ExecutionException | TimeoutException | CancellationException e) {
+                    return; // no exports (the parent failed, and aborts the group) or out of time
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+    }
+
+    /** The descriptors every child gets, in slot order; children waiting for them get them now. */
+    void offer(List<Integer> fds) {
+        exported.complete(List.copyOf(fds));
+    }
+
+    /**
+     * Child side: connects to {@code socket} and asks as process {@code index}; the answer is read by {@link
+     * Request#receive}. Call as soon as the group is joined.
+     */
+    static Request request(Path socket, int index, Duration timeout) {
+        FdChannel channel = FdChannel.connect(socket, timeout);
+        try {
+            channel.send(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(index).array(), List.of());
+            return new Request(channel);
+        } catch (RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** A child's request, sent; owns its connection. */
+    static final class Request implements AutoCloseable {
+        private final FdChannel channel;
+
+        private Request(FdChannel channel) {
+            this.channel = channel;
+        }
+
+        /** The descriptors (owned by the message), once the parent has exported them. */
+        FdMessage receive(Duration timeout) {
+            return channel.receive(timeout);
+        }
+
+        @Override
+        public void close() {
+            channel.close();
+        }
+    }
+
+    /**
+     * Runs the descriptor transport once on a daemon thread ({@link FdChannel#warmUp}), so that this process's
+     * first real exchange does not link its native calls. A failure here is dropped: the real exchange reports it.
+     */
+    static void warmUpInBackground() {
+        Thread.ofPlatform().daemon().name("cudaipc4j-fd-warm-up").start(() -> {
+            try {
+                FdChannel.warmUp();
+            } catch (RuntimeException ignored) {
+                // the exchange itself will say what is wrong
+            }
+        });
+    }
+
+    /** Stops listening and removes the socket; a child still waiting gets nothing. */
+    @Override
+    public void close() {
+        exported.cancel(false);
+        if (server != null) {
+            server.close();
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package org.cudaipc4j.simpleipc;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The children's phase logs: a private temporary folder, removed when closed. It is named after the group's
+ * control block, whose name is already unique and unguessable ({@code Files.createTempDirectory} would first
+ * set up SecureRandom, tens of milliseconds on the start-up path).
+ */
+final class PhaseFiles implements AutoCloseable {
+    private final Path dir;
+    private final int count;
+
+    PhaseFiles(boolean enabled, String blockName, int count) {
+        this.count = count;
+        try {
+            this.dir = enabled ? Files.createDirectory(Path.of(System.getProperty("java.io.tmpdir"),
+                    blockName + "-phases"), PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rwx------"))) : null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary folder for phase logs", e);
+        }
+    }
+
+    boolean enabled() {
+        return dir != null;
+    }
+
+    Path file(int p) {
+        return dir.resolve("child-" + p + ".txt");
+    }
+
+    List<java.util.Map<String, Long>> read() {
+        List<java.util.Map<String, Long>> all = new ArrayList<>();
+        if (dir == null) {
+            return all;
+        }
+        for (int p = 0; p < count; p++) {
+            try {
+                all.add(Files.exists(file(p)) ? PhaseLog.readFrom(file(p)).marks() : java.util.Map.of());
+            } catch (IOException e) {
+                all.add(java.util.Map.of());
+            }
+        }
+        return all;
+    }
+
+    @Override
+    public void close() {
+        if (dir == null) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + dir, e);
+        }
+    }
+}

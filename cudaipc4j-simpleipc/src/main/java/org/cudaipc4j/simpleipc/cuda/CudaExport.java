@@ -1,0 +1,123 @@
+package org.cudaipc4j.simpleipc.cuda;
+
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.cudaipc4j.cuda.Closeables;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.DeviceBuffer;
+import org.cudaipc4j.cuda.Event;
+import org.cudaipc4j.cuda.EventFlag;
+import org.cudaipc4j.cuda.MemoryPool;
+import org.cudaipc4j.cuda.ShareableHandleType;
+import org.cudaipc4j.cuda.ShareableMemory;
+import org.cudaipc4j.cuda.SharedMemoryExport;
+import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.simpleipc.backend.Backend;
+import org.cudaipc4j.simpleipc.backend.BackendException;
+import org.cudaipc4j.simpleipc.backend.IpcMode;
+
+/**
+ * The parent's buffer and interprocess event for one child, with what names them to the children: a legacy handle,
+ * or a memory descriptor with the file descriptor of a VMM allocation or of the buffer's pool.
+ */
+public final class CudaExport implements Backend.Export {
+    private final ShareableMemory memory;
+    private final Event event;
+    private final byte[] memoryHandle;
+    private final SharedMemoryExport shared;
+    private final byte[] eventHandle;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private CudaExport(ShareableMemory memory, Event event, IpcMode mode) {
+        this.memory = memory;
+        this.event = event;
+        this.eventHandle = event.exportIpcHandle().toBytes();
+        if (mode == IpcMode.LEGACY) {
+            this.shared = null;
+            this.memoryHandle = ((DeviceBuffer) memory).exportIpcHandle().toBytes();
+        } else {
+            this.shared = memory.export();
+            this.memoryHandle = shared.descriptor().toBytes();
+        }
+    }
+
+    /**
+     * Allocates and exports {@code bytes} in {@code context}; {@code pool} is the backend's pool for the device
+     * ({@code --ipc pool}), null otherwise.
+     */
+    static CudaExport create(Context context, long bytes, IpcMode mode, MemoryPool pool, Stream poolStream) {
+        ShareableMemory memory = null;
+        Event event = null;
+        try {
+            memory = switch (mode) {
+                case LEGACY -> DeviceBuffer.allocate(context, bytes);
+                case VMM -> VmmAllocation.create(context, bytes, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
+                case POOL -> pool.allocate(bytes, poolStream);
+            };
+            event = Event.create(context, EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING);
+            return new CudaExport(memory, event, mode);
+        } catch (CudaException e) {
+            BackendException failure = new BackendException("exporting " + bytes + " bytes on " + context.device()
+                    + " (--ipc " + mode.optionName() + ") failed: " + e.getMessage(), e);
+            try {
+                Closeables.closeAll(event, (AutoCloseable) memory);
+            } catch (RuntimeException cleanup) {
+                failure.addSuppressed(cleanup);
+            }
+            throw failure;
+        }
+    }
+
+    @Override
+    public byte[] memoryHandle() {
+        return memoryHandle.clone();
+    }
+
+    @Override
+    public int[] memoryFds() {
+        return shared == null ? new int[0] : shared.fileDescriptors();
+    }
+
+    @Override
+    public byte[] eventHandle() {
+        return eventHandle.clone();
+    }
+
+    /** The exported memory (the parent may read it after the children finish). */
+    public ShareableMemory memory() {
+        return memory;
+    }
+
+    /** The exported interprocess event. */
+    public Event event() {
+        return event;
+    }
+
+    /**
+     * Waits (at most {@link #SETTLE_MILLIS} ms) for the event's last record, destroys it, closes the file
+     * descriptors, then frees the memory. Idempotent. The wait is bounded because a record enqueued by a child that
+     * was killed never completes, and cuEventSynchronize would then block the parent forever; destroying an event
+     * with pending work is allowed.
+     */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            Closeables.closeAll(this::awaitLastRecord, event, shared, (AutoCloseable) memory);
+        }
+    }
+
+    /** How long {@link #close()} waits for the event's last record to complete. */
+    static final long SETTLE_MILLIS = 2000;
+
+    private void awaitLastRecord() {
+        long deadline = System.nanoTime() + SETTLE_MILLIS * 1_000_000;
+        long pauseNanos = 10_000;
+        while (!event.query() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(pauseNanos);
+            pauseNanos = Math.min(pauseNanos * 2, 5_000_000);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package org.cudaipc4j.simpleipc.nccl;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import org.cudaipc4j.coord.JvmCommand;
+
+/**
+ * The ranks of one job that the tool starts on this machine itself (no launcher): one JVM per rank, each told its
+ * rank, the job's size, and where rank 0's rendezvous listens on loopback with the job's secret, through
+ * cudaipc4j's own launcher variables. Ranks beyond the devices become hosts of their own to NCCL
+ * ({@link NcclRotation#SEPARATE_HOSTS_ENV}).
+ */
+public final class LocalRanks {
+    private final int size;
+    private final boolean separateHosts;
+    private final int port;
+    private final String secret;
+    private final List<String> base = JvmCommand.base();
+
+    /** {@code size} ranks on {@code devices} devices, with a fresh port and secret. */
+    public LocalRanks(int size, int devices) {
+        this.size = size;
+        this.separateHosts = size > devices;
+        this.port = freeLoopbackPort();
+        this.secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(32));
+    }
+
+    /** Rank {@code rank}'s process, running {@code mainClass} with {@code args}, not yet started. */
+    public ProcessBuilder rank(int rank, String mainClass, List<String> args) {
+        ProcessBuilder pb = new ProcessBuilder(JvmCommand.from(base, List.of(), mainClass, args));
+        Map<String, String> env = pb.environment();
+        env.put("CUDAIPC4J_RANK", Integer.toString(rank));
+        env.put("CUDAIPC4J_WORLD_SIZE", Integer.toString(size));
+        env.put("CUDAIPC4J_LOCAL_RANK", Integer.toString(rank));
+        env.put("CUDAIPC4J_RENDEZVOUS", "127.0.0.1:" + port);
+        env.put("CUDAIPC4J_RENDEZVOUS_SECRET", secret);
+        if (separateHosts) {
+            env.put(NcclRotation.SEPARATE_HOSTS_ENV, "1");
+        }
+        return pb;
+    }
+
+    /** A port on 127.0.0.1 that was free a moment ago, for rank 0 to bind. */
+    private static int freeLoopbackPort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port on 127.0.0.1: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,8 +1,0 @@
-package org.cudaipc4j.tool.simpleipc;
-
-/** No device can take part in IPC: the tool exits with the sample's EXIT_WAIVED (2). */
-public final class NoIpcDeviceException extends RuntimeException {
-    public NoIpcDeviceException(String message) {
-        super(message);
-    }
-}
