@@ -134,9 +134,6 @@ final class RootCommand implements Callable<Integer> {
         NCCL
     }
 
-    /** The default of an {@code @Option} that declares none. */
-    private static final String NO_DEFAULT = "__no_default_value__";
-
     /**
      * How {@link #withoutPicocli} sets one option, derived from the option's declaration: its field, and the
      * converter its {@code converter} names (null for a flag, or for an {@code int} read as plain decimal digits).
@@ -149,33 +146,32 @@ final class RootCommand implements Callable<Integer> {
     }
 
     /**
-     * This command's options by name, read from their {@code @Option} declarations: reading the annotations of one
-     * class is cheap beside building picocli's model, and keeps one list of options.
+     * This command's options by name, read from their {@code @Option} declarations in this class's class file
+     * ({@link DeclaredOptions}): cheap beside building picocli's model, and one list of options.
      *
      * @throws IllegalStateException for an option the parse without picocli cannot set (a test calls this)
      */
     static Map<String, Quick> quickOptions() {
         Map<String, Quick> table = new HashMap<>();
-        for (Field field : RootCommand.class.getDeclaredFields()) {
-            Option option = field.getAnnotation(Option.class);
-            if (option == null) {
-                continue;
+        for (DeclaredOptions.Declaration option : DeclaredOptions.of(RootCommand.class)) {
+            Field field;
+            ITypeConverter<?> converter = null;
+            try {
+                field = RootCommand.class.getDeclaredField(option.field());
+                if (option.converter() != null) {
+                    converter = (ITypeConverter<?>) Class.forName(option.converter(), true,
+                            RootCommand.class.getClassLoader()).getDeclaredConstructor().newInstance();
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("option " + option.names().getFirst() + ": " + e, e);
             }
             Class<?> type = field.getType();
-            ITypeConverter<?> converter = null;
-            if (option.converter().length == 1) {
-                try {
-                    converter = option.converter()[0].getDeclaredConstructor().newInstance();
-                } catch (ReflectiveOperationException e) {
-                    throw new IllegalStateException("converter of " + option.names()[0] + ": " + e, e);
-                }
-            } else if (option.converter().length > 1 || type != boolean.class && type != int.class
-                    && type != Integer.class && type != String.class) {
-                throw new IllegalStateException(option.names()[0] + " (" + type.getSimpleName()
-                        + ") needs one converter for the parse without picocli");
+            if (converter == null && type != boolean.class && type != int.class && type != Integer.class
+                    && type != String.class) {
+                throw new IllegalStateException(option.names().getFirst() + " (" + type.getSimpleName()
+                        + ") needs a converter for the parse without picocli");
             }
-            Quick quick = new Quick(field, converter, NO_DEFAULT.equals(option.defaultValue()) ? null
-                    : option.defaultValue());
+            Quick quick = new Quick(field, converter, option.defaultValue());
             for (String name : option.names()) {
                 table.put(name, quick);
             }

@@ -128,4 +128,23 @@ class RootCommandTest {
             assertEquals(byPicocli(args), quick.optionsOrNull(), String.join(" ", args));
         }
     }
+
+    @Test
+    void theClassFileGivesWhatTheAnnotationsSay() throws Exception {
+        List<DeclaredOptions.Declaration> read = DeclaredOptions.of(RootCommand.class);
+        int annotated = 0;
+        for (java.lang.reflect.Field field : RootCommand.class.getDeclaredFields()) {
+            CommandLine.Option o = field.getAnnotation(CommandLine.Option.class);
+            if (o == null) {
+                continue;
+            }
+            annotated++;
+            DeclaredOptions.Declaration d = read.stream().filter(x -> x.field().equals(field.getName())).findFirst()
+                    .orElseThrow();
+            assertEquals(List.of(o.names()), d.names());
+            assertEquals(o.converter().length == 0 ? null : o.converter()[0].getName(), d.converter());
+            assertEquals("__no_default_value__".equals(o.defaultValue()) ? null : o.defaultValue(), d.defaultValue());
+        }
+        assertEquals(annotated, read.size());
+    }
 }
