@@ -206,6 +206,30 @@ def table(summary: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: The Java reader's phase fields: first_open_PHASE_us, reopen_PHASE_us (medians per process), open_PHASE_us (state
+#: dict, summed over its opens), the pool's pidfd_us, pool_import_us, pointer_import_us, and warm_up_ms
+PHASE_PREFIXES = ("first_open_", "reopen_", "open_")
+POOL_PHASES = ("pidfd_us", "pool_import_us", "pointer_import_us")
+
+
+def phases(rows: list[dict[str, Any]]) -> str:
+    """Where the Java reader's time goes: per case and allocator, the median over the runs of each phase field."""
+    groups: dict[tuple[str, str], dict[str, list[float]]] = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in rows:
+        if r.get("impl") != "java":
+            continue
+        for key, value in r.items():
+            phase = key.endswith("_us") and key.startswith(PHASE_PREFIXES) and key not in ("first_open_us", "open_us", "reopen_us")
+            if phase or key in POOL_PHASES or key == "warm_up_ms":
+                groups[(r["case"], r["alloc"])][key].append(float(value))
+    lines = []
+    for (case, alloc), fields in sorted(groups.items()):
+        parts = [f"{k.removesuffix('_us').removesuffix('_ms')} {statistics.median(v):.1f}"
+                 + (" ms" if k.endswith("_ms") else "") for k, v in fields.items()]
+        lines.append(f"java phases, {case} ({alloc}), us: " + ", ".join(parts))
+    return "\n".join(lines)
+
+
 # --- GPU parts ---------------------------------------------------------------------------------------------------
 
 
@@ -437,8 +461,12 @@ def main(argv: list[str]) -> int:
     if mode == "pool-reader" and len(rest) == 1:
         return pool_reader(rest[0])
     if mode == "summary" and len(rest) in (1, 2):
-        summary = summarize(load(rest[0]))
+        rows = load(rest[0])
+        summary = summarize(rows)
         print(table(summary))
+        breakdown = phases(rows)
+        if breakdown:
+            print(breakdown)
         if len(rest) == 2:
             Path(rest[1]).write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
         return 0

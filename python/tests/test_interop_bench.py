@@ -124,3 +124,17 @@ def test_records_are_one_json_line_in_the_java_shape():
 def test_bad_command_lines_print_the_usage():
     assert bench.main(["x"]) == 2
     assert bench.main(["x", "torch-reader", "nonsense", "f"]) == 2
+
+
+def test_phases_give_the_java_medians_per_case_without_the_totals():
+    rows = [
+        {"impl": "java", "case": "tensor", "alloc": "c", "first_open_us": 900.0, "reopen_us": 40.0,
+         "first_open_ipc_open_us": 500.0, "reopen_event_open_us": v, "warm_up_ms": 20.0}
+        for v in (10.0, 30.0, 20.0)
+    ] + [{"impl": "python", "case": "tensor", "alloc": "c", "first_open_us": 600.0, "reopen_us": 30.0},
+         {"impl": "java", "case": "pool", "alloc": "pool", "first_open_us": 900.0, "pidfd_us": 5.0,
+          "pool_import_us": 800.0, "pointer_import_us": 95.0}]
+    text = bench.phases(rows)
+    assert "java phases, tensor (c), us: first_open_ipc_open 500.0, reopen_event_open 20.0, warm_up 20.0 ms" in text
+    assert "java phases, pool (pool), us: pidfd 5.0, pool_import 800.0, pointer_import 95.0" in text
+    assert "reopen 40" not in text and "first_open 900" not in text

@@ -1,6 +1,7 @@
 package org.cudaipc4j.bench;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.cudaipc4j.coord.fd.OwnedFd;
 import org.cudaipc4j.coord.fd.PidFd;
@@ -11,12 +12,14 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Event;
-import org.cudaipc4j.cuda.ImportedMemory;
 import org.cudaipc4j.cuda.MemoryImporter;
+import org.cudaipc4j.cuda.MemoryPool;
+import org.cudaipc4j.cuda.PoolBuffer;
 import org.cudaipc4j.cuda.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.BinaryDescriptors;
 import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.torch.OpenPhases;
 import org.cudaipc4j.interop.torch.TorchLeases;
 import org.cudaipc4j.interop.torch.TorchReader;
 import org.cudaipc4j.interop.torch.TorchShare;
@@ -28,8 +31,9 @@ import org.cudaipc4j.simpleipc.DriverStartUp;
  * linked and warmed as in a simpleIPC child ({@link DriverStartUp#prelinkInBackground()}, through the library's
  * warm-up for a short-lived process, {@link Cuda#prelinkInBackground}; waited for: it warms the IPC, event, VMM
  * and pool imports the readers call), torch's leases started ({@link TorchLeases#start()}, documented to be started early), the driver started,
- * the device's primary context current, a stream made, the descriptors parsed; for a pool export, the importer's
- * {@link MemoryImporter#warmUp()}. The clock then times the open calls alone: a torch share's mapping (or its cache
+ * the device's primary context current, a stream made, the descriptors parsed; the reader's
+ * {@link TorchReader#warmUp}, or for a pool export the importer's {@link MemoryImporter#warmUp()}. Each open is
+ * also timed phase by phase ({@link OpenPhases}; the pool's steps one by one). The clock then times the open calls alone: a torch share's mapping (or its cache
  * hit), its lease and its stream's wait on the producer's event; a pool export's {@code pidfd_getfd} and import.
  * Nothing is synchronized inside a timing.
  */
@@ -79,13 +83,17 @@ final class InteropReads {
         InteropFigures figures = new InteropFigures("tensor", InteropFigures.alloc(first), first.bytes(), 1);
         List<TorchTensorView> views = new ArrayList<>();
         try {
+            warmUp(figures, reader, stream);
+            OpenPhases firstPhases = new OpenPhases();
             long t0 = System.nanoTime();
-            views.add(reader.open(shares.getFirst(), stream));
+            views.add(reader.open(shares.getFirst(), stream, firstPhases));
             long firstNanos = System.nanoTime() - t0;
             long[] reopens = new long[shares.size() - 1];
+            OpenPhases[] reopenPhases = new OpenPhases[reopens.length];
             for (int i = 1; i < shares.size(); i++) {
+                reopenPhases[i - 1] = new OpenPhases();
                 t0 = System.nanoTime();
-                views.add(reader.open(shares.get(i), stream));
+                views.add(reader.open(shares.get(i), stream, reopenPhases[i - 1]));
                 reopens[i - 1] = System.nanoTime() - t0;
             }
             for (int i = 1; i < views.size(); i++) {
@@ -96,9 +104,19 @@ final class InteropReads {
             }
             stream.synchronize();
             figures.put("first_open_us", firstNanos / 1e3);
+            phases(figures, "first_open", firstPhases);
             if (reopens.length > 0) {
                 figures.put("reopen_us", InteropFigures.medianMicros(reopens));
                 figures.put("reopens", (long) reopens.length);
+                for (OpenPhases.Phase p : OpenPhases.Phase.values()) {
+                    long[] each = new long[reopenPhases.length];
+                    for (int i = 0; i < each.length; i++) {
+                        each[i] = reopenPhases[i].nanos(p);
+                    }
+                    if (java.util.Arrays.stream(each).anyMatch(n -> n != 0)) {
+                        figures.put("reopen_" + p.code() + "_us", InteropFigures.medianMicros(each));
+                    }
+                }
             }
             if (plan.bandwidth() != null) {
                 TorchTensorView bw = reader.open(TorchShare.of(plan.bandwidth()), stream);
@@ -123,20 +141,40 @@ final class InteropReads {
                 bytes, shares.size());
         List<TorchTensorView> views = new ArrayList<>(shares.size());
         try {
+            warmUp(figures, reader, stream);
+            OpenPhases phases = new OpenPhases();
             long t0 = System.nanoTime();
             for (TorchShare s : shares) {
-                views.add(reader.open(s, stream));
+                views.add(reader.open(s, stream, phases));
             }
             long nanos = System.nanoTime() - t0;
             stream.synchronize();
             figures.put("open_us", nanos / 1e3).put("blocks", (long) reader.mappedBlocks());
+            phases(figures, "open", phases);
             return figures;
         } finally {
             Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));
         }
     }
 
-    /** The pool export's fd taken from the exporter and the pool and pointer imported. */
+    /** The reader's documented warm-up, before the clock; its time reported as {@code warm_up_ms}. */
+    private static void warmUp(InteropFigures figures, TorchReader reader, Stream stream) {
+        long w0 = System.nanoTime();
+        reader.warmUp(stream);
+        stream.synchronize();
+        figures.put("warm_up_ms", (System.nanoTime() - w0) / 1e6);
+    }
+
+    /** Each phase of {@code phases} that took time, as {@code PREFIX_PHASE_us}. */
+    private static void phases(InteropFigures figures, String prefix, OpenPhases phases) {
+        phases.byCode().forEach((code, nanos) -> figures.put(prefix + "_" + code + "_us", nanos / 1e3));
+    }
+
+    /**
+     * The pool export's fd taken from the exporter and the pool and pointer imported, as {@link MemoryImporter#map}
+     * does for a pool export it has not seen (pool import with its access, then the pointer), timed step by step:
+     * {@code pidfd_us}, {@code pool_import_us}, {@code pointer_import_us}.
+     */
     private static InteropFigures pool(Descriptor d, Context context) {
         SharedMemoryDescriptor binary = BinaryDescriptors.toBinary(d);
         InteropFigures figures = new InteropFigures("pool", "pool", d.bytes(), 1);
@@ -144,17 +182,23 @@ final class InteropReads {
             long w0 = System.nanoTime();
             importer.warmUp();
             figures.put("warm_up_ms", (System.nanoTime() - w0) / 1e6);
-            long t0 = System.nanoTime();
-            OwnedFd fd = PidFd.take(d.exporter().pid(), d.fdNumbers()[0]);
-            ImportedMemory memory;
-            try {
-                memory = importer.map(binary, fd.value());
-            } finally {
-                fd.close(); // after the clock for both: cuda.core's reader closes its copy after the import too
-            }
-            long nanos = System.nanoTime() - t0;
-            try (memory) {
-                figures.put("first_open_us", nanos / 1e3);
+        }
+        long t0 = System.nanoTime();
+        OwnedFd fd = PidFd.take(d.exporter().pid(), d.fdNumbers()[0]);
+        long t1 = System.nanoTime();
+        MemoryPool pool;
+        try {
+            pool = MemoryPool.importFileDescriptor(context, fd.value(), binary.device());
+        } finally {
+            fd.close(); // after the clock for both: cuda.core's reader closes its copy after the import too
+        }
+        long t2 = System.nanoTime();
+        try (pool) {
+            PoolBuffer buffer = pool.importBuffer(Arrays.copyOf(binary.handle(), 64), binary.bytes());
+            long t3 = System.nanoTime();
+            try (buffer) {
+                figures.put("first_open_us", (t3 - t0) / 1e3).put("pidfd_us", (t1 - t0) / 1e3)
+                        .put("pool_import_us", (t2 - t1) / 1e3).put("pointer_import_us", (t3 - t2) / 1e3);
             }
         }
         return figures;

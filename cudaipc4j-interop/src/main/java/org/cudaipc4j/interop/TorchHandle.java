@@ -109,6 +109,8 @@ public final class TorchHandle {
     private final ChunkKind chunkKind;
     private final int[] fds;
     private final List<byte[]> fabricHandles;
+    /** {@link #mappingKey()}, made on first use: a reader asks for it twice per open. */
+    private String mappingKey;
 
     private TorchHandle(byte[] bytes, int version, Type type, byte[] ipcHandle, int producerPid, long segmentSize,
             ChunkKind chunkKind, int[] fds, List<byte[]> fabricHandles) {
@@ -334,6 +336,14 @@ public final class TorchHandle {
      * its process lives: the reader's storage key (package {@code torch}) adds the producer's start time.
      */
     public String mappingKey() {
+        String k = mappingKey;
+        if (k == null) {
+            k = mappingKey = makeMappingKey(); // immutable and always the same: a racing second make is harmless
+        }
+        return k;
+    }
+
+    private String makeMappingKey() {
         HexFormat hex = HexFormat.of();
         if (type == Type.CUDA_MALLOC) {
             return "c:" + hex.formatHex(ipcHandle);

@@ -197,11 +197,18 @@ public final class TorchLeases implements AutoCloseable {
      * @param slot the slot in it
      * @return the lease, owned by the caller
      */
-    public synchronized Lease acquire(TorchStorageKey key, String counterName, long slot) {
+    public Lease acquire(TorchStorageKey key, String counterName, long slot) {
+        return acquire(key, counterName, slot, null);
+    }
+
+    /** As {@link #acquire(TorchStorageKey, String, long)}, timing the counter file and the book in {@code phases}. */
+    synchronized Lease acquire(TorchStorageKey key, String counterName, long slot, OpenPhases phases) {
         if (closed) {
             throw new IllegalStateException("torch leases are closed");
         }
-        TorchCounterFile.checkName(counterName);
+        if (!files.containsKey(counterName)) {
+            TorchCounterFile.checkName(counterName); // a mapped file's name was checked when it was mapped
+        }
         Entry hit = open.get(key);
         if (hit != null) {
             // The new share's own slot goes back at once; its counter file is mostly the one mapped already.
@@ -222,6 +229,7 @@ public final class TorchLeases implements AutoCloseable {
                 unmap(f);
             }
             hit.users++;
+            OpenPhases.lap(phases, OpenPhases.Phase.COUNTER);
             return new Lease(this, hit, true, now);
         }
         MappedFile file = map(counterName);
@@ -232,11 +240,13 @@ public final class TorchLeases implements AutoCloseable {
                         + " is " + value + ": this share was given back already (each share may be opened once; a"
                         + " second reader needs its own share)");
             }
+            OpenPhases.lap(phases, OpenPhases.Phase.COUNTER);
             int index = freeIndex();
             book.hold(index, counterName, slot);
             used[index] = true;
             Entry e = new Entry(key, counterName, slot, index, file);
             open.put(key, e);
+            OpenPhases.lap(phases, OpenPhases.Phase.BOOK);
             return new Lease(this, e, false, null);
         } catch (RuntimeException e) {
             unmap(file);

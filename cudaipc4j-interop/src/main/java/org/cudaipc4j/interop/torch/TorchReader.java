@@ -93,10 +93,16 @@ public final class TorchReader {
      * chunk lists differ map their chunks separately (the producer's segment start is not on the wire).
      */
     static String blockKey(TorchHandle h) {
+        return blockKey(h, h.type() == TorchHandle.Type.CUDA_MALLOC ? 0
+                : TorchStorageKey.processStartTime(h.producerPid()));
+    }
+
+    /** {@link #blockKey(TorchHandle)} with the producer's start time read already (the storage key's). */
+    static String blockKey(TorchHandle h, long producerStart) {
         if (h.type() == TorchHandle.Type.CUDA_MALLOC) {
             return h.mappingKey();
         }
-        return h.mappingKey() + "@" + TorchStorageKey.processStartTime(h.producerPid());
+        return h.mappingKey() + "@" + producerStart;
     }
 
     /**
@@ -111,20 +117,41 @@ public final class TorchReader {
      *                               closed descriptor, an old kernel) or imported
      * @throws IllegalArgumentException when the storage lies outside the mapped block
      */
-    public synchronized TorchTensorView open(TorchShare share, Stream stream) {
+    public TorchTensorView open(TorchShare share, Stream stream) {
+        return open(share, stream, null);
+    }
+
+    /**
+     * As {@link #open(TorchShare, Stream)}, adding the time of each phase of the open to {@code phases}.
+     *
+     * @param share the share to open
+     * @param stream the stream that will read the tensor
+     * @param phases where the phases' times are added, or null for none
+     * @return the view, owned by the caller
+     */
+    public synchronized TorchTensorView open(TorchShare share, Stream stream, OpenPhases phases) {
         if (share.isEmpty()) {
             return new TorchTensorView(context, this, null, null, 0, 0, share.tensor());
         }
+        OpenPhases.start(phases);
         TorchHandle h = share.handle();
-        Lease lease = leases.acquire(share);
+        boolean legacy = h.type() == TorchHandle.Type.CUDA_MALLOC;
+        TorchStorageKey storage = TorchStorageKey.of(share, legacy ? 0
+                : TorchStorageKey.processStartTime(h.producerPid()));
+        OpenPhases.lap(phases, OpenPhases.Phase.KEY);
+        Lease lease = leases.acquire(storage, share.refCounterFile(), share.refCounterSlot(), phases);
         Mapping m = null;
         try {
-            String key = blockKey(h);
+            String key = blockKey(h, storage.producerStart());
             m = mappings.get(key);
+            OpenPhases.lap(phases, OpenPhases.Phase.BLOCK_LOOKUP);
             if (m == null) {
-                m = h.type() == TorchHandle.Type.CUDA_MALLOC
-                        ? new Mapping(key, IpcMemHandle.fromBytes(h.ipcMemHandle()).open(context, true))
-                        : new Mapping(key, mapChunks(h));
+                if (legacy) {
+                    m = new Mapping(key, IpcMemHandle.fromBytes(h.ipcMemHandle()).open(context, true));
+                    OpenPhases.lap(phases, OpenPhases.Phase.IPC_OPEN);
+                } else {
+                    m = new Mapping(key, mapChunks(h, phases));
+                }
                 mappings.put(m.key, m);
             }
             if (share.storageOffsetBytes() + share.storageBytes() > m.memory.bytes()) {
@@ -132,13 +159,13 @@ public final class TorchReader {
                         + share.storageOffsetBytes() + " ends beyond its block of " + m.memory.bytes() + " bytes");
             }
             if (share.eventSyncRequired()) {
-                try (Event e = IpcEventHandle.fromBytes(share.eventHandle()).open(context)) {
-                    stream.waitEvent(e);
-                }
+                waitForProducer(share, stream, phases);
             }
             m.views++;
-            return new TorchTensorView(context, this, m, lease, m.memory.address() + share.storageOffsetBytes(),
-                    share.storageBytes(), share.tensor());
+            TorchTensorView view = new TorchTensorView(context, this, m, lease,
+                    m.memory.address() + share.storageOffsetBytes(), share.storageBytes(), share.tensor());
+            OpenPhases.lap(phases, OpenPhases.Phase.VIEW);
+            return view;
         } catch (RuntimeException e) {
             if (m != null && m.views == 0) {
                 mappings.remove(m.key);
@@ -150,21 +177,41 @@ public final class TorchReader {
     }
 
     /**
+     * Makes {@code stream} wait on the producer's event of {@code share}: opened, waited on, destroyed (the wait
+     * stays queued on the stream). On every share, also one whose storage is open here already: each share carries
+     * the event recorded after the producer's last write before it.
+     */
+    private void waitForProducer(TorchShare share, Stream stream, OpenPhases phases) {
+        Event e = IpcEventHandle.fromBytes(share.eventHandle()).open(context);
+        OpenPhases.lap(phases, OpenPhases.Phase.EVENT_OPEN);
+        try (e) {
+            stream.waitEvent(e);
+            OpenPhases.lap(phases, OpenPhases.Phase.EVENT_WAIT);
+        }
+        OpenPhases.lap(phases, OpenPhases.Phase.EVENT_DESTROY);
+    }
+
+    /**
      * Maps the chunks of an {@code 'e'} handle into one range, as {@code ExpandableSegment::fromShared} does: file
      * descriptors taken from the producer (and closed once imported), or fabric handles.
      */
-    private ChunkedVmmMapping mapChunks(TorchHandle h) {
+    private ChunkedVmmMapping mapChunks(TorchHandle h, OpenPhases phases) {
         if (h.chunkKind() == TorchHandle.ChunkKind.FABRIC) {
             try {
-                return ChunkedVmmMapping.importFabricHandles(context, h.fabricHandles(), h.segmentSize());
+                ChunkedVmmMapping c = ChunkedVmmMapping.importFabricHandles(context, h.fabricHandles(),
+                        h.segmentSize());
+                OpenPhases.lap(phases, OpenPhases.Phase.CHUNK_MAP);
+                return c;
             } catch (CudaException e) {
                 throw new TorchInteropException("cannot import the fabric handles of " + h.describe() + ": "
                         + e.getMessage(), e);
             }
         }
         int[] fds = producerFds.take(h.producerPid(), h.fds());
+        OpenPhases.lap(phases, OpenPhases.Phase.PIDFD);
+        ChunkedVmmMapping c;
         try {
-            return ChunkedVmmMapping.importFileDescriptors(context, fds, h.segmentSize());
+            c = ChunkedVmmMapping.importFileDescriptors(context, fds, h.segmentSize());
         } catch (CudaException e) {
             throw new TorchInteropException("cannot import the chunks of " + h.describe() + ": " + e.getMessage()
                     + "; the descriptors taken from pid " + h.producerPid() + " are no CUDA allocations of this"
@@ -173,6 +220,8 @@ public final class TorchReader {
         } finally {
             producerFds.close(fds, fds.length);
         }
+        OpenPhases.lap(phases, OpenPhases.Phase.CHUNK_MAP);
+        return c;
     }
 
     /** A view closed: wait for the context's work, unmap after the block's last view, then give the slot back. */
@@ -189,6 +238,26 @@ public final class TorchReader {
         } finally {
             lease.release();
         }
+    }
+
+    /**
+     * The reader's documented warm-up: runs, once, what an open runs, on this process's own scratch memory, so that
+     * a fresh process's first open pays the driver's own work only (call it where the open's latency matters, after
+     * the driver is started and beside the process's other start-up; it takes milliseconds, most of them the
+     * driver's first VMM mapping). It loads and initialises the classes of the open path and links its call sites: a
+     * counter file laid out as torch's in a private temporary directory, leased as a first share and as a cache hit
+     * through a scratch lease book, given back and removed; the producer's descriptors taken with {@code pidfd_open}
+     * and {@code pidfd_getfd} from a descriptor of this process's own; an event made, waited on by {@code stream}
+     * and destroyed; one granule of this device's memory exported and mapped back as an expandable segment's chunks
+     * are. Nothing of a producer is touched, no slot of torch's, no state of this reader. Best effort where the
+     * kernel or the device lacks a feature: the open that needs it reports it.
+     *
+     * @param stream a stream of this reader's context (it is made to wait on a finished event of its own)
+     * @throws java.io.UncheckedIOException when no temporary directory can be made
+     */
+    public void warmUp(Stream stream) {
+        ReaderWarmUp.javaPath(producerFds);
+        ReaderWarmUp.driverPath(this, context, stream);
     }
 
     /**

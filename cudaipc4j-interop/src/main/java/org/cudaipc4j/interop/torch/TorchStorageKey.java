@@ -40,7 +40,13 @@ public record TorchStorageKey(String mapping, long producerStart, long offset, l
         }
         TorchHandle h = share.handle();
         long start = h.type() == TorchHandle.Type.EXPANDABLE_SEGMENT ? processStartTime(h.producerPid()) : 0;
-        return new TorchStorageKey(h.mappingKey(), start, share.storageOffsetBytes(), share.storageBytes());
+        return of(share, start);
+    }
+
+    /** The key of {@code share}'s storage whose producer started at {@code producerStart} (0 for {@code 'c'}). */
+    static TorchStorageKey of(TorchShare share, long producerStart) {
+        return new TorchStorageKey(share.handle().mappingKey(), producerStart, share.storageOffsetBytes(),
+                share.storageBytes());
     }
 
     /**

@@ -48,6 +48,9 @@ class TorchReaderGpuTest {
                     TorchLeases leases = TorchLeases.start()) {
                 Stream stream = Stream.create(ctx, false);
                 TorchReader reader = new TorchReader(ctx, leases);
+                reader.warmUp(stream);
+                assertEquals(0, reader.mappedBlocks(), "the warm-up leaves the reader as it found it");
+                assertEquals(0, leases.openStorages(), "the warm-up holds no lease");
                 List<TorchTensorView> views = new ArrayList<>();
                 for (var c : lines.entrySet()) {
                     TorchShare share = TorchCapturesTest.share(c.getValue());

@@ -1,0 +1,107 @@
+package org.cudaipc4j.interop.torch;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.cudaipc4j.cuda.Stream;
+
+/**
+ * Where the time of {@link TorchReader#open(TorchShare, Stream, OpenPhases)} goes: nanoseconds per phase, added up
+ * over the opens that were given this record (so one record per open gives that open's breakdown, one record for
+ * many their sum). For measuring ({@code cudaipc4j bench interop}); an open without a record takes no times. Not
+ * thread-safe: one record per thread.
+ */
+public final class OpenPhases {
+    /** The phases of an open, in the order they run. */
+    public enum Phase {
+        /** The storage's key ({@link TorchStorageKey}; an {@code 'e'} handle's producer checked alive). */
+        KEY("key"),
+        /** The counter file looked up (mapped on its first use), the slot read, or given back on a cache hit. */
+        COUNTER("counter"),
+        /** The held slot written to the lease book that the watcher reads. */
+        BOOK("book"),
+        /** The mapped block looked up in the reader's cache. */
+        BLOCK_LOOKUP("block_lookup"),
+        /** {@code 'c'}: {@code cuIpcOpenMemHandle} (and the block's size). */
+        IPC_OPEN("ipc_open"),
+        /** {@code 'e'}: the producer's chunk descriptors taken ({@code pidfd_open}, {@code pidfd_getfd} each). */
+        PIDFD("pidfd"),
+        /** {@code 'e'}: the chunks imported, one range reserved, the chunks mapped, access set, descriptors closed. */
+        CHUNK_MAP("chunk_map"),
+        /** The producer's event opened ({@code cuIpcOpenEventHandle}). */
+        EVENT_OPEN("event_open"),
+        /** The reader's stream made to wait on it ({@code cuStreamWaitEvent}). */
+        EVENT_WAIT("event_wait"),
+        /** The opened event destroyed ({@code cuEventDestroy}). */
+        EVENT_DESTROY("event_destroy"),
+        /** The view made and owned by the context. */
+        VIEW("view");
+
+        private final String code;
+
+        Phase(String code) {
+            this.code = code;
+        }
+
+        /** {@return the phase's name in reports (snake case, stable)} */
+        public String code() {
+            return code;
+        }
+    }
+
+    private static final Phase[] PHASES = Phase.values();
+    private final long[] nanos = new long[PHASES.length];
+    private long last;
+
+    /** An empty record. */
+    public OpenPhases() {}
+
+    /** Starts timing the next phase from now. */
+    void start() {
+        last = System.nanoTime();
+    }
+
+    /** Ends {@code phase} now (started by {@link #start()} or the previous lap) and starts the next. */
+    void lap(Phase phase) {
+        long now = System.nanoTime();
+        nanos[phase.ordinal()] += now - last;
+        last = now;
+    }
+
+    /**
+     * {@return the nanoseconds spent in {@code phase}}
+     *
+     * @param phase the phase
+     */
+    public long nanos(Phase phase) {
+        return nanos[phase.ordinal()];
+    }
+
+    /** {@return every phase that took time, by its code, in order, in nanoseconds} */
+    public Map<String, Long> byCode() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (Phase p : PHASES) {
+            if (nanos[p.ordinal()] != 0) {
+                m.put(p.code(), nanos[p.ordinal()]);
+            }
+        }
+        return m;
+    }
+
+    /** Sets every phase back to 0. */
+    public void clear() {
+        java.util.Arrays.fill(nanos, 0);
+    }
+
+    /** Lets {@code p} be null: the laps of an untimed open do nothing. */
+    static void start(OpenPhases p) {
+        if (p != null) {
+            p.start();
+        }
+    }
+
+    static void lap(OpenPhases p, Phase phase) {
+        if (p != null) {
+            p.lap(phase);
+        }
+    }
+}
