@@ -38,8 +38,8 @@ public final class Main {
         // (picocli's reflection over the commands is the largest part of this JVM's start-up). Anything else, a
         // value options() refuses included, goes to picocli, which reports it.
         RootCommand quick = RootCommand.withoutPicocli(args);
-        if (quick != null && quick.transport != null && !quick.transport.equals("ipc")) {
-            quick = null; // --transport nccl (or a wrong value) goes through picocli
+        if (quick != null && quick.transport != RootCommand.Transport.IPC) {
+            quick = null; // --transport nccl goes through picocli
         }
         SimpleIpcOptions options = quick == null ? null : quick.optionsOrNull();
         if (options != null) {
@@ -91,10 +91,13 @@ public final class Main {
     }
 
     /**
-     * A command-line error in words: a stray word (the command takes no other words) is named as an unknown command,
+     * A command-line error in words: a value an option's type refuses in that option's words; a stray word (the command takes no other words) is named as an unknown command,
      * with the commands there are.
      */
     static String usageMessage(CommandLine.ParameterException ex) {
+        if (ex.getCause() instanceof OptionTypes.Refused refused) {
+            return refused.getMessage(); // the option's own line, not picocli's "Invalid value for ..."
+        }
         CommandLine c = ex.getCommandLine();
         if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !c.getSubcommands().isEmpty()) {
             java.util.List<String> args = unmatched.getUnmatched();

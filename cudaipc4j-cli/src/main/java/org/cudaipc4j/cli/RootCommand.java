@@ -1,25 +1,28 @@
 package org.cudaipc4j.cli;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.BiConsumer;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions.Sync;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions.Verify;
 import org.cudaipc4j.simpleipc.SimpleIpcParent;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
-import org.cudaipc4j.simpleipc.backend.Sizes;
+import org.cudaipc4j.simpleipc.host.HostBackend;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import org.cudaipc4j.simpleipc.nccl.NcclRun;
 import org.cudaipc4j.simpleipc.nccl.NcclRunOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -42,16 +45,16 @@ import picocli.CommandLine.Spec;
             "2:waived: no IPC-capable device (the sample's EXIT_WAIVED)",
             "64:usage error"})
 final class RootCommand implements Callable<Integer> {
-    // Defaults are the fields' initial values (picocli shows them in --help), so a run without arguments, which
-    // skips picocli, gets the same ones.
+    // Defaults are the options' defaultValue (typed by their converters) or the fields' initial values; picocli
+    // shows them in --help, and the parse without picocli applies the same ones.
     @Spec
     CommandSpec spec;
 
     private static final int DEFAULT_SIMULATED_DEVICES = 2;
 
-    @Option(names = "--size", paramLabel = "BYTES",
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64M", converter = OptionTypes.Size.class,
             description = "Bytes per buffer; suffixes K, M, G (powers of 1024). Default: ${DEFAULT-VALUE}.")
-    String size = "64M";
+    long size;
 
     @Option(names = "--procs-per-device", paramLabel = "N",
             description = "Processes sharing each device; the rotation covers all of them. Default: ${DEFAULT-VALUE}.")
@@ -65,51 +68,56 @@ final class RootCommand implements Callable<Integer> {
             description = "Rounds of the rotation (each round is one step per process). Default: ${DEFAULT-VALUE}.")
     int rounds = 1;
 
-    @Option(names = "--backend", paramLabel = "cuda|host|auto",
+    @Option(names = "--backend", paramLabel = "cuda|host|auto", defaultValue = "auto",
+            converter = OptionTypes.Backend.class,
             description = "cuda: real GPUs; host: devices simulated in host shared memory; auto: cuda when an"
                     + " IPC-capable GPU exists, else host. Default: ${DEFAULT-VALUE}.")
-    String backend = "auto";
+    BackendKind backend;
 
     @Option(names = "--sim-devices", paramLabel = "N",
             description = "Devices the host backend simulates (with --backend host, or auto without a GPU)."
                     + " Default: " + DEFAULT_SIMULATED_DEVICES + ".")
     Integer simulatedDevices; // null: not given
 
-    @Option(names = "--timeout", paramLabel = "DURATION",
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "120s", converter = OptionTypes.Timeout.class,
             description = "Bound on the run, from the parent's start: when it passes, the processes still running"
                     + " are stopped and the run fails (their teardown comes on top). A whole number with a unit, ms,"
                     + " s, m or h (such as 500ms, 30s, 2m); a number alone is seconds. Default: ${DEFAULT-VALUE}.")
-    String timeout = "120s";
+    Duration timeout;
 
-    @Option(names = "--kernel", paramLabel = "vec16|simple",
+    @Option(names = "--kernel", paramLabel = "vec16|simple", defaultValue = "vec16",
+            converter = OptionTypes.Kernel.class,
             description = "Fill kernel on GPUs: vec16 (16-byte stores) or simple (the sample's, one byte per thread)."
                     + " Default: ${DEFAULT-VALUE}.")
-    String kernel = "vec16";
+    BuiltinKernels.Fill kernel;
 
-    @Option(names = "--verify", paramLabel = "device|host",
+    @Option(names = "--verify", paramLabel = "device|host", defaultValue = "device",
+            converter = OptionTypes.VerifyWhere.class,
             description = "Check each buffer by counting wrong bytes on the GPU (device; a wrong buffer is then"
                     + " copied back for the report) or by copying it to pinned host memory (host, as the sample)."
                     + " Default: ${DEFAULT-VALUE}.")
-    String verify = "device";
+    Verify verify;
 
-    @Option(names = "--ipc", paramLabel = "legacy|vmm|pool",
+    @Option(names = "--ipc", paramLabel = "legacy|vmm|pool", defaultValue = "legacy", converter = OptionTypes.Ipc.class,
             description = "How the buffers travel: legacy (cuMemAlloc memory and 64-byte IPC handles, as the sample),"
                     + " vmm (cuMemCreate memory passed as file descriptors over a private socket) or pool (memory"
                     + " of an exportable memory pool: its file descriptor, then 64 bytes per buffer)."
                     + " Default: ${DEFAULT-VALUE}.")
-    String ipc = "legacy";
+    IpcMode ipc;
 
-    @Option(names = "--sync", paramLabel = "counters|events",
+    @Option(names = "--sync", paramLabel = "counters|events", defaultValue = "counters",
+            converter = OptionTypes.SyncMode.class,
             description = "How each step waits for the previous writer of its buffer: counters (stream memory"
                     + " operations on counters in the control block; a failed process's siblings are freed at once)"
                     + " or events (the sample's interprocess events). Default: ${DEFAULT-VALUE}.")
-    String sync = "counters";
+    Sync sync;
 
-    @Option(names = "--transport", paramLabel = "ipc|nccl",
+    @Option(names = "--transport", paramLabel = "ipc|nccl", defaultValue = "ipc",
+            converter = OptionTypes.TransportKind.class,
             description = "ipc: the processes share buffers by CUDA IPC on one machine; nccl: one rank per process"
                     + " (started by torchrun, mpirun or srun, or by the tool without one), parts sent by NCCL, across"
                     + " machines too. Default: ${DEFAULT-VALUE}.")
-    String transport = "ipc";
+    Transport transport;
 
     @Option(names = "--json", description = "Print a machine-readable result with per-phase timings on stdout.")
     boolean json;
@@ -118,74 +126,110 @@ final class RootCommand implements Callable<Integer> {
             description = "Testing: this process writes a wrong value in its last step.")
     int corruptProcess = -1;
 
-    /**
-     * The value options by name, for {@link #withoutPicocli}. Each must be an {@code @Option} above, and each of
-     * those is here (a test checks both ways).
-     */
-    private static final Map<String, BiConsumer<RootCommand, String>> VALUE_OPTIONS = Map.ofEntries(
-            Map.entry("--size", (c, v) -> c.size = v),
-            Map.entry("--procs-per-device", (c, v) -> c.procsPerDevice = plainInt(v)),
-            Map.entry("--devices", (c, v) -> c.devices = v),
-            Map.entry("--steps", (c, v) -> c.rounds = plainInt(v)),
-            Map.entry("--backend", (c, v) -> c.backend = v),
-            Map.entry("--sim-devices", (c, v) -> c.simulatedDevices = plainInt(v)),
-            Map.entry("--timeout", (c, v) -> c.timeout = v),
-            Map.entry("--kernel", (c, v) -> c.kernel = v),
-            Map.entry("--verify", (c, v) -> c.verify = v),
-            Map.entry("--ipc", (c, v) -> c.ipc = v),
-            Map.entry("--sync", (c, v) -> c.sync = v),
-            Map.entry("--transport", (c, v) -> c.transport = v),
-            Map.entry("--inject-corruption", (c, v) -> c.corruptProcess = plainInt(v)));
-    /** The names of {@link #VALUE_OPTIONS}. */
-    static Set<String> valueOptionNames() {
-        return VALUE_OPTIONS.keySet();
+    /** {@code --transport}: how the processes exchange their parts. */
+    enum Transport {
+        /** CUDA IPC between the processes of one machine. */
+        IPC,
+        /** NCCL between ranks, on one machine or several. */
+        NCCL
     }
 
-    /** The flag options, for {@link #withoutPicocli}. */
-    static final Set<String> FLAG_OPTIONS = Set.of("--json");
+    /**
+     * How {@link #withoutPicocli} sets one option, derived from the option's declaration: its field, and the
+     * converter its {@code converter} names (null for a flag, or for an {@code int} read as plain decimal digits).
+     */
+    record Quick(Field field, ITypeConverter<?> converter, String defaultValue) {
+        /** Whether the option takes no value. */
+        boolean flag() {
+            return field.getType() == boolean.class;
+        }
+    }
+
+    /**
+     * This command's options by name, read from their {@code @Option} declarations in this class's class file
+     * ({@link DeclaredOptions}): cheap beside building picocli's model, and one list of options.
+     *
+     * @throws IllegalStateException for an option the parse without picocli cannot set (a test calls this)
+     */
+    static Map<String, Quick> quickOptions() {
+        Map<String, Quick> table = new HashMap<>();
+        for (DeclaredOptions.Declaration option : DeclaredOptions.of(RootCommand.class)) {
+            Field field;
+            ITypeConverter<?> converter = null;
+            try {
+                field = RootCommand.class.getDeclaredField(option.field());
+                if (option.converter() != null) {
+                    converter = (ITypeConverter<?>) Class.forName(option.converter(), true,
+                            RootCommand.class.getClassLoader()).getDeclaredConstructor().newInstance();
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("option " + option.names().getFirst() + ": " + e, e);
+            }
+            Class<?> type = field.getType();
+            if (converter == null && type != boolean.class && type != int.class && type != Integer.class
+                    && type != String.class) {
+                throw new IllegalStateException(option.names().getFirst() + " (" + type.getSimpleName()
+                        + ") needs a converter for the parse without picocli");
+            }
+            Quick quick = new Quick(field, converter, option.defaultValue());
+            for (String name : option.names()) {
+                table.put(name, quick);
+            }
+        }
+        return table;
+    }
 
     /**
      * The command with {@code args} applied when they are only this command's options, each once, as {@code --name
      * value} or {@code --name=value} with a plain value (no leading {@code -} or {@code @}; integers in decimal
-     * digits); null for anything else, which picocli then parses and reports. Building picocli's model of the
-     * commands is most of a short run's start-up (about 120 ms), which a run with a few options need not pay.
-     * Picocli gives the same options for every command line this accepts (a test checks).
+     * digits) that its converter takes; null for anything else, which picocli then parses and reports. Building
+     * picocli's model of the commands is most of a short run's start-up, which a run with a few options need not
+     * pay. Picocli gives the same options for every command line this accepts (a test checks).
      */
     static RootCommand withoutPicocli(String[] args) {
+        Map<String, Quick> table = quickOptions();
         RootCommand command = new RootCommand();
-        Set<String> seen = new HashSet<>();
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            int equals = arg.indexOf('=');
-            String name = equals < 0 ? arg : arg.substring(0, equals);
-            if (!seen.add(name)) {
-                return null; // given twice: picocli says so
+        Set<Quick> seen = new HashSet<>();
+        try {
+            for (int i = 0; i < args.length; i++) {
+                String arg = args[i];
+                int equals = arg.indexOf('=');
+                Quick option = table.get(equals < 0 ? arg : arg.substring(0, equals));
+                if (option == null || !seen.add(option)) {
+                    return null; // a command, help, an argument file, an unknown option, one given twice, ...
+                }
+                if (option.flag()) {
+                    if (equals >= 0) {
+                        return null;
+                    }
+                    option.field().setBoolean(command, true);
+                    continue;
+                }
+                String value = equals >= 0 ? arg.substring(equals + 1) : i + 1 < args.length ? args[++i] : null;
+                if (value == null || value.startsWith("-") || value.startsWith("@")) {
+                    return null;
+                }
+                option.field().set(command, option.converter() == null ? typed(option.field(), value)
+                        : option.converter().convert(value));
             }
-            if (FLAG_OPTIONS.contains(name) && equals < 0) {
-                command.json = true;
-                continue;
+            for (Quick option : table.values()) {
+                if (!seen.contains(option) && option.defaultValue() != null) {
+                    option.field().set(command, option.converter().convert(option.defaultValue()));
+                }
             }
-            BiConsumer<RootCommand, String> setter = VALUE_OPTIONS.get(name);
-            if (setter == null) {
-                return null; // a command, help, a short option, an argument file, an unknown option, ...
-            }
-            String value = equals >= 0 ? arg.substring(equals + 1) : i + 1 < args.length ? args[++i] : null;
-            if (value == null || value.startsWith("-") || value.startsWith("@")) {
-                return null;
-            }
-            try {
-                setter.accept(command, value);
-            } catch (NumberFormatException e) {
-                return null;
-            }
+        } catch (Exception e) {
+            return null; // a value its converter refuses, an integer picocli reads otherwise: picocli reports
         }
         return command;
     }
 
-    /** A non-negative decimal integer of at most 9 digits; otherwise NumberFormatException (picocli decides). */
-    private static int plainInt(String value) {
+    /** A value of an option without a converter: its text, or a plain decimal integer of at most 9 digits. */
+    private static Object typed(Field field, String value) {
+        if (field.getType() == String.class) {
+            return value;
+        }
         if (value.isEmpty() || value.length() > 9 || !value.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
-            throw new NumberFormatException(value);
+            throw new NumberFormatException(value); // picocli decides
         }
         return Integer.parseInt(value);
     }
@@ -203,13 +247,9 @@ final class RootCommand implements Callable<Integer> {
         return new SimpleIpcParent(options()).run();
     }
 
-    /** True for {@code --transport nccl}. @throws ParameterException for a transport that does not exist */
+    /** True for {@code --transport nccl}. */
     boolean usesNccl() {
-        return switch (transport.toLowerCase(Locale.ROOT)) {
-            case "ipc" -> false;
-            case "nccl" -> true;
-            default -> throw usage("--transport must be ipc or nccl, got '" + transport + "'");
-        };
+        return transport == Transport.NCCL;
     }
 
     /**
@@ -219,22 +259,22 @@ final class RootCommand implements Callable<Integer> {
     NcclRunOptions ncclOptions() {
         SimpleIpcOptions shared = options();
         List<String> ipcOnly = new java.util.ArrayList<>();
-        if (!ipc.equalsIgnoreCase("legacy")) {
+        if (ipc != IpcMode.LEGACY) {
             ipcOnly.add("--ipc");
         }
-        if (!sync.equalsIgnoreCase("counters")) {
+        if (sync != Sync.COUNTERS) {
             ipcOnly.add("--sync");
         }
-        if (!backend.equalsIgnoreCase("auto") && !backend.equalsIgnoreCase("cuda")) {
-            ipcOnly.add("--backend " + backend);
+        if (backend == BackendKind.HOST) {
+            ipcOnly.add("--backend " + backend.optionName());
         }
         if (simulatedDevices != null) {
             ipcOnly.add("--sim-devices");
         }
-        if (!kernel.equalsIgnoreCase("vec16")) {
+        if (kernel != BuiltinKernels.Fill.VEC16) {
             ipcOnly.add("--kernel");
         }
-        if (!verify.equalsIgnoreCase("device")) {
+        if (verify != Verify.DEVICE) {
             ipcOnly.add("--verify");
         }
         if (json) {
@@ -264,10 +304,6 @@ final class RootCommand implements Callable<Integer> {
     }
 
     SimpleIpcOptions options() {
-        long bytes = parse("--size", () -> Sizes.parseBytes(size));
-        if (bytes < 1) {
-            throw usage("--size must be at least 1 byte, got '" + size + "'");
-        }
         if (procsPerDevice < 1 || procsPerDevice > ControlBlock.MAX_PROCESSES) {
             throw usage("--procs-per-device must be between 1 and " + ControlBlock.MAX_PROCESSES + ", got "
                     + procsPerDevice);
@@ -279,34 +315,9 @@ final class RootCommand implements Callable<Integer> {
         if (simulated < 1 || simulated > SimpleIpcOptions.MAX_DEVICES) {
             throw usage("--sim-devices must be between 1 and " + SimpleIpcOptions.MAX_DEVICES + ", got " + simulated);
         }
-        Duration limit = parse("--timeout", () -> Sizes.parseDuration(timeout));
-        if (limit.isZero()) {
-            throw usage("--timeout must be positive, got '" + timeout + "'");
-        }
-        BackendKind kind = switch (backend.toLowerCase(Locale.ROOT)) {
-            case "cuda" -> BackendKind.CUDA;
-            case "host" -> BackendKind.HOST;
-            case "auto" -> BackendKind.AUTO;
-            default -> throw usage("--backend must be cuda, host or auto, got '" + backend + "'");
-        };
-        if (kind == BackendKind.CUDA && simulatedDevices != null) {
+        if (backend == BackendKind.CUDA && simulatedDevices != null) {
             throw usage("--sim-devices is for simulated devices; --backend cuda runs on GPUs (choose them with"
                     + " --devices)");
-        }
-        String fillKernel;
-        try {
-            fillKernel = BuiltinKernels.Fill.parse(kernel).optionName();
-        } catch (IllegalArgumentException e) {
-            throw usage("--kernel " + e.getMessage());
-        }
-        String verifyWhere = verify.toLowerCase(Locale.ROOT);
-        if (!verifyWhere.equals("host") && !verifyWhere.equals("device")) {
-            throw usage("--verify must be host or device, got '" + verify + "'");
-        }
-        IpcMode ipcMode = parse("--ipc", () -> IpcMode.parse(ipc));
-        String syncMode = sync.toLowerCase(Locale.ROOT);
-        if (!syncMode.equals("counters") && !syncMode.equals("events")) {
-            throw usage("--sync must be counters or events, got '" + sync + "'");
         }
         LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
         if (devices != null && devices.isBlank()) {
@@ -326,17 +337,14 @@ final class RootCommand implements Callable<Integer> {
                 throw usage("--devices: device " + ordinal + " is listed twice");
             }
         }
-        return new SimpleIpcOptions(bytes, procsPerDevice, List.copyOf(ordinals), rounds, kind, simulated,
-                limit, json, corruptProcess, fillKernel, verifyWhere.equals("device"), ipcMode,
-                syncMode.equals("counters"));
-    }
-
-    private <T> T parse(String option, java.util.function.Supplier<T> parser) {
+        Duration hostWaitTimeout;
         try {
-            return parser.get();
+            hostWaitTimeout = HostBackend.configuredWaitTimeout();
         } catch (IllegalArgumentException e) {
-            throw usage(option + ": " + e.getMessage());
+            throw usage(e.getMessage());
         }
+        return new SimpleIpcOptions(size, procsPerDevice, List.copyOf(ordinals), rounds, backend, simulated,
+                timeout, json, corruptProcess, kernel, verify, ipc, sync, hostWaitTimeout);
     }
 
     private RuntimeException usage(String message) {

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions;
@@ -31,7 +33,11 @@ class RootCommandTest {
                 new String[] {"--size=3G", "--procs-per-device", "4", "--devices", "0,1", "--steps=100"},
                 new String[] {"--backend", "host", "--sim-devices", "3", "--timeout", "30s", "--kernel", "simple"},
                 new String[] {"--verify=host", "--sync", "events", "--inject-corruption", "1", "--ipc", "LEGACY"},
-                new String[] {"--devices=1", "--size", "64m"});
+                new String[] {"--devices=1", "--size", "64m"},
+                new String[] {"--transport", "ipc", "--timeout", "500ms", "--kernel", "SIMPLE", "--verify", "DEVICE"},
+                new String[] {"--backend=AUTO", "--sync=Counters", "--timeout=2m", "--size=1KiB", "--ipc=Pool"},
+                new String[] {"--timeout", "7", "--size", "4095", "--backend", "cuda", "--transport=IPC"},
+                new String[] {"--backend", "Host", "--timeout", "1h", "--size", "1T", "--steps", "999999999"});
         for (String[] args : lines) {
             RootCommand quick = RootCommand.withoutPicocli(args);
             assertNotNull(quick, String.join(" ", args));
@@ -59,10 +65,12 @@ class RootCommandTest {
     void aValueTheOptionsRefuseIsReportedByPicocli() {
         for (String[] args : List.of(new String[] {"--size", "0"}, new String[] {"--ipc", "nvlink"},
                 new String[] {"--timeout", "0s"}, new String[] {"--devices", "0,0"}, new String[] {"--size="},
-                new String[] {"--devices="}, new String[] {"--backend", "cuda", "--sim-devices", "2"})) {
+                new String[] {"--devices="}, new String[] {"--backend", "cuda", "--sim-devices", "2"},
+                new String[] {"--timeout", "999999999999999999h"}, new String[] {"--transport", "mpi"},
+                new String[] {"--kernel", "fast"})) {
             RootCommand quick = RootCommand.withoutPicocli(args);
-            assertNotNull(quick, String.join(" ", args));
-            assertNull(quick.optionsOrNull(), String.join(" ", args));
+            // Refused by the value's converter (no command) or by the checks across options (no options).
+            assertNull(quick == null ? null : quick.optionsOrNull(), String.join(" ", args));
         }
         ToolRun r = ToolRun.run(Duration.ofSeconds(60), "--ipc", "nvlink", "--backend", "host");
         assertEquals(ExitCodes.USAGE, r.exitCode, r.err);
@@ -70,15 +78,73 @@ class RootCommandTest {
     }
 
     @Test
+    void eachRefusalIsOneLineInTheOptionsWords() {
+        Map<String, String> refusals = new LinkedHashMap<>();
+        refusals.put("--size 0", "--size must be at least 1 byte, got '0'");
+        refusals.put("--size 12Q", "--size: invalid size '12Q' (expected e.g. 4096, 64M, 1G)");
+        refusals.put("--size 99999999999T", "--size: size '99999999999T' is too large");
+        refusals.put("--timeout 0s", "--timeout must be positive, got '0s'");
+        refusals.put("--timeout 999999999999999999h",
+                "--timeout: duration '999999999999999999h' is too long (at most 2562047788015h)");
+        refusals.put("--timeout 3d", "--timeout: invalid duration '3d' (expected e.g. 500ms, 30s, 2m)");
+        refusals.put("--backend gpu", "--backend must be cuda, host or auto, got 'gpu'");
+        refusals.put("--kernel fast", "--kernel must be vec16 or simple, got 'fast'");
+        refusals.put("--verify cpu", "--verify must be host or device, got 'cpu'");
+        refusals.put("--ipc nvlink", "--ipc: must be legacy, vmm or pool, got 'nvlink'");
+        refusals.put("--sync fence", "--sync must be counters or events, got 'fence'");
+        refusals.put("--transport mpi", "--transport must be ipc or nccl, got 'mpi'");
+        refusals.put("--steps 0", "--steps must be at least 1, got 0");
+        refusals.put("--devices 0,x", "--devices takes device ordinals like 0,1; 'x' is not one");
+        refusals.put("--backend cuda --sim-devices 2", "--sim-devices is for simulated devices; --backend cuda runs"
+                + " on GPUs (choose them with --devices)");
+        refusals.forEach((line, message) -> {
+            assertEquals(message, Main.usageProblem(List.of(line.split(" "))), line);
+        });
+    }
+
+    @Test
     void everyOptionOfTheCommandIsKnownWithoutPicocliAndNoOther() {
         Set<String> picocli = new HashSet<>();
         for (CommandLine.Model.OptionSpec o : Main.commandLine().getCommandSpec().options()) {
             if (!o.usageHelp() && !o.versionHelp()) {
-                picocli.add(o.longestName());
+                picocli.addAll(List.of(o.names()));
             }
         }
-        Set<String> quick = new HashSet<>(RootCommand.FLAG_OPTIONS);
-        quick.addAll(RootCommand.valueOptionNames());
-        assertEquals(picocli, quick);
+        // Derived from the declarations, and refused at once for an option it could not set.
+        assertEquals(picocli, RootCommand.quickOptions().keySet());
+    }
+
+    @Test
+    void everyOptionGivenAloneWithItsDefaultParsesAsPicocliParsesIt() {
+        for (CommandLine.Model.OptionSpec o : Main.commandLine().getCommandSpec().options()) {
+            if (o.usageHelp() || o.versionHelp()) {
+                continue;
+            }
+            String[] args = o.arity().max() == 0 ? new String[] {o.longestName()}
+                    : new String[] {o.longestName(), o.defaultValue() != null ? o.defaultValue()
+                            : o.longestName().equals("--devices") ? "0" : "2"};
+            RootCommand quick = RootCommand.withoutPicocli(args);
+            assertNotNull(quick, String.join(" ", args));
+            assertEquals(byPicocli(args), quick.optionsOrNull(), String.join(" ", args));
+        }
+    }
+
+    @Test
+    void theClassFileGivesWhatTheAnnotationsSay() throws Exception {
+        List<DeclaredOptions.Declaration> read = DeclaredOptions.of(RootCommand.class);
+        int annotated = 0;
+        for (java.lang.reflect.Field field : RootCommand.class.getDeclaredFields()) {
+            CommandLine.Option o = field.getAnnotation(CommandLine.Option.class);
+            if (o == null) {
+                continue;
+            }
+            annotated++;
+            DeclaredOptions.Declaration d = read.stream().filter(x -> x.field().equals(field.getName())).findFirst()
+                    .orElseThrow();
+            assertEquals(List.of(o.names()), d.names());
+            assertEquals(o.converter().length == 0 ? null : o.converter()[0].getName(), d.converter());
+            assertEquals("__no_default_value__".equals(o.defaultValue()) ? null : o.defaultValue(), d.defaultValue());
+        }
+        assertEquals(annotated, read.size());
     }
 }

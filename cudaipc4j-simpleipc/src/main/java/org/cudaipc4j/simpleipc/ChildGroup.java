@@ -114,21 +114,21 @@ final class ChildGroup implements AutoCloseable {
         }
     }
 
-    /** The command-line arguments of each of {@code n} children (see {@link SimpleIpcChild}). */
+    /**
+     * The command-line arguments of each of {@code n} children: its index (so that a process list tells them apart)
+     * and its {@link ChildSettings}, encoded.
+     */
     private static List<List<String>> childArgs(SimpleIpcOptions options, String blockName, int n,
             String backendName, PhaseFiles phaseFiles, Path socket) {
+        SimpleIpcOptions.BackendKind backend = switch (backendName) {
+            case "cuda" -> SimpleIpcOptions.BackendKind.CUDA;
+            case "host" -> SimpleIpcOptions.BackendKind.HOST;
+            default -> throw new IllegalArgumentException("unknown backend '" + backendName + "'");
+        };
         List<List<String>> all = new ArrayList<>();
         for (int p = 0; p < n; p++) {
-            List<String> args = new ArrayList<>(List.of(
-                    Integer.toString(p), blockName, Long.toString(options.bytes()), Integer.toString(options.rounds()),
-                    backendName, Integer.toString(options.simulatedDevices()),
-                    Long.toString(options.timeout().toMillis()), Integer.toString(options.corruptProcess()),
-                    options.kernel(), options.verifyOnDevice() ? "device" : "host",
-                    socket == null ? "-" : socket.toString(), options.counters() ? "counters" : "events"));
-            if (phaseFiles.enabled()) {
-                args.add(phaseFiles.file(p).toString());
-            }
-            all.add(args);
+            Path phaseFile = phaseFiles.enabled() ? phaseFiles.file(p) : null;
+            all.add(new ChildSettings(p, blockName, backend, socket, phaseFile, options).arguments());
         }
         return all;
     }

@@ -1,28 +1,301 @@
 package org.cudaipc4j.simpleipc;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions.Sync;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions.Verify;
+import org.cudaipc4j.simpleipc.backend.IpcMode;
+import org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill;
 
 /**
- * What a simpleIPC child is told on its command line: {@code id segment bytes rounds backend simDevices timeoutMillis
- * corrupt kernel verify socket sync [phaseLog]} ({@code socket} is {@code -} when no file descriptors travel, as
- * with {@code --ipc legacy}; {@code sync} is {@code counters} or {@code events}).
+ * What a simpleIPC child is told: the run's options as the parent parsed them, and its own place in the group. It
+ * travels as the child's second argument, written by {@link #encode()} and read by {@link #decode}, so the child
+ * never parses an option string or reads a system property for them; the first argument is the child's index in
+ * plain digits, for process lists, and must agree with the settings.
+ *
+ * <p>The encoding (URL-safe Base64 without padding, of): the magic {@code "CS"}, the version byte {@value #VERSION},
+ * then fields, each a code byte and its value (big-endian): an int is 4 bytes, a long 8, a flag or an enum 1 (the
+ * enum's code below, never its ordinal), a duration its seconds (8) and nanoseconds (4), a text its UTF-8 length (4)
+ * and bytes, a device list its count (4) and ordinals (4 each). Every field is required except the socket and the
+ * phase log; an unknown code is refused, as parent and child always come from the same build.
+ *
+ * @param id the child's process index in the group
+ * @param segment the control block's name
+ * @param backend where the group runs: {@code CUDA} or {@code HOST} (never {@code AUTO}: the parent decided)
+ * @param socket the socket the memory's file descriptors travel over, or null ({@code --ipc legacy})
+ * @param phaseFile where the child writes its phase marks, or null
+ * @param run the run's options
  */
-record ChildSettings(int id, String segment, long bytes, int rounds, String backend, int simulatedDevices,
-        Duration timeout, int corrupt, String kernel, boolean verifyOnDevice, Path socket,
-        boolean counters, Path phaseFile) {
-    static final String USAGE = "usage: SimpleIpcChild id segment bytes rounds backend simDevices timeoutMillis"
-            + " corrupt kernel verify socket sync [phaseLog]";
+record ChildSettings(int id, String segment, BackendKind backend, Path socket, Path phaseFile, SimpleIpcOptions run) {
+    static final String USAGE = "usage: SimpleIpcChild ID SETTINGS (written by the simpleIPC parent)";
+    /** The encoding's version; a child refuses any other. */
+    static final int VERSION = 1;
 
-    /** @throws IllegalArgumentException when an argument is missing or malformed */
-    static ChildSettings parse(String[] args) {
-        if (args.length < 12) {
+    // Field codes: stable, one per field; a new field takes a new code.
+    static final int ID = 1;
+    static final int SEGMENT = 2;
+    static final int BACKEND = 3;
+    static final int SOCKET = 4;
+    static final int PHASE_FILE = 5;
+    static final int BYTES = 10;
+    static final int PROCS_PER_DEVICE = 11;
+    static final int DEVICES = 12;
+    static final int ROUNDS = 13;
+    static final int RUN_BACKEND = 14;
+    static final int SIMULATED_DEVICES = 15;
+    static final int TIMEOUT = 16;
+    static final int JSON = 17;
+    static final int CORRUPT = 18;
+    static final int KERNEL = 19;
+    static final int VERIFY = 20;
+    static final int IPC = 21;
+    static final int SYNC = 22;
+    static final int HOST_WAIT_TIMEOUT = 23;
+    private static final int LAST_CODE = HOST_WAIT_TIMEOUT;
+
+    ChildSettings {
+        if (backend == BackendKind.AUTO) {
+            throw new IllegalArgumentException("a child runs on cuda or host, not auto");
+        }
+    }
+
+    /** The child's command-line arguments: its index and the settings. */
+    java.util.List<String> arguments() {
+        return List.of(Integer.toString(id), encode());
+    }
+
+    /** The settings {@link #arguments()} wrote. @throws IllegalArgumentException for anything else */
+    static ChildSettings fromArguments(String[] args) {
+        if (args.length != 2) {
             throw new IllegalArgumentException(USAGE);
         }
-        return new ChildSettings(Integer.parseInt(args[0]), args[1], Long.parseLong(args[2]),
-                Integer.parseInt(args[3]), args[4], Integer.parseInt(args[5]),
-                Duration.ofMillis(Long.parseLong(args[6])), Integer.parseInt(args[7]), args[8],
-                args[9].equals("device"), args[10].equals("-") ? null : Path.of(args[10]),
-                args[11].equals("counters"), args.length > 12 ? Path.of(args[12]) : null);
+        ChildSettings settings = decode(args[1]);
+        if (!args[0].equals(Integer.toString(settings.id()))) {
+            throw new IllegalArgumentException("child settings: index " + args[0] + " but settings of "
+                    + settings.id());
+        }
+        return settings;
+    }
+
+    /** The settings as text (see the class description). */
+    String encode() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeByte('C');
+            out.writeByte('S');
+            out.writeByte(VERSION);
+            out.writeByte(ID);
+            out.writeInt(id);
+            out.writeByte(SEGMENT);
+            text(out, segment);
+            out.writeByte(BACKEND);
+            out.writeByte(backendCode(backend));
+            if (socket != null) {
+                out.writeByte(SOCKET);
+                text(out, socket.toString());
+            }
+            if (phaseFile != null) {
+                out.writeByte(PHASE_FILE);
+                text(out, phaseFile.toString());
+            }
+            out.writeByte(BYTES);
+            out.writeLong(run.bytes());
+            out.writeByte(PROCS_PER_DEVICE);
+            out.writeInt(run.procsPerDevice());
+            out.writeByte(DEVICES);
+            out.writeInt(run.devices().size());
+            for (int d : run.devices()) {
+                out.writeInt(d);
+            }
+            out.writeByte(ROUNDS);
+            out.writeInt(run.rounds());
+            out.writeByte(RUN_BACKEND);
+            out.writeByte(backendCode(run.backend()));
+            out.writeByte(SIMULATED_DEVICES);
+            out.writeInt(run.simulatedDevices());
+            out.writeByte(TIMEOUT);
+            duration(out, run.timeout());
+            out.writeByte(JSON);
+            out.writeByte(run.json() ? 1 : 0);
+            out.writeByte(CORRUPT);
+            out.writeInt(run.corruptProcess());
+            out.writeByte(KERNEL);
+            out.writeByte(switch (run.kernel()) {
+                case SIMPLE -> 1;
+                case VEC16 -> 2;
+            });
+            out.writeByte(VERIFY);
+            out.writeByte(switch (run.verify()) {
+                case DEVICE -> 1;
+                case HOST -> 2;
+            });
+            out.writeByte(IPC);
+            out.writeByte(switch (run.ipc()) {
+                case LEGACY -> 1;
+                case VMM -> 2;
+                case POOL -> 3;
+            });
+            out.writeByte(SYNC);
+            out.writeByte(switch (run.sync()) {
+                case COUNTERS -> 1;
+                case EVENTS -> 2;
+            });
+            out.writeByte(HOST_WAIT_TIMEOUT);
+            duration(out, run.hostWaitTimeout());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array does not fail
+        }
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
+    }
+
+    /** The settings {@link #encode()} wrote. @throws IllegalArgumentException for anything else */
+    static ChildSettings decode(String encoded) {
+        ByteBuffer in;
+        try {
+            in = ByteBuffer.wrap(Base64.getUrlDecoder().decode(encoded));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("child settings: not the parent's encoding (" + e.getMessage() + ")");
+        }
+        try {
+            if (in.get() != 'C' || in.get() != 'S') {
+                throw new IllegalArgumentException("child settings: not the parent's encoding");
+            }
+            int version = in.get();
+            if (version != VERSION) {
+                throw new IllegalArgumentException("child settings: version " + version + ", expected " + VERSION);
+            }
+            Object[] values = new Object[LAST_CODE + 1];
+            while (in.hasRemaining()) {
+                int code = in.get();
+                if (code < 1 || code > LAST_CODE || code > PHASE_FILE && code < BYTES) {
+                    throw new IllegalArgumentException("child settings: unknown field " + code);
+                }
+                if (values[code] != null) {
+                    throw new IllegalArgumentException("child settings: field " + code + " given twice");
+                }
+                values[code] = switch (code) {
+                    case ID, PROCS_PER_DEVICE, ROUNDS, SIMULATED_DEVICES, CORRUPT -> in.getInt();
+                    case BYTES -> in.getLong();
+                    case SEGMENT, SOCKET, PHASE_FILE -> text(in);
+                    case BACKEND, RUN_BACKEND -> backend(in.get());
+                    case TIMEOUT, HOST_WAIT_TIMEOUT -> Duration.ofSeconds(in.getLong(), in.getInt());
+                    case JSON -> flag(in.get());
+                    case DEVICES -> devices(in);
+                    case KERNEL -> switch (in.get()) {
+                        case 1 -> Fill.SIMPLE;
+                        case 2 -> Fill.VEC16;
+                        default -> throw badCode(code);
+                    };
+                    case VERIFY -> switch (in.get()) {
+                        case 1 -> Verify.DEVICE;
+                        case 2 -> Verify.HOST;
+                        default -> throw badCode(code);
+                    };
+                    case IPC -> switch (in.get()) {
+                        case 1 -> IpcMode.LEGACY;
+                        case 2 -> IpcMode.VMM;
+                        case 3 -> IpcMode.POOL;
+                        default -> throw badCode(code);
+                    };
+                    case SYNC -> switch (in.get()) {
+                        case 1 -> Sync.COUNTERS;
+                        case 2 -> Sync.EVENTS;
+                        default -> throw badCode(code);
+                    };
+                    default -> throw new IllegalArgumentException("child settings: unknown field " + code);
+                };
+            }
+            for (int code = 1; code <= LAST_CODE; code++) {
+                boolean optional = code == SOCKET || code == PHASE_FILE || code > PHASE_FILE && code < BYTES;
+                if (values[code] == null && !optional) {
+                    throw new IllegalArgumentException("child settings: field " + code + " missing");
+                }
+            }
+            @SuppressWarnings("unchecked")
+            List<Integer> devices = (List<Integer>) values[DEVICES];
+            SimpleIpcOptions run = new SimpleIpcOptions((Long) values[BYTES], (Integer) values[PROCS_PER_DEVICE],
+                    devices, (Integer) values[ROUNDS], (BackendKind) values[RUN_BACKEND],
+                    (Integer) values[SIMULATED_DEVICES], (Duration) values[TIMEOUT], (Boolean) values[JSON],
+                    (Integer) values[CORRUPT], (Fill) values[KERNEL], (Verify) values[VERIFY], (IpcMode) values[IPC],
+                    (Sync) values[SYNC], (Duration) values[HOST_WAIT_TIMEOUT]);
+            return new ChildSettings((Integer) values[ID], (String) values[SEGMENT], (BackendKind) values[BACKEND],
+                    values[SOCKET] == null ? null : Path.of((String) values[SOCKET]),
+                    values[PHASE_FILE] == null ? null : Path.of((String) values[PHASE_FILE]), run);
+        } catch (BufferUnderflowException | java.time.DateTimeException | ArithmeticException e) {
+            throw new IllegalArgumentException("child settings: truncated or malformed");
+        }
+    }
+
+    private static int backendCode(BackendKind kind) {
+        return switch (kind) {
+            case CUDA -> 1;
+            case HOST -> 2;
+            case AUTO -> 3;
+        };
+    }
+
+    private static BackendKind backend(byte code) {
+        return switch (code) {
+            case 1 -> BackendKind.CUDA;
+            case 2 -> BackendKind.HOST;
+            case 3 -> BackendKind.AUTO;
+            default -> throw badCode(BACKEND);
+        };
+    }
+
+    private static boolean flag(byte value) {
+        return switch (value) {
+            case 0 -> false;
+            case 1 -> true;
+            default -> throw badCode(JSON);
+        };
+    }
+
+    private static List<Integer> devices(ByteBuffer in) {
+        int count = in.getInt();
+        if (count < 0 || count > in.remaining() / Integer.BYTES) {
+            throw new IllegalArgumentException("child settings: device count " + count);
+        }
+        List<Integer> devices = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            devices.add(in.getInt());
+        }
+        return devices;
+    }
+
+    private static String text(ByteBuffer in) {
+        int length = in.getInt();
+        if (length < 0 || length > in.remaining()) {
+            throw new IllegalArgumentException("child settings: text length " + length);
+        }
+        byte[] bytes = new byte[length];
+        in.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static void text(DataOutputStream out, String value) throws IOException {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    private static void duration(DataOutputStream out, Duration value) throws IOException {
+        out.writeLong(value.getSeconds());
+        out.writeInt(value.getNano());
+    }
+
+    private static IllegalArgumentException badCode(int field) {
+        return new IllegalArgumentException("child settings: unknown value of field " + field);
     }
 }

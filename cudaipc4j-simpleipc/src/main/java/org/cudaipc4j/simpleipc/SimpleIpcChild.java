@@ -21,7 +21,6 @@ import org.cudaipc4j.simpleipc.backend.Backend.PeerBuffer;
 import org.cudaipc4j.simpleipc.backend.Backend.PeerEvent;
 import org.cudaipc4j.simpleipc.backend.BackendException;
 import org.cudaipc4j.simpleipc.cuda.CudaAttachment;
-import org.cudaipc4j.simpleipc.cuda.CudaBackend;
 
 /**
  * Child process {@code id} of a simpleIPC run (the sample run with one integer argument). Started by the parent
@@ -52,21 +51,23 @@ public final class SimpleIpcChild {
         phases.mark("main");
         ChildSettings settings;
         try {
-            settings = ChildSettings.parse(args);
+            settings = ChildSettings.fromArguments(args);
         } catch (IllegalArgumentException e) {
-            System.err.println(ChildSettings.USAGE);
+            System.err.println(e.getMessage());
+            if (!e.getMessage().equals(ChildSettings.USAGE)) {
+                System.err.println(ChildSettings.USAGE);
+            }
             System.exit(64);
             return;
         }
         int id = settings.id();
-        if (settings.backend().equals("cuda")) {
+        if (settings.backend() == SimpleIpcOptions.BackendKind.CUDA) {
             DriverStartUp.applySingleStreamDefaults(); // see SimpleIpcParent
             DriverStartUp.prelinkInBackground();
         }
         if (settings.socket() != null) {
             FdDistribution.warmUpInBackground();
         }
-        System.setProperty(CudaBackend.KERNEL_PROPERTY, settings.kernel());
 
         // Joining the group (shared memory, checks of the parent) and starting the driver do not depend on each
         // other: join on a helper thread while this thread, which will own the CUDA context, starts the driver.
@@ -77,7 +78,7 @@ public final class SimpleIpcChild {
         CompletableFuture<FdDistribution.Request> fdRequest = new CompletableFuture<>();
         Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
             try {
-                joining.complete(ChildRuntime.join(settings.segment(), SimpleIpcSlot.LAYOUT, id, settings.timeout()));
+                joining.complete(ChildRuntime.join(settings.segment(), SimpleIpcSlot.LAYOUT, id, settings.run().timeout()));
                 phases.mark("joined");
             } catch (Throwable t) {
                 joining.completeExceptionally(t);
@@ -86,7 +87,7 @@ public final class SimpleIpcChild {
             }
             if (settings.socket() != null) {
                 try {
-                    fdRequest.complete(FdDistribution.request(settings.socket(), id, settings.timeout()));
+                    fdRequest.complete(FdDistribution.request(settings.socket(), id, settings.run().timeout()));
                 } catch (Throwable t) {
                     fdRequest.completeExceptionally(t);
                 }
@@ -94,7 +95,7 @@ public final class SimpleIpcChild {
         });
 
         int exit;
-        try (Backend backend = Backends.create(settings.backend(), settings.simulatedDevices())) {
+        try (Backend backend = Backends.create(settings.backend(), settings.run())) {
             RuntimeException driverFailure = null;
             try {
                 backend.startDriver();
@@ -104,7 +105,7 @@ public final class SimpleIpcChild {
             }
             try (ChildRuntime runtime = awaitJoin(joining)) {
                 SimpleIpcSlot.releaseCountersOnAbort(runtime.block());
-                if (settings.backend().equals("cuda")) {
+                if (settings.backend() == SimpleIpcOptions.BackendKind.CUDA) {
                     // Killed, the parent leaves the driver's /dev/shm files, and this process halts without the
                     // driver's at-exit handler: remove both (the names carry the pid).
                     runtime.onParentGone(() -> {
@@ -160,7 +161,7 @@ public final class SimpleIpcChild {
 
     private static int run(ChildRuntime runtime, Backend backend, ChildSettings settings,
             CompletableFuture<FdDistribution.Request> fdRequest, PhaseLog phases) {
-        Duration timeout = settings.timeout();
+        Duration timeout = settings.run().timeout();
         ControlBlock block = runtime.block();
         int id = runtime.index();
         if (!block.awaitAssignment(timeout)) {
@@ -215,11 +216,11 @@ public final class SimpleIpcChild {
     @SuppressWarnings("try") // the request is only closed: its message is what is used
     private static int work(ChildRuntime runtime, Attachment attachment, ChildSettings settings,
             CompletableFuture<FdDistribution.Request> fdRequest, PhaseLog phases) {
-        long bytes = settings.bytes();
-        int rounds = settings.rounds();
-        Duration timeout = settings.timeout();
-        int corrupt = settings.corrupt();
-        boolean verifyOnDevice = settings.verifyOnDevice();
+        long bytes = settings.run().bytes();
+        int rounds = settings.run().rounds();
+        Duration timeout = settings.run().timeout();
+        int corrupt = settings.run().corruptProcess();
+        boolean verifyOnDevice = settings.run().verifyOnDevice();
         ControlBlock block = runtime.block();
         int id = runtime.index();
         int n = block.processCount();
@@ -229,7 +230,7 @@ public final class SimpleIpcChild {
         // The attachment owns what it opens and closes it before itself.
         List<PeerBuffer> buffers = new ArrayList<>(n);
         List<PeerEvent> events = new ArrayList<>(n);
-        boolean counters = settings.counters();
+        boolean counters = settings.run().counters();
         if (counters) {
             attachment.useCounters(block.segment().memory(), SimpleIpcSlot.counterOffsets(block));
         }

@@ -2,10 +2,13 @@ package org.cudaipc4j.simpleipc;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
+import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 
 /**
- * A validated simpleIPC run configuration.
+ * A validated simpleIPC run configuration: what the command line says, typed once. The parent runs by it, each
+ * child receives it (see {@link ChildSettings}) and the benchmarks build it.
  *
  * @param bytes size of each process's buffer
  * @param procsPerDevice processes sharing each selected device (the sample: 1)
@@ -17,15 +20,15 @@ import org.cudaipc4j.simpleipc.backend.IpcMode;
  *                still running then are stopped
  * @param json print a machine-readable result on stdout (human output goes to stderr)
  * @param corruptProcess for tests: the process that writes a wrong value in its last step, or -1
- * @param kernel the fill kernel on GPUs: {@code vec16} (16-byte stores) or {@code simple} (the sample's)
- * @param verifyOnDevice count wrong bytes on the device instead of copying the buffer back to the host
+ * @param kernel the fill kernel on GPUs
+ * @param verify where each buffer is checked
  * @param ipc how the buffers travel to the children
- * @param counters order the rotation by counters in the control block (a group that fails frees every waiting
- *                 stream at once) instead of by the sample's interprocess events
+ * @param sync how each step waits for the previous writer of its buffer
+ * @param hostWaitTimeout the host backend's longest wait on a simulated event or stream
  */
 public record SimpleIpcOptions(long bytes, int procsPerDevice, List<Integer> devices, int rounds,
         BackendKind backend, int simulatedDevices, Duration timeout, boolean json, int corruptProcess,
-        String kernel, boolean verifyOnDevice, IpcMode ipc, boolean counters) {
+        BuiltinKernels.Fill kernel, Verify verify, IpcMode ipc, Sync sync, Duration hostWaitTimeout) {
 
     /** The sample's buffer size: 64 MiB (DATA_SIZE). */
     public static final long DEFAULT_BYTES = 64L << 20;
@@ -34,6 +37,23 @@ public record SimpleIpcOptions(long bytes, int procsPerDevice, List<Integer> dev
 
     public SimpleIpcOptions {
         devices = List.copyOf(devices);
+        java.util.Objects.requireNonNull(backend, "backend");
+        java.util.Objects.requireNonNull(timeout, "timeout");
+        java.util.Objects.requireNonNull(kernel, "kernel");
+        java.util.Objects.requireNonNull(verify, "verify");
+        java.util.Objects.requireNonNull(ipc, "ipc");
+        java.util.Objects.requireNonNull(sync, "sync");
+        java.util.Objects.requireNonNull(hostWaitTimeout, "hostWaitTimeout");
+    }
+
+    /** Whether wrong bytes are counted on the device rather than in a copy in host memory. */
+    public boolean verifyOnDevice() {
+        return verify == Verify.DEVICE;
+    }
+
+    /** Whether the rotation is ordered by counters in the control block rather than by interprocess events. */
+    public boolean counters() {
+        return sync == Sync.COUNTERS;
     }
 
     /** Where the workload runs. */
@@ -43,6 +63,40 @@ public record SimpleIpcOptions(long bytes, int procsPerDevice, List<Integer> dev
         /** Devices simulated in host shared memory. */
         HOST,
         /** cuda when an IPC-capable GPU exists, else host. */
-        AUTO
+        AUTO;
+
+        /** The name on the command line and in the children's settings: {@code cuda}, {@code host}, {@code auto}. */
+        public String optionName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Where each buffer is verified ({@code --verify}). */
+    public enum Verify {
+        /** Wrong bytes counted on the GPU; a wrong buffer is then copied back for the report. */
+        DEVICE,
+        /** The buffer copied to pinned host memory and checked there, as the sample does. */
+        HOST;
+
+        /** The name on the command line: {@code device}, {@code host}. */
+        public String optionName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** How each step waits for the previous writer of its buffer ({@code --sync}). */
+    public enum Sync {
+        /**
+         * Stream memory operations on counters in the control block: a group that fails frees every waiting
+         * stream at once.
+         */
+        COUNTERS,
+        /** The sample's interprocess events. */
+        EVENTS;
+
+        /** The name on the command line: {@code counters}, {@code events}. */
+        public String optionName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 }

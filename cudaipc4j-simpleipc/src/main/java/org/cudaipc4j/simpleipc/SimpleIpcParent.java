@@ -139,7 +139,7 @@ public final class SimpleIpcParent {
                 }
             }
             printBackendLine();
-            if (backend.simulated() && options.kernel().equals("simple")) {
+            if (backend.simulated() && options.kernel() == org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill.SIMPLE) {
                 out.println("Note: --kernel simple is for GPUs; simulated devices fill their buffers on the CPU");
             }
             for (int device : selected) {
@@ -319,11 +319,11 @@ public final class SimpleIpcParent {
         BackendKind kind = options.backend();
         if (kind == BackendKind.HOST) {
             backendLine = String.format("Backend: host (%d devices simulated in host shared memory)", options.simulatedDevices());
-            return Backends.create("host", options.simulatedDevices());
+            return Backends.create(BackendKind.HOST, options);
         }
         Backend cuda = null;
         try {
-            cuda = Backends.create("cuda", 0);
+            cuda = Backends.create(BackendKind.CUDA, options);
             if (kind == BackendKind.CUDA) {
                 backendLine = "Backend: cuda";
                 return cuda;
@@ -347,7 +347,7 @@ public final class SimpleIpcParent {
             }
             backendLine = String.format("Backend: host (auto: %s; %d devices simulated in host shared memory)",
                     Failures.oneLine(e), options.simulatedDevices());
-            return Backends.create("host", options.simulatedDevices());
+            return Backends.create(BackendKind.HOST, options);
         } catch (RuntimeException e) {
             if (cuda != null) {
                 cuda.close();

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
+import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,7 +19,8 @@ class GroupGuessTest {
     private static SimpleIpcOptions options(BackendKind backend, List<Integer> devices, int procsPerDevice,
             int simulated) {
         return new SimpleIpcOptions(1024, procsPerDevice, devices, 1, backend, simulated, Duration.ofSeconds(60),
-                false, -1, "vec16", true, IpcMode.LEGACY, true);
+                false, -1, BuiltinKernels.Fill.VEC16, SimpleIpcOptions.Verify.DEVICE, IpcMode.LEGACY,
+                SimpleIpcOptions.Sync.COUNTERS, Duration.ofSeconds(60));
     }
 
     @Test

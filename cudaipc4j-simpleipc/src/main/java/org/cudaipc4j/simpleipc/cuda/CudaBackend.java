@@ -29,17 +29,16 @@ import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
  * exports one {@code cuMemAlloc_v2} buffer and one interprocess event per child; each child attaches to its
  * device and opens every sibling's handles.
  *
- * <p>The fill kernel is {@value BuiltinKernels#FILL_BYTES_VEC16} unless the system property
- * {@value #KERNEL_PROPERTY} is {@code simple}, which selects the sample's one-byte kernel
- * ({@value BuiltinKernels#FILL_BYTES}, grid = active blocks per SM at 128 threads times the SM count).
+ * <p>The fill kernel is {@value BuiltinKernels#FILL_BYTES_VEC16} unless the backend is made with
+ * {@link BuiltinKernels.Fill#SIMPLE}, the sample's one-byte kernel ({@value BuiltinKernels#FILL_BYTES}, grid =
+ * active blocks per SM at 128 threads times the SM count).
  *
  * <p>Threading: the CUDA driver binds contexts to OS threads. Call the parent's methods from one platform thread;
  * an {@link Attachment} belongs to the platform thread that created it and refuses calls from any other.
  */
 public final class CudaBackend implements Backend {
-    /** System property choosing the fill kernel: {@code vec16} (default) or {@code simple}. */
-    public static final String KERNEL_PROPERTY = "cudaipc4j.kernel";
-
+    /** The fill kernel of this backend's attachments. */
+    private final BuiltinKernels.Fill kernel;
     private final Map<Integer, Context> contexts = new LinkedHashMap<>();
     /** The exportable pool of each device ({@code --ipc pool}), made on first use, owned by its context. */
     private final Map<Integer, MemoryPool> pools = new LinkedHashMap<>();
@@ -57,14 +56,19 @@ public final class CudaBackend implements Backend {
         return false;
     }
 
-    /** The fill kernel {@value #KERNEL_PROPERTY} selects. */
-    static BuiltinKernels.Fill fillKernel() {
-        String kernel = System.getProperty(KERNEL_PROPERTY, BuiltinKernels.Fill.VEC16.optionName());
-        try {
-            return BuiltinKernels.Fill.parse(kernel);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(KERNEL_PROPERTY + " " + e.getMessage(), e);
-        }
+    /** A backend whose attachments fill with {@link BuiltinKernels.Fill#VEC16}. */
+    public CudaBackend() {
+        this(BuiltinKernels.Fill.VEC16);
+    }
+
+    /** A backend whose attachments fill with {@code kernel}. */
+    public CudaBackend(BuiltinKernels.Fill kernel) {
+        this.kernel = java.util.Objects.requireNonNull(kernel, "kernel");
+    }
+
+    /** The fill kernel of this backend's attachments. */
+    BuiltinKernels.Fill fillKernel() {
+        return kernel;
     }
 
     @Override

@@ -24,8 +24,9 @@ import org.cudaipc4j.simpleipc.backend.Sizes;
  *   <li>A stream is one platform thread running tasks in order; the kernel is a byte fill.</li>
  *   <li>{@code record} takes a ticket when called; {@code streamWait} waits for the most recent ticket at the
  *       time of the call, never for a later record.</li>
- *   <li>A wait gives up after the time set by the system property {@value #WAIT_TIMEOUT_PROPERTY} (milliseconds;
- *       default 60 s), when its attachment is closed, or when the process that recorded the event has exited.</li>
+ *   <li>A wait gives up after the backend's wait timeout (the tool's parent reads it from the system property
+ *       {@value #WAIT_TIMEOUT_PROPERTY}, milliseconds, default 60 s, and hands it to its children with their
+ *       settings), when its attachment is closed, or when the process that recorded the event has exited.</li>
  * </ul>
  * Segments are named by {@code SharedSegment} in the shared-memory directory, so a crashed run's segments are
  * reaped like any other.
@@ -36,19 +37,26 @@ public final class HostBackend implements Backend {
     public static final String WAIT_TIMEOUT_PROPERTY = "cudaipc4j.host.waitTimeoutMs";
     /** The most devices a host backend simulates (the control block's process limit). */
     public static final int MAX_DEVICES = 1024;
-    private static final long DEFAULT_WAIT_TIMEOUT_MS = 60_000;
+    /** The wait timeout when none is set. */
+    public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(60);
 
     private final int devices;
     private final long waitTimeoutNanos;
     private final List<AutoCloseable> resources = new ArrayList<>(); // guarded by this, creation order
     private boolean closed;
 
-    /** A backend of {@code simulatedDevices} devices, ordinals 0..n-1. */
+    /** A backend of {@code simulatedDevices} devices, ordinals 0..n-1, with the default wait timeout. */
     public HostBackend(int simulatedDevices) {
-        this(simulatedDevices, waitTimeoutFromProperty());
+        this(simulatedDevices, DEFAULT_WAIT_TIMEOUT);
     }
 
-    HostBackend(int simulatedDevices, Duration waitTimeout) {
+    /**
+     * A backend of {@code simulatedDevices} devices, ordinals 0..n-1, whose waits give up after {@code waitTimeout}.
+     *
+     * @throws IllegalArgumentException for a device count outside 1..{@value #MAX_DEVICES} or a timeout that is
+     *     not positive
+     */
+    public HostBackend(int simulatedDevices, Duration waitTimeout) {
         if (simulatedDevices < 1 || simulatedDevices > MAX_DEVICES) {
             throw new IllegalArgumentException("simulated devices must be in 1.." + MAX_DEVICES + ": " + simulatedDevices);
         }
@@ -59,10 +67,15 @@ public final class HostBackend implements Backend {
         this.waitTimeoutNanos = waitTimeout.toNanos();
     }
 
-    private static Duration waitTimeoutFromProperty() {
+    /**
+     * The wait timeout {@value #WAIT_TIMEOUT_PROPERTY} sets, else the default (60 s); read once, by the parent.
+     *
+     * @throws IllegalArgumentException when the property is not a positive number of milliseconds
+     */
+    public static Duration configuredWaitTimeout() {
         String value = System.getProperty(WAIT_TIMEOUT_PROPERTY);
         if (value == null) {
-            return Duration.ofMillis(DEFAULT_WAIT_TIMEOUT_MS);
+            return DEFAULT_WAIT_TIMEOUT;
         }
         try {
             long ms = Long.parseLong(value.trim());

@@ -11,7 +11,7 @@ import org.cudaipc4j.simpleipc.kernels.MismatchCount;
 /**
  * The child side of {@link CudaBackendGpuTest} (a fresh JVM), and a probe for device selection.
  * <ul>
- *   <li>{@code fill DEVICE MEM_HEX EVENT_HEX BYTES VALUE}: attaches, opens both handles, waits on the event, fills
+ *   <li>{@code fill DEVICE MEM_HEX EVENT_HEX BYTES VALUE KERNEL}: attaches, opens both handles, waits on the event, fills
  *       with VALUE, records the event, then verifies on the host and on the device; prints the kernel used.
  *   <li>{@code select}: prints what {@code selectDevices} returns or throws.
  * </ul>
@@ -20,7 +20,9 @@ public final class BackendChild {
     private BackendChild() {}
 
     public static void main(String[] args) {
-        try (CudaBackend backend = new CudaBackend()) {
+        try (CudaBackend backend = new CudaBackend(
+                args.length > 6 ? org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill.valueOf(args[6])
+                        : org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill.VEC16)) {
             if (args[0].equals("select")) {
                 try {
                     System.out.println("selected " + backend.selectDevices(List.of(), 32, System.out::println));

@@ -33,19 +33,19 @@ class CudaBackendGpuTest {
             assertFalse(selected.isEmpty());
             assertEquals(0, selected.getFirst());
             backend.prepareDevices(selected);
-            runChild(backend, List.of(), (byte) 7, "kernel VEC16");
-            runChild(backend, List.of("-D" + CudaBackend.KERNEL_PROPERTY + "=simple"), (byte) 9, "kernel SIMPLE");
+            runChild(backend, BuiltinKernels.Fill.VEC16, (byte) 7, "kernel VEC16");
+            runChild(backend, BuiltinKernels.Fill.SIMPLE, (byte) 9, "kernel SIMPLE");
         }
     }
 
-    private static void runChild(CudaBackend backend, List<String> jvmOptions, byte value, String kernel) {
+    private static void runChild(CudaBackend backend, BuiltinKernels.Fill fill, byte value, String kernel) {
         try (CudaExport export = backend.export(0, BYTES)) {
             assertEquals(64, export.memoryHandle().length);
             assertEquals(64, export.eventHandle().length);
             export.memory().memset((byte) 0);
-            JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(120), BackendChild.class, jvmOptions, "fill",
+            JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(120), BackendChild.class, List.of(), "fill",
                     "0", HexFormat.of().formatHex(export.memoryHandle()), HexFormat.of().formatHex(export.eventHandle()),
-                    Long.toString(BYTES), Integer.toString(value));
+                    Long.toString(BYTES), Integer.toString(value), fill.name());
             assertEquals(0, r.exitCode(), r.describe());
             assertTrue(r.stdout().startsWith(kernel + " grid "), r.describe());
             export.event().synchronize();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.Test;
 
@@ -19,23 +20,10 @@ class CudaBackendTest {
     }
 
     @Test
-    void theKernelIsChosenByThePropertyAndABadChoiceIsRefused() {
-        String old = System.getProperty(CudaBackend.KERNEL_PROPERTY);
-        try {
-            System.clearProperty(CudaBackend.KERNEL_PROPERTY);
-            assertEquals(org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill.VEC16, CudaBackend.fillKernel());
-            System.setProperty(CudaBackend.KERNEL_PROPERTY, "simple");
-            assertEquals(org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill.SIMPLE, CudaBackend.fillKernel());
-            System.setProperty(CudaBackend.KERNEL_PROPERTY, "fast");
-            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
-                    IllegalArgumentException.class, CudaBackend::fillKernel);
-            assertEquals("cudaipc4j.kernel must be vec16 or simple, got 'fast'", e.getMessage());
-        } finally {
-            if (old == null) {
-                System.clearProperty(CudaBackend.KERNEL_PROPERTY);
-            } else {
-                System.setProperty(CudaBackend.KERNEL_PROPERTY, old);
-            }
+    void theKernelIsTheOneTheBackendIsMadeWith() {
+        try (CudaBackend plain = new CudaBackend(); CudaBackend simple = new CudaBackend(BuiltinKernels.Fill.SIMPLE)) {
+            assertEquals(BuiltinKernels.Fill.VEC16, plain.fillKernel());
+            assertEquals(BuiltinKernels.Fill.SIMPLE, simple.fillKernel());
         }
     }
 }
