@@ -18,7 +18,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * The CUDA driver's files in {@code /dev/shm} ({@code cuda.shm.<n>.<pid in hex>.<m>}, a process's interprocess
  * state), for tests that start CUDA processes of other languages. A torch process leaves its file behind even when it
- * exits normally, so a test removes the files of such a child once it has ended ({@link #removeWhenEnded}).
+ * exits normally: the driver removes it when the process's context is torn down, which torch never does (a C program
+ * that exits without {@code cudaDeviceReset} leaves it too). So a test removes the files of such a child once it has
+ * ended ({@link #removeWhenEnded}).
  *
  * <p>As an extension ({@code @ExtendWith(DriverFileLeaks.class)}) it fails every test after which a driver file is
  * left that was not there before it and whose process has ended (those are removed, so the next test starts clean).
