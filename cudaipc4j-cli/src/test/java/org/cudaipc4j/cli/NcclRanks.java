@@ -2,8 +2,6 @@ package org.cudaipc4j.cli;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.Ports;
 
 /** Ranks of {@code --transport nccl} started as independent processes, the way a launcher starts them. */
 final class NcclRanks implements AutoCloseable {
@@ -40,37 +39,6 @@ final class NcclRanks implements AutoCloseable {
     }
 
     /**
-     * A port P on 127.0.0.1 such that P and P + 1 were free a moment ago: torchrun's MASTER_PORT, whose successor
-     * the ranks' rendezvous takes.
-     */
-    static int freeLoopbackPortPair() {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            try (ServerSocket first = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                int p = first.getLocalPort();
-                if (p == 65535) {
-                    continue;
-                }
-                try (ServerSocket second = new ServerSocket(p + 1, 1, InetAddress.getLoopbackAddress())) {
-                    return p;
-                } catch (IOException taken) {
-                    // try another
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        throw new IllegalStateException("no two free consecutive ports on 127.0.0.1");
-    }
-
-    static int freeLoopbackPort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /**
      * Starts {@code size} ranks with a torchrun-style environment ({@code RANK}, {@code WORLD_SIZE},
      * {@code LOCAL_RANK}, {@code MASTER_ADDR}, {@code MASTER_PORT}), each a host of its own to NCCL, plus
      * {@code extra(rank)}.
@@ -78,7 +46,7 @@ final class NcclRanks implements AutoCloseable {
     static NcclRanks torchrunStyle(int size, Path logs, java.util.function.IntFunction<Map<String, String>> extra,
                                    String... args) throws IOException {
         NcclRanks ranks = new NcclRanks(logs);
-        int masterPort = freeLoopbackPortPair();
+        int masterPort = Ports.freeLoopbackPortPair();
         for (int r = 0; r < size; r++) {
             ProcessBuilder pb = new ProcessBuilder(toolCommand(args))
                     .redirectError(logs.resolve("rank" + r + ".err").toFile());

@@ -7,12 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.util.Random;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.testing.TensorBytes;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -75,26 +74,8 @@ class TensorDigestTest {
         assertEquals(ExitCodes.USAGE, InteropExit.USAGE);
     }
 
-    /** Element by element in row-major order. */
-    private static String walk(TensorLayout l, byte[] storage) throws Exception {
-        MessageDigest md = MessageDigest.getInstance("SHA-256");
-        int es = l.dtype().elementSize();
-        long[] shape = l.shape();
-        long[] strides = l.strides();
-        long[] index = new long[shape.length];
-        for (long n = 0; n < l.elementCount(); n++) {
-            long at = l.offset();
-            for (int d = 0; d < shape.length; d++) {
-                at += index[d] * strides[d];
-            }
-            md.update(storage, (int) (at * es), es);
-            for (int d = shape.length - 1; d >= 0; d--) {
-                if (++index[d] < shape[d]) {
-                    break;
-                }
-                index[d] = 0;
-            }
-        }
-        return HexFormat.of().formatHex(md.digest());
+    /** Element by element in row-major order, as the GPU tests check tensors. */
+    private static String walk(TensorLayout l, byte[] storage) {
+        return TensorBytes.sha256(storage, l.dtype().elementSize(), l.offset(), l.shape(), l.strides());
     }
 }
