@@ -65,12 +65,16 @@ producer_in=
 producer_out=
 pool_pid=
 pool_in=
+python_pids=()
 start=$SECONDS
 
 # Ends the producers (they end on their own when their stdin closes; killed after 10 s), removes the work folder,
-# and checks /dev/shm: an entry of torch's or ours that this run left fails the run (and is removed).
+# and checks /dev/shm: an entry of torch's or ours that this run left fails the run (and is removed). The CUDA
+# driver's files (cuda.shm.<n>.<pid in hex>.<m>) of processes that ended during the run are removed too: torch
+# leaves its process's file behind even at a normal exit, so those of this run's Python processes are counted;
+# any other (a Java reader's, which the driver removes at its exit) fails the run.
 cleanup() {
-  local rc=$? pid left
+  local rc=$? pid left f h py_hex=" " python_files=0 other=
   trap - EXIT INT TERM
   if [ -n "$producer_in" ]; then close_fd "$producer_in"; fi
   if [ -n "$pool_in" ]; then close_fd "$pool_in"; fi
@@ -90,6 +94,21 @@ cleanup() {
     for f in $left; do rm -f "/dev/shm/$f"; done
     [ "$rc" != 0 ] || rc=1
   fi
+  for pid in "${python_pids[@]}"; do py_hex+="$(printf %x "$pid") "; done
+  for f in $(comm -13 <(printf '%s\n' "$shm_before") <(shm_list) | grep '^cuda\.shm\.' || true); do
+    h=${f#cuda.shm.*.}; h=${h%%.*}
+    [[ $h =~ ^[0-9a-f]+$ ]] || continue
+    [ ! -d "/proc/$((16#$h))" ] || continue # a running process's
+    if [[ $py_hex == *" $h "* ]]; then python_files=$((python_files + 1)); else other+=" $f"; fi
+    rm -f "/dev/shm/$f"
+  done
+  if ((python_files > 0)); then
+    echo "interop-bench: removed $python_files CUDA driver files the Python processes left at their exit"
+  fi
+  if [ -n "$other" ]; then
+    echo "interop-bench: CUDA driver files of other ended processes left in /dev/shm (removed now):$other" >&2
+    [ "$rc" != 0 ] || rc=1
+  fi
   exit "$rc"
 }
 trap cleanup EXIT
@@ -102,7 +121,9 @@ reader() {
   shift 2
   local to=$jsonl
   ((round > 0)) || to=$work/warmup.jsonl
-  "$@" >> "$to" || rc=$?
+  # Through a shell that writes its pid and then becomes the reader: a Python reader's pid is counted at the end.
+  bash -c 'echo $$ > "$0"; exec "$@"' "$work/reader.pid" "$@" >> "$to" || rc=$?
+  [ "$1" != "${py[0]}" ] || python_pids+=("$(cat "$work/reader.pid")")
   ((rc == 0)) || die "$label (round $round) failed with exit status $rc: $*"
 }
 
@@ -152,6 +173,7 @@ if want tensor || want state-dict; then
     PYTORCH_CUDA_ALLOC_CONF=$conf "${py[@]}" torch-producer "$tensors" "$seed" \
       < "$work/producer.in" > "$work/producer.out" &
     producer_pid=$!
+    python_pids+=("$producer_pid")
     # Opened in the order the producer opens them (a FIFO's open waits for the other end).
     exec {producer_in}>"$work/producer.in" {producer_out}<"$work/producer.out"
     IFS= read -r -t 300 reply <&"$producer_out" || die "the torch producer ($alloc) did not start"
@@ -173,6 +195,7 @@ if want pool; then
   mkfifo "$work/pool.in"
   "${py[@]}" pool-producer "$work/pool.jsonl" "$size" < "$work/pool.in" > "$work/pool.out" &
   pool_pid=$!
+  python_pids+=("$pool_pid")
   exec {pool_in}>"$work/pool.in"
   for _ in $(seq 600); do
     [ -s "$work/pool.out" ] && break

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+import driver_files
+
 pytestmark = pytest.mark.gpu
 
 PEER = str(Path(__file__).with_name("gpu_peer.py"))
@@ -39,9 +41,11 @@ class Peer:
         self.p.stdin.flush()
 
     def kill(self):
-        """Ends the peer if it still runs and removes what a killed peer leaves: its holder table."""
+        """Ends the peer if it still runs and removes what a killed peer leaves, its holder table, and the driver's
+        file that a torch peer leaves even at a normal exit."""
         self.p.kill()
         self.p.wait()
+        driver_files.remove_of_ended(self.p.pid)
         for stream in (self.p.stdin, self.p.stdout, self.p.stderr):
             try:
                 stream.close()

@@ -64,7 +64,8 @@ class Run:
 
 def _run(tmp_path, require, unavailable):
     here = Path(__file__).parent
-    (tmp_path / "gpu_policy.py").write_text((here / "gpu_policy.py").read_text(encoding="utf-8"), encoding="utf-8")
+    for helper in ("gpu_policy.py", "driver_files.py"):
+        (tmp_path / helper).write_text((here / helper).read_text(encoding="utf-8"), encoding="utf-8")
     # the conftest under test, told whether a GPU is there without importing torch
     (tmp_path / "conftest.py").write_text(
         CONFTEST.replace("import gpu_policy  # noqa: E402", "import gpu_policy  # noqa: E402\n"

@@ -20,11 +20,13 @@ import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.interop.TorchHandle;
 import org.cudaipc4j.interop.torch.TorchShare;
 import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code cudaipc4j interop open} on what a real torch producer shares (the interop module's
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * producer then reads every slot at 0 and frees all its memory.
  */
 @GpuTest
+@ExtendWith(DriverFileLeaks.class)
 class InteropOpenGpuTest {
     private static final Duration WAIT = Duration.ofSeconds(120);
     private static final HexFormat HEX = HexFormat.of();
@@ -42,6 +45,7 @@ class InteropOpenGpuTest {
     void theToolPrintsTheProducersSha256ForEveryShareAndGivesEverySlotBack() {
         String script = producerScript();
         try (JavaProcess.Interactive producer = JavaProcess.start(List.of("python3", script))) {
+            DriverFileLeaks.removeWhenEnded(producer.pid()); // torch leaves its own, even at a normal exit
             List<JsonObject> shares = new ArrayList<>();
             for (String line = producer.readLine(WAIT); !line.equals("shared"); line = producer.readLine(WAIT)) {
                 shares.add(JsonParser.parseString(line).getAsJsonObject());

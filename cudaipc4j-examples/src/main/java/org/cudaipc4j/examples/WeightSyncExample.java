@@ -22,6 +22,7 @@ import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceMemory;
+import org.cudaipc4j.cuda.DriverFiles;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TorchHandle;
@@ -158,6 +159,7 @@ public final class WeightSyncExample {
                 trainer.destroyForcibly();
                 trainer.waitFor();
             }
+            DriverFiles.removeOf(trainer.pid()); // torch leaves its own, even at a normal exit
         }
     }
 

@@ -18,6 +18,7 @@ import org.cudaipc4j.coord.fd.FdChannel;
 import org.cudaipc4j.coord.fd.FdServer;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.DriverFiles;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.examples.ExportedStateDict.ExportPath;
 import org.cudaipc4j.interop.DescriptorJson;
@@ -159,6 +160,7 @@ public final class WeightSyncProducerExample {
                     python.destroyForcibly();
                     python.waitFor();
                 }
+                DriverFiles.removeOf(python.pid()); // whatever torch leaves, at any exit
             }
         }
         // The holder table and the socket's directory are named cudaipc4j-<pid>-... too.

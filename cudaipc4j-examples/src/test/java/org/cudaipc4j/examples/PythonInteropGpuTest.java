@@ -28,19 +28,22 @@ import org.cudaipc4j.cuda.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.SharedMemoryExport;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.PythonModules;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Python on the other end, both ways: cuda.core imports a JVM's pool buffer and the JVM imports cuda.core's,
  * cuda.bindings maps a JVM's VMM allocation, PyTorch reads a JVM's buffer as a tensor without a copy. Each checks
- * every byte and writes back; the JVM checks what came back.
+ * every byte and writes back; the JVM checks what came back. No driver file of a Python process is left.
  */
 @GpuTest
+@ExtendWith(DriverFileLeaks.class)
 class PythonInteropGpuTest {
     private static final Duration LIMIT = Duration.ofSeconds(180);
     private static final long BYTES = (32L << 20) + 5;
@@ -70,6 +73,7 @@ class PythonInteropGpuTest {
         try (FdServer server = FdServer.open(); SharedMemoryExport export = memory.export()) {
             JavaProcess.Interactive python = JavaProcess.start(List.of("python3", script.toString(), mode,
                     server.socket().toString(), "17", "71"));
+            DriverFileLeaks.removeWhenEnded(python.pid());
             try (FdChannel channel = server.accept(LIMIT)) {
                 channel.send(export.descriptor().toBytes(), Arrays.stream(export.fileDescriptors()).boxed().toList());
                 try (FdMessage done = channel.receive(LIMIT)) {
@@ -116,6 +120,7 @@ class PythonInteropGpuTest {
         try (FdServer server = FdServer.open(); MemoryImporter importer = MemoryImporter.open(ctx, 2)) {
             JavaProcess.Interactive python = JavaProcess.start(List.of("python3", script.toString(), "export-pool",
                     server.socket().toString(), Long.toString(BYTES), "23", "32"));
+            DriverFileLeaks.removeWhenEnded(python.pid());
             try (FdChannel channel = server.accept(LIMIT)) {
                 try (FdMessage m = channel.receive(LIMIT)) {
                     SharedMemoryDescriptor d = SharedMemoryDescriptor.fromBytes(m.payload());

@@ -8,18 +8,21 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The weight-sync example, a few rounds, with torch's caching allocator and with its expandable segments: every
  * checksum equal, memory back where it started, nothing left.
  */
 @GpuTest
+@ExtendWith(DriverFileLeaks.class)
 class WeightSyncGpuTest {
     private static final int ROUNDS = 5;
     private static final int TENSORS = 100;

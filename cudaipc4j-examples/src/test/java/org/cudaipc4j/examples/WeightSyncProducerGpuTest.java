@@ -8,18 +8,21 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.examples.ExportedStateDict.ExportPath;
 import org.cudaipc4j.examples.WeightSyncProducerExample.Options;
+import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.cudaipc4j.testing.PythonModules;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The weight-sync example with a Java trainer and a Python server, a few rounds by each export path: every checksum
  * equal, every lease held and then released, memory back where it started, nothing left in {@code /dev/shm}.
  */
 @GpuTest
+@ExtendWith(DriverFileLeaks.class)
 class WeightSyncProducerGpuTest {
     private static WeightSyncProducerExample.Report run(Options o) throws Exception {
         var root = ProjectRoot.find();

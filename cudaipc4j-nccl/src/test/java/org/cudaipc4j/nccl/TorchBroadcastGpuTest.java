@@ -13,12 +13,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.Ports;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.cudaipc4j.testing.PythonModules;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * trainers.
  */
 @GpuTest
+@ExtendWith(DriverFileLeaks.class)
 class TorchBroadcastGpuTest {
     @TempDir
     Path logs;
@@ -51,6 +54,7 @@ class TorchBroadcastGpuTest {
         pb.environment().putAll(launched(0, size, rendezvous, secret));
         pb.environment().put("PYTHONPATH", root.resolve("python").toString());
         Process torch = pb.start();
+        DriverFileLeaks.removeWhenEnded(torch.pid()); // whatever torch leaves, at any exit
         try (BufferedReader out = new BufferedReader(new InputStreamReader(torch.getInputStream(),
                 StandardCharsets.UTF_8))) {
             Map<String, String> said = new HashMap<>();

@@ -25,10 +25,12 @@ import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.DeviceTable;
 import org.cudaipc4j.interop.TorchHandle;
 import org.cudaipc4j.interop.VisibleDevice;
+import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * torch's expandable segments ({@code PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True}, handle type {@code 'e'})
@@ -38,13 +40,20 @@ import org.junit.jupiter.api.Test;
  * with the one line that says so; a descriptor naming an absent GPU refused.
  */
 @GpuTest
+@ExtendWith(DriverFileLeaks.class)
 class ExpandableReaderGpuTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
-    /** The producer with expandable segments in its environment, sharing the cases of {@code mode}. */
+    /**
+     * The producer with expandable segments in its environment, sharing the cases of {@code mode}; its driver files
+     * are removed once it has ended (torch leaves its own, even at a normal exit).
+     */
     private static JavaProcess.Interactive producer(String mode) {
-        return JavaProcess.start(List.of("env", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "python3",
-                TorchReaderGpuTest.producerScript(), mode));
+        JavaProcess.Interactive p = JavaProcess.start(List.of("env",
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "python3", TorchReaderGpuTest.producerScript(),
+                mode));
+        DriverFileLeaks.removeWhenEnded(p.pid());
+        return p;
     }
 
     /** The producer's share lines up to {@code shared}, by case. */

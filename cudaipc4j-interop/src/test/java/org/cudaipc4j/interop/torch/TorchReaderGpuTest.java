@@ -16,6 +16,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TensorLayout;
+import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
@@ -23,14 +24,16 @@ import org.cudaipc4j.testing.TensorBytes;
 import org.cudaipc4j.testing.Waits;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A real torch producer ({@code src/test/python/torch_producer.py}) shares tensors of its caching allocator; Java
  * opens each into a view, checks the producer's sha256 of the tensor's bytes, sees a second share of an open
  * storage released at once and one block mapped once, closes, and the producer then reads every slot at 0 and
- * frees all its memory with {@code ipc_collect()}.
+ * frees all its memory with {@code ipc_collect()}. No driver file of a process it started is left.
  */
 @GpuTest
+@ExtendWith(DriverFileLeaks.class)
 class TorchReaderGpuTest {
     private static final Duration WAIT = Duration.ofSeconds(120);
 
@@ -38,6 +41,7 @@ class TorchReaderGpuTest {
     void javaReadsTorchsTensorsAndTheProducerFreesThemAfterwards() throws Exception {
         String script = producerScript();
         try (JavaProcess.Interactive producer = JavaProcess.start(List.of("python3", script))) {
+            DriverFileLeaks.removeWhenEnded(producer.pid()); // torch leaves its own, even at a normal exit
             Map<String, JsonObject> lines = new LinkedHashMap<>();
             for (String line = producer.readLine(WAIT); !line.equals("shared"); line = producer.readLine(WAIT)) {
                 JsonObject o = JsonParser.parseString(line).getAsJsonObject();
@@ -92,12 +96,14 @@ class TorchReaderGpuTest {
     void aKilledJavaReadersSharesComeBackAndTheProducerFreesThem() throws Exception {
         String script = producerScript();
         try (JavaProcess.Interactive producer = JavaProcess.start(List.of("python3", script))) {
+            DriverFileLeaks.removeWhenEnded(producer.pid()); // torch leaves its own, even at a normal exit
             List<String> shares = new ArrayList<>();
             for (String line = producer.readLine(WAIT); !line.equals("shared"); line = producer.readLine(WAIT)) {
                 shares.add(line);
             }
             try (JavaProcess.Interactive reader = JavaProcess.start(JavaProcess.command(TorchReaderChild.class,
                     List.of()))) {
+                DriverFileLeaks.removeWhenEnded(reader.pid()); // killed below
                 for (String s : shares) {
                     reader.writeLine(s);
                 }

@@ -22,10 +22,12 @@ import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TensorLayout;
+import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.cudaipc4j.testing.Waits;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -39,6 +41,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * back); named at mint, its exit counts as the release, and Java frees.
  */
 @GpuTest
+@ExtendWith(DriverFileLeaks.class)
 class TorchTupleGpuTest {
     private static final Duration WAIT = Duration.ofSeconds(120);
     private static final long MIB = 1 << 20;
@@ -68,6 +71,7 @@ class TorchTupleGpuTest {
                     export.mint(strided, 2 * MIB, MIB),
                     export.mint(whole, 0, MIB)); // the first storage again: torch's cache hit
             try (JavaProcess.Interactive consumer = JavaProcess.start(consumerCommand)) {
+                DriverFileLeaks.removeWhenEnded(consumer.pid()); // whatever torch leaves, at any exit
                 for (Descriptor d : tuples) {
                     consumer.writeLine(DescriptorJson.toJson(d));
                 }
@@ -115,6 +119,7 @@ class TorchTupleGpuTest {
             buffer.copyFrom(0, bytes, 0, bytes.length);
             TorchTupleExport export = TorchTupleExport.of(buffer);
             try (JavaProcess.Interactive consumer = JavaProcess.start(consumerCommand)) {
+                DriverFileLeaks.removeWhenEnded(consumer.pid()); // whatever torch leaves, at any exit
                 ProcessHandle handle = ProcessHandle.of(consumer.pid()).orElseThrow();
                 Descriptor d = export.mint(TensorLayout.contiguous(DType.FLOAT32, MIB / 4), 0, MIB, handle);
                 consumer.writeLine(DescriptorJson.toJson(d));
