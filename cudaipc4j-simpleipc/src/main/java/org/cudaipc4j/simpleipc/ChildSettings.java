@@ -20,9 +20,10 @@ import org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill;
 
 /**
  * What a simpleIPC child is told: the run's options as the parent parsed them, and its own place in the group. It
- * travels as the child's second argument, written by {@link #encode()} and read by {@link #decode}, so the child
- * never parses an option string or reads a system property for them; the first argument is the child's index in
- * plain digits, for process lists, and must agree with the settings.
+ * travels as the child's third argument, written by {@link #encode()} and read by {@link #decode}, so the child
+ * never parses an option string or reads a system property for them. The first two arguments are the child's index
+ * in plain digits and the control block's name, for process lists (scripts find a run's children by them), and must
+ * agree with the settings.
  *
  * <p>The encoding (URL-safe Base64 without padding, of): the magic {@code "CS"}, the version byte {@value #VERSION},
  * then fields, each a code byte and its value (big-endian): an int is 4 bytes, a long 8, a flag or an enum 1 (the
@@ -38,7 +39,7 @@ import org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill;
  * @param run the run's options
  */
 record ChildSettings(int id, String segment, BackendKind backend, Path socket, Path phaseFile, SimpleIpcOptions run) {
-    static final String USAGE = "usage: SimpleIpcChild ID SETTINGS (written by the simpleIPC parent)";
+    static final String USAGE = "usage: SimpleIpcChild ID SEGMENT SETTINGS (written by the simpleIPC parent)";
     /** The encoding's version; a child refuses any other. */
     static final int VERSION = 1;
 
@@ -70,20 +71,24 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
         }
     }
 
-    /** The child's command-line arguments: its index and the settings. */
+    /** The child's command-line arguments: its index, the control block's name and the settings. */
     java.util.List<String> arguments() {
-        return List.of(Integer.toString(id), encode());
+        return List.of(Integer.toString(id), segment, encode());
     }
 
     /** The settings {@link #arguments()} wrote. @throws IllegalArgumentException for anything else */
     static ChildSettings fromArguments(String[] args) {
-        if (args.length != 2) {
+        if (args.length != 3) {
             throw new IllegalArgumentException(USAGE);
         }
-        ChildSettings settings = decode(args[1]);
+        ChildSettings settings = decode(args[2]);
         if (!args[0].equals(Integer.toString(settings.id()))) {
             throw new IllegalArgumentException("child settings: index " + args[0] + " but settings of "
                     + settings.id());
+        }
+        if (!args[1].equals(settings.segment())) {
+            throw new IllegalArgumentException("child settings: control block " + args[1] + " but settings of "
+                    + settings.segment());
         }
         return settings;
     }

@@ -73,7 +73,13 @@ class ChildSettingsTest {
         assertEquals("child settings: unknown field 99", assertThrows(IllegalArgumentException.class,
                 () -> ChildSettings.decode(Base64.getUrlEncoder().encodeToString(unknown))).getMessage());
         assertThrows(IllegalArgumentException.class, () -> ChildSettings.fromArguments(new String[] {encoded}));
-        assertThrows(IllegalArgumentException.class, () -> ChildSettings.fromArguments(new String[] {"1", encoded}));
+        assertThrows(IllegalArgumentException.class, () -> ChildSettings.fromArguments(new String[] {"0", encoded}));
+        assertEquals("child settings: index 1 but settings of 0", assertThrows(IllegalArgumentException.class,
+                () -> ChildSettings.fromArguments(new String[] {"1", "seg", encoded})).getMessage());
+        assertEquals("child settings: control block other but settings of seg",
+                assertThrows(IllegalArgumentException.class,
+                        () -> ChildSettings.fromArguments(new String[] {"0", "other", encoded})).getMessage());
+        assertEquals(settings, ChildSettings.fromArguments(new String[] {"0", "seg", encoded}));
         assertThrows(IllegalArgumentException.class,
                 () -> new ChildSettings(0, "seg", BackendKind.AUTO, null, null, settings.run()));
     }
