@@ -11,7 +11,8 @@ import java.util.List;
  * The files the CUDA driver keeps in {@code /dev/shm} for a process's interprocess state, named
  * {@code cuda.shm.<n>.<pid in hex>.<m>}. The driver removes a process's files when the process ends normally; a
  * process that is killed, or that ends with {@code _exit} (skipping the driver's at-exit handler), leaves them
- * behind. Whoever learns that a process of its group died removes that process's files ({@link #removeOf}); a
+ * behind. So do torch processes that shared a tensor or an interprocess event, even at a normal exit (torch 2.11;
+ * not when the primary context was reset before the exit). Whoever learns that a process of its group died removes that process's files ({@link #removeOf}); a
  * process that leaves with {@code _exit} removes its own first.
  */
 public final class DriverFiles {
