@@ -3,9 +3,10 @@
  * PyTorch's storage handles and its reference-counter contract ({@link org.cudaipc4j.interop.torch}). See
  * {@code docs/interop.md}.
  *
- * <p>On the module path, run with {@code --enable-native-access=org.cudaipc4j.base,org.cudaipc4j.coord}; the lease
- * watcher is a JVM started with the java binary of this JVM and the locations of this module,
- * {@code org.cudaipc4j.coord} and {@code org.cudaipc4j.base}.
+ * <p>On the module path, run with
+ * {@code --enable-native-access=org.cudaipc4j.base,org.cudaipc4j.cuda,org.cudaipc4j.coord} (the readers map through
+ * {@code org.cudaipc4j.cuda}); the lease watcher is a JVM started with the java binary of this JVM and the locations
+ * of this module, {@code org.cudaipc4j.coord} and {@code org.cudaipc4j.base}.
  */
 module org.cudaipc4j.interop {
     requires org.cudaipc4j.cuda;

@@ -36,12 +36,10 @@ class SettingsDocumentedTest {
     private static final Pattern JDK_PROPERTY = Pattern.compile(
             "(java|os|user|file|path|line|sun|jdk)\\..+|(native|stdout|stderr)\\.encoding");
     /**
-     * The modules whose main code is searched. cudaipc4j-testing, the tests' support, is left out of the first
-     * check: it forwards every {@code cudaipc4j.*} property to child JVMs by a name from a loop; its own variable
-     * is on the page by hand, and the second check searches it too.
+     * The module whose main code the first check leaves out: cudaipc4j-testing, the tests' support, forwards every
+     * {@code cudaipc4j.*} property to child JVMs by a name from a loop; its own variable is on the page by hand, and
+     * the second check searches it too. Every other module of the checkout is searched, so a new one is too.
      */
-    private static final List<String> MODULES = List.of("cudaipc4j-base", "cudaipc4j-cuda", "cudaipc4j-coord",
-            "cudaipc4j-nccl", "cudaipc4j-simpleipc", "cudaipc4j-bench", "cudaipc4j-cli", "cudaipc4j-examples");
     private static final String TEST_SUPPORT = "cudaipc4j-testing";
 
     private static Path root;
@@ -56,10 +54,23 @@ class SettingsDocumentedTest {
         root = found.get();
         sources = new TreeMap<>();
         testSupport = new TreeMap<>();
-        read(MODULES, sources);
+        List<String> modules = modules();
+        assertTrue(modules.contains("cudaipc4j-cuda") && modules.contains("cudaipc4j-interop"),
+                "modules found: " + modules);
+        read(modules, sources);
         read(List.of(TEST_SUPPORT), testSupport);
         assertTrue(sources.size() > 50, "found only " + sources.size() + " main source files under " + root);
         settings = Files.readString(root.resolve("docs/settings.md"));
+    }
+
+    /** The checkout's modules ({@code cudaipc4j-*} folders with a POM) but the tests' support, sorted. */
+    private static List<String> modules() throws IOException {
+        try (Stream<Path> dirs = Files.list(root)) {
+            return dirs.filter(d -> Files.isRegularFile(d.resolve("pom.xml")))
+                    .map(d -> d.getFileName().toString())
+                    .filter(n -> n.startsWith("cudaipc4j-") && !n.equals(TEST_SUPPORT))
+                    .sorted().toList();
+        }
     }
 
     private static void read(List<String> modules, Map<Path, String> into) throws IOException {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.PoolBuffer;
 import org.cudaipc4j.cuda.ShareableMemory;
@@ -325,18 +326,18 @@ public final class TorchTupleExport implements AutoCloseable {
                 try {
                     f.delete();
                 } catch (RuntimeException e) {
-                    failure = add(failure, e);
+                    failure = Closing.firstOf(failure, e);
                 }
             }
             if (!overReleased.isEmpty()) {
-                failure = add(failure, new TorchInteropException("a torch tuple was given back more than once ("
-                        + overReleased + "): it was rebuilt twice, and a tensor over it may still live; the buffer"
-                        + " is not freed here (its context frees it when closed)"));
+                failure = Closing.firstOf(failure, new TorchInteropException("a torch tuple was given back more"
+                        + " than once (" + overReleased + "): it was rebuilt twice, and a tensor over it may still"
+                        + " live; the buffer is not freed here (its context frees it when closed)"));
             } else {
                 try {
                     memory.close();
                 } catch (Exception e) {
-                    failure = add(failure, e instanceof RuntimeException r ? r
+                    failure = Closing.firstOf(failure, e instanceof RuntimeException r ? r
                             : new TorchInteropException("freeing the buffer: " + e, e));
                 }
             }
@@ -361,14 +362,6 @@ public final class TorchTupleExport implements AutoCloseable {
             }
         }
         return more == 0 ? b.toString() : b + " and " + more + " more";
-    }
-
-    private static RuntimeException add(RuntimeException first, RuntimeException next) {
-        if (first == null) {
-            return next;
-        }
-        first.addSuppressed(next);
-        return first;
     }
 
     @Override
