@@ -47,7 +47,10 @@ public final class DriverFileLeaks implements BeforeEachCallback, AfterEachCallb
         return names;
     }
 
-    /** The pid a driver file's name carries ({@code cuda.shm.<n>.<pid in hex>.<m>}), or -1. */
+    /**
+     * The pid a driver file's name carries ({@code cuda.shm.<n>.<pid in hex>.<m>}), or -1. The same rule as
+     * {@code org.cudaipc4j.cuda.DriverFiles.producer}, which this module cannot use: cuda's tests depend on it.
+     */
     public static long producer(String name) {
         String[] parts = name.split("\\.");
         if (parts.length != 5 || !parts[0].equals("cuda") || !parts[1].equals("shm")) {

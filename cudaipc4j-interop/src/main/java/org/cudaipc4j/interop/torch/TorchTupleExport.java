@@ -79,7 +79,7 @@ public final class TorchTupleExport implements AutoCloseable {
     /**
      * Takes {@code memory} to hand to torch consumers, with its counter files in {@code /dev/shm}.
      *
-     * @param memory a {@link DeviceBuffer}; owned by the export from here on
+     * @param memory a {@link DeviceBuffer}; owned by the export from here on (as in {@link #of(ShareableMemory, Path)})
      * @return the export
      * @throws TorchInteropException for VMM or pool memory, in one line saying why
      */
@@ -91,7 +91,8 @@ public final class TorchTupleExport implements AutoCloseable {
      * As {@link #of(ShareableMemory)}, with the counter files in {@code directory} (torch's consumers look in
      * {@code /dev/shm}, through {@code shm_open}).
      *
-     * @param memory a {@link DeviceBuffer}; owned by the export from here on
+     * @param memory a {@link DeviceBuffer}; owned by the export from here on (a refused one stays the caller's; one
+     *               whose handle cannot be exported is closed before the exception leaves)
      * @param directory the directory of the counter files
      * @return the export
      * @throws TorchInteropException for VMM or pool memory, in one line saying why
@@ -105,6 +106,14 @@ public final class TorchTupleExport implements AutoCloseable {
         Descriptor legacy;
         try (SharedMemoryExport export = buffer.export()) {
             legacy = BinaryDescriptors.fromBinary(export.descriptor());
+        } catch (RuntimeException e) {
+            // Taken but not exported: the buffer has no other owner left, so it is freed here.
+            try {
+                buffer.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
         }
         return new TorchTupleExport(legacy, buffer.context().device().ordinal(), buffer.context()::synchronize,
                 buffer, directory);
@@ -191,13 +200,16 @@ public final class TorchTupleExport implements AutoCloseable {
             nextSlot = 0;
         }
         TorchCounterFile file = files.getLast();
-        int slot = nextSlot++;
+        int slot = nextSlot;
+        // The tuple first: a slot is held only once there is a tuple to hand out that gives it back.
+        TorchShare share = new TorchShare(deviceIndex, TorchHandle.parse(legacy.ipcHandle()), storageBytes,
+                storageOffsetBytes, file.name(), slot, null, false, tensor);
+        Descriptor descriptor = share.toDescriptor(legacy.deviceUuid(), legacy.exporter());
+        nextSlot++;
         file.set(slot, 1);
         minted.add(new Minted(file, slot, consumer));
         storageSizes.put(storageOffsetBytes, storageBytes);
-        TorchShare share = new TorchShare(deviceIndex, TorchHandle.parse(legacy.ipcHandle()), storageBytes,
-                storageOffsetBytes, file.name(), slot, null, false, tensor);
-        return share.toDescriptor(legacy.deviceUuid(), legacy.exporter());
+        return descriptor;
     }
 
     private void checkStorage(TensorLayout tensor, long offset, long bytes) {
