@@ -77,11 +77,15 @@ final class ChildGroup implements AutoCloseable {
         } catch (RuntimeException e) {
             try {
                 Closeables.closeAll(supervisor, fds, phaseFiles, block);
-                if (startCache != null) {
-                    startCache.finish(false);
-                }
             } catch (RuntimeException cleanup) {
                 e.addSuppressed(cleanup);
+            }
+            if (startCache != null) {
+                try {
+                    startCache.finish(false);
+                } catch (RuntimeException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
             }
             throw e;
         }
