@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.time.Duration;
 import java.util.List;
+import org.cudaipc4j.simpleipc.DeviceSelection;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Sync;
@@ -63,5 +64,16 @@ class OptionsRenderTest {
                 "--steps", "10", "--json"};
         assertEquals(RootCommand.withoutPicocli(before).optionsOrNull(),
                 RootCommand.withoutPicocli(step.toArguments().toArray(String[]::new)).optionsOrNull());
+    }
+
+    @Test
+    void devicesAreOneTypedValueNotARepeatedOption() {
+        CommandLine cl = Main.commandLine();
+        cl.parseArgs("--devices", " 2, 0");
+        assertEquals(new DeviceSelection(List.of(2, 0)), ((RootCommand) cl.getCommand()).devices);
+        assertEquals(DeviceSelection.all(), RootCommand.withoutPicocli(new String[] {"--json"}).devices);
+        org.junit.jupiter.api.Assertions.assertFalse(cl.getCommandSpec().findOption("--devices").isMultiValue());
+        org.junit.jupiter.api.Assertions.assertThrows(CommandLine.OverwrittenOptionException.class,
+                () -> Main.commandLine().parseArgs("--devices", "0", "--devices", "1"));
     }
 }
