@@ -15,6 +15,7 @@ import java.util.Set;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.backend.Sizes;
 
 /**
@@ -99,13 +100,13 @@ public final class Bench {
         // Never unusable with cuda: the command waives such a bench before it starts.
         String unusable = backend.equals("host") ? null : cudaUnusable();
         if (backend.equals("host") || unusable != null) {
-            return new StepLatencyBench.Plan("host", settings.stepSize(), settings.stepCount(), settings.stepPairs(),
+            return new StepLatencyBench.Plan(BackendKind.HOST, settings.stepSize(), settings.stepCount(), settings.stepPairs(),
                     List.of(StepLatencyBench.SIMULATED), settings.procs(), Map.of(), null, settings.toolMainClass());
         }
         Map<String, Double> kernelMicros = KernelTime.micros(0, settings.stepSize(), settings.stepKernels(), 200);
         kernelMicros.forEach((k, us) -> System.out.printf("Kernel %s on %s: %.2f us per launch (GPU time, back to"
                 + " back)%n", k, Sizes.format(settings.stepSize()), us));
-        return new StepLatencyBench.Plan("cuda", settings.stepSize(), settings.stepCount(), settings.stepPairs(),
+        return new StepLatencyBench.Plan(BackendKind.CUDA, settings.stepSize(), settings.stepCount(), settings.stepPairs(),
                 settings.stepKernels(), settings.procs(), kernelMicros,
                 StepLatencyBench.runningMpsDaemon(mpsEnvironment()), settings.toolMainClass());
     }

@@ -1,108 +1,114 @@
 package org.cudaipc4j.bench;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.concurrent.Callable;
 import org.cudaipc4j.interop.Descriptor;
-import org.cudaipc4j.simpleipc.ExitCodes;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
- * {@code cudaipc4j bench interop CASE FILE}: this process, fresh, as the reader of what another process shares,
- * timed as {@code scripts/interop-bench.sh} times Python's readers beside it. FILE holds the descriptors, one JSON
- * line each ({@code docs/interop.md}); they are parsed, the driver started, the device's primary context made
- * current and the library's warm-up done ({@link InteropReads}) before the clock starts. Prints one JSON line
- * ({@link InteropFigures}), also appended to {@code --out}.
+ * The interop benchmark's entry point: this process, fresh, as the reader of what another process shares, timed
+ * as {@code scripts/interop-bench.sh} times Python's readers beside it. The descriptors are parsed, the driver
+ * started, the device's primary context made current and the library's warm-up done ({@link InteropReads}) before
+ * the clock starts; the result is one JSON line ({@link InteropFigures}).
  * <ul>
- *   <li>{@code tensor}: torch shares of one storage: the first opened through {@code TorchReader}, the others are
- *       cached re-opens (the storage open already); with {@code --bandwidth}, the device-to-device copy bandwidth
- *       from a share's mapping into local memory against local to local;</li>
- *   <li>{@code state-dict}: every torch share of the file opened, one after the other;</li>
- *   <li>{@code pool}: a memory-pool export with {@code fd_numbers}: the fd taken with {@code pidfd_getfd}, the pool
- *       and the pointer imported by {@code MemoryImporter}.</li>
+ *   <li>{@link Case#TENSOR}: torch shares of one storage: the first opened through {@code TorchReader}, the others
+ *       are cached re-opens (the storage open already); with a bandwidth share, the device-to-device copy
+ *       bandwidth from a share's mapping into local memory against local to local;</li>
+ *   <li>{@link Case#STATE_DICT}: every torch share opened, one after the other;</li>
+ *   <li>{@link Case#POOL}: a memory-pool export with {@code fd_numbers}: the fd taken with {@code pidfd_getfd},
+ *       the pool and the pointer imported by {@code MemoryImporter}.</li>
  * </ul>
  */
-@Command(name = "interop", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Time this fresh process opening what another shares: torch shares (tensor, state-dict) or a"
-                + " memory-pool export (pool), from FILE's descriptors (one JSON line each). Prints one JSON line.",
-                "scripts/interop-bench.sh runs it beside Python's readers (docs/performance.md)."})
-public final class InteropBench implements Callable<Integer> {
-    /** The cases, as the command line names them. */
-    static final List<String> CASES = List.of("tensor", "state-dict", "pool");
+public final class InteropBench {
+    private InteropBench() {}
 
-    @Spec
-    CommandSpec spec;
+    /** What is timed. */
+    public enum Case {
+        /** Torch shares of one storage: a first open, then cached re-opens. */
+        TENSOR("tensor"),
+        /** Every torch share, opened one after the other. */
+        STATE_DICT("state-dict"),
+        /** A memory-pool export passed as a file descriptor. */
+        POOL("pool");
 
-    @Parameters(index = "0", paramLabel = "CASE", description = "tensor, state-dict or pool.")
-    String caseName;
+        private final String label;
 
-    @Parameters(index = "1", paramLabel = "FILE", description = "The descriptors, one JSON line each.")
-    Path file;
-
-    @Option(names = "--bandwidth", paramLabel = "FILE",
-            description = "tensor: also the copy bandwidth through the mapping of this file's (first) torch share.")
-    Path bandwidthFile;
-
-    @Option(names = "--iterations", defaultValue = "20", paramLabel = "N",
-            description = "Back-to-back copies per timed batch of --bandwidth. Default: ${DEFAULT-VALUE}.")
-    int iterations;
-
-    @Option(names = "--out", paramLabel = "FILE.jsonl", description = "Also append the JSON line to this file.")
-    Path out;
-
-    /** What the checked command line asks for: the case, its descriptors, and the bandwidth's share, or null. */
-    record Plan(String caseName, List<Descriptor> descriptors, Descriptor bandwidth, int iterations) {}
-
-    /**
-     * Checks the command line and reads its files, without touching the driver.
-     *
-     * @throws ParameterException in one line: an unknown case, an unreadable or refused file, descriptors of the
-     *                            wrong kind for the case, {@code --bandwidth} outside {@code tensor}
-     */
-    Plan plan() {
-        if (!CASES.contains(caseName)) {
-            throw usage("unknown case '" + caseName + "' (the cases are " + String.join(", ", CASES) + ")");
+        Case(String label) {
+            this.label = label;
         }
-        if (iterations < 1) {
-            throw usage("--iterations must be at least 1, got " + iterations);
+
+        /**
+         * The case's name, as the command line and the JSON line write it.
+         *
+         * @return {@code tensor}, {@code state-dict} or {@code pool}
+         */
+        public String label() {
+            return label;
         }
-        if (bandwidthFile != null && !caseName.equals("tensor")) {
-            throw usage("--bandwidth goes with the tensor case only");
-        }
-        List<Descriptor> descriptors = read(file);
-        for (Descriptor d : descriptors) {
-            String why = unfit(caseName, d);
-            if (why != null) {
-                throw usage(file + ": " + why);
+
+        /**
+         * The case of a name.
+         *
+         * @param label a case's {@link #label()}
+         * @return the case, or null for no case
+         */
+        public static Case of(String label) {
+            for (Case c : values()) {
+                if (c.label.equals(label)) {
+                    return c;
+                }
             }
+            return null;
         }
-        if (caseName.equals("pool") && descriptors.size() != 1) {
-            throw usage(file + ": the pool case takes one descriptor, got " + descriptors.size());
-        }
-        Descriptor bw = null;
-        if (bandwidthFile != null) {
-            bw = read(bandwidthFile).getFirst();
-            String why = unfit("tensor", bw);
-            if (why != null) {
-                throw usage(bandwidthFile + ": " + why);
-            }
-        }
-        return new Plan(caseName, descriptors, bw, iterations);
     }
 
-    /** Why {@code d} cannot be opened in {@code caseName}, or null. */
-    static String unfit(String caseName, Descriptor d) {
-        if (caseName.equals("pool")) {
+    /**
+     * A checked run: the case, its descriptors (each fit for it, see {@link #unfit}), the share whose mapping the
+     * bandwidth is measured through or null, and the copies per timed batch of that measurement.
+     *
+     * @param benchCase what is timed
+     * @param descriptors the descriptors to open
+     * @param bandwidth a torch share for {@link Case#TENSOR}'s bandwidth, or null
+     * @param iterations back-to-back copies per timed batch of the bandwidth, at least 1
+     */
+    public record Plan(Case benchCase, List<Descriptor> descriptors, Descriptor bandwidth, int iterations) {
+        /**
+         * Copies the descriptors.
+         *
+         * @throws IllegalArgumentException for no descriptor or fewer than one iteration
+         */
+        public Plan {
+            descriptors = List.copyOf(descriptors);
+            if (descriptors.isEmpty() || iterations < 1) {
+                throw new IllegalArgumentException("a plan takes descriptors and at least one iteration");
+            }
+        }
+
+        /** The case's name, as the figures write it. */
+        String caseName() {
+            return benchCase.label();
+        }
+    }
+
+    /**
+     * The descriptors of a file, one JSON line each (blank lines skipped).
+     *
+     * @param file the file
+     * @return its descriptors, at least one
+     * @throws IllegalArgumentException in one line: no such file, unreadable, no descriptor, a line that is none
+     */
+    public static List<Descriptor> readDescriptors(Path file) {
+        return InteropFigures.readDescriptors(file);
+    }
+
+    /**
+     * Why a descriptor cannot be opened in a case.
+     *
+     * @param benchCase the case
+     * @param d the descriptor
+     * @return the reason in words, or null when it fits
+     */
+    public static String unfit(Case benchCase, Descriptor d) {
+        if (benchCase == Case.POOL) {
             if (d.kind() != Descriptor.Kind.POOL || d.handleType() != Descriptor.HandleType.POSIX_FD
                     || d.fdNumbers() == null) {
                 return "the pool case takes a pool descriptor with posix_fd and fd_numbers, got " + d.kind().code()
@@ -112,7 +118,7 @@ public final class InteropBench implements Callable<Integer> {
             return null;
         }
         if (d.kind() != Descriptor.Kind.TORCH) {
-            return "the " + caseName + " case takes torch descriptors, got " + d.kind().code();
+            return "the " + benchCase.label() + " case takes torch descriptors, got " + d.kind().code();
         }
         if (d.torch().handle() == null) {
             return "an empty storage's share maps nothing to time";
@@ -123,41 +129,13 @@ public final class InteropBench implements Callable<Integer> {
         return null;
     }
 
-    private List<Descriptor> read(Path p) {
-        try {
-            return InteropFigures.readDescriptors(p);
-        } catch (IllegalArgumentException e) {
-            throw usage(e.getMessage());
-        }
-    }
-
-    private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), "bench interop: " + message);
-    }
-
-    @Override
-    public Integer call() {
-        Plan plan = plan();
-        String unusable = org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
-        if (unusable != null) {
-            java.io.PrintWriter err = spec.commandLine().getErr();
-            err.println("cudaipc4j: bench interop: " + unusable);
-            err.flush();
-            return ExitCodes.WAIVED;
-        }
-        InteropFigures figures = InteropReads.run(plan);
-        String line = figures.jsonLine();
-        java.io.PrintWriter o = spec.commandLine().getOut();
-        o.println(line);
-        o.flush();
-        if (out != null) {
-            try {
-                Files.writeString(out, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                        StandardOpenOption.APPEND);
-            } catch (IOException e) {
-                throw new UncheckedIOException("bench interop: cannot append to " + out, e);
-            }
-        }
-        return ExitCodes.OK;
+    /**
+     * Measures a plan in this process, which needs a usable CUDA driver.
+     *
+     * @param plan what to time
+     * @return the figures as one JSON line
+     */
+    public static String run(Plan plan) {
+        return InteropReads.run(plan).jsonLine();
     }
 }

@@ -27,7 +27,7 @@ import org.cudaipc4j.interop.torch.TorchTensorView;
 import org.cudaipc4j.simpleipc.DriverStartUp;
 
 /**
- * The measuring part of {@link InteropBench}, in this process. Before the clock starts: the driver's functions
+ * The measuring part of the interop benchmark ({@link InteropBench}), in this process. Before the clock starts: the driver's functions
  * linked and warmed as in a simpleIPC child ({@link DriverStartUp#prelinkInBackground()}, through the library's
  * warm-up for a short-lived process, {@link Cuda#prelinkInBackground}; waited for: it warms the IPC, event, VMM
  * and pool imports the readers call), torch's leases started ({@link TorchLeases#start()}, documented to be started early), the driver started,
@@ -45,7 +45,7 @@ final class InteropReads {
 
     static InteropFigures run(InteropBench.Plan plan) {
         Thread prelink = DriverStartUp.prelinkInBackground();
-        boolean torch = !plan.caseName().equals("pool");
+        boolean torch = plan.benchCase() != InteropBench.Case.POOL;
         // Started before the driver (a small JVM), as TorchLeases asks.
         try (TorchLeases leases = torch ? TorchLeases.start() : null) {
             Cuda.init();
@@ -54,10 +54,10 @@ final class InteropReads {
                 context.makeCurrent();
                 Stream stream = Stream.create(context, true);
                 join(prelink);
-                return switch (plan.caseName()) {
-                    case "tensor" -> tensor(plan, context, stream, new TorchReader(context, leases));
-                    case "state-dict" -> stateDict(plan, context, stream, new TorchReader(context, leases));
-                    default -> pool(plan.descriptors().getFirst(), context);
+                return switch (plan.benchCase()) {
+                    case TENSOR -> tensor(plan, context, stream, new TorchReader(context, leases));
+                    case STATE_DICT -> stateDict(plan, context, stream, new TorchReader(context, leases));
+                    case POOL -> pool(plan.descriptors().getFirst(), context);
                 };
             }
         }

@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
+import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 
 /**
  * The rotation's steady state: per fill kernel and process count on one device, the marginal cost of a step, the
@@ -59,7 +62,7 @@ final class StepLatencyBench {
      * What the runs share: backend, step size, steps of the shorter run of a pair, pairs per configuration, the
      * MPS environments to try, and the class whose main runs the tool.
      */
-    record Plan(String backend, long bytes, int steps, int pairs, List<String> kernels, List<Integer> processCounts,
+    record Plan(BackendKind backend, long bytes, int steps, int pairs, List<String> kernels, List<Integer> processCounts,
             Map<String, Double> kernelMicros, Path mpsPipeDirectory, String toolMainClass) {
         int runs() {
             return 2 * pairs * kernels.size() * processCounts.size() * (mpsPipeDirectory == null ? 1 : 2);
@@ -181,12 +184,12 @@ final class StepLatencyBench {
     }
 
     private static Run runOnce(Plan plan, String kernel, int processes, int rounds, Map<String, String> env) {
-        List<String> args = new ArrayList<>(List.of("--backend", plan.backend(), "--devices", "0",
-                "--procs-per-device", Integer.toString(processes), "--size", Long.toString(plan.bytes()),
-                "--steps", Integer.toString(rounds), "--json"));
-        if (plan.backend().equals("cuda")) {
-            args.addAll(List.of("--kernel", kernel));
-        }
+        SimpleIpcOptions d = SimpleIpcOptions.defaults();
+        // Simulated devices have no kernels: their label is not one, and the default stands.
+        BuiltinKernels.Fill fill = plan.backend() == BackendKind.CUDA ? BuiltinKernels.Fill.parse(kernel) : d.kernel();
+        List<String> args = new SimpleIpcOptions(plan.bytes(), processes, List.of(0), rounds, plan.backend(),
+                d.simulatedDevices(), d.timeout(), true, d.corruptProcess(), fill, d.verify(), d.ipc(), d.sync(),
+                d.hostWaitTimeout()).toArguments();
         JsonObject json = launchJson(plan.toolMainClass(), args, env);
         long steps = (long) processes * rounds;
         double worst = 0;

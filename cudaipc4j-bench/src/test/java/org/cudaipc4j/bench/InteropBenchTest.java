@@ -17,9 +17,8 @@ import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-/** {@code bench interop}: its command line, its descriptor files and its figures, without a GPU. */
+/** The interop benchmark's figures and descriptor checks, without a GPU. */
 class InteropBenchTest {
     private static final String UUID = "GPU-01234567-89ab-cdef-0123-456789abcdef";
 
@@ -29,78 +28,6 @@ class InteropBenchTest {
     private static String golden(String name) throws IOException {
         Path root = ProjectRoot.find().orElseThrow(() -> new AssertionError("not inside the checkout"));
         return Files.readString(root.resolve("interop-golden/java").resolve(name)).strip();
-    }
-
-    /** {@code json} with the field {@code key} set to {@code value} (JSON). */
-    private static String with(String json, String key, String value) {
-        JsonObject o = JsonParser.parseString(json).getAsJsonObject();
-        o.add(key, JsonParser.parseString(value));
-        return o.toString();
-    }
-
-    private Path file(String name, String... lines) throws IOException {
-        return Files.writeString(dir.resolve(name), String.join("\n", lines) + "\n");
-    }
-
-    private static InteropBench parse(String... args) {
-        InteropBench b = new InteropBench();
-        new CommandLine(b).parseArgs(args);
-        return b;
-    }
-
-    private static String refusal(String... args) {
-        CommandLine.ParameterException e = assertThrows(CommandLine.ParameterException.class,
-                () -> parse(args).plan());
-        assertFalse(e.getMessage().contains("\n"), e.getMessage());
-        return e.getMessage();
-    }
-
-    @Test
-    void tensorPlanReadsEveryShareAndTheBandwidthShare() throws IOException {
-        String c = golden("torch-c.json");
-        Path shares = file("t.jsonl", c, "", c, c);
-        Path bw = file("bw.jsonl", c);
-        InteropBench.Plan p = parse("tensor", shares.toString(), "--bandwidth", bw.toString(), "--iterations", "7")
-                .plan();
-        assertEquals("tensor", p.caseName());
-        assertEquals(3, p.descriptors().size());
-        assertEquals(Descriptor.Kind.TORCH, p.bandwidth().kind());
-        assertEquals(7, p.iterations());
-        assertNull(parse("state-dict", shares.toString()).plan().bandwidth());
-    }
-
-    @Test
-    void poolPlanNeedsOnePosixFdDescriptorWithFdNumbers() throws IOException {
-        String pool = with(golden("pool-fd.json"), "fd_numbers", "[9]");
-        assertEquals(9, parse("pool", file("p.jsonl", pool).toString()).plan().descriptors().getFirst()
-                .fdNumbers()[0]);
-        assertTrue(refusal("pool", file("nofd.jsonl", golden("pool-fd.json")).toString())
-                .contains("without fd_numbers"));
-        assertTrue(refusal("pool", file("two.jsonl", pool, pool).toString()).contains("one descriptor, got 2"));
-        assertTrue(refusal("pool", file("torch.jsonl", golden("torch-c.json")).toString())
-                .contains("got torch"));
-    }
-
-    @Test
-    void badCommandLinesAndFilesAreRefusedInOneLine() throws IOException {
-        Path c = file("c.jsonl", golden("torch-c.json"));
-        assertTrue(refusal("nonsense", c.toString()).contains("unknown case 'nonsense'"));
-        assertTrue(refusal("tensor", dir.resolve("absent.jsonl").toString()).contains("no such file"));
-        assertTrue(refusal("tensor", file("empty.jsonl", "").toString()).contains("holds no descriptor"));
-        assertTrue(refusal("tensor", file("bad.jsonl", golden("torch-c.json"), "{nope").toString())
-                .contains("line 2"));
-        assertTrue(refusal("tensor", file("legacy.jsonl", golden("legacy.json")).toString())
-                .contains("takes torch descriptors, got legacy"));
-        assertTrue(refusal("state-dict", c.toString(), "--bandwidth", c.toString()).contains("tensor case only"));
-        assertTrue(refusal("tensor", c.toString(), "--iterations", "0").contains("at least 1"));
-        JsonObject noUuid = JsonParser.parseString(golden("torch-c.json")).getAsJsonObject();
-        assertEquals(UUID, noUuid.remove("device_uuid").getAsString());
-        assertTrue(refusal("tensor", file("nouuid.jsonl", noUuid.toString()).toString()).contains("without device_uuid"));
-    }
-
-    @Test
-    void aMissingFileIsRefusedInOneLine() {
-        assertTrue(refusal("tensor", dir.resolve("none").toString()).startsWith("bench interop: no such file"));
     }
 
     @Test
@@ -127,6 +54,18 @@ class InteropBenchTest {
         // 1e9 bytes, 4 copies, 2 ms: 2000 GB/s
         assertEquals(2000.0, InteropFigures.gbPerSecond(1_000_000_000L, 4, 2.0), 1e-9);
         assertThrows(IllegalArgumentException.class, () -> InteropFigures.gbPerSecond(1, 1, 0));
+    }
+
+    @Test
+    void eachCaseTakesItsDescriptors() throws IOException {
+        Descriptor torch = DescriptorJson.fromJson(golden("torch-c.json"));
+        assertNull(InteropBench.unfit(InteropBench.Case.TENSOR, torch));
+        assertNull(InteropBench.unfit(InteropBench.Case.STATE_DICT, torch));
+        assertTrue(InteropBench.unfit(InteropBench.Case.POOL, torch).contains("got torch"));
+        assertEquals(InteropBench.Case.STATE_DICT, InteropBench.Case.of("state-dict"));
+        assertNull(InteropBench.Case.of("nonsense"));
+        assertThrows(IllegalArgumentException.class, () -> new InteropBench.Plan(InteropBench.Case.TENSOR,
+                List.of(torch), null, 0));
     }
 
     @Test

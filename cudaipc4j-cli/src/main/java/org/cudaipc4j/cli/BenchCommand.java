@@ -8,7 +8,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.cudaipc4j.bench.Bench;
-import org.cudaipc4j.bench.InteropBench;
 import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.simpleipc.backend.Sizes;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
@@ -25,7 +24,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Measure simpleIPC end to end (per phase), per-step and barrier latency, and fill bandwidth.",
-        subcommands = {BenchChartCommand.class, InteropBench.class})
+        subcommands = {BenchChartCommand.class, BenchInteropCommand.class})
 final class BenchCommand implements Callable<Integer> {
     /** The class whose main runs the tool, for the bench's runs of it in fresh JVMs. */
     private final String toolMainClass;

@@ -1,7 +1,10 @@
 package org.cudaipc4j.cli;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import org.cudaipc4j.simpleipc.DeviceSelection;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Sync;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Verify;
@@ -42,6 +45,36 @@ final class OptionTypes {
                 throw new Refused("--size must be at least 1 byte, got '" + value + "'");
             }
             return bytes;
+        }
+    }
+
+    /**
+     * {@code --devices}: device ordinals separated by commas (blanks around each allowed), each once and not
+     * negative; one value, not a repeated option.
+     */
+    static final class Devices implements ITypeConverter<DeviceSelection> {
+        @Override
+        public DeviceSelection convert(String value) {
+            if (value.isBlank()) {
+                throw new Refused("--devices: no device given (leave the option out to consider all)");
+            }
+            List<Integer> ordinals = new ArrayList<>();
+            for (String d : value.split(",", -1)) {
+                int ordinal;
+                try {
+                    ordinal = Integer.parseInt(d.trim());
+                } catch (NumberFormatException e) {
+                    throw new Refused("--devices takes device ordinals like 0,1; '" + d + "' is not one");
+                }
+                if (ordinal < 0) {
+                    throw new Refused("--devices: ordinal " + ordinal + " is negative");
+                }
+                if (ordinals.contains(ordinal)) {
+                    throw new Refused("--devices: device " + ordinal + " is listed twice");
+                }
+                ordinals.add(ordinal);
+            }
+            return new DeviceSelection(ordinals);
         }
     }
 

@@ -4,12 +4,12 @@ import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.simpleipc.DeviceSelection;
 import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
@@ -60,9 +60,9 @@ final class RootCommand implements Callable<Integer> {
             description = "Processes sharing each device; the rotation covers all of them. Default: ${DEFAULT-VALUE}.")
     int procsPerDevice = 1;
 
-    @Option(names = "--devices", paramLabel = "N[,N...]",
+    @Option(names = "--devices", paramLabel = "N[,N...]", converter = OptionTypes.Devices.class,
             description = "Device ordinals to consider, such as 0,2 (default: all).")
-    String devices; // null: not given, all
+    DeviceSelection devices = DeviceSelection.all();
 
     @Option(names = "--steps", paramLabel = "R",
             description = "Rounds of the rotation (each round is one step per process). Default: ${DEFAULT-VALUE}.")
@@ -166,8 +166,7 @@ final class RootCommand implements Callable<Integer> {
                 throw new IllegalStateException("option " + option.names().getFirst() + ": " + e, e);
             }
             Class<?> type = field.getType();
-            if (converter == null && type != boolean.class && type != int.class && type != Integer.class
-                    && type != String.class) {
+            if (converter == null && type != boolean.class && type != int.class && type != Integer.class) {
                 throw new IllegalStateException(option.names().getFirst() + " (" + type.getSimpleName()
                         + ") needs a converter for the parse without picocli");
             }
@@ -209,7 +208,7 @@ final class RootCommand implements Callable<Integer> {
                 if (value == null || value.startsWith("-") || value.startsWith("@")) {
                     return null;
                 }
-                option.field().set(command, option.converter() == null ? typed(option.field(), value)
+                option.field().set(command, option.converter() == null ? typed(value)
                         : option.converter().convert(value));
             }
             for (Quick option : table.values()) {
@@ -223,11 +222,8 @@ final class RootCommand implements Callable<Integer> {
         return command;
     }
 
-    /** A value of an option without a converter: its text, or a plain decimal integer of at most 9 digits. */
-    private static Object typed(Field field, String value) {
-        if (field.getType() == String.class) {
-            return value;
-        }
+    /** A value of an option without a converter: a plain decimal integer of at most 9 digits. */
+    private static Object typed(String value) {
         if (value.isEmpty() || value.length() > 9 || !value.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
             throw new NumberFormatException(value); // picocli decides
         }
@@ -319,31 +315,13 @@ final class RootCommand implements Callable<Integer> {
             throw usage("--sim-devices is for simulated devices; --backend cuda runs on GPUs (choose them with"
                     + " --devices)");
         }
-        LinkedHashSet<Integer> ordinals = new LinkedHashSet<>();
-        if (devices != null && devices.isBlank()) {
-            throw usage("--devices: no device given (leave the option out to consider all)");
-        }
-        for (String d : devices == null ? new String[0] : devices.split(",", -1)) {
-            int ordinal;
-            try {
-                ordinal = Integer.parseInt(d.trim());
-            } catch (NumberFormatException e) {
-                throw usage("--devices takes device ordinals like 0,1; '" + d + "' is not one");
-            }
-            if (ordinal < 0) {
-                throw usage("--devices: ordinal " + ordinal + " is negative");
-            }
-            if (!ordinals.add(ordinal)) {
-                throw usage("--devices: device " + ordinal + " is listed twice");
-            }
-        }
         Duration hostWaitTimeout;
         try {
             hostWaitTimeout = HostBackend.configuredWaitTimeout();
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
-        return new SimpleIpcOptions(size, procsPerDevice, List.copyOf(ordinals), rounds, backend, simulated,
+        return new SimpleIpcOptions(size, procsPerDevice, devices.ordinals(), rounds, backend, simulated,
                 timeout, json, corruptProcess, kernel, verify, ipc, sync, hostWaitTimeout);
     }
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class StepLatencyToolTest {
     @Test
     void eachProcessCountRunsItsPairsAndReportsTheirMedianAndTheHostsOwnTime() {
-        StepLatencyBench.Plan plan = new StepLatencyBench.Plan("host", 4096, 30, 3,
+        StepLatencyBench.Plan plan = new StepLatencyBench.Plan(org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind.HOST, 4096, 30, 3,
                 List.of(StepLatencyBench.SIMULATED), List.of(1, 3), Map.of(), null, Main.class.getName());
         AtomicInteger runs = new AtomicInteger();
         ByteArrayOutputStream printed = new ByteArrayOutputStream();

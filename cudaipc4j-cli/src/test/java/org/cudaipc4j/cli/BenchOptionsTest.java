@@ -68,6 +68,6 @@ class BenchOptionsTest {
     @org.junit.jupiter.api.Test
     void benchHasTheInteropSubcommand() {
         CommandLine bench = Main.commandLine().getSubcommands().get("bench");
-        assertTrue(bench.getSubcommands().get("interop").getCommand() instanceof org.cudaipc4j.bench.InteropBench);
+        assertTrue(bench.getSubcommands().get("interop").getCommand() instanceof BenchInteropCommand);
     }
 }

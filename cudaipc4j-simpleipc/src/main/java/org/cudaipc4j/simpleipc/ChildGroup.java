@@ -48,7 +48,7 @@ final class ChildGroup implements AutoCloseable {
             fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.planned() : null;
             supervisor = new Supervisor(n, parent.supervisorOptions());
             List<List<String>> args = childArgs(parent.options, name, n, backendName, phaseFiles,
-                    fds == null ? null : fds.socket());
+                    fds == null ? null : fds.socket(), startCache);
             List<List<String>> commands = new ArrayList<>(n);
             List<String> base = JvmCommand.base();
             for (int i = 0; i < n; i++) {
@@ -123,7 +123,7 @@ final class ChildGroup implements AutoCloseable {
      * and its {@link ChildSettings}, encoded.
      */
     private static List<List<String>> childArgs(SimpleIpcOptions options, String blockName, int n,
-            String backendName, PhaseFiles phaseFiles, Path socket) {
+            String backendName, PhaseFiles phaseFiles, Path socket, ChildStartCache startCache) {
         SimpleIpcOptions.BackendKind backend = switch (backendName) {
             case "cuda" -> SimpleIpcOptions.BackendKind.CUDA;
             case "host" -> SimpleIpcOptions.BackendKind.HOST;
@@ -132,7 +132,8 @@ final class ChildGroup implements AutoCloseable {
         List<List<String>> all = new ArrayList<>();
         for (int p = 0; p < n; p++) {
             Path phaseFile = phaseFiles.enabled() ? phaseFiles.file(p) : null;
-            all.add(new ChildSettings(p, blockName, backend, socket, phaseFile, options).arguments());
+            boolean quiet = startCache != null && startCache.quietExit(p);
+            all.add(new ChildSettings(p, blockName, backend, socket, phaseFile, options, quiet).arguments());
         }
         return all;
     }

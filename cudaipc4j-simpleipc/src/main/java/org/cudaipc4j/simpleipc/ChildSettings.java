@@ -28,8 +28,9 @@ import org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill;
  * <p>The encoding (URL-safe Base64 without padding, of): the magic {@code "CS"}, the version byte {@value #VERSION},
  * then fields, each a code byte and its value (big-endian): an int is 4 bytes, a long 8, a flag or an enum 1 (the
  * enum's code below, never its ordinal), a duration its seconds (8) and nanoseconds (4), a text its UTF-8 length (4)
- * and bytes, a device list its count (4) and ordinals (4 each). Every field is required except the socket and the
- * phase log; an unknown code is refused, as parent and child always come from the same build.
+ * and bytes, a device list its count (4) and ordinals (4 each). Every field is required except the socket, the
+ * phase log and the quiet exit (written only when set); an unknown code is refused, as parent and child always come
+ * from the same build. Version 2 added the quiet exit.
  *
  * @param id the child's process index in the group
  * @param segment the control block's name
@@ -37,11 +38,15 @@ import org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill;
  * @param socket the socket the memory's file descriptors travel over, or null ({@code --ipc legacy})
  * @param phaseFile where the child writes its phase marks, or null
  * @param run the run's options
+ * @param quietExit whether the child's JVM writes an AOT cache at exit ({@code -XX:AOTCacheOutput}), whose lines
+ *                  about it are not the tool's: the child then points its standard output and error at
+ *                  {@code /dev/null} just before it exits (see {@link ProcessExit#exit(int, boolean)})
  */
-record ChildSettings(int id, String segment, BackendKind backend, Path socket, Path phaseFile, SimpleIpcOptions run) {
+record ChildSettings(int id, String segment, BackendKind backend, Path socket, Path phaseFile, SimpleIpcOptions run,
+        boolean quietExit) {
     static final String USAGE = "usage: SimpleIpcChild ID SEGMENT SETTINGS (written by the simpleIPC parent)";
     /** The encoding's version; a child refuses any other. */
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     // Field codes: stable, one per field; a new field takes a new code.
     static final int ID = 1;
@@ -49,6 +54,7 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
     static final int BACKEND = 3;
     static final int SOCKET = 4;
     static final int PHASE_FILE = 5;
+    static final int QUIET_EXIT = 6;
     static final int BYTES = 10;
     static final int PROCS_PER_DEVICE = 11;
     static final int DEVICES = 12;
@@ -69,6 +75,11 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
         if (backend == BackendKind.AUTO) {
             throw new IllegalArgumentException("a child runs on cuda or host, not auto");
         }
+    }
+
+    /** Settings of a child whose exit is not silenced (every child but the one recording the start-up cache). */
+    ChildSettings(int id, String segment, BackendKind backend, Path socket, Path phaseFile, SimpleIpcOptions run) {
+        this(id, segment, backend, socket, phaseFile, run, false);
     }
 
     /** The child's command-line arguments: its index, the control block's name and the settings. */
@@ -113,6 +124,10 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
             if (phaseFile != null) {
                 out.writeByte(PHASE_FILE);
                 text(out, phaseFile.toString());
+            }
+            if (quietExit) {
+                out.writeByte(QUIET_EXIT);
+                out.writeByte(1);
             }
             out.writeByte(BYTES);
             out.writeLong(run.bytes());
@@ -183,7 +198,7 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
             Object[] values = new Object[LAST_CODE + 1];
             while (in.hasRemaining()) {
                 int code = in.get();
-                if (code < 1 || code > LAST_CODE || code > PHASE_FILE && code < BYTES) {
+                if (code < 1 || code > LAST_CODE || code > QUIET_EXIT && code < BYTES) {
                     throw new IllegalArgumentException("child settings: unknown field " + code);
                 }
                 if (values[code] != null) {
@@ -195,7 +210,7 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
                     case SEGMENT, SOCKET, PHASE_FILE -> text(in);
                     case BACKEND, RUN_BACKEND -> backend(in.get());
                     case TIMEOUT, HOST_WAIT_TIMEOUT -> Duration.ofSeconds(in.getLong(), in.getInt());
-                    case JSON -> flag(in.get());
+                    case JSON, QUIET_EXIT -> flag(in.get(), code);
                     case DEVICES -> devices(in);
                     case KERNEL -> switch (in.get()) {
                         case 1 -> Fill.SIMPLE;
@@ -222,7 +237,7 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
                 };
             }
             for (int code = 1; code <= LAST_CODE; code++) {
-                boolean optional = code == SOCKET || code == PHASE_FILE || code > PHASE_FILE && code < BYTES;
+                boolean optional = code == SOCKET || code == PHASE_FILE || code >= QUIET_EXIT && code < BYTES;
                 if (values[code] == null && !optional) {
                     throw new IllegalArgumentException("child settings: field " + code + " missing");
                 }
@@ -236,7 +251,8 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
                     (Sync) values[SYNC], (Duration) values[HOST_WAIT_TIMEOUT]);
             return new ChildSettings((Integer) values[ID], (String) values[SEGMENT], (BackendKind) values[BACKEND],
                     values[SOCKET] == null ? null : Path.of((String) values[SOCKET]),
-                    values[PHASE_FILE] == null ? null : Path.of((String) values[PHASE_FILE]), run);
+                    values[PHASE_FILE] == null ? null : Path.of((String) values[PHASE_FILE]), run,
+                    values[QUIET_EXIT] != null && (Boolean) values[QUIET_EXIT]);
         } catch (BufferUnderflowException | java.time.DateTimeException | ArithmeticException e) {
             throw new IllegalArgumentException("child settings: truncated or malformed");
         }
@@ -259,11 +275,11 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
         };
     }
 
-    private static boolean flag(byte value) {
+    private static boolean flag(byte value, int field) {
         return switch (value) {
             case 0 -> false;
             case 1 -> true;
-            default -> throw badCode(JSON);
+            default -> throw badCode(field);
         };
     }
 

@@ -90,10 +90,15 @@ final class ChildStartCache {
         if (recording == null) {
             return prepend("-XX:AOTCache=" + cache);
         }
-        // The JVM reports the recording on the child's output at exit: not the tool's lines (see ProcessExit).
-        return index == 0 ? java.util.stream.Stream.concat(prepend("-XX:AOTCacheOutput=" + recording).stream(),
-                java.util.stream.Stream.of("-D" + org.cudaipc4j.simpleipc.ProcessExit.QUIET_EXIT_PROPERTY + "=true"))
-                .toList() : List.of();
+        return index == 0 ? prepend("-XX:AOTCacheOutput=" + recording) : List.of();
+    }
+
+    /**
+     * Whether child {@code index} records the cache: the JVM reports the recording on the child's output at exit,
+     * not the tool's lines, so the child silences its output just before (its settings say so, see ProcessExit).
+     */
+    boolean quietExit(int index) {
+        return recording != null && index == 0;
     }
 
     /** True while this run records the cache (its child 0 writes it at exit). */

@@ -14,19 +14,22 @@ import org.cudaipc4j.coord.ProcessEnd;
  * its device state, as for a process that is killed.
  */
 public final class ProcessExit {
-    /**
-     * System property: this process's JVM writes an AOT cache at exit ({@code -XX:AOTCacheOutput}), which prints
-     * what it does on standard output and error; those lines are not the tool's, so they go to {@code /dev/null}.
-     */
-    public static final String QUIET_EXIT_PROPERTY = "cudaipc4j.quietExit";
-
     private ProcessExit() {}
 
     /** Flushes standard output and error and ends the process with {@code code}; does not return. */
     public static void exit(int code) {
+        exit(code, false);
+    }
+
+    /**
+     * Flushes standard output and error and ends the process with {@code code}; does not return. With
+     * {@code quiet}, for a JVM that writes an AOT cache at exit ({@code -XX:AOTCacheOutput}) and prints what it
+     * does on standard output and error, those lines, which are not the tool's, go to {@code /dev/null}.
+     */
+    public static void exit(int code, boolean quiet) {
         System.out.flush();
         System.err.flush();
-        if (Boolean.getBoolean(QUIET_EXIT_PROPERTY)) {
+        if (quiet) {
             silenceStandardStreams();
         }
         System.exit(code);

@@ -138,13 +138,13 @@ public final class SimpleIpcChild {
         }
         if (exit == DISMISSED) {
             // Started ahead of the device selection for a group that turned out otherwise: nothing to report.
-            ProcessExit.exit(0);
+            ProcessExit.exit(0, settings.quietExit());
         }
         phases.mark("exit");
         if (settings.phaseFile() != null) {
             phases.writeTo(settings.phaseFile());
         }
-        ProcessExit.exit(exit);
+        ProcessExit.exit(exit, settings.quietExit());
     }
 
     /** What the join thread produced, or its failure rethrown as it was. */

@@ -1,6 +1,7 @@
 package org.cudaipc4j.simpleipc;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
@@ -44,6 +45,55 @@ public record SimpleIpcOptions(long bytes, int procsPerDevice, List<Integer> dev
         java.util.Objects.requireNonNull(ipc, "ipc");
         java.util.Objects.requireNonNull(sync, "sync");
         java.util.Objects.requireNonNull(hostWaitTimeout, "hostWaitTimeout");
+    }
+
+    /**
+     * The configuration of the tool run without arguments (a test holds the two equal), the host backend's wait
+     * bound as configured.
+     *
+     * @return 64 MiB buffers, one process per device, all devices, one round, backend auto, two simulated devices,
+     *         a 120 s timeout, no JSON, kernel vec16, verified on the device, legacy IPC, counters
+     * @throws IllegalArgumentException if the host backend's wait bound is set to something else than a positive
+     *                                  number of milliseconds
+     */
+    public static SimpleIpcOptions defaults() {
+        return new SimpleIpcOptions(DEFAULT_BYTES, 1, List.of(), 1, BackendKind.AUTO, 2, Duration.ofSeconds(120),
+                false, -1, BuiltinKernels.Fill.VEC16, Verify.DEVICE, IpcMode.LEGACY, Sync.COUNTERS,
+                org.cudaipc4j.simpleipc.host.HostBackend.configuredWaitTimeout());
+    }
+
+    /**
+     * This configuration as the tool's command-line arguments, every option spelled out, which the tool parses back
+     * into an equal configuration. Left out: {@code --sim-devices} with the cuda backend (which refuses it; the
+     * parse then gives its default), {@code --devices} for all devices, {@code --inject-corruption} when no process
+     * corrupts, {@code --json} when not set; and {@code hostWaitTimeout}, a system property rather than an option.
+     *
+     * @return the arguments, in the order of the tool's help
+     * @throws IllegalStateException if the timeout is not a whole number of milliseconds, which no option gives
+     */
+    public List<String> toArguments() {
+        long timeoutMillis = timeout.toMillis();
+        if (!Duration.ofMillis(timeoutMillis).equals(timeout)) {
+            throw new IllegalStateException("the timeout " + timeout + " is not a whole number of milliseconds");
+        }
+        List<String> args = new ArrayList<>(List.of("--size", Long.toString(bytes),
+                "--procs-per-device", Integer.toString(procsPerDevice)));
+        if (!devices.isEmpty()) {
+            args.addAll(List.of("--devices", String.join(",", devices.stream().map(String::valueOf).toList())));
+        }
+        args.addAll(List.of("--steps", Integer.toString(rounds), "--backend", backend.optionName()));
+        if (backend != BackendKind.CUDA) {
+            args.addAll(List.of("--sim-devices", Integer.toString(simulatedDevices)));
+        }
+        args.addAll(List.of("--timeout", timeoutMillis + "ms", "--kernel", kernel.optionName(),
+                "--verify", verify.optionName(), "--ipc", ipc.optionName(), "--sync", sync.optionName()));
+        if (json) {
+            args.add("--json");
+        }
+        if (corruptProcess >= 0) {
+            args.addAll(List.of("--inject-corruption", Integer.toString(corruptProcess)));
+        }
+        return args;
     }
 
     /** Whether wrong bytes are counted on the device rather than in a copy in host memory. */

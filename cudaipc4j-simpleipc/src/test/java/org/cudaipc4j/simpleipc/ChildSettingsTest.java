@@ -34,7 +34,10 @@ class ChildSettingsTest {
                                 List.of(2, 0, 5))),
                 new ChildSettings(1, "s", BackendKind.CUDA, Path.of("/x"), null,
                         run(BackendKind.CUDA, Fill.SIMPLE, Verify.HOST, IpcMode.POOL, Sync.COUNTERS, false,
-                                List.of(1))));
+                                List.of(1))),
+                new ChildSettings(0, "q", BackendKind.HOST, null, Path.of("/p"),
+                        run(BackendKind.HOST, Fill.VEC16, Verify.DEVICE, IpcMode.LEGACY, Sync.EVENTS, true,
+                                List.of()), true));
         for (ChildSettings settings : all) {
             assertEquals(settings, ChildSettings.decode(settings.encode()));
             assertEquals(settings, ChildSettings.fromArguments(settings.arguments().toArray(String[]::new)));
@@ -47,7 +50,7 @@ class ChildSettingsTest {
                 4096, 1, List.of(3), 2, BackendKind.AUTO, 2, Duration.ofSeconds(120), false, -1, Fill.VEC16,
                 Verify.DEVICE, IpcMode.VMM, Sync.EVENTS, Duration.ofSeconds(60)));
         byte[] bytes = Base64.getUrlDecoder().decode(settings.encode());
-        assertEquals("435301" // magic, version
+        assertEquals("435302" // magic, version
                 + "0100000001" + "02000000026162" + "0302" // id 1, segment "ab", backend host
                 + "0a0000000000001000" + "0b00000001" + "0c0000000100000003" // bytes, procs per device, devices
                 + "0d00000002" + "0e03" + "0f00000002" // rounds, run backend auto, simulated devices
@@ -55,6 +58,10 @@ class ChildSettingsTest {
                 + "1302" + "1401" + "1502" + "1602" // kernel vec16, verify device, ipc vmm, sync events
                 + "17000000000000003c00000000", // host wait timeout 60 s
                 HexFormat.of().formatHex(bytes));
+        ChildSettings quiet = new ChildSettings(settings.id(), settings.segment(), settings.backend(), null, null,
+                settings.run(), true);
+        assertEquals("435302" + "0100000001" + "02000000026162" + "0302" + "0601", // ..., quiet exit
+                HexFormat.of().formatHex(Base64.getUrlDecoder().decode(quiet.encode())).substring(0, 38));
     }
 
     @Test
@@ -65,8 +72,8 @@ class ChildSettingsTest {
         byte[] bytes = Base64.getUrlDecoder().decode(encoded);
         assertThrows(IllegalArgumentException.class, () -> ChildSettings.decode("0 seg 1024"));
         assertThrows(IllegalArgumentException.class, () -> ChildSettings.decode(encoded.substring(0, 20)));
-        bytes[2] = 2; // another version
-        assertEquals("child settings: version 2, expected 1", assertThrows(IllegalArgumentException.class,
+        bytes[2] = 1; // another version
+        assertEquals("child settings: version 1, expected 2", assertThrows(IllegalArgumentException.class,
                 () -> ChildSettings.decode(Base64.getUrlEncoder().encodeToString(bytes))).getMessage());
         byte[] unknown = java.util.Arrays.copyOf(Base64.getUrlDecoder().decode(encoded), bytes.length + 1);
         unknown[bytes.length] = 99;

@@ -24,6 +24,9 @@ class ChildStartCacheTest {
         String output = first.jvmOptions(0).getFirst();
         assertTrue(output.startsWith("-XX:AOTCacheOutput=" + dir), output);
         assertEquals(List.of(), first.jvmOptions(1), "only child 0 records");
+        assertTrue(first.jvmOptions(0).stream().noneMatch(o -> o.startsWith("-D")), first.jvmOptions(0).toString());
+        assertTrue(first.quietExit(0), "the recording child's settings silence the JVM's lines at exit");
+        assertFalse(first.quietExit(1));
         // What the JVM of child 0 writes at its exit:
         Files.writeString(Path.of(output.substring(output.indexOf('=') + 1)), "cache");
         first.finish(true);
@@ -37,6 +40,7 @@ class ChildStartCacheTest {
             assertEquals(List.of("-XX:AOTCache=" + files.getFirst(), "-Xlog:aot=off", "-Xlog:cds=off"),
                     later.jvmOptions(child));
         }
+        assertFalse(later.quietExit(0), "a child that uses the cache writes none");
         later.finish(true);
         assertEquals(files, list(dir), "using a cache changes nothing");
         assertTrue(ChildStartCache.of(jar, dir, "host", List.of()).recording(), "another backend, another cache");
