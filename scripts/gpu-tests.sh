@@ -4,6 +4,8 @@
 # classes, and every dependency jar in cudaipc4j-cli/target/lib).
 # A GPU is required here: a GPU test that would be skipped fails instead (CUDAIPC4J_REQUIRE_GPU=1).
 # Usage: scripts/gpu-tests.sh [JAVA] [LAUNCHER-ARGS...]   (JAVA defaults to .jre/bin/java, else $JAVA_HOME/bin/java)
+# The results come as a tree at the end; under a time limit pass --details=flat, which prints each test as it ends,
+# so a run cut short keeps what finished. Select classes with --include-classname 'REGEX'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 java=${1:-}
