@@ -121,10 +121,18 @@ final class Vmm {
      * nothing happens, and a failure here leaves the import to report it.
      */
     static void warmImports(Context context) {
-        Device device = context.device();
-        if (!WARMED.add(device.ordinal())) {
-            return;
+        if (WARMED.add(context.device().ordinal())) {
+            warmImport(context, false);
         }
+    }
+
+    /**
+     * One granule of {@code context}'s device allocated, exported as a file descriptor, imported back (as the chunks
+     * of an expandable segment when {@code chunked}, else as one allocation) and mapped, then all of it released.
+     * Best effort: on a device without VMM nothing happens, and a failure leaves the first real import to report it.
+     */
+    static void warmImport(Context context, boolean chunked) {
+        Device device = context.device();
         Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
         try {
             if (device.attribute(IpcCapabilities.ATTRIBUTE_VMM) == 0) {
@@ -133,7 +141,11 @@ final class Vmm {
             try (VmmAllocation local = VmmAllocation.create(context, granularity(device, fd), fd)) {
                 int exported = local.exportFileDescriptor();
                 try {
-                    VmmMapping.importFileDescriptor(context, exported, local.bytes()).close();
+                    if (chunked) {
+                        ChunkedVmmMapping.importFileDescriptors(context, new int[] {exported}, local.bytes()).close();
+                    } else {
+                        VmmMapping.importFileDescriptor(context, exported, local.bytes()).close();
+                    }
                 } finally {
                     Libc.close(exported);
                 }

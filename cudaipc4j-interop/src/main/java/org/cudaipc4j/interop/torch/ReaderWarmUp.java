@@ -4,18 +4,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
-import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.IpcEventHandle;
 import org.cudaipc4j.cuda.IpcMappedMemory;
 import org.cudaipc4j.cuda.IpcMemHandle;
-import org.cudaipc4j.cuda.ShareableHandleType;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.VmmAllocation;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.interop.TorchHandle;
@@ -26,8 +22,6 @@ import org.cudaipc4j.interop.TorchHandle;
  * (var handles on mapped files, the lease book, file channels) linked, its native functions called once.
  */
 final class ReaderWarmUp {
-    /** {@code CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED}. */
-    private static final int ATTRIBUTE_VMM = 102;
 
     private ReaderWarmUp() {}
 
@@ -107,22 +101,7 @@ final class ReaderWarmUp {
         load(IpcMappedMemory.class);
         load(TorchInteropException.class);
         load(ReleaseOutcome.class);
-        Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
-        try {
-            if (context.device().attribute(ATTRIBUTE_VMM) > 0) {
-                try (VmmAllocation local = VmmAllocation.create(context, VmmAllocation.granularity(context.device(),
-                        fd), fd)) {
-                    int exported = local.exportFileDescriptor();
-                    try {
-                        ChunkedVmmMapping.importFileDescriptors(context, new int[] {exported}, local.bytes()).close();
-                    } finally {
-                        Libc.close(exported);
-                    }
-                }
-            }
-        } catch (CudaException | IllegalArgumentException | IllegalStateException e) {
-            // not warmed: the first 'e' open pays, and reports a real failure itself
-        }
+        ChunkedVmmMapping.warmUp(context);
         reader.open(new TorchShare(0, null, 0, 0, null, -1, null, false, null), stream).close();
     }
 
