@@ -49,12 +49,12 @@ public final class MemoryImporter implements AutoCloseable {
     }
 
     /**
-     * Pays the driver's first-use costs of VMM imports now, once per device and process: one small allocation
-     * is exported, imported back, mapped and released in this importer's context (10-25 ms on an H200). A process's
-     * first VMM import otherwise takes about 2 ms more than later ones. Worth it where the importer is opened well
-     * ahead of the imports whose latency matters (a service's start-up, a background thread); a one-shot import is
-     * faster without it. Best effort: on a device without VMM it does nothing, and a failure is left for the import
-     * to report.
+     * Pays the driver's first-use costs of VMM and memory-pool imports now, once per device and process: one small
+     * VMM allocation exported, imported back, mapped and released in this importer's context, and one pool buffer's
+     * pool and pointer imported back the same way (docs/performance.md has what it costs and saves). Worth it where
+     * the importer is opened well ahead of the imports whose latency matters (a service's start-up, a background
+     * thread); a one-shot import is faster without it. Best effort: on a device without VMM or pools it does what it
+     * can, and a failure is left for the import to report.
      */
     public void warmUp() {
         requireOpen();

@@ -123,6 +123,35 @@ final class Vmm {
     static void warmImports(Context context) {
         if (WARMED.add(context.device().ordinal())) {
             warmImport(context, false);
+            warmPoolImport(context);
+        }
+    }
+
+    /**
+     * A memory pool of {@code context}'s device with a file-descriptor handle type made, one buffer allocated from
+     * it, the pool's descriptor and the buffer's pointer export imported back as another process's are, then all of
+     * it released: the pool import's calls linked and its code run once. Best effort: on a device without pools, or
+     * where the driver refuses an import of this process's own pool, the first real import pays the rest.
+     */
+    static void warmPoolImport(Context context) {
+        Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
+        try (MemoryPool local = MemoryPool.create(context, fd, 0);
+             Stream stream = Stream.create(context, true)) {
+            try (PoolBuffer buffer = local.allocate(granularity(context.device(), fd), stream)) {
+                stream.synchronize();
+                byte[] pointer = buffer.exportPointer();
+                int exported = local.exportFileDescriptor();
+                try (MemoryPool imported = MemoryPool.importFileDescriptor(context, exported,
+                        context.device().uuid())) {
+                    imported.importBuffer(pointer, buffer.bytes()).close();
+                } catch (CudaException | IllegalArgumentException | IllegalStateException refused) {
+                    // this process's own pool: the driver may refuse its import; the calls are linked all the same
+                } finally {
+                    Libc.close(exported);
+                }
+            }
+        } catch (CudaException | IllegalArgumentException | IllegalStateException e) {
+            // not warmed: the first import pays, and reports a real failure itself
         }
     }
 

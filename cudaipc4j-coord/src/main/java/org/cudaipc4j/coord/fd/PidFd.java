@@ -52,6 +52,25 @@ public final class PidFd {
         }
     }
 
+    /**
+     * Runs {@link #take} once on a descriptor of this process's own (a memfd), so that a process's first take does
+     * not pay for linking its system calls and loading its classes. Best effort: where the kernel refuses it, the
+     * first real take reports why. It leaves nothing open.
+     */
+    public static void warmUp() {
+        Libc.Result own = Libc.memfdCreate("cudaipc4j-warm");
+        if (own.value() < 0) {
+            return;
+        }
+        try {
+            take(ProcessHandle.current().pid(), own.value()).close();
+        } catch (CoordinationException refused) {
+            // seccomp or an old kernel: a real take reports it
+        } finally {
+            Libc.close(own.value());
+        }
+    }
+
     /** {@return the Yama ptrace scope (0 to 3), or -1 where Yama is not there} */
     public static int ptraceScope() {
         try {

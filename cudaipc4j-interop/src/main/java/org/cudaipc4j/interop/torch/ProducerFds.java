@@ -3,16 +3,23 @@ package org.cudaipc4j.interop.torch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.fd.PidFd;
 
 /**
  * Takes the file descriptors of an expandable segment's chunks out of torch's producer, as torch's own
- * {@code ExpandableSegment::fromShared} does: one {@code pidfd_open(pid)}, then {@code pidfd_getfd} for each chunk's
+ * {@code ExpandableSegment::fromShared} does: {@code pidfd_open(pid)}, then {@code pidfd_getfd} for each chunk's
  * fd number. Each refusal becomes one {@link TorchInteropException} line that says why and what can be changed.
+ *
+ * <p>A producer's pidfd is kept while blocks of it are mapped ({@link Producer}): the next share of that producer
+ * needs neither a new {@code pidfd_open} nor its start time read again, and the pidfd tells when the pid stops
+ * naming that process (it polls readable once the process has exited). Not thread-safe: the reader calls it under
+ * its lock.
  */
 final class ProducerFds {
-    /** The two system calls, replaceable so that each errno's message is tested without a producer. */
+    /** The system calls, replaceable so that each errno's message is tested without a producer. */
     interface Syscalls {
         /** {@code pidfd_open(pid, 0)}. */
         Libc.Result pidfdOpen(long pid);
@@ -22,6 +29,11 @@ final class ProducerFds {
 
         /** {@code close(fd)}. */
         void close(int fd);
+
+        /** Whether the process of {@code pidfd} has exited ({@code poll} for {@code POLLIN}, not waiting). */
+        default boolean exited(int pidfd) {
+            return false;
+        }
     }
 
     /** The kernel's calls. */
@@ -40,12 +52,90 @@ final class ProducerFds {
         public void close(int fd) {
             Libc.close(fd);
         }
+
+        @Override
+        public boolean exited(int pidfd) {
+            Libc.Result r = Libc.poll(pidfd, Libc.POLLIN, 0);
+            return r.value() != 0; // readable once the process has exited; an error counts as gone too
+        }
     };
 
+    /**
+     * A producer process as this reader knows it: its pidfd (or why {@code pidfd_open} was refused) and its start
+     * time, read once ({@link TorchStorageKey#processStartTime}); {@code blocks} counts its mapped blocks, and the
+     * pidfd is closed when none is left.
+     */
+    static final class Producer {
+        final int pid;
+        final int pidfd;
+        final int refusedErrno;
+        final long start;
+        int blocks;
+        boolean closed;
+
+        private Producer(int pid, int pidfd, int refusedErrno, long start) {
+            this.pid = pid;
+            this.pidfd = pidfd;
+            this.refusedErrno = refusedErrno;
+            this.start = start;
+        }
+    }
+
     private final Syscalls calls;
+    private final Map<Integer, Producer> producers = new HashMap<>();
 
     ProducerFds(Syscalls calls) {
         this.calls = calls;
+    }
+
+    /**
+     * The process that runs as {@code pid} now: the one known here while it lives, else a new one with its pidfd
+     * opened and its start time read. When {@code pidfd_open} is refused, the producer carries the errno (and the
+     * start time read without it), for {@link #take(Producer, int[])} to report. Give it back with
+     * {@link #release(Producer)} unless a block of it was mapped ({@link #mapped}).
+     */
+    Producer producer(int pid) {
+        Producer p = producers.get(pid);
+        if (p != null && !calls.exited(p.pidfd)) {
+            return p;
+        }
+        if (p != null) {
+            producers.remove(pid); // exited: its pid may name another process now; its mapped blocks keep the pidfd
+            release(p);
+        }
+        Libc.Result pidfd = calls.pidfdOpen(pid);
+        if (pidfd.value() < 0) {
+            return new Producer(pid, -1, pidfd.errno(), TorchStorageKey.processStartTime(pid));
+        }
+        p = new Producer(pid, pidfd.value(), 0, TorchStorageKey.processStartTime(pid));
+        producers.put(pid, p);
+        return p;
+    }
+
+    /** A block of {@code p} is mapped now: its pidfd stays open until {@link #unmapped}. */
+    void mapped(Producer p) {
+        p.blocks++;
+    }
+
+    /** A block of {@code p} is unmapped: the pidfd is closed with the last. */
+    void unmapped(Producer p) {
+        p.blocks--;
+        release(p);
+    }
+
+    /** Closes {@code p}'s pidfd when no block of it is mapped (after an open that mapped nothing new). */
+    void release(Producer p) {
+        if (p.blocks != 0 || p.pidfd < 0 || p.closed) {
+            return;
+        }
+        producers.remove(p.pid, p);
+        calls.close(p.pidfd);
+        p.closed = true;
+    }
+
+    /** Producers whose pidfd is open here. */
+    int openPidfds() {
+        return producers.size();
     }
 
     /**
@@ -56,17 +146,26 @@ final class ProducerFds {
      *                               (no such descriptor), ENOSYS (kernel older than 5.6), or another errno
      */
     int[] take(int pid, int[] fds) {
-        Libc.Result pidfd = calls.pidfdOpen(pid);
-        if (pidfd.value() < 0) {
-            throw refusal("pidfd_open", pidfd.errno(), pid, -1, fds.length);
+        Producer p = producer(pid);
+        try {
+            return take(p, fds);
+        } finally {
+            release(p);
+        }
+    }
+
+    /** As {@link #take(int, int[])} through {@code p}'s pidfd. */
+    int[] take(Producer p, int[] fds) {
+        if (p.pidfd < 0) {
+            throw refusal("pidfd_open", p.refusedErrno, p.pid, -1, fds.length);
         }
         int[] taken = new int[fds.length];
         int n = 0;
         try {
             for (; n < fds.length; n++) {
-                Libc.Result copy = calls.pidfdGetfd(pidfd.value(), fds[n]);
+                Libc.Result copy = calls.pidfdGetfd(p.pidfd, fds[n]);
                 if (copy.value() < 0) {
-                    throw refusal("pidfd_getfd", copy.errno(), pid, n, fds.length, fds[n]);
+                    throw refusal("pidfd_getfd", copy.errno(), p.pid, n, fds.length, fds[n]);
                 }
                 taken[n] = copy.value();
             }
@@ -74,12 +173,9 @@ final class ProducerFds {
         } catch (RuntimeException e) {
             close(taken, n);
             throw e;
-        } finally {
-            calls.close(pidfd.value());
         }
     }
 
-    /** Closes the first {@code count} of {@code fds}. */
     void close(int[] fds, int count) {
         for (int i = 0; i < count; i++) {
             calls.close(fds[i]);

@@ -59,6 +59,8 @@ public final class TorchReader {
         final DeviceMemory memory;
         private final AutoCloseable owner;
         int views;
+        /** The producer of an expandable segment's chunks taken by pidfd, or null. */
+        ProducerFds.Producer producer;
 
         Mapping(String key, IpcMappedMemory memory) {
             this.key = key;
@@ -135,9 +137,22 @@ public final class TorchReader {
         }
         OpenPhases.start(phases);
         TorchHandle h = share.handle();
+        ProducerFds.Producer producer = h.type() == TorchHandle.Type.EXPANDABLE_SEGMENT
+                && h.chunkKind() == TorchHandle.ChunkKind.POSIX_FD ? producerFds.producer(h.producerPid()) : null;
+        try {
+            return open(share, stream, phases, producer);
+        } finally {
+            if (producer != null) {
+                producerFds.release(producer); // closes its pidfd unless a block of it is mapped
+            }
+        }
+    }
+
+    private TorchTensorView open(TorchShare share, Stream stream, OpenPhases phases, ProducerFds.Producer producer) {
+        TorchHandle h = share.handle();
         boolean legacy = h.type() == TorchHandle.Type.CUDA_MALLOC;
         TorchStorageKey storage = TorchStorageKey.of(share, legacy ? 0
-                : TorchStorageKey.processStartTime(h.producerPid()));
+                : producer != null ? producer.start : TorchStorageKey.processStartTime(h.producerPid()));
         OpenPhases.lap(phases, OpenPhases.Phase.KEY);
         Lease lease = leases.acquire(storage, share.refCounterFile(), share.refCounterSlot(), phases);
         Mapping m = null;
@@ -150,7 +165,11 @@ public final class TorchReader {
                     m = new Mapping(key, IpcMemHandle.fromBytes(h.ipcMemHandle()).open(context, true));
                     OpenPhases.lap(phases, OpenPhases.Phase.IPC_OPEN);
                 } else {
-                    m = new Mapping(key, mapChunks(h, phases));
+                    m = new Mapping(key, mapChunks(h, producer, phases));
+                    if (producer != null) {
+                        m.producer = producer;
+                        producerFds.mapped(producer);
+                    }
                 }
                 mappings.put(m.key, m);
             }
@@ -169,10 +188,22 @@ public final class TorchReader {
         } catch (RuntimeException e) {
             if (m != null && m.views == 0) {
                 mappings.remove(m.key);
-                Closing.closeAfter(m::close, e);
+                Mapping unmap = m;
+                Closing.closeAfter(() -> unmap(unmap), e);
             }
             lease.release();
             throw e;
+        }
+    }
+
+    /** Unmaps {@code m}; its producer's pidfd goes with the producer's last block. */
+    private void unmap(Mapping m) {
+        try {
+            m.close();
+        } finally {
+            if (m.producer != null) {
+                producerFds.unmapped(m.producer);
+            }
         }
     }
 
@@ -195,7 +226,7 @@ public final class TorchReader {
      * Maps the chunks of an {@code 'e'} handle into one range, as {@code ExpandableSegment::fromShared} does: file
      * descriptors taken from the producer (and closed once imported), or fabric handles.
      */
-    private ChunkedVmmMapping mapChunks(TorchHandle h, OpenPhases phases) {
+    private ChunkedVmmMapping mapChunks(TorchHandle h, ProducerFds.Producer producer, OpenPhases phases) {
         if (h.chunkKind() == TorchHandle.ChunkKind.FABRIC) {
             try {
                 ChunkedVmmMapping c = ChunkedVmmMapping.importFabricHandles(context, h.fabricHandles(),
@@ -207,7 +238,7 @@ public final class TorchReader {
                         + e.getMessage(), e);
             }
         }
-        int[] fds = producerFds.take(h.producerPid(), h.fds());
+        int[] fds = producerFds.take(producer, h.fds());
         OpenPhases.lap(phases, OpenPhases.Phase.PIDFD);
         ChunkedVmmMapping c;
         try {
@@ -233,7 +264,7 @@ public final class TorchReader {
             context.synchronize();
             if (--m.views == 0) {
                 mappings.remove(m.key);
-                m.close();
+                unmap(m);
             }
         } finally {
             lease.release();
