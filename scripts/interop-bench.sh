@@ -7,7 +7,8 @@
 #               with it the copy bandwidth from a BW_SIZE share's mapping into local memory against local to local
 #   state-dict  the weight-sync example's state dict (TENSORS tensors, mixed dtypes with bf16, 1 KiB to 256 MiB)
 #   pool        a cuda.core memory-pool buffer of SIZE bytes: first import (pidfd_getfd, pool, pointer)
-# for each torch allocator of ALLOCS (c: caching, legacy IPC handles; e: expandable segments).
+# for each torch allocator of ALLOCS (c: caching, legacy IPC handles; e: expandable segments). For 'c', the Java
+# reader's driver calls alone are timed too (scripts/interop_bench_py.py driver-reader, through cuda.bindings).
 # Writes every figure as a JSON line to OUT/interop-bench.jsonl, the table of medians and ratios to
 # OUT/interop-bench.txt (and OUT/interop-bench-summary.json), and prints the table.
 # Needs the build (scripts/mvn.sh -q -B package -DskipTests, or scripts/device-bundle.sh's bundle), a Java 25
@@ -162,6 +163,19 @@ torch_round() {  # ROUND ALLOC FIRST(java|python)
       ask release
     fi
   done
+  # The Java reader's driver calls alone, through cuda.bindings: the floor under any reader keeping the contract.
+  if [ "$alloc" = c ]; then
+    if want tensor; then
+      ask share tensor "$work/t.jsonl" "$size" "$reopens"
+      reader "driver calls tensor ($alloc)" "$round" "${py[@]}" driver-reader tensor "$work/t.jsonl"
+      ask release
+    fi
+    if want state-dict; then
+      ask share state-dict "$work/sd.jsonl"
+      reader "driver calls state dict ($alloc)" "$round" "${py[@]}" driver-reader state-dict "$work/sd.jsonl"
+      ask release
+    fi
+  fi
 }
 
 if want tensor || want state-dict; then

@@ -12,6 +12,7 @@ into a file the script names; every reader parses them before it starts its cloc
       share state-dict PATH            fresh copy of the weight-sync example's state dict, each tensor shared once
       release                          drops the copies and runs torch.cuda.ipc_collect()
   interop_bench_py.py torch-reader tensor|state-dict FILE [BWFILE ITERATIONS]   torch's reader: one JSON line
+  interop_bench_py.py driver-reader tensor|state-dict FILE   the Java reader's driver calls alone ('c'): one JSON line
   interop_bench_py.py pool-producer PATH SIZE             a cuda.core pool buffer, exported until stdin closes
   interop_bench_py.py pool-reader FILE                    cuda.core's own import of it: one JSON line
   interop_bench_py.py summary JSONL                       the table of medians and ratios against the targets
@@ -133,7 +134,7 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str, str, str], list[float]] = collections.defaultdict(list)
     sizes: dict[tuple[str, str], tuple[int, int]] = {}
     for r in rows:
-        side = "java" if r["impl"] == "java" else "python"
+        side = {"java": "java", "driver": "driver"}.get(r["impl"], "python")
         for key, value in r.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
                 groups[(r["case"], r["alloc"], key, side)].append(float(value))
@@ -150,6 +151,9 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             p = statistics.median(python) if python else None
             row = {"case": case, "alloc": alloc, "metric": metric, "label": label, "runs": len(java),
                    "java": j, "python": p, "bytes": sizes[(case, alloc)][0], "tensors": sizes[(case, alloc)][1]}
+            floor = groups.get((case, alloc, metric, "driver"))
+            if floor:
+                row["driver"] = statistics.median(floor)
             if kind == "ratio<=":
                 if p is None:
                     continue
@@ -198,6 +202,8 @@ def table(summary: list[dict[str, Any]]) -> str:
         ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.3f}"
         lines.append(f"{what:44} {r['alloc']:5} {r['runs']:>4} {r['java']:>7.1f} {unit:4} {py:>12} {ratio:>7}  "
                      f"{r['target']:26} {'yes' if r['met'] else 'NO'}")
+        if r.get("driver") is not None:
+            lines.append(f"  the driver's calls of the Java reader alone (cuda.bindings): {r['driver']:.1f} us")
         if "python_mapped" in r and "python_local" in r:
             lines.append(f"  torch's copy_ for reference: mapped {r['python_mapped']:.1f}, local"
                          f" {r['python_local']:.1f} GB/s")
@@ -346,6 +352,83 @@ def torch_reader(case: str, path: str, bw_path: str | None, iterations: int) -> 
     return 0
 
 
+def driver_reader(case: str, path: str) -> int:
+    """The Java reader's driver calls alone, through cuda.bindings: each distinct block's ``cuIpcOpenMemHandle``
+    and, per share that asks for it, ``cuIpcOpenEventHandle``, ``cuStreamWaitEvent``, ``cuEventDestroy``; timed as
+    the readers are (fresh process, context current, descriptors parsed and handles built before the clock). What no
+    reader that keeps the contract can go below. Legacy ('c') shares only. The slots are given back after the clock,
+    as a reader's close does."""
+    import mmap
+    from cuda.bindings import driver as cu
+
+    def ok(result: Any) -> Any:
+        err, *rest = result if isinstance(result, tuple) else (result,)
+        if err != cu.CUresult.CUDA_SUCCESS:
+            raise SystemExit(f"driver-reader: {cu.cuGetErrorName(err)[1].decode()}")
+        return rest[0] if len(rest) == 1 else rest
+
+    descriptors = read_descriptors(path)
+    fields = [rebuild_fields(d) for d in descriptors]
+    if any(len(f["handle"]) not in (64, 66) or (len(f["handle"]) == 66 and f["handle"][1:2] != b"c")
+           for f in fields):
+        raise SystemExit("driver-reader: legacy ('c') shares only")
+    ok(cu.cuInit(0))
+    want = descriptors[0].device_uuid.replace("GPU-", "").replace("-", "")
+    device = next(d for d in (ok(cu.cuDeviceGet(i)) for i in range(ok(cu.cuDeviceGetCount())))
+                  if bytes(ok(cu.cuDeviceGetUuid(d)).bytes).hex() == want)
+    context = ok(cu.cuDevicePrimaryCtxRetain(device))
+    ok(cu.cuCtxSetCurrent(context))
+    stream = ok(cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING))
+    ok(cu.cuStreamSynchronize(stream))
+    blocks: dict[bytes, Any] = {}
+    calls = []
+    for f in fields:
+        raw = f["handle"][-64:]
+        if raw not in blocks:
+            blocks[raw] = cu.CUipcMemHandle()
+            blocks[raw].reserved = raw
+        event = None
+        if f["event_sync_required"]:
+            event = cu.CUipcEventHandle()
+            event.reserved = f["event_handle"]
+        calls.append((raw, event))
+    flag = cu.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
+    mapped: dict[bytes, Any] = {}
+    per_share = []
+    t0 = time.perf_counter_ns()
+    for raw, event in calls:
+        s0 = time.perf_counter_ns()
+        if raw not in mapped:
+            mapped[raw] = ok(cu.cuIpcOpenMemHandle(blocks[raw], flag))
+        if event is not None:
+            e = ok(cu.cuIpcOpenEventHandle(event))
+            ok(cu.cuStreamWaitEvent(stream, e, 0))
+            ok(cu.cuEventDestroy(e))
+        per_share.append(time.perf_counter_ns() - s0)
+    elapsed = time.perf_counter_ns() - t0
+    ok(cu.cuStreamSynchronize(stream))
+    for pointer in mapped.values():
+        ok(cu.cuIpcCloseMemHandle(pointer))
+    for f in fields:  # torch's counter: int64 slots in /dev/shm/<name>; each share's slot given back once
+        with open("/dev/shm/" + f["ref_counter_handle"].decode().lstrip("/"), "r+b") as file, \
+                mmap.mmap(file.fileno(), 0) as counters:
+            at = 8 * f["ref_counter_offset"]
+            value = int.from_bytes(counters[at:at + 8], "little", signed=True)
+            counters[at:at + 8] = (value - 1).to_bytes(8, "little", signed=True)
+    ok(cu.cuStreamDestroy(stream))
+    ok(cu.cuDevicePrimaryCtxRelease(device))
+    alloc = _alloc_of(descriptors[0])
+    if case == "tensor":
+        fields_out = {"bytes": descriptors[0].bytes, "tensors": 1, "first_open_us": per_share[0] / 1e3}
+        if len(per_share) > 1:
+            fields_out.update(reopen_us=median_us(per_share[1:]), reopens=len(per_share) - 1)
+    else:
+        fields_out = {"bytes": sum(d.bytes for d in descriptors), "tensors": len(calls), "open_us": elapsed / 1e3,
+                      "blocks": len(blocks)}
+    print(record("driver", case, alloc, **fields_out), flush=True)
+    return 0
+
+
 def _alloc_of(d: Descriptor) -> str:
     handle = d.torch.handle if d.torch is not None else None
     return "e" if handle is not None and len(handle) > 1 and handle[1] == 0x65 else "c"
@@ -456,6 +539,8 @@ def main(argv: list[str]) -> int:
     if mode == "torch-reader" and len(rest) in (2, 4) and rest[0] in ("tensor", "state-dict"):
         return torch_reader(rest[0], rest[1], rest[2] if len(rest) == 4 else None,
                             int(rest[3]) if len(rest) == 4 else 0)
+    if mode == "driver-reader" and len(rest) == 2 and rest[0] in ("tensor", "state-dict"):
+        return driver_reader(rest[0], rest[1])
     if mode == "pool-producer" and len(rest) == 2:
         return pool_producer(rest[0], parse_bytes(rest[1]))
     if mode == "pool-reader" and len(rest) == 1:

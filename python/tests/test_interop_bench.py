@@ -138,3 +138,16 @@ def test_phases_give_the_java_medians_per_case_without_the_totals():
     assert "java phases, tensor (c), us: first_open_ipc_open 500.0, reopen_event_open 20.0, warm_up 20.0 ms" in text
     assert "java phases, pool (pool), us: pidfd 5.0, pool_import 800.0, pointer_import 95.0" in text
     assert "reopen 40" not in text and "first_open 900" not in text
+
+
+def test_the_driver_floor_is_its_own_column_never_the_python_side():
+    extra = [{"impl": "driver", "case": "tensor", "alloc": "c", "bytes": 64 << 20, "tensors": 1,
+              "first_open_us": v, "reopen_us": v / 10} for v in (300.0, 310.0, 290.0)]
+    s = {(r["case"], r["metric"]): r for r in bench.summarize(rows() + extra)}
+    first = s[("tensor", "first_open_us")]
+    assert first["python"] == 610.0 and first["driver"] == 300.0
+    assert s[("tensor", "reopen_us")]["driver"] == 30.0
+    assert "driver" not in s[("state-dict", "open_us")]
+    text = bench.table(bench.summarize(rows() + extra))
+    assert "the driver's calls of the Java reader alone (cuda.bindings): 300.0 us" in text
+    assert bench.main(["x", "driver-reader", "nonsense", "f"]) == 2

@@ -32,7 +32,7 @@ import org.cudaipc4j.simpleipc.DriverStartUp;
  * warm-up for a short-lived process, {@link Cuda#prelinkInBackground}; waited for: it warms the IPC, event, VMM
  * and pool imports the readers call), torch's leases started ({@link TorchLeases#start()}, documented to be started early), the driver started,
  * the device's primary context current, a stream made, the descriptors parsed; the reader's
- * {@link TorchReader#warmUp}, or for a pool export the importer's {@link MemoryImporter#warmUp()}. Each open is
+ * {@link TorchReader#warmUp}, or for a pool export the importer's {@link MemoryImporter#warmUp()} and {@link PidFd#warmUp()}. Each open is
  * also timed phase by phase ({@link OpenPhases}; the pool's steps one by one). The clock then times the open calls alone: a torch share's mapping (or its cache
  * hit), its lease and its stream's wait on the producer's event; a pool export's {@code pidfd_getfd} and import.
  * Nothing is synchronized inside a timing.
@@ -181,6 +181,7 @@ final class InteropReads {
         try (MemoryImporter importer = MemoryImporter.open(context, 0)) {
             long w0 = System.nanoTime();
             importer.warmUp();
+            PidFd.warmUp();
             figures.put("warm_up_ms", (System.nanoTime() - w0) / 1e6);
         }
         long t0 = System.nanoTime();
