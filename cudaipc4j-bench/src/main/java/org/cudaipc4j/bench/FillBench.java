@@ -18,13 +18,13 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
-import org.cudaipc4j.cuda.IpcPath;
-import org.cudaipc4j.cuda.MemoryPool;
-import org.cudaipc4j.cuda.ShareableHandleType;
-import org.cudaipc4j.cuda.ShareableMemory;
-import org.cudaipc4j.cuda.SharedMemoryExport;
+import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.cuda.ipc.IpcPath;
+import org.cudaipc4j.cuda.ipc.MemoryPool;
+import org.cudaipc4j.cuda.ipc.ShareableHandleType;
+import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
+import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.simpleipc.backend.Sizes;
 
 /**
@@ -71,13 +71,13 @@ final class FillBench {
                 payload.putInt(PATHS.size() * sizes.size());
                 for (IpcPath path : PATHS) {
                     for (long size : sizes) {
-                        ShareableMemory memory = switch (path) {
+                        DeviceMemory memory = switch (path) {
                             case LEGACY -> DeviceBuffer.allocate(context, size);
                             case VMM_FD -> VmmAllocation.create(context, size,
                                     Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
                             default -> pool.allocate(size, stream);
                         };
-                        SharedMemoryExport export = memory.export();
+                        SharedMemoryExport export = SharedMemoryExport.of(memory);
                         exports.add(export);
                         byte[] d = export.descriptor().toBytes();
                         payload.putInt(d.length).put(d);

@@ -180,9 +180,9 @@ class NcclTransportGpuTest {
                 }
             }
             List<String> left = ToolRun.shmFiles("cuda.shm.").stream()
-                    .filter(f -> survivors.contains(org.cudaipc4j.cuda.DriverFiles.producer(f))).toList();
+                    .filter(f -> survivors.contains(org.cudaipc4j.cuda.ipc.DriverFiles.producer(f))).toList();
             System.out.println("driver files left by the victim (SIG" + signal + "): " + ToolRun.shmFiles("cuda.shm.")
-                    .stream().filter(f -> org.cudaipc4j.cuda.DriverFiles.producer(f) == ranks.processes.get(victim)
+                    .stream().filter(f -> org.cudaipc4j.cuda.ipc.DriverFiles.producer(f) == ranks.processes.get(victim)
                             .pid()).toList());
             assertTrue(left.isEmpty(), "driver files of survivors left: " + left);
         }

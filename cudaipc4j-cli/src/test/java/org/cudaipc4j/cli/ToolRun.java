@@ -20,7 +20,7 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.cudaipc4j.cuda.DriverFiles;
+import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.testing.Waits;
 
 /**

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * make a later {@code close()} throw for a context that is gone.
  */
 abstract sealed class ContextResource implements AutoCloseable
-        permits DeviceRange, Event, Stream, CudaModule, PinnedArena, HostRegistration, MemoryPool, ForeignResource {
+        permits DeviceBuffer, Event, Stream, CudaModule, PinnedArena, HostRegistration, ForeignResource {
     final Context context;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -29,8 +29,12 @@ abstract sealed class ContextResource implements AutoCloseable
         return closed.get();
     }
 
-    /** Throws {@link IllegalStateException} naming {@code what} when closed. */
-    final void requireOpen() {
+    /**
+     * Checks that the resource is still open, before a use of what it holds.
+     *
+     * @throws IllegalStateException naming the resource, once it is closed
+     */
+    protected final void requireOpen() {
         if (closed.get()) {
             throw new IllegalStateException(this + " is closed");
         }

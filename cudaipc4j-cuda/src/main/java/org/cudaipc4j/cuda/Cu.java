@@ -4,20 +4,13 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.HexFormat;
 import org.cudaipc4j.cuda.driver.CuDriver;
-import org.cudaipc4j.cuda.driver.CuFunction;
-import org.cudaipc4j.cuda.driver.CuSymbols;
 
 /** Helpers shared by the typed layer: result checks and out-parameters. */
 final class Cu {
     static final int CUDA_SUCCESS = 0;
     static final int CUDA_ERROR_NOT_READY = 600;
     static final int CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
-    static final int CUDA_ERROR_INVALID_VALUE = 1;
-    static final int CUDA_ERROR_NOT_PERMITTED = 800;
-    static final int CUDA_ERROR_NOT_SUPPORTED = 801;
-    static final int CUDA_ERROR_SYSTEM_NOT_READY = 802;
 
     /** Bytes staged per step when copying between a heap segment and device memory. */
     static final long STAGING_CHUNK = 4L << 20;
@@ -38,18 +31,6 @@ final class Cu {
     static void check(String call, int result) {
         if (result != CUDA_SUCCESS) {
             throw CudaException.of(call, result);
-        }
-    }
-
-    /** The {@link CudaException} for {@code code}, returned by {@code function}. */
-    static CudaException failure(CuFunction function, int code) {
-        return CudaException.of(function.name(), code);
-    }
-
-    /** Attaches the failure of a clean-up call to {@code primary}, unless it succeeded. */
-    static void suppress(Throwable primary, CuFunction function, int result) {
-        if (result != CUDA_SUCCESS) {
-            primary.addSuppressed(failure(function, result));
         }
     }
 
@@ -75,34 +56,5 @@ final class Cu {
     /** A pointer-sized out-parameter in {@code arena}, zeroed. */
     static MemorySegment pointerOut(Arena arena) {
         return arena.allocate(ADDRESS);
-    }
-
-    /** A copy of {@code bytes}, checked to be an IPC handle's 64 bytes. */
-    static byte[] handleBytes(byte[] bytes, String what) {
-        return requireLength(bytes, CuSymbols.IPC_HANDLE_SIZE, "an IPC " + what + " handle").clone();
-    }
-
-    /**
-     * {@code bytes}, checked to be {@code size} bytes long.
-     *
-     * @param what names the bytes in the message, such as "a fabric handle"
-     */
-    static byte[] requireLength(byte[] bytes, long size, String what) {
-        if (bytes == null || bytes.length != size) {
-            throw new IllegalArgumentException(what + " is " + size + " bytes, got "
-                    + (bytes == null ? "null" : bytes.length + " bytes"));
-        }
-        return bytes;
-    }
-
-    /** {@code hex} (128 hex digits) as handle bytes. */
-    static byte[] handleHex(String hex, String what) {
-        byte[] bytes;
-        try {
-            bytes = HexFormat.of().parseHex(hex);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("an IPC " + what + " handle must be 128 hex digits: " + e.getMessage());
-        }
-        return handleBytes(bytes, what);
     }
 }

@@ -1,6 +1,5 @@
 package org.cudaipc4j.cuda;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
@@ -8,15 +7,18 @@ import java.lang.foreign.MemorySegment;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
- * Device memory from {@code cuMemAlloc_v2}: the only kind {@code cuIpcGetMemHandle} can export. Owned by its
- * {@link Context} (closed with it at the latest). Reads of its address and size are thread-safe; see
- * {@link DeviceMemory} for the operations.
+ * Device memory from {@code cuMemAlloc_v2}: the only kind {@code cuIpcGetMemHandle} can export (the sharing package,
+ * {@code org.cudaipc4j.cuda.ipc}, does). Owned by its {@link Context} (closed with it at the latest). Reads of its
+ * address and size are thread-safe; see {@link DeviceMemory} for the operations.
  */
-public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
-    private volatile IpcMemHandle exported;
+public final class DeviceBuffer extends ContextResource implements DeviceMemory {
+    private final long address;
+    private final long bytes;
 
     private DeviceBuffer(Context context, long address, long bytes) {
-        super(context, address, bytes);
+        super(context);
+        this.address = address;
+        this.bytes = bytes;
     }
 
     /**
@@ -45,45 +47,20 @@ public final class DeviceBuffer extends DeviceRange implements ShareableMemory {
         }
     }
 
-    /**
-     * {@return the IPC handle of this allocation ({@code cuIpcGetMemHandle}), for another process to open} The same
-     * value on every call; this process refuses to open it ({@link IpcMemHandle#open}).
-     */
-    public IpcMemHandle exportIpcHandle() {
-        IpcMemHandle handle = exported;
-        if (handle == null) {
-            synchronized (this) {
-                handle = exported;
-                if (handle == null) {
-                    long ptr = address();
-                    context.makeCurrent();
-                    try (Arena arena = Arena.ofConfined()) {
-                        MemorySegment out = arena.allocate(IpcMemHandle.LAYOUT);
-                        CuDriver.IPC_GET_MEM_HANDLE.check(out, ptr);
-                        handle = IpcMemHandle.fromBytes(out.toArray(JAVA_BYTE));
-                    }
-                    IpcMemHandle.exportedHere(handle);
-                    exported = handle;
-                }
-            }
-        }
-        return handle;
+    @Override
+    public long address() {
+        requireOpen();
+        return address;
     }
 
-    /** {@return a descriptor with the legacy IPC handle; nothing else needs to travel} */
     @Override
-    public SharedMemoryExport export() {
-        return new SharedMemoryExport(SharedMemoryDescriptor.of(IpcPath.LEGACY, this, exportIpcHandle().toBytes(),
-                0, 0), new int[0]);
+    public long bytes() {
+        return bytes;
     }
 
     /** Frees the memory ({@code cuMemFree_v2}). */
     @Override
     void release() {
-        IpcMemHandle handle = exported;
-        if (handle != null) {
-            IpcMemHandle.noLongerExported(handle);
-        }
         context.makeCurrent();
         CuDriver.MEM_FREE.check(address);
     }

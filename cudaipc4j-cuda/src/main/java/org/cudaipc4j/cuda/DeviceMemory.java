@@ -6,8 +6,10 @@ import java.util.Objects;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
- * A range of device memory: a {@link DeviceBuffer} this process allocated, or an {@link IpcMappedMemory} another
- * process exported. Offsets and lengths are in bytes and checked against {@link #bytes()}.
+ * A range of device memory: a {@link DeviceBuffer} this process allocated, a {@link DeviceSlice} of one, or memory of
+ * another package or module (another process's memory mapped here by the sharing package
+ * {@code org.cudaipc4j.cuda.ipc}, another framework's tensor). Offsets and lengths are in bytes and checked against
+ * {@link #bytes()}.
  *
  * <p>Synchronous operations return once the device memory holds the result (CUDA's own memset, pageable
  * host-to-device and device-to-device copies may return earlier; these wait for the legacy default stream they

@@ -1,6 +1,5 @@
 package org.cudaipc4j.cuda;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
 
 import java.lang.foreign.Arena;
@@ -10,9 +9,9 @@ import java.util.Set;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
- * A CUDA event: created here ({@link #create}) or opened from another process's handle ({@link IpcEventHandle}).
- * Owned by its {@link Context}. {@link #record} does not make the context current (see {@link Context}); query and
- * synchronize may be called from any thread.
+ * A CUDA event: created here ({@link #create}) or opened from another process's handle (by the sharing package,
+ * {@code org.cudaipc4j.cuda.ipc}, through {@link #adopt}). Owned by its {@link Context}. {@link #record} does not
+ * make the context current (see {@link Context}); query and synchronize may be called from any thread.
  */
 public final class Event extends ContextResource {
     private final MemorySegment handle;
@@ -57,8 +56,20 @@ public final class Event extends ContextResource {
         }
     }
 
-    /** Wraps a created or opened event handle; destroys it when its context no longer takes resources. */
-    static Event adopt(Context context, MemorySegment handle, Set<EventFlag> flags, boolean opened) {
+    /**
+     * Takes ownership of {@code handle}, an event made in {@code context} by another call than {@link #create}: an
+     * interprocess event opened from another process's handle ({@code cuIpcOpenEventHandle}), as the sharing package
+     * does. Closing the event, or its context, destroys this process's reference ({@code cuEventDestroy_v2}); when
+     * the context no longer takes resources, the handle is destroyed at once and the exception thrown.
+     *
+     * @param context the context the event was made in, which owns it from here on
+     * @param handle the {@code CUevent}
+     * @param flags the flags it was made with
+     * @param opened whether it was opened from another process's handle ({@link #isOpenedFromHandle()})
+     * @return the event
+     * @throws IllegalStateException when {@code context} is closed
+     */
+    public static Event adopt(Context context, MemorySegment handle, Set<EventFlag> flags, boolean opened) {
         try {
             return new Event(context, handle, flags, opened);
         } catch (RuntimeException e) {
@@ -127,25 +138,6 @@ public final class Event extends ContextResource {
             int result = CuDriver.EVENT_ELAPSED_TIME.call(out, start.handle(), handle());
             Cu.check(ElapsedTimeCall.NAME, result);
             return out.get(JAVA_FLOAT, 0);
-        }
-    }
-
-    /**
-     * The handle another process opens this event with ({@code cuIpcGetEventHandle}).
-     *
-     * @return the handle
-     * @throws IllegalStateException unless created with {@code INTERPROCESS} and {@code DISABLE_TIMING}
-     */
-    public IpcEventHandle exportIpcHandle() {
-        if (!flags.contains(EventFlag.INTERPROCESS) || !flags.contains(EventFlag.DISABLE_TIMING)) {
-            throw new IllegalStateException(
-                    "only an event created with INTERPROCESS and DISABLE_TIMING can be exported; this one has "
-                            + flags);
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(IpcEventHandle.LAYOUT);
-            CuDriver.IPC_GET_EVENT_HANDLE.check(out, handle());
-            return IpcEventHandle.fromBytes(out.toArray(JAVA_BYTE));
         }
     }
 

@@ -1,10 +1,12 @@
 package org.cudaipc4j.cuda;
 
 /**
- * The one way for a resource of another module (a view of another framework's memory, say) to be owned by a
- * {@link Context} as this module's own resources are: registered when made, closed with the context (newest first)
+ * The one way for a resource of another package or module (a mapping of another process's memory made by the
+ * sharing package {@code org.cudaipc4j.cuda.ipc}, a view of another framework's memory) to be owned by a
+ * {@link Context} as this package's own resources are: registered when made, closed with the context (newest first)
  * if it is still open then, released exactly once whichever comes first. Subclasses make what they hold before
- * calling this constructor and give it back in {@link #releaseResource()}.
+ * calling this constructor and give it back in {@link #releaseResource()}; memory among them also implements
+ * {@link DeviceMemory}.
  */
 public abstract non-sealed class ForeignResource extends ContextResource {
     /**

@@ -10,13 +10,13 @@ import java.util.SplittableRandom;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceBuffer;
-import org.cudaipc4j.cuda.MemoryPool;
+import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.PinnedArena;
-import org.cudaipc4j.cuda.ShareableHandleType;
-import org.cudaipc4j.cuda.ShareableMemory;
-import org.cudaipc4j.cuda.SharedMemoryExport;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.cuda.ipc.MemoryPool;
+import org.cudaipc4j.cuda.ipc.ShareableHandleType;
+import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
+import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.interop.BinaryDescriptors;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.Descriptor;
@@ -76,7 +76,7 @@ final class ExportedStateDict implements AutoCloseable {
 
     private final List<Spec> specs;
     private final Stream stream;
-    private final List<ShareableMemory> tensors = new ArrayList<>();
+    private final List<DeviceMemory> tensors = new ArrayList<>();
     private final List<AutoCloseable> owned = new ArrayList<>();
     private final MemorySegment tiles;
     private final long[] tileAt;
@@ -94,7 +94,7 @@ final class ExportedStateDict implements AutoCloseable {
             long tileBytes = 0;
             for (int i = 0; i < specs.size(); i++) {
                 long bytes = specs.get(i).bytes();
-                ShareableMemory m = switch (path) {
+                DeviceMemory m = switch (path) {
                     case POOL -> pool.allocate(bytes, stream);
                     case VMM -> VmmAllocation.create(ctx, bytes, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
                     case LEGACY -> DeviceBuffer.allocate(ctx, bytes);
@@ -150,7 +150,7 @@ final class ExportedStateDict implements AutoCloseable {
      * the export id) and the tensor's dtype and shape, and the export holding the fds to send beside it.
      */
     Exported export(int i, String holders) {
-        SharedMemoryExport export = tensors.get(i).export();
+        SharedMemoryExport export = SharedMemoryExport.of(tensors.get(i));
         try {
             Spec s = specs.get(i);
             Descriptor d = BinaryDescriptors.fromBinary(export.descriptor()).withHolders(holders)
@@ -179,7 +179,7 @@ final class ExportedStateDict implements AutoCloseable {
             long bytes = specs.get(i).bytes();
             MemorySegment tile = tiles.asSlice(tileAt[i], Math.min(bytes, TILE));
             fill(tile, seed, round, i);
-            ShareableMemory t = tensors.get(i);
+            DeviceMemory t = tensors.get(i);
             t.copyFromAsync(0, tile, stream);
             for (long filled = tile.byteSize(); filled < bytes; ) {
                 long n = Math.min(filled, bytes - filled);

@@ -12,10 +12,10 @@ import org.cudaipc4j.coord.fd.FdServer;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.MemoryPool;
-import org.cudaipc4j.cuda.PoolBuffer;
-import org.cudaipc4j.cuda.ShareableHandleType;
-import org.cudaipc4j.cuda.SharedMemoryExport;
+import org.cudaipc4j.cuda.ipc.MemoryPool;
+import org.cudaipc4j.cuda.ipc.PoolBuffer;
+import org.cudaipc4j.cuda.ipc.ShareableHandleType;
+import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
 import org.cudaipc4j.cuda.Stream;
 
 /**

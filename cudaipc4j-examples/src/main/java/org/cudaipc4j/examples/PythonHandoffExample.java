@@ -12,6 +12,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.PinnedArena;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.cuda.ipc.IpcMemHandle;
 
 /**
  * A JVM hands a GPU buffer to a Python process: it fills the buffer, exports its 64-byte IPC handle and starts
@@ -37,7 +38,7 @@ public final class PythonHandoffExample {
         try (Context ctx = Context.retainPrimary(Device.get(0))) {
             DeviceBuffer buffer = DeviceBuffer.allocate(ctx, bytes);
             buffer.memset(VALUE);
-            Process python = new ProcessBuilder("python3", script.toString(), buffer.exportIpcHandle().hex(),
+            Process python = new ProcessBuilder("python3", script.toString(), IpcMemHandle.export(buffer).hex(),
                     Long.toString(bytes), Integer.toString(VALUE)).inheritIO().start();
             if (!python.waitFor(120, TimeUnit.SECONDS)) {
                 python.destroyForcibly();

@@ -21,9 +21,9 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
-import org.cudaipc4j.cuda.IpcEventHandle;
-import org.cudaipc4j.cuda.IpcMappedMemory;
-import org.cudaipc4j.cuda.IpcMemHandle;
+import org.cudaipc4j.cuda.ipc.IpcEventHandle;
+import org.cudaipc4j.cuda.ipc.IpcMappedMemory;
+import org.cudaipc4j.cuda.ipc.IpcMemHandle;
 import org.cudaipc4j.cuda.PinnedArena;
 import org.cudaipc4j.cuda.Stream;
 
@@ -76,8 +76,8 @@ public final class SharedBufferExample {
             filled.record(stream);
 
             MemorySegment slot = block.slotData(0);
-            MemorySegment.copy(buffer.exportIpcHandle().toBytes(), 0, slot, JAVA_BYTE, MEMORY, IpcMemHandle.SIZE);
-            MemorySegment.copy(filled.exportIpcHandle().toBytes(), 0, slot, JAVA_BYTE, EVENT, IpcEventHandle.SIZE);
+            MemorySegment.copy(IpcMemHandle.export(buffer).toBytes(), 0, slot, JAVA_BYTE, MEMORY, IpcMemHandle.SIZE);
+            MemorySegment.copy(IpcEventHandle.export(filled).toBytes(), 0, slot, JAVA_BYTE, EVENT, IpcEventHandle.SIZE);
             BYTES.set(slot, 0L, bytes);
             UUID uuid = device.uuid();
             UUID_HIGH.set(slot, 0L, uuid.getMostSignificantBits());

@@ -22,7 +22,7 @@ import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceMemory;
-import org.cudaipc4j.cuda.DriverFiles;
+import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TorchHandle;

@@ -18,7 +18,7 @@ import org.cudaipc4j.coord.fd.FdChannel;
 import org.cudaipc4j.coord.fd.FdServer;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.DriverFiles;
+import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.examples.ExportedStateDict.ExportPath;
 import org.cudaipc4j.interop.DescriptorJson;

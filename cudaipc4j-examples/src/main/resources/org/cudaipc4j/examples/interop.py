@@ -2,7 +2,7 @@
 
 It speaks cudaipc4j's descriptor socket (org.cudaipc4j.coord.fd.FdChannel): each message is a 12-byte header
 (magic "CIFD", payload length, descriptor count; little-endian) sent with its file descriptors (SCM_RIGHTS), then the
-payload; memory travels as a cudaipc4j memory descriptor (org.cudaipc4j.cuda.SharedMemoryDescriptor).
+payload; memory travels as a cudaipc4j memory descriptor (org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor).
 
   interop.py import-pool SOCKET EXPECTED VALUE   a JVM's pool buffer, imported with cuda.core
   interop.py import-vmm SOCKET EXPECTED VALUE    a JVM's VMM allocation, mapped with cuda.bindings

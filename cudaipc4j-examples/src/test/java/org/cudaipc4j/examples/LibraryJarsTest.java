@@ -117,8 +117,9 @@ class LibraryJarsTest {
         Set<String> api = switch (library) {
             case "coord" -> Set.of("org.cudaipc4j.coord", "org.cudaipc4j.coord.fd");
             case "nccl" -> Set.of("org.cudaipc4j.nccl", "org.cudaipc4j.nccl.launch");
+            case "cuda" -> Set.of("org.cudaipc4j.cuda", "org.cudaipc4j.cuda.ipc");
             case "base" -> Set.of();
-            default -> Set.of("org.cudaipc4j.cuda");
+            default -> throw new IllegalArgumentException(library);
         };
         assertEquals(api, exported, "exports: the API packages, never the bindings");
         // Internal packages reach the project's other libraries only, never an application.

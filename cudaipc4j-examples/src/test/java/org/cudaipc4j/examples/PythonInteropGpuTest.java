@@ -19,15 +19,15 @@ import org.cudaipc4j.coord.fd.OwnedFd;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.ImportedMemory;
-import org.cudaipc4j.cuda.MemoryImporter;
-import org.cudaipc4j.cuda.MemoryPool;
-import org.cudaipc4j.cuda.ShareableHandleType;
-import org.cudaipc4j.cuda.ShareableMemory;
-import org.cudaipc4j.cuda.SharedMemoryDescriptor;
-import org.cudaipc4j.cuda.SharedMemoryExport;
+import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.cuda.ipc.ImportedMemory;
+import org.cudaipc4j.cuda.ipc.MemoryImporter;
+import org.cudaipc4j.cuda.ipc.MemoryPool;
+import org.cudaipc4j.cuda.ipc.ShareableHandleType;
+import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
+import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
+import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
@@ -68,9 +68,9 @@ class PythonInteropGpuTest {
     }
 
     /** Sends {@code memory}'s export to {@code interop.py MODE} and checks what it wrote. */
-    private static void pythonImports(String mode, ShareableMemory memory) throws Exception {
+    private static void pythonImports(String mode, DeviceMemory memory) throws Exception {
         memory.memset((byte) 17);
-        try (FdServer server = FdServer.open(); SharedMemoryExport export = memory.export()) {
+        try (FdServer server = FdServer.open(); SharedMemoryExport export = SharedMemoryExport.of(memory)) {
             JavaProcess.Interactive python = JavaProcess.start(List.of("python3", script.toString(), mode,
                     server.socket().toString(), "17", "71"));
             DriverFileLeaks.removeWhenEnded(python.pid());

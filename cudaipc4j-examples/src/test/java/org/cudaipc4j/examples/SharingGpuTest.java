@@ -23,17 +23,17 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
-import org.cudaipc4j.cuda.IpcCapabilities;
-import org.cudaipc4j.cuda.IpcPath;
-import org.cudaipc4j.cuda.MemoryImporter;
-import org.cudaipc4j.cuda.MemoryPool;
-import org.cudaipc4j.cuda.ShareableHandleType;
-import org.cudaipc4j.cuda.ShareableMemory;
-import org.cudaipc4j.cuda.SharedMemoryDescriptor;
-import org.cudaipc4j.cuda.SharedMemoryExport;
+import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.VmmAllocation;
-import org.cudaipc4j.cuda.VmmMapping;
+import org.cudaipc4j.cuda.ipc.IpcCapabilities;
+import org.cudaipc4j.cuda.ipc.IpcPath;
+import org.cudaipc4j.cuda.ipc.MemoryImporter;
+import org.cudaipc4j.cuda.ipc.MemoryPool;
+import org.cudaipc4j.cuda.ipc.ShareableHandleType;
+import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
+import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
+import org.cudaipc4j.cuda.ipc.VmmAllocation;
+import org.cudaipc4j.cuda.ipc.VmmMapping;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -65,7 +65,7 @@ class SharingGpuTest {
         Closeables.closeAll(ctx);
     }
 
-    private static ShareableMemory allocate(IpcPath path, long bytes) {
+    private static DeviceMemory allocate(IpcPath path, long bytes) {
         return switch (path) {
             case LEGACY -> DeviceBuffer.allocate(ctx, bytes);
             case VMM_FD -> VmmAllocation.create(ctx, bytes, Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
@@ -107,9 +107,9 @@ class SharingGpuTest {
      * line ({@code IMPORT ...} or {@code ERROR ...}, in which case the memory must be untouched).
      */
     private static String share(IpcPath path, List<String> prefix) throws Exception {
-        ShareableMemory memory = allocate(path, BYTES);
+        DeviceMemory memory = allocate(path, BYTES);
         memory.memset((byte) 49);
-        try (FdServer server = FdServer.open(); SharedMemoryExport export = memory.export()) {
+        try (FdServer server = FdServer.open(); SharedMemoryExport export = SharedMemoryExport.of(memory)) {
             assertEquals(path, export.descriptor().path());
             assertEquals(memory.bytes(), export.descriptor().bytes());
             List<String> command = new java.util.ArrayList<>(prefix);
@@ -137,7 +137,7 @@ class SharingGpuTest {
                     "the importer's bytes");
             return imported;
         } finally {
-            if (memory instanceof org.cudaipc4j.cuda.PoolBuffer buffer) {
+            if (memory instanceof org.cudaipc4j.cuda.ipc.PoolBuffer buffer) {
                 Closeables.closeAll(buffer.pool());
             } else {
                 Closeables.closeAll((AutoCloseable) memory);
@@ -210,7 +210,7 @@ class SharingGpuTest {
     /** Malformed descriptor bytes and foreign groups are checked without a GPU, in SharedMemoryDescriptorTest. */
     @Test
     void aRealExportRoundTripsAndAClosedDescriptorGetsAOneLineError() {
-        try (DeviceBuffer buffer = DeviceBuffer.allocate(ctx, 4096); SharedMemoryExport export = buffer.export()) {
+        try (DeviceBuffer buffer = DeviceBuffer.allocate(ctx, 4096); SharedMemoryExport export = SharedMemoryExport.of(buffer)) {
             assertEquals(export.descriptor(), SharedMemoryDescriptor.fromBytes(export.descriptor().toBytes()));
         }
         long granularity = VmmAllocation.granularity(ctx.device(), Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));

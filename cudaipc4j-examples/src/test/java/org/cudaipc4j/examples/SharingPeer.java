@@ -12,9 +12,9 @@ import org.cudaipc4j.coord.fd.OwnedFd;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.ImportedMemory;
-import org.cudaipc4j.cuda.MemoryImporter;
-import org.cudaipc4j.cuda.SharedMemoryDescriptor;
+import org.cudaipc4j.cuda.ipc.ImportedMemory;
+import org.cudaipc4j.cuda.ipc.MemoryImporter;
+import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 
 /**
  * The importing process of {@link SharingGpuTest}: {@code SOCKET EXPECTED VALUE} connects, receives a memory

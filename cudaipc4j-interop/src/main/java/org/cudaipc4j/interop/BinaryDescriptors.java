@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.UUID;
-import org.cudaipc4j.cuda.IpcPath;
-import org.cudaipc4j.cuda.SharedMemoryDescriptor;
+import org.cudaipc4j.cuda.ipc.IpcPath;
+import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 
 /**
  * Between the JSON descriptor and the binary {@link SharedMemoryDescriptor} that simpleIPC's hot path sends: the

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
-import org.cudaipc4j.cuda.IpcPath;
-import org.cudaipc4j.cuda.SharedMemoryDescriptor;
+import org.cudaipc4j.cuda.ipc.IpcPath;
+import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 import org.junit.jupiter.api.Test;
 
 /** The JSON and binary forms describe the same allocation, both ways. */

@@ -18,12 +18,12 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.DeviceMemory;
-import org.cudaipc4j.cuda.MemoryPool;
-import org.cudaipc4j.cuda.PoolBuffer;
-import org.cudaipc4j.cuda.ShareableHandleType;
-import org.cudaipc4j.cuda.SharedMemoryExport;
+import org.cudaipc4j.cuda.ipc.MemoryPool;
+import org.cudaipc4j.cuda.ipc.PoolBuffer;
+import org.cudaipc4j.cuda.ipc.ShareableHandleType;
+import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.testing.GpuTest;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -88,7 +88,7 @@ class CommunicatorGpuTest {
                 DeviceMemory m = memories.get(i);
                 m.memset((byte) 0);
                 RankProgram.fill(m, n, k -> 1f);
-                SharedMemoryExport export = ((org.cudaipc4j.cuda.ShareableMemory) m).export();
+                SharedMemoryExport export = SharedMemoryExport.of(m);
                 exports.add(export);
                 file.append(names.get(i)).append(' ').append(ProcessHandle.current().pid()).append(' ').append(n)
                         .append(' ').append(HexFormat.of().formatHex(export.descriptor().toBytes()));

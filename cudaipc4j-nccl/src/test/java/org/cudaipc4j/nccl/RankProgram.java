@@ -15,9 +15,9 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.DeviceMemory;
-import org.cudaipc4j.cuda.ImportedMemory;
-import org.cudaipc4j.cuda.MemoryImporter;
-import org.cudaipc4j.cuda.SharedMemoryDescriptor;
+import org.cudaipc4j.cuda.ipc.ImportedMemory;
+import org.cudaipc4j.cuda.ipc.MemoryImporter;
+import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
 
 /**

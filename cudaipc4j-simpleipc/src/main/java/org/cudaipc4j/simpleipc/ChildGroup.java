@@ -7,7 +7,7 @@ import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Closeables;
-import org.cudaipc4j.cuda.DriverFiles;
+import org.cudaipc4j.cuda.ipc.DriverFiles;
 
 /**
  * One group of children: their control block, phase-log folder, supervisor and (for {@code --ipc vmm|pool}) the

@@ -14,7 +14,7 @@ import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.ProcessStatus;
 import org.cudaipc4j.coord.fd.FdMessage;
-import org.cudaipc4j.cuda.DriverFiles;
+import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.Backend.Attachment;
 import org.cudaipc4j.simpleipc.backend.Backend.PeerBuffer;

@@ -14,7 +14,7 @@ import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Cuda;
-import org.cudaipc4j.cuda.DriverFiles;
+import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.NoIpcDeviceException;

@@ -49,7 +49,7 @@ public final class DriverFileLeaks implements BeforeEachCallback, AfterEachCallb
 
     /**
      * The pid a driver file's name carries ({@code cuda.shm.<n>.<pid in hex>.<m>}), or -1. The same rule as
-     * {@code org.cudaipc4j.cuda.DriverFiles.producer}, which this module cannot use: cuda's tests depend on it.
+     * {@code org.cudaipc4j.cuda.ipc.DriverFiles.producer}, which this module cannot use: cuda's tests depend on it.
      */
     public static long producer(String name) {
         String[] parts = name.split("\\.");

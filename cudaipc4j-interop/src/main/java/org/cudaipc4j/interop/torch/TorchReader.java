@@ -3,14 +3,14 @@ package org.cudaipc4j.interop.torch;
 import java.util.HashMap;
 import java.util.Map;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.cuda.ChunkedVmmMapping;
+import org.cudaipc4j.cuda.ipc.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Event;
-import org.cudaipc4j.cuda.IpcEventHandle;
-import org.cudaipc4j.cuda.IpcMappedMemory;
-import org.cudaipc4j.cuda.IpcMemHandle;
+import org.cudaipc4j.cuda.ipc.IpcEventHandle;
+import org.cudaipc4j.cuda.ipc.IpcMappedMemory;
+import org.cudaipc4j.cuda.ipc.IpcMemHandle;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.TorchHandle;
 

@@ -10,10 +10,10 @@ import java.util.Optional;
 import java.util.UUID;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.DeviceBuffer;
-import org.cudaipc4j.cuda.PoolBuffer;
-import org.cudaipc4j.cuda.ShareableMemory;
-import org.cudaipc4j.cuda.SharedMemoryExport;
-import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.cuda.DeviceMemory;
+import org.cudaipc4j.cuda.ipc.PoolBuffer;
+import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
+import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.interop.BinaryDescriptors;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.TensorLayout;
@@ -79,32 +79,32 @@ public final class TorchTupleExport implements AutoCloseable {
     /**
      * Takes {@code memory} to hand to torch consumers, with its counter files in {@code /dev/shm}.
      *
-     * @param memory a {@link DeviceBuffer}; owned by the export from here on (as in {@link #of(ShareableMemory, Path)})
+     * @param memory a {@link DeviceBuffer}; owned by the export from here on (as in {@link #of(DeviceMemory, Path)})
      * @return the export
-     * @throws TorchInteropException for VMM or pool memory, in one line saying why
+     * @throws TorchInteropException for any other memory (VMM or pool memory, a mapping), in one line saying why
      */
-    public static TorchTupleExport of(ShareableMemory memory) {
+    public static TorchTupleExport of(DeviceMemory memory) {
         return of(memory, TorchCounterFile.DEFAULT_DIRECTORY);
     }
 
     /**
-     * As {@link #of(ShareableMemory)}, with the counter files in {@code directory} (torch's consumers look in
+     * As {@link #of(DeviceMemory)}, with the counter files in {@code directory} (torch's consumers look in
      * {@code /dev/shm}, through {@code shm_open}).
      *
      * @param memory a {@link DeviceBuffer}; owned by the export from here on (a refused one stays the caller's; one
      *               whose handle cannot be exported is closed before the exception leaves)
      * @param directory the directory of the counter files
      * @return the export
-     * @throws TorchInteropException for VMM or pool memory, in one line saying why
+     * @throws TorchInteropException for any other memory (VMM or pool memory, a mapping), in one line saying why
      */
-    public static TorchTupleExport of(ShareableMemory memory, Path directory) {
+    public static TorchTupleExport of(DeviceMemory memory, Path directory) {
         Optional<String> refused = refusal(memory.getClass());
         if (refused.isPresent()) {
             throw new TorchInteropException(refused.get());
         }
         DeviceBuffer buffer = (DeviceBuffer) memory;
         Descriptor legacy;
-        try (SharedMemoryExport export = buffer.export()) {
+        try (SharedMemoryExport export = SharedMemoryExport.of(buffer)) {
             legacy = BinaryDescriptors.fromBinary(export.descriptor());
         } catch (RuntimeException e) {
             // Taken but not exported: the buffer has no other owner left, so it is freed here.

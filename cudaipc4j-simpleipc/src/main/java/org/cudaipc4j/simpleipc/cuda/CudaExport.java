@@ -7,14 +7,16 @@ import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.DeviceBuffer;
+import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
-import org.cudaipc4j.cuda.MemoryPool;
-import org.cudaipc4j.cuda.ShareableHandleType;
-import org.cudaipc4j.cuda.ShareableMemory;
-import org.cudaipc4j.cuda.SharedMemoryExport;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.VmmAllocation;
+import org.cudaipc4j.cuda.ipc.IpcEventHandle;
+import org.cudaipc4j.cuda.ipc.IpcMemHandle;
+import org.cudaipc4j.cuda.ipc.MemoryPool;
+import org.cudaipc4j.cuda.ipc.ShareableHandleType;
+import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
+import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.BackendException;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
@@ -24,22 +26,22 @@ import org.cudaipc4j.simpleipc.backend.IpcMode;
  * or a memory descriptor with the file descriptor of a VMM allocation or of the buffer's pool.
  */
 public final class CudaExport implements Backend.Export {
-    private final ShareableMemory memory;
+    private final DeviceMemory memory;
     private final Event event;
     private final byte[] memoryHandle;
     private final SharedMemoryExport shared;
     private final byte[] eventHandle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private CudaExport(ShareableMemory memory, Event event, IpcMode mode) {
+    private CudaExport(DeviceMemory memory, Event event, IpcMode mode) {
         this.memory = memory;
         this.event = event;
-        this.eventHandle = event.exportIpcHandle().toBytes();
+        this.eventHandle = IpcEventHandle.export(event).toBytes();
         if (mode == IpcMode.LEGACY) {
             this.shared = null;
-            this.memoryHandle = ((DeviceBuffer) memory).exportIpcHandle().toBytes();
+            this.memoryHandle = IpcMemHandle.export((DeviceBuffer) memory).toBytes();
         } else {
-            this.shared = memory.export();
+            this.shared = SharedMemoryExport.of(memory);
             this.memoryHandle = shared.descriptor().toBytes();
         }
     }
@@ -49,7 +51,7 @@ public final class CudaExport implements Backend.Export {
      * ({@code --ipc pool}), null otherwise.
      */
     static CudaExport create(Context context, long bytes, IpcMode mode, MemoryPool pool, Stream poolStream) {
-        ShareableMemory memory = null;
+        DeviceMemory memory = null;
         Event event = null;
         try {
             memory = switch (mode) {
@@ -87,7 +89,7 @@ public final class CudaExport implements Backend.Export {
     }
 
     /** The exported memory (the parent may read it after the children finish). */
-    public ShareableMemory memory() {
+    public DeviceMemory memory() {
         return memory;
     }
 

@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -21,7 +24,7 @@ import org.cudaipc4j.cuda.driver.CuDriver;
  * {@link #importFileDescriptors} returns. {@link #close()} unmaps every chunk, frees the range and releases the
  * imports. Owned by its {@link Context}; thread-safe.
  */
-public final class ChunkedVmmMapping extends DeviceRange {
+public final class ChunkedVmmMapping extends SharedRange {
     private final long chunkBytes;
     private final long[] handles;
 
@@ -114,10 +117,10 @@ public final class ChunkedVmmMapping extends DeviceRange {
             MemorySegment out = arena.allocate(JAVA_LONG);
             for (; imported < n; imported++) {
                 int r = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandles[imported], type.code());
-                if (r != Cu.CUDA_SUCCESS) {
+                if (r != Checks.CUDA_SUCCESS) {
                     throw withChunk(type == ShareableHandleType.FABRIC
                             ? Vmm.fabricFailure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r)
-                            : Cu.failure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r), imported, n);
+                            : Checks.failure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r), imported, n);
                 }
                 handles[imported] = out.get(JAVA_LONG, 0);
             }
@@ -125,8 +128,8 @@ public final class ChunkedVmmMapping extends DeviceRange {
             address = out.get(JAVA_LONG, 0);
             for (; mapped < n; mapped++) {
                 int r = CuDriver.MEM_MAP.call(address + mapped * chunkBytes, chunkBytes, 0, handles[mapped], 0);
-                if (r != Cu.CUDA_SUCCESS) {
-                    throw withChunk(Cu.failure(CuDriver.MEM_MAP, r), mapped, n);
+                if (r != Checks.CUDA_SUCCESS) {
+                    throw withChunk(Checks.failure(CuDriver.MEM_MAP, r), mapped, n);
                 }
             }
             CuDriver.MEM_SET_ACCESS.check(address, total, Vmm.readWriteAccess(arena, device), 1);
@@ -151,14 +154,14 @@ public final class ChunkedVmmMapping extends DeviceRange {
             int imported) {
         for (int i = 0; i < mapped; i++) {
             long chunk = address + i * chunkBytes;
-            Cu.suppress(e, () -> CuDriver.MEM_UNMAP.check(chunk, chunkBytes));
+            Checks.suppress(e, () -> CuDriver.MEM_UNMAP.check(chunk, chunkBytes));
         }
         if (address != 0) {
-            Cu.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, chunkBytes * handles.length));
+            Checks.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, chunkBytes * handles.length));
         }
         for (int i = 0; i < imported; i++) {
             long handle = handles[i];
-            Cu.suppress(e, () -> CuDriver.MEM_RELEASE.check(handle));
+            Checks.suppress(e, () -> CuDriver.MEM_RELEASE.check(handle));
         }
     }
 
@@ -174,8 +177,8 @@ public final class ChunkedVmmMapping extends DeviceRange {
 
     /** Unmaps every chunk, frees the address range and releases this process's references to the memory. */
     @Override
-    void release() {
-        context.makeCurrent();
+    protected void releaseResource() {
+        context().makeCurrent();
         List<AutoCloseable> steps = new ArrayList<>(2 * handles.length + 1);
         for (int i = 0; i < handles.length; i++) {
             long at = address + i * chunkBytes;
@@ -191,6 +194,6 @@ public final class ChunkedVmmMapping extends DeviceRange {
     @Override
     public String toString() {
         return "VMM mapping of " + handles.length + " chunk" + (handles.length == 1 ? "" : "s") + " of "
-                + chunkBytes + " bytes on " + context.device();
+                + chunkBytes + " bytes on " + context().device();
     }
 }

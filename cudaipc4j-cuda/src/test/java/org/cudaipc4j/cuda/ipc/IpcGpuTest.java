@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -7,6 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+import org.cudaipc4j.cuda.Closeables;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.DeviceBuffer;
+import org.cudaipc4j.cuda.Event;
+import org.cudaipc4j.cuda.EventFlag;
+import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.PythonCupy;
@@ -37,12 +44,27 @@ class IpcGpuTest {
     @Test
     void theExportingProcessCannotOpenItsOwnHandle() {
         try (DeviceBuffer buf = DeviceBuffer.allocate(ctx, 4096)) {
-            IpcMemHandle h = buf.exportIpcHandle();
-            assertEquals(h, buf.exportIpcHandle(), "one allocation, one handle");
+            IpcMemHandle h = IpcMemHandle.export(buf);
+            assertEquals(h, IpcMemHandle.export(buf), "one allocation, one handle");
             IpcMemHandle received = IpcMemHandle.fromBytes(h.toBytes());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> received.open(ctx, true));
             assertEquals("IPC memory handle was exported by this process; open it in another process",
                     e.getMessage());
+            buf.close();
+            assertThrows(IllegalStateException.class, () -> IpcMemHandle.export(buf), "a closed buffer exports nothing");
+        }
+    }
+
+    @Test
+    void onlyAnInterprocessEventExportsAHandle() {
+        try (Event timing = Event.create(ctx);
+             Event ipc = Event.create(ctx, EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING)) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> IpcEventHandle.export(timing));
+            assertTrue(e.getMessage().startsWith("only an event created with INTERPROCESS and DISABLE_TIMING"),
+                    e.getMessage());
+            assertEquals(64, IpcEventHandle.export(ipc).toBytes().length);
+            ipc.close();
+            assertThrows(IllegalStateException.class, () -> IpcEventHandle.export(ipc), "a closed event exports nothing");
         }
     }
 
@@ -52,7 +74,7 @@ class IpcGpuTest {
              Event event = Event.create(ctx, EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING)) {
             buf.memset((byte) 0x11);
             JavaProcess.Result r = JavaProcess.run(CHILD_TIMEOUT, IpcChild.class, List.of(), "write",
-                    buf.exportIpcHandle().hex(), event.exportIpcHandle().hex(), Long.toString(BYTES), "17", "34");
+                    IpcMemHandle.export(buf).hex(), IpcEventHandle.export(event).hex(), Long.toString(BYTES), "17", "34");
             assertEquals(0, r.exitCode(), r.describe());
             stream.waitEvent(event);
             stream.synchronize();
@@ -134,7 +156,7 @@ class IpcGpuTest {
         try (DeviceBuffer buf = DeviceBuffer.allocate(ctx, BYTES)) {
             buf.memset((byte) 0x2a);
             JavaProcess.Result r = JavaProcess.runCommand(CHILD_TIMEOUT, PythonCupy.command("open-and-write",
-                    buf.exportIpcHandle().hex(), Long.toString(BYTES), "42", "201"));
+                    IpcMemHandle.export(buf).hex(), Long.toString(BYTES), "42", "201"));
             assertEquals(0, r.exitCode(), r.describe());
             byte[] back = buf.read(0, (int) BYTES);
             for (int i = 0; i < back.length; i++) {

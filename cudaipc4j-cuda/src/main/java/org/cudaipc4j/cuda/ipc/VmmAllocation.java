@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -10,6 +10,9 @@ import java.util.EnumSet;
 import java.util.Set;
 import org.cudaipc4j.base.Layouts;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
@@ -22,7 +25,7 @@ import org.cudaipc4j.cuda.driver.CuSymbols;
  * asked for, {@link #bytes()} what was allocated (rounded up) and what an importer maps. Owned by its
  * {@link Context}; thread-safe.
  */
-public final class VmmAllocation extends DeviceRange implements ShareableMemory {
+public final class VmmAllocation extends SharedRange {
     private final long handle;
     private final long requestedBytes;
     private final Set<ShareableHandleType> handleTypes;
@@ -71,9 +74,9 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
             int r = CuDriver.MEM_CREATE.call(out, size, Vmm.allocationProp(arena, device, exportable), 0);
-            if (r != Cu.CUDA_SUCCESS) {
+            if (r != Checks.CUDA_SUCCESS) {
                 throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_CREATE, r)
-                        : Cu.failure(CuDriver.MEM_CREATE, r);
+                        : Checks.failure(CuDriver.MEM_CREATE, r);
             }
             handle = out.get(JAVA_LONG, 0);
         }
@@ -100,7 +103,7 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
      */
     public int exportFileDescriptor() {
         requireType(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
-        context.makeCurrent();
+        context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
             CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE.check(out, handle(),
@@ -117,11 +120,11 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
      */
     public byte[] exportFabricHandle() {
         requireType(ShareableHandleType.FABRIC);
-        context.makeCurrent();
+        context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
             int r = CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE.call(out, handle(), ShareableHandleType.FABRIC.code(), 0);
-            if (r != Cu.CUDA_SUCCESS) {
+            if (r != Checks.CUDA_SUCCESS) {
                 throw Vmm.fabricFailure(CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE, r);
             }
             return out.toArray(JAVA_BYTE);
@@ -131,7 +134,6 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
     /**
      * {@return a descriptor for a file descriptor export (the default) or a fabric export when that is the only type}
      */
-    @Override
     public SharedMemoryExport export() {
         if (handleTypes.contains(ShareableHandleType.POSIX_FILE_DESCRIPTOR)) {
             int fd = exportFileDescriptor();
@@ -163,13 +165,13 @@ public final class VmmAllocation extends DeviceRange implements ShareableMemory 
 
     /** Unmaps, frees the address range and releases the allocation (importers keep theirs until they release). */
     @Override
-    void release() {
-        context.makeCurrent();
+    protected void releaseResource() {
+        context().makeCurrent();
         Vmm.unmapAndRelease(address, bytes, handle);
     }
 
     @Override
     public String toString() {
-        return "VMM allocation of " + bytes + " bytes on " + context.device();
+        return "VMM allocation of " + bytes + " bytes on " + context().device();
     }
 }

@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
@@ -8,6 +8,10 @@ import java.lang.foreign.StructLayout;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HexFormat;
+import java.util.Set;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Event;
+import org.cudaipc4j.cuda.EventFlag;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
@@ -17,7 +21,7 @@ import org.cudaipc4j.cuda.driver.CuSymbols;
 public final class IpcEventHandle {
     /** Its size in bytes. */
     public static final int SIZE = CuSymbols.IPC_HANDLE_SIZE;
-    static final StructLayout LAYOUT = CuSymbols.CU_IPC_EVENT_HANDLE;
+    private static final StructLayout LAYOUT = CuSymbols.CU_IPC_EVENT_HANDLE;
 
     private final byte[] bytes;
 
@@ -32,7 +36,7 @@ public final class IpcEventHandle {
      * @throws IllegalArgumentException unless {@code bytes} holds exactly 64 bytes
      */
     public static IpcEventHandle fromBytes(byte[] bytes) {
-        return new IpcEventHandle(Cu.handleBytes(bytes, "event"));
+        return new IpcEventHandle(Checks.handleBytes(bytes, "event"));
     }
 
     /**
@@ -42,7 +46,7 @@ public final class IpcEventHandle {
      * @throws IllegalArgumentException unless {@code hex} is 128 hex digits
      */
     public static IpcEventHandle fromHex(String hex) {
-        return new IpcEventHandle(Cu.handleHex(hex, "event"));
+        return new IpcEventHandle(Checks.handleHex(hex, "event"));
     }
 
     /** {@return a copy of the 64 bytes} */
@@ -53,6 +57,28 @@ public final class IpcEventHandle {
     /** {@return the 64 bytes as 128 lower-case hex digits} */
     public String hex() {
         return HexFormat.of().formatHex(bytes);
+    }
+
+    /**
+     * The handle another process opens {@code event} with ({@code cuIpcGetEventHandle}).
+     *
+     * @param event an event of this process
+     * @return the handle
+     * @throws IllegalStateException unless created with {@code INTERPROCESS} and {@code DISABLE_TIMING}, or once
+     *                               closed
+     */
+    public static IpcEventHandle export(Event event) {
+        Set<EventFlag> flags = event.flags();
+        if (!flags.contains(EventFlag.INTERPROCESS) || !flags.contains(EventFlag.DISABLE_TIMING)) {
+            throw new IllegalStateException(
+                    "only an event created with INTERPROCESS and DISABLE_TIMING can be exported; this one has "
+                            + flags);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(LAYOUT);
+            CuDriver.IPC_GET_EVENT_HANDLE.check(out, event.handle());
+            return fromBytes(out.toArray(JAVA_BYTE));
+        }
     }
 
     /**
@@ -67,9 +93,9 @@ public final class IpcEventHandle {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment value = arena.allocate(LAYOUT);
             MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
-            MemorySegment out = Cu.pointerOut(arena);
+            MemorySegment out = Checks.pointerOut(arena);
             CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, value);
-            return Event.adopt(context, Cu.handle(out),
+            return Event.adopt(context, Checks.handle(out),
                     EnumSet.of(EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING), true);
         }
     }

@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -11,6 +11,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
@@ -195,16 +198,16 @@ final class Vmm {
             CuDriver.MEM_ADDRESS_RESERVE.check(out, size, alignment, 0, 0);
             address = out.get(JAVA_LONG, 0);
             int r = CuDriver.MEM_MAP.call(address, size, 0, handle, 0);
-            if (r != Cu.CUDA_SUCCESS) {
-                CudaException e = Cu.failure(CuDriver.MEM_MAP, r);
-                Cu.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, size));
+            if (r != Checks.CUDA_SUCCESS) {
+                CudaException e = Checks.failure(CuDriver.MEM_MAP, r);
+                Checks.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, size));
                 throw e;
             }
             r = CuDriver.MEM_SET_ACCESS.call(address, size, readWriteAccess(arena, device), 1);
-            if (r != Cu.CUDA_SUCCESS) {
-                CudaException e = Cu.failure(CuDriver.MEM_SET_ACCESS, r);
-                Cu.suppress(e, () -> CuDriver.MEM_UNMAP.check(address, size));
-                Cu.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, size));
+            if (r != Checks.CUDA_SUCCESS) {
+                CudaException e = Checks.failure(CuDriver.MEM_SET_ACCESS, r);
+                Checks.suppress(e, () -> CuDriver.MEM_UNMAP.check(address, size));
+                Checks.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, size));
                 throw e;
             }
             return address;
@@ -221,7 +224,7 @@ final class Vmm {
         try {
             address = reserveMapAndAllow(handle, size, alignment, device);
         } catch (RuntimeException e) {
-            Cu.suppress(e, () -> CuDriver.MEM_RELEASE.check(handle));
+            Checks.suppress(e, () -> CuDriver.MEM_RELEASE.check(handle));
             throw e;
         }
         try {
@@ -242,7 +245,7 @@ final class Vmm {
 
     /** The 64 bytes of a fabric handle, checked. */
     static MemorySegment fabricHandle(Arena arena, byte[] handle) {
-        Cu.requireLength(handle, CuSymbols.CU_MEM_FABRIC_HANDLE.byteSize(), "a fabric handle");
+        Checks.requireLength(handle, CuSymbols.CU_MEM_FABRIC_HANDLE.byteSize(), "a fabric handle");
         MemorySegment h = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
         MemorySegment.copy(handle, 0, h, JAVA_BYTE, 0, handle.length);
         return h;
@@ -255,8 +258,8 @@ final class Vmm {
     static CudaException fabricFailure(CuFunction function, int code) {
         String call = function.name();
         CudaException e = CudaException.of(call, code);
-        if (code == Cu.CUDA_ERROR_NOT_PERMITTED || code == Cu.CUDA_ERROR_NOT_SUPPORTED
-                || code == Cu.CUDA_ERROR_INVALID_VALUE || code == Cu.CUDA_ERROR_SYSTEM_NOT_READY) {
+        if (code == Checks.CUDA_ERROR_NOT_PERMITTED || code == Checks.CUDA_ERROR_NOT_SUPPORTED
+                || code == Checks.CUDA_ERROR_INVALID_VALUE || code == Checks.CUDA_ERROR_SYSTEM_NOT_READY) {
             return new CudaException(call, code, e.errorName(), e.description() + "; fabric handles need the IMEX"
                     + " service running (nvidia-imex) and an IMEX channel this process can open"
                     + " (/dev/nvidia-caps-imex-channels/channel0); without them use POSIX file descriptors");

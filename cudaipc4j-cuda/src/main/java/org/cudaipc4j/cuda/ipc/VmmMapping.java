@@ -1,10 +1,13 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 
@@ -14,7 +17,7 @@ import org.cudaipc4j.cuda.driver.CuFunction;
  * own reference to the memory: the file descriptor can be closed right after {@link #importFileDescriptor}, and the
  * memory lives until both sides have released it. Owned by its {@link Context}; thread-safe.
  */
-public final class VmmMapping extends DeviceRange {
+public final class VmmMapping extends SharedRange {
     private final long handle;
 
     private VmmMapping(Context context, long handle, long address, long bytes) {
@@ -63,9 +66,9 @@ public final class VmmMapping extends DeviceRange {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
             int r = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code());
-            if (r != Cu.CUDA_SUCCESS) {
+            if (r != Checks.CUDA_SUCCESS) {
                 CuFunction imported = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE;
-                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Cu.failure(imported, r);
+                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Checks.failure(imported, r);
             }
             handle = out.get(JAVA_LONG, 0);
         }
@@ -75,13 +78,13 @@ public final class VmmMapping extends DeviceRange {
 
     /** Unmaps and releases this process's reference to the memory. */
     @Override
-    void release() {
-        context.makeCurrent();
+    protected void releaseResource() {
+        context().makeCurrent();
         Vmm.unmapAndRelease(address, bytes, handle);
     }
 
     @Override
     public String toString() {
-        return "VMM mapping of " + bytes + " bytes on " + context.device();
+        return "VMM mapping of " + bytes + " bytes on " + context().device();
     }
 }

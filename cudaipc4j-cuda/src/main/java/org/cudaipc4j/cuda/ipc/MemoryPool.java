@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -13,6 +13,10 @@ import java.util.Set;
 import java.util.UUID;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.ForeignResource;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
@@ -26,7 +30,7 @@ import org.cudaipc4j.cuda.driver.CuSymbols;
  *
  * <p>Owned by its {@link Context}; closing a pool closes its buffers first. Thread-safe.
  */
-public final class MemoryPool extends ContextResource {
+public final class MemoryPool extends ForeignResource {
     private static final VarHandle ALLOC_TYPE = CuSymbols.CU_MEM_POOL_PROPS.varHandle(groupElement("allocType"));
     private static final VarHandle HANDLE_TYPES = CuSymbols.CU_MEM_POOL_PROPS.varHandle(groupElement("handleTypes"));
     private static final VarHandle LOCATION_TYPE = CuSymbols.CU_MEM_POOL_PROPS.varHandle(groupElement("location"),
@@ -75,13 +79,13 @@ public final class MemoryPool extends ContextResource {
             LOCATION_TYPE.set(props, 0L, Vmm.LOCATION_TYPE_DEVICE);
             LOCATION_ID.set(props, 0L, context.device().ordinal());
             MAX_SIZE.set(props, 0L, maxBytes);
-            MemorySegment out = Cu.pointerOut(arena);
+            MemorySegment out = Checks.pointerOut(arena);
             int r = CuDriver.MEM_POOL_CREATE.call(out, props);
-            if (r != Cu.CUDA_SUCCESS) {
+            if (r != Checks.CUDA_SUCCESS) {
                 throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_POOL_CREATE, r)
-                        : Cu.failure(CuDriver.MEM_POOL_CREATE, r);
+                        : Checks.failure(CuDriver.MEM_POOL_CREATE, r);
             }
-            pool = Cu.handle(out);
+            pool = Checks.handle(out);
         }
         MemoryPool created = adopt(context, pool, exportable, false);
         try {
@@ -102,7 +106,7 @@ public final class MemoryPool extends ContextResource {
         try {
             return new MemoryPool(context, pool, types, imported);
         } catch (RuntimeException e) {
-            Cu.suppress(e, () -> CuDriver.MEM_POOL_DESTROY.check(pool));
+            Checks.suppress(e, () -> CuDriver.MEM_POOL_DESTROY.check(pool));
             throw e;
         }
     }
@@ -139,18 +143,18 @@ public final class MemoryPool extends ContextResource {
         context.makeCurrent();
         MemorySegment pool;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = Cu.pointerOut(arena);
+            MemorySegment out = Checks.pointerOut(arena);
             int r = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code(), 0);
-            if (r != Cu.CUDA_SUCCESS) {
+            if (r != Checks.CUDA_SUCCESS) {
                 CuFunction imported = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE;
-                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Cu.failure(imported, r);
+                throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Checks.failure(imported, r);
             }
-            pool = Cu.handle(out);
+            pool = Checks.handle(out);
             if (!context.device().uuid().equals(poolDevice)) {
                 int access = CuDriver.MEM_POOL_SET_ACCESS.call(pool, Vmm.readWriteAccess(arena, context.device()), 1);
-                if (access != Cu.CUDA_SUCCESS) {
-                    CudaException e = Cu.failure(CuDriver.MEM_POOL_SET_ACCESS, access);
-                    Cu.suppress(e, () -> CuDriver.MEM_POOL_DESTROY.check(pool));
+                if (access != Checks.CUDA_SUCCESS) {
+                    CudaException e = Checks.failure(CuDriver.MEM_POOL_SET_ACCESS, access);
+                    Checks.suppress(e, () -> CuDriver.MEM_POOL_DESTROY.check(pool));
                     throw e;
                 }
             }
@@ -192,7 +196,7 @@ public final class MemoryPool extends ContextResource {
         if (bytes < 1) {
             throw new IllegalArgumentException("a pool allocation needs at least 1 byte, got " + bytes);
         }
-        context.makeCurrent();
+        context().makeCurrent();
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
@@ -215,9 +219,9 @@ public final class MemoryPool extends ContextResource {
         if (!imported) {
             throw new IllegalStateException("buffers are imported into an imported pool");
         }
-        Cu.requireLength(exportData, CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA.byteSize(),
+        Checks.requireLength(exportData, CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA.byteSize(),
                 "a pool pointer's export data");
-        context.makeCurrent();
+        context().makeCurrent();
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment data = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
@@ -232,7 +236,7 @@ public final class MemoryPool extends ContextResource {
     /** {@return a new file descriptor for this pool; the caller owns it and closes it once passed on} */
     public int exportFileDescriptor() {
         requireExportable(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
-        context.makeCurrent();
+        context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
             CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE.check(out, handle(),
@@ -248,12 +252,12 @@ public final class MemoryPool extends ContextResource {
      */
     public byte[] exportFabricHandle() {
         requireExportable(ShareableHandleType.FABRIC);
-        context.makeCurrent();
+        context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
             int r = CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE.call(out, handle(), ShareableHandleType.FABRIC.code(),
                     0);
-            if (r != Cu.CUDA_SUCCESS) {
+            if (r != Checks.CUDA_SUCCESS) {
                 throw Vmm.fabricFailure(CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE, r);
             }
             return out.toArray(JAVA_BYTE);
@@ -285,7 +289,7 @@ public final class MemoryPool extends ContextResource {
      * a buffer fails to close.
      */
     @Override
-    void release() {
+    protected void releaseResource() {
         java.util.List<AutoCloseable> steps = new java.util.ArrayList<>();
         synchronized (buffers) {
             steps.addAll(buffers.reversed());
@@ -297,7 +301,7 @@ public final class MemoryPool extends ContextResource {
             }
         });
         steps.add(() -> {
-            context.makeCurrent();
+            context().makeCurrent();
             CuDriver.MEM_POOL_DESTROY.check(handle);
         });
         Closing.closeAll(steps.toArray(AutoCloseable[]::new));
@@ -305,6 +309,6 @@ public final class MemoryPool extends ContextResource {
 
     @Override
     public String toString() {
-        return (imported ? "imported memory pool" : "memory pool") + " on " + context.device();
+        return (imported ? "imported memory pool" : "memory pool") + " on " + context().device();
     }
 }

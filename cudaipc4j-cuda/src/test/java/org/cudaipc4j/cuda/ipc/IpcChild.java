@@ -1,8 +1,14 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.DeviceBuffer;
+import org.cudaipc4j.cuda.Event;
+import org.cudaipc4j.cuda.EventFlag;
+import org.cudaipc4j.cuda.Stream;
 
 /**
  * The other process of the IPC tests (a fresh JVM). Modes:
@@ -59,8 +65,8 @@ public final class IpcChild {
             buf.memsetAsync(value, stream);
             event.record(stream);
             stream.synchronize();
-            System.out.println("MEM " + buf.exportIpcHandle().hex());
-            System.out.println("EVENT " + event.exportIpcHandle().hex());
+            System.out.println("MEM " + IpcMemHandle.export(buf).hex());
+            System.out.println("EVENT " + IpcEventHandle.export(event).hex());
             System.out.flush();
             new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
         }

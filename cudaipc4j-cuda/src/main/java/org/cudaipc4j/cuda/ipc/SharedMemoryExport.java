@@ -1,6 +1,8 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.cuda.DeviceBuffer;
+import org.cudaipc4j.cuda.DeviceMemory;
 
 /**
  * One export of shareable memory: the {@link SharedMemoryDescriptor} to send, and the file descriptors to send
@@ -19,6 +21,27 @@ public final class SharedMemoryExport implements AutoCloseable {
         }
         this.descriptor = descriptor;
         this.fds = fds.clone();
+    }
+
+    /**
+     * Exports {@code memory} for another process to map (with a {@link MemoryImporter}): a {@link DeviceBuffer} by its
+     * legacy IPC handle ({@link IpcMemHandle#export}), a {@link VmmAllocation} or a {@link PoolBuffer} by its own
+     * {@code export()}. The export owns the file descriptors it made; close it once they have been sent.
+     *
+     * @param memory memory this process allocated
+     * @return the export
+     * @throws IllegalArgumentException for any other memory: a mapping of another process's memory, a slice, a view
+     * @throws IllegalStateException when the memory is closed, or cannot be exported (see each kind's export)
+     */
+    public static SharedMemoryExport of(DeviceMemory memory) {
+        return switch (memory) {
+            case DeviceBuffer buffer -> new SharedMemoryExport(SharedMemoryDescriptor.of(IpcPath.LEGACY, buffer,
+                    IpcMemHandle.export(buffer).toBytes(), 0, 0), new int[0]);
+            case VmmAllocation allocation -> allocation.export();
+            case PoolBuffer buffer -> buffer.export();
+            default -> throw new IllegalArgumentException(memory + " cannot be exported: only a DeviceBuffer, a"
+                    + " VmmAllocation or a PoolBuffer of this process can");
+        };
     }
 
     /** {@return the descriptor, to send over any channel} */

@@ -1,10 +1,13 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**

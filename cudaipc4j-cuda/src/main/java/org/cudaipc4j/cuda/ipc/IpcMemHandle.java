@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -8,8 +8,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
@@ -24,13 +27,20 @@ import org.cudaipc4j.cuda.driver.CuSymbols;
 public final class IpcMemHandle {
     /** Its size in bytes. */
     public static final int SIZE = CuSymbols.IPC_HANDLE_SIZE;
-    static final StructLayout LAYOUT = CuSymbols.CU_IPC_MEM_HANDLE;
+    private static final StructLayout LAYOUT = CuSymbols.CU_IPC_MEM_HANDLE;
 
     /** {@code CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS}. */
     private static final int LAZY_ENABLE_PEER_ACCESS = 1;
 
-    /** Handles exported by this process and not yet freed. */
-    private static final Set<IpcMemHandle> EXPORTED_HERE = ConcurrentHashMap.newKeySet();
+    /**
+     * This process's exports: each buffer exported, with its handle, and the same by handle, which {@link #open}
+     * refuses. The buffer does not say when it is freed, so an entry whose buffer is closed is stale: {@link #open}
+     * ignores it, and a new export drops the stale ones once the tables have grown to {@code sweepAt}. Written
+     * under the lock of {@code EXPORTS}.
+     */
+    private static final Map<DeviceBuffer, IpcMemHandle> EXPORTS = new ConcurrentHashMap<>();
+    private static final Map<IpcMemHandle, DeviceBuffer> EXPORTED_HERE = new ConcurrentHashMap<>();
+    private static int sweepAt = 64;
 
     /** Mappings open in this process: context handle address and memory handle. */
     private static final Set<OpenKey> OPEN = ConcurrentHashMap.newKeySet();
@@ -62,7 +72,7 @@ public final class IpcMemHandle {
      * @throws IllegalArgumentException unless {@code bytes} holds exactly 64 bytes
      */
     public static IpcMemHandle fromBytes(byte[] bytes) {
-        return new IpcMemHandle(Cu.handleBytes(bytes, "memory"));
+        return new IpcMemHandle(Checks.handleBytes(bytes, "memory"));
     }
 
     /**
@@ -72,7 +82,7 @@ public final class IpcMemHandle {
      * @throws IllegalArgumentException unless {@code hex} is 128 hex digits
      */
     public static IpcMemHandle fromHex(String hex) {
-        return new IpcMemHandle(Cu.handleHex(hex, "memory"));
+        return new IpcMemHandle(Checks.handleHex(hex, "memory"));
     }
 
     /** {@return a copy of the 64 bytes} */
@@ -85,12 +95,45 @@ public final class IpcMemHandle {
         return HexFormat.of().formatHex(bytes);
     }
 
-    static void exportedHere(IpcMemHandle handle) {
-        EXPORTED_HERE.add(handle);
+    /**
+     * {@return the IPC handle of {@code buffer}'s allocation ({@code cuIpcGetMemHandle}), for another process to open}
+     * The same value on every call for one buffer; this process refuses to open it ({@link #open}) while the buffer
+     * is open.
+     *
+     * @param buffer the memory to share
+     * @throws IllegalStateException when the buffer is closed
+     */
+    public static IpcMemHandle export(DeviceBuffer buffer) {
+        long ptr = buffer.address();
+        IpcMemHandle handle = EXPORTS.get(buffer);
+        if (handle != null) {
+            return handle;
+        }
+        synchronized (EXPORTS) {
+            handle = EXPORTS.get(buffer);
+            if (handle == null) {
+                buffer.context().makeCurrent();
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment out = arena.allocate(LAYOUT);
+                    CuDriver.IPC_GET_MEM_HANDLE.check(out, ptr);
+                    handle = fromBytes(out.toArray(JAVA_BYTE));
+                }
+                if (EXPORTS.size() >= sweepAt) {
+                    EXPORTS.keySet().removeIf(DeviceBuffer::isClosed);
+                    EXPORTED_HERE.values().removeIf(DeviceBuffer::isClosed);
+                    sweepAt = Math.max(64, 2 * EXPORTS.size());
+                }
+                EXPORTS.put(buffer, handle);
+                EXPORTED_HERE.put(handle, buffer);
+            }
+        }
+        return handle;
     }
 
-    static void noLongerExported(IpcMemHandle handle) {
-        EXPORTED_HERE.remove(handle);
+    /** {@return true while {@code handle} names a buffer of this process that is still open} */
+    private static boolean exportedHere(IpcMemHandle handle) {
+        DeviceBuffer exporter = EXPORTED_HERE.get(handle);
+        return exporter != null && !exporter.isClosed();
     }
 
     static void closed(OpenKey key) {
@@ -133,7 +176,7 @@ public final class IpcMemHandle {
 
     /** Opens the handle; {@code declaredBytes} is -1 when the size must come from the driver. */
     private IpcMappedMemory map(Context context, long declaredBytes, boolean lazyPeerAccess) {
-        if (EXPORTED_HERE.contains(this)) {
+        if (exportedHere(this)) {
             throw new IllegalArgumentException(
                     "IPC memory handle was exported by this process; open it in another process");
         }
@@ -156,7 +199,7 @@ public final class IpcMemHandle {
             try {
                 return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
             } catch (RuntimeException e) {
-                Cu.suppress(e, () -> CuDriver.IPC_CLOSE_MEM_HANDLE.check(address));
+                Checks.suppress(e, () -> CuDriver.IPC_CLOSE_MEM_HANDLE.check(address));
                 throw e;
             }
         } catch (RuntimeException e) {
@@ -170,9 +213,9 @@ public final class IpcMemHandle {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment length = arena.allocate(JAVA_LONG);
             int r = CuDriver.MEM_GET_ADDRESS_RANGE.call(MemorySegment.NULL, length, address);
-            if (r != Cu.CUDA_SUCCESS) {
+            if (r != Checks.CUDA_SUCCESS) {
                 if (declared < 0) {
-                    throw Cu.failure(CuDriver.MEM_GET_ADDRESS_RANGE, r);
+                    throw Checks.failure(CuDriver.MEM_GET_ADDRESS_RANGE, r);
                 }
                 return declared;
             }

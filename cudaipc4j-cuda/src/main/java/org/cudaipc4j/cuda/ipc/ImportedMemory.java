@@ -1,6 +1,8 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.DeviceMemory;
 
 /**
  * One use of memory another process shared, mapped by a {@link MemoryImporter}: the importer keeps one mapping per

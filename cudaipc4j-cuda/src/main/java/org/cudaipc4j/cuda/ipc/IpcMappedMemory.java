@@ -1,5 +1,7 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -7,7 +9,7 @@ import org.cudaipc4j.cuda.driver.CuDriver;
  * Owned by its {@link Context}; see {@link DeviceMemory} for the operations. Reads of its address and size are
  * thread-safe, and {@link #close()} may be called from any thread once no other thread uses the mapping.
  */
-public final class IpcMappedMemory extends DeviceRange {
+public final class IpcMappedMemory extends SharedRange {
     private final IpcMemHandle.OpenKey key;
 
     IpcMappedMemory(Context context, IpcMemHandle.OpenKey key, long address, long bytes) {
@@ -22,9 +24,9 @@ public final class IpcMappedMemory extends DeviceRange {
 
     /** Unmaps ({@code cuIpcCloseMemHandle}). */
     @Override
-    void release() {
+    protected void releaseResource() {
         try {
-            context.makeCurrent();
+            context().makeCurrent();
             CuDriver.IPC_CLOSE_MEM_HANDLE.check(address);
         } finally {
             IpcMemHandle.closed(key);
@@ -33,6 +35,6 @@ public final class IpcMappedMemory extends DeviceRange {
 
     @Override
     public String toString() {
-        return "IPC mapping of " + bytes + " bytes on " + context.device();
+        return "IPC mapping of " + bytes + " bytes on " + context().device();
     }
 }

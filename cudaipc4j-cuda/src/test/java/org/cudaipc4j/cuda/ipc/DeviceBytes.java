@@ -1,4 +1,6 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
+
+import org.cudaipc4j.cuda.DeviceMemory;
 
 /** Checks of device memory from the host, for tests that have no kernel of their own. */
 final class DeviceBytes {

@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.DeviceMemory;
 
 /**
  * Maps memory other processes shared ({@link SharedMemoryDescriptor} and the file descriptors that came with it)

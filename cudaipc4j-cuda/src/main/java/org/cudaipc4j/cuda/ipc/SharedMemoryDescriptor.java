@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -7,6 +7,7 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import org.cudaipc4j.cuda.DeviceMemory;
 
 /**
  * What travels so that another process can map shared device memory: the path, the size, the exporter's device (by

@@ -1,10 +1,12 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
@@ -14,7 +16,7 @@ import org.cudaipc4j.cuda.driver.CuSymbols;
  * one of this process's own for the legacy stream. An imported buffer must be closed before the exporter frees its
  * own. Owned by its {@link Context}; thread-safe.
  */
-public final class PoolBuffer extends DeviceRange implements ShareableMemory {
+public final class PoolBuffer extends SharedRange {
     private final MemoryPool pool;
     private final boolean imported;
 
@@ -32,9 +34,9 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
         } catch (RuntimeException e) {
             // Nothing ran on it yet.
             if (imported) {
-                Cu.suppress(e, () -> CuDriver.MEM_FREE.check(address));
+                Checks.suppress(e, () -> CuDriver.MEM_FREE.check(address));
             } else {
-                Cu.suppress(e, () -> CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL));
+                Checks.suppress(e, () -> CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL));
             }
             throw e;
         }
@@ -57,7 +59,7 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
         if (imported) {
             throw new IllegalStateException("an imported buffer cannot be exported again");
         }
-        context.makeCurrent();
+        context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
             CuDriver.MEM_POOL_EXPORT_POINTER.check(out, address());
@@ -70,7 +72,6 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
      * its fabric handle in the descriptor)} The importer imports the pool once per export id of the pool and then the
      * buffer.
      */
-    @Override
     public SharedMemoryExport export() {
         byte[] data = exportPointer();
         if (pool.handleTypes().contains(ShareableHandleType.POSIX_FILE_DESCRIPTOR)) {
@@ -100,26 +101,26 @@ public final class PoolBuffer extends DeviceRange implements ShareableMemory {
      * {@code cuMemFree_v2} under 1 ms). One of this process's own in stream order on the legacy stream.
      */
     @Override
-    void release() {
+    protected void releaseResource() {
         pool.forget(this);
-        context.makeCurrent();
+        context().makeCurrent();
         if (imported) {
             int synced = CuDriver.CTX_SYNCHRONIZE.call();
             int freed = CuDriver.MEM_FREE.call(address); // even after a failed wait: a broken context must not pin it
-            if (synced != Cu.CUDA_SUCCESS) {
-                CudaException e = Cu.failure(CuDriver.CTX_SYNCHRONIZE, synced);
-                Cu.suppress(e, CuDriver.MEM_FREE, freed);
+            if (synced != Checks.CUDA_SUCCESS) {
+                CudaException e = Checks.failure(CuDriver.CTX_SYNCHRONIZE, synced);
+                Checks.suppress(e, CuDriver.MEM_FREE, freed);
                 throw e;
             }
             CuDriver.MEM_FREE.checkResult(freed);
             return;
         }
         CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL);
-        Cu.waitForLegacyStream();
+        Checks.waitForLegacyStream();
     }
 
     @Override
     public String toString() {
-        return (imported ? "imported pool buffer" : "pool buffer") + " of " + bytes + " bytes on " + context.device();
+        return (imported ? "imported pool buffer" : "pool buffer") + " of " + bytes + " bytes on " + context().device();
     }
 }

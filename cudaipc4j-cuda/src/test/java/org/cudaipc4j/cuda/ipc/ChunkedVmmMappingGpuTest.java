@@ -1,4 +1,4 @@
-package org.cudaipc4j.cuda;
+package org.cudaipc4j.cuda.ipc;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -13,6 +13,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.testing.GpuTest;
 import org.junit.jupiter.api.Test;
 
