@@ -14,6 +14,7 @@ import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
