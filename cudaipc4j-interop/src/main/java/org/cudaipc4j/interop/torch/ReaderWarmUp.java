@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.ipc.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.ipc.IpcEventHandle;
 import org.cudaipc4j.cuda.ipc.IpcMappedMemory;
@@ -39,6 +40,9 @@ final class ReaderWarmUp {
                 .put((byte) 'e').putInt(1).putInt(0).putLong(2L << 20).putLong(1).putInt(3).array();
     }
 
+    /** A refusal of the no-process event handle slower than this stops its repetition (a driver that searches). */
+    private static final long SLOW_REFUSAL_NANOS = 200_000;
+
     /** An empty storage's share: opens as an empty view. */
     private static final TorchShare EMPTY = new TorchShare(0, null, 0, 0, null, -1, null, false, null);
 
@@ -61,10 +65,14 @@ final class ReaderWarmUp {
         try {
             TorchCounterFile file = TorchCounterFile.create(dir, 0);
             try (TorchLeases leases = TorchLeases.start(dir, false, 2)) {
-                TorchShare share = new TorchShare(0, TorchHandle.parse(new byte[TorchHandle.IPC_HANDLE_BYTES]), 1, 0,
-                        file.name(), 0, new byte[64], true, TensorLayout.contiguous(DType.UINT8, 1));
-                TorchHandle expandable = TorchHandle.parse(expandableHandle());
+                byte[] legacy = new byte[TorchHandle.IPC_HANDLE_BYTES];
+                byte[] expandableBytes = expandableHandle();
+                TensorLayout layout = TensorLayout.contiguous(DType.UINT8, 1);
                 for (int round = 0; round < ROUNDS; round++) {
+                    // handles parsed anew each round, as each share's are: their keys are made on first use
+                    TorchShare share = new TorchShare(0, TorchHandle.parse(legacy), 1, 0, file.name(), 0,
+                            new byte[64], true, layout);
+                    TorchHandle expandable = TorchHandle.parse(expandableBytes);
                     file.set(0, 1);
                     file.set(1, 1);
                     OpenPhases phases = new OpenPhases();
@@ -101,8 +109,16 @@ final class ReaderWarmUp {
             return;
         }
         try {
-            int[] taken = fds.take((int) ProcessHandle.current().pid(), new int[] {own.value()});
-            fds.close(taken, taken.length);
+            int self = (int) ProcessHandle.current().pid();
+            ProducerFds.Producer producer = fds.producer(self);
+            fds.mapped(producer);
+            try {
+                fds.producer(self); // the liveness check a later share of a known producer makes
+                int[] taken = fds.take(producer, new int[] {own.value()});
+                fds.close(taken, taken.length);
+            } finally {
+                fds.unmapped(producer);
+            }
         } catch (TorchInteropException refused) {
             // pidfd_getfd refused here (seccomp, old kernel): an 'e' open reports it for real
         } finally {
@@ -118,14 +134,29 @@ final class ReaderWarmUp {
      */
     static void driverPath(TorchReader reader, Context context, Stream stream) {
         context.makeCurrent();
+        IpcEventHandle none = IpcEventHandle.fromBytes(new byte[64]);
+        boolean refusedFast = true;
         for (int round = 0; round < ROUNDS; round++) {
             try (Event e = Event.create(context)) {
                 stream.waitEvent(e);
             }
+            if (refusedFast) {
+                // An event handle of no process: the driver refuses it, and the open's Java side and call run.
+                long t0 = System.nanoTime();
+                try {
+                    none.open(context).close();
+                } catch (CudaException refused) {
+                    // expected
+                }
+                refusedFast = System.nanoTime() - t0 < SLOW_REFUSAL_NANOS;
+            }
             reader.open(EMPTY, stream).close();
         }
-        IpcMemHandle.fromBytes(new byte[64]);
-        IpcEventHandle.fromBytes(new byte[64]);
+        try {
+            IpcMemHandle.fromBytes(new byte[64]).open(context, true).close(); // links the call; the driver refuses
+        } catch (CudaException | IllegalStateException | IllegalArgumentException refused) {
+            // expected
+        }
         load(IpcMappedMemory.class);
         load(TorchInteropException.class);
         load(ReleaseOutcome.class);
