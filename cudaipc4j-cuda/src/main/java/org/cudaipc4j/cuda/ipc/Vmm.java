@@ -14,7 +14,6 @@ import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
@@ -132,27 +131,22 @@ final class Vmm {
     }
 
     /**
-     * A memory pool of {@code context}'s device with a file-descriptor handle type made, one buffer allocated from
-     * it, the pool's descriptor and the buffer's pointer export imported back as another process's are, then all of
-     * it released: the pool import's calls linked and its code run once. Best effort: on a device without pools, or
-     * where the driver refuses an import of this process's own pool, the first real import pays the rest.
+     * A memory pool of {@code context}'s device with a file-descriptor handle type made and its descriptor imported
+     * back as another process's is, then a pointer import into it tried with export data of no buffer (the driver
+     * refuses it), then all of it released: the pool import's calls linked and its code run once, and no device
+     * memory allocated. Best effort: on a device without pools, or where the driver refuses an import of this
+     * process's own pool, the first real import pays the rest.
      */
     static void warmPoolImport(Context context) {
         Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
-        try (MemoryPool local = MemoryPool.create(context, fd, 0);
-             Stream stream = Stream.create(context, true)) {
-            try (PoolBuffer buffer = local.allocate(granularity(context.device(), fd), stream)) {
-                stream.synchronize();
-                byte[] pointer = buffer.exportPointer();
-                int exported = local.exportFileDescriptor();
-                try (MemoryPool imported = MemoryPool.importFileDescriptor(context, exported,
-                        context.device().uuid())) {
-                    imported.importBuffer(pointer, buffer.bytes()).close();
-                } catch (CudaException | IllegalArgumentException | IllegalStateException refused) {
-                    // this process's own pool: the driver may refuse its import; the calls are linked all the same
-                } finally {
-                    Libc.close(exported);
-                }
+        try (MemoryPool local = MemoryPool.create(context, fd, 0)) {
+            int exported = local.exportFileDescriptor();
+            try (MemoryPool imported = MemoryPool.importFileDescriptor(context, exported, context.device().uuid())) {
+                imported.importBuffer(new byte[(int) CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA.byteSize()], 1).close();
+            } catch (CudaException | IllegalArgumentException | IllegalStateException refused) {
+                // expected: no buffer has that export data (or the driver refuses this process's own pool)
+            } finally {
+                Libc.close(exported);
             }
         } catch (CudaException | IllegalArgumentException | IllegalStateException e) {
             // not warmed: the first import pays, and reports a real failure itself
