@@ -6,11 +6,12 @@ import java.nio.ByteOrder;
 import java.util.HexFormat;
 
 /**
- * The checksum the Java trainer announces and the Python server recomputes on the GPU ({@code wsum64},
- * docs/interop.md): the bytes read as little-endian 64-bit words {@code w[0..n)}, summed as
+ * The weight-sync checksum of a tensor's bytes ({@code wsum64}, docs/interop.md), both ways: the Java trainer
+ * announces it and the Python server recomputes it on the GPU; the torch trainer computes it on the GPU and the Java
+ * server recomputes it here. The bytes are read as little-endian 64-bit words {@code w[0..n)}, summed as
  * {@code sum(w[i] * (2i + 1)) mod 2^64}. The odd weights make it depend on each word's position, so a shifted or
- * stale mapping does not pass; it needs only integer multiplies and a sum, which torch does on the GPU, where a sha256
- * of every round's state dict would be copied to the host and hashed there on both sides.
+ * stale mapping does not pass; it needs only integer multiplies and a sum, which torch does on the GPU, and it adds
+ * up over consecutive pieces ({@link #of(MemorySegment, long)}), so a host can sum a tensor by chunks, in parallel.
  */
 final class WeightSum {
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -19,10 +20,22 @@ final class WeightSum {
 
     /** The checksum of all of {@code bytes}, whose size is a multiple of 8. */
     static long of(MemorySegment bytes) {
+        return of(bytes, 0);
+    }
+
+    /**
+     * The part of a checksum that {@code bytes} contribute when their first word is word {@code firstWord} of the
+     * whole (sizes multiples of 8): the whole's checksum is the sum, mod 2^64, of its consecutive pieces' parts.
+     */
+    static long of(MemorySegment bytes, long firstWord) {
+        if (firstWord < 0) {
+            throw new IllegalArgumentException("a word offset is not negative: " + firstWord);
+        }
         long n = words(bytes.byteSize());
         long sum = 0;
-        for (long i = 0; i < n; i++) {
-            sum += bytes.get(WORD, i * 8) * (2 * i + 1);
+        long weight = 2 * firstWord + 1;
+        for (long i = 0; i < n; i++, weight += 2) {
+            sum += bytes.get(WORD, i * 8) * weight;
         }
         return sum;
     }

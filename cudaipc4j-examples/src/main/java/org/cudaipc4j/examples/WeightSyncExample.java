@@ -5,23 +5,18 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.DeviceMemory;
+import org.cudaipc4j.cuda.PinnedArena;
 import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
@@ -34,16 +29,18 @@ import org.cudaipc4j.interop.torch.TorchTensorView;
 /**
  * The weight-sync pattern: a PyTorch trainer ({@code weight_sync.py}) shares a seeded state dict of about 100 tensors
  * (mixed dtypes with bf16, 1 KiB to 256 MiB) and updates it in place each round; this JVM, the server, maps every
- * share with {@link TorchReader}, checks the sha256 of its bytes against the trainer's and gives every slot back. The
- * trainer shares each tensor anew every round: each share carries the event recorded after the update, and the reader
- * waits on it even when the block is mapped already (torch's own reader skips that wait on its cache hit). At the end
- * both sides report their memory: see {@link Report}. The messages are {@code weightsync/1} (docs/interop.md).
+ * share with {@link TorchReader}, checks the {@link WeightSum} of its bytes against the trainer's (which torch computes
+ * on the GPU) and gives every slot back. The trainer shares each tensor anew every round: each share carries the event
+ * recorded after the update, and the reader waits on it even when the block is mapped already (torch's own reader
+ * skips that wait on its cache hit). The server sums on the host: the round's tensors are copied in chunks into two
+ * pinned buffers in turn, a chunk summed while the next one is copied ({@link ChunkedWeightSum}). At the end both
+ * sides report their memory: see {@link Report}. The messages are {@code weightsync/2} (docs/interop.md).
  *
  * <pre>java -cp ... org.cudaipc4j.examples.WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e]]]</pre>
  */
 public final class WeightSyncExample {
-    /** Bytes copied to the host at a time for the checksum. */
-    private static final long CHUNK = 32L << 20;
+    /** Bytes copied to the host at a time for the checksum, into each of two pinned buffers. */
+    private static final long CHUNK = 64L << 20;
 
     /** The trainer's torch allocator: the caching allocator's segments, or expandable segments. */
     public enum Allocator {
@@ -179,12 +176,11 @@ public final class WeightSyncExample {
         long bytes = 0;
         Path book;
         // Started before CUDA's first use: it starts a small JVM (the lease watcher).
-        try (TorchLeases leases = TorchLeases.start(); Arena arena = Arena.ofConfined()) {
+        try (TorchLeases leases = TorchLeases.start()) {
             book = leases.bookPath();
-            MemorySegment buffer = arena.allocate(CHUNK, 4096);
-            MessageDigest sha = sha256();
             TorchReader reader = null;
             org.cudaipc4j.cuda.Stream stream = null;
+            MemorySegment[] host = null;
             try {
                 for (WeightSyncMessage m = WeightSyncMessage.parse(in.readLine()); !(m instanceof WeightSyncMessage.End);
                         m = WeightSyncMessage.parse(in.readLine())) {
@@ -206,6 +202,10 @@ public final class WeightSyncExample {
                                 ctx = Context.retainPrimary(Device.byUuid(d.deviceUuid()));
                                 stream = org.cudaipc4j.cuda.Stream.create(ctx, true);
                                 reader = new TorchReader(ctx, leases);
+                                // Host memory, owned by the context; allocated before the first figure all the same.
+                                PinnedArena pinned = PinnedArena.open(ctx);
+                                host = new MemorySegment[] {pinned.allocate(CHUNK, 4096),
+                                    pinned.allocate(CHUNK, 4096)};
                                 freeStart = ctx.memInfo().free();
                             }
                             TorchShare share = TorchShare.of(d);
@@ -217,14 +217,13 @@ public final class WeightSyncExample {
                             lines.add(t);
                             views.add(reader.open(share, stream));
                         }
-                        // Every view's wait on its producer's event is on this stream.
-                        stream.synchronize();
+                        // Every view's wait on its producer's event is on this stream: the copies come after it.
+                        long[] sums = wsum64(views, host, stream, round, lines);
                         for (int i = 0; i < views.size(); i++) {
-                            byte[] got = sha256(views.get(i), buffer, sha);
-                            if (!Arrays.equals(got, lines.get(i).sha256())) {
+                            if (sums[i] != lines.get(i).wsum64()) {
                                 throw new IllegalStateException("round " + round + ": " + lines.get(i).name()
-                                        + " has sha256 " + HexFormat.of().formatHex(got) + ", the trainer's is "
-                                        + HexFormat.of().formatHex(lines.get(i).sha256()));
+                                        + " has wsum64 " + WeightSum.format(sums[i]) + ", the trainer's is "
+                                        + WeightSum.format(lines.get(i).wsum64()));
                             }
                             checked++;
                             bytes += views.get(i).bytes();
@@ -256,23 +255,32 @@ public final class WeightSyncExample {
         out.flush();
     }
 
-    /** The sha256 of all of {@code memory}'s bytes, copied to the host {@code buffer} by chunks. */
-    static byte[] sha256(DeviceMemory memory, MemorySegment buffer, MessageDigest sha) {
-        sha.reset();
-        for (long off = 0; off < memory.bytes(); off += buffer.byteSize()) {
-            MemorySegment chunk = buffer.asSlice(0, Math.min(buffer.byteSize(), memory.bytes() - off));
-            memory.copyTo(off, chunk);
-            sha.update(chunk.asByteBuffer());
+    /**
+     * The wsum64 of every view's bytes, copied by {@code stream} into the two {@code host} buffers in turn.
+     *
+     * @throws IllegalStateException for a tensor whose size is not a multiple of 8, naming it
+     */
+    private static long[] wsum64(List<TorchTensorView> views, MemorySegment[] host, org.cudaipc4j.cuda.Stream stream,
+            int round, List<WeightSyncMessage.Tensor> lines) {
+        long[] sizes = new long[views.size()];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = views.get(i).bytes();
+            if (sizes[i] % 8 != 0) {
+                throw new IllegalStateException("round " + round + ": " + lines.get(i).name() + " has " + sizes[i]
+                        + " bytes, wsum64 reads 8-byte words");
+            }
         }
-        return sha.digest();
-    }
+        return ChunkedWeightSum.of(sizes, host[0], host[1], new ChunkedWeightSum.Copier() {
+            @Override
+            public void copyAsync(int buffer, long offset, MemorySegment dst) {
+                views.get(buffer).copyToAsync(offset, dst, stream);
+            }
 
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("no SHA-256 in this JVM", e);
-        }
+            @Override
+            public void await() {
+                stream.synchronize();
+            }
+        });
     }
 
     /** How many entries of {@code /dev/shm} start with {@code prefix}. */

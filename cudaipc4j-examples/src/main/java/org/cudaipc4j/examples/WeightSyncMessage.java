@@ -1,17 +1,16 @@
 package org.cudaipc4j.examples;
 
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * One line of the weight-sync conversation ({@code weightsync/1}, docs/interop.md): the version word, the message's
+ * One line of the weight-sync conversation ({@code weightsync/2}, docs/interop.md): the version word, the message's
  * type, then its fields separated by single spaces; a {@code tensor} line ends with the descriptor's JSON (one line).
  * A torch trainer and a Java server use {@code hello, round, tensor, ok, end, bye, memory}; a Java trainer and a
  * Python server use {@code ready, hello, export, mapped, round, checksum, ok, end, memory, bye}.
  */
 sealed interface WeightSyncMessage {
-    String VERSION = "weightsync/1";
+    String VERSION = "weightsync/2";
 
     /** Trainer: its pid and how many tensors each round shares. */
     record Hello(long pid, int tensors) implements WeightSyncMessage {}
@@ -19,14 +18,11 @@ sealed interface WeightSyncMessage {
     /** Trainer: round {@code round} follows, {@code tensors} {@link Tensor} lines. */
     record Round(int round, int tensors) implements WeightSyncMessage {}
 
-    /** Trainer: one share of the round, the sha256 of its bytes and its descriptor's JSON. */
-    record Tensor(String name, byte[] sha256, String descriptorJson) implements WeightSyncMessage {
+    /** Torch trainer: one share of the round, the {@link WeightSum} of its bytes and its descriptor's JSON. */
+    record Tensor(String name, long wsum64, String descriptorJson) implements WeightSyncMessage {
         public Tensor {
             requireName(name);
             Objects.requireNonNull(descriptorJson);
-            if (sha256.length != 32) {
-                throw new IllegalArgumentException("a sha256 has 32 bytes, got " + sha256.length);
-            }
         }
     }
 
@@ -67,8 +63,7 @@ sealed interface WeightSyncMessage {
         String body = switch (this) {
             case Hello h -> "hello " + h.pid() + " " + h.tensors();
             case Round r -> "round " + r.round() + " " + r.tensors();
-            case Tensor t -> "tensor " + t.name() + " " + HexFormat.of().formatHex(t.sha256()) + " "
-                    + t.descriptorJson();
+            case Tensor t -> "tensor " + t.name() + " " + WeightSum.format(t.wsum64()) + " " + t.descriptorJson();
             case Ok o -> "ok " + o.round();
             case End e -> "end";
             case Bye b -> "bye";
@@ -112,10 +107,10 @@ sealed interface WeightSyncMessage {
                 case "tensor" -> {
                     String[] f = rest.split(" ", 3);
                     if (f.length != 3 || f[0].isEmpty() || !f[2].startsWith("{")) {
-                        throw new IllegalArgumentException("a tensor line has a name, a sha256 and a descriptor: "
+                        throw new IllegalArgumentException("a tensor line has a name, a wsum64 and a descriptor: "
                                 + shorten(line));
                     }
-                    yield new Tensor(f[0], HexFormat.of().parseHex(f[1]), f[2]);
+                    yield new Tensor(f[0], WeightSum.parse(f[1]), f[2]);
                 }
                 case "ok" -> new Ok(Integer.parseInt(fields(rest, 1, line).get(0)));
                 case "ready" -> new Ready(Long.parseLong(fields(rest, 1, line).get(0)));

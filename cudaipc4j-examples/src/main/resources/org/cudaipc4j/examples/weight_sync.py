@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""The weight-sync example's Python side, both ways; speaks the weightsync/1 messages of docs/interop.md on stdout
+"""The weight-sync example's Python side, both ways; speaks the weightsync/2 messages of docs/interop.md on stdout
 (to the Java side) and stdin (from it). PYTHONPATH must reach the cudaipc4j package.
 
     python3 weight_sync.py trainer ROUNDS TENSORS SEED   # torch trainer, Java server (WeightSyncExample)
     python3 weight_sync.py server SOCKET                 # Java trainer, Python server (WeightSyncProducerExample)
     python3 weight_sync.py checksum FILE                 # the wsum64 of a file's bytes (no torch needed)
 
-trainer: each round updates every tensor in place (adds the round number), shares each anew (cudaipc4j.share records
-the producer's event after the update) and sends its sha256 with its descriptor; the server answers "ok" once it has
-checked them and given every slot back. At the end it frees the state dict, runs torch.cuda.ipc_collect() and
+trainer: each round updates every tensor in place (adds the round number), computes every tensor's wsum64 on the GPU
+(one copy of the sums to the host), shares each anew (cudaipc4j.share records the producer's event after the update)
+and sends its wsum64 with its descriptor; the server answers "ok" once it has checked them and given every slot back. At the end it frees the state dict, runs torch.cuda.ipc_collect() and
 reports torch.cuda.memory_allocated() against its start and the /dev/shm entries of this process still present.
 
 server: warms CUDA up, connects to the trainer's descriptor socket and says "ready"; opens every tensor the trainer
@@ -16,15 +16,15 @@ exports once (cudaipc4j.open with the fds that came with its descriptor, which h
 recomputes each tensor's wsum64 on the GPU and compares it with the trainer's; at "end" drops every tensor (unmapped,
 leases released) and reports its memory_allocated() against its start and its /dev/shm entries.
 
-wsum64: the bytes as little-endian 64-bit words w[i], sum(w[i] * (2i + 1)) mod 2**64, as 16 hex digits.
+wsum64: the bytes as little-endian 64-bit words w[i], sum(w[i] * (2i + 1)) mod 2**64, as 16 hex digits; defined for
+sizes that are multiples of 8 bytes only (every tensor of the state dict is), anything else is refused on both sides.
 """
 import gc
-import hashlib
 import os
 import struct
 import sys
 
-VERSION = "weightsync/1"
+VERSION = "weightsync/2"
 DTYPE_NAMES = ["float32", "bfloat16", "float16", "int32", "int64", "uint8", "float64"]
 MIN_BYTES = 1 << 10
 MAX_BYTES = 256 << 20
@@ -53,7 +53,8 @@ def expect(kind, *fields):
 
 
 def sizes(count):
-    """count sizes from MIN_BYTES to MAX_BYTES, evenly spaced in log."""
+    """count sizes from MIN_BYTES to MAX_BYTES, evenly spaced in log; multiples of 8 (wsum64's words), so that every
+    dtype's elements fill them."""
     if count == 1:
         return [MAX_BYTES]
     ratio = (MAX_BYTES / MIN_BYTES) ** (1 / (count - 1))
@@ -76,25 +77,21 @@ def state_dict(count, seed):
     return out
 
 
-def sha256(t):
-    import torch
-    return hashlib.sha256(t.contiguous().view(torch.uint8).cpu().numpy().tobytes()).hexdigest()
-
-
 def shm_entries():
     mine = f"torch_{os.getpid()}_"
     return sorted(n for n in os.listdir("/dev/shm") if n.startswith(mine) or n.startswith(f"cudaipc4j-{os.getpid()}-"))
 
 
 def update_and_share(weights, r):
-    """Round r: updates every tensor in place, then shares each anew (a function of its own, so that no loop variable
-    keeps a tensor alive after the state dict is freed)."""
+    """Round r: updates every tensor in place, sums each on the GPU, then shares each anew (a function of its own, so
+    that no loop variable keeps a tensor alive after the state dict is freed)."""
     for t in weights.values():
         t.add_(r)  # in place: the server maps the same blocks again and must see these values
+    sums = wsum64_all(list(weights.values()))
     send("round", r, len(weights))
     import cudaipc4j
-    for name, t in weights.items():
-        send("tensor", name, sha256(t), cudaipc4j.to_json(cudaipc4j.share(t)))
+    for (name, t), s in zip(weights.items(), sums):
+        send("tensor", name, f"{s:016x}", cudaipc4j.to_json(cudaipc4j.share(t)))
 
 
 def trainer(rounds, count, seed):
@@ -134,6 +131,9 @@ def wsum64_bytes(data):
 def wsum64(t):
     """wsum64 of a contiguous tensor's bytes, on its device, as a 0-d int64 tensor (wrapping integer arithmetic)."""
     import torch
+    nbytes = t.numel() * t.element_size()
+    if nbytes % 8:
+        raise ValueError(f"wsum64 reads 8-byte words: {nbytes} bytes")
     w = t.reshape(-1).view(torch.uint8).view(torch.int64)
     total = torch.zeros((), dtype=torch.int64, device=w.device)
     for start in range(0, w.numel(), CHUNK_WORDS):

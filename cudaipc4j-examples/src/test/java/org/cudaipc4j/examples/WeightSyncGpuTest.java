@@ -19,7 +19,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The weight-sync example, a few rounds, with torch's caching allocator and with its expandable segments: every
- * checksum equal, memory back where it started, nothing left.
+ * tensor's wsum64 (summed by torch on the GPU, by the server on the host) equal, memory back where it started,
+ * nothing left.
  */
 @GpuTest
 @ExtendWith(DriverFileLeaks.class)
