@@ -16,4 +16,9 @@ final class Backends {
             case AUTO -> throw new IllegalArgumentException("a backend is cuda or host; auto is decided before");
         };
     }
+
+    /** The kind {@code backend} is: {@code HOST} for simulated devices, else {@code CUDA}. */
+    static BackendKind kindOf(Backend backend) {
+        return backend.simulated() ? BackendKind.HOST : BackendKind.CUDA;
+    }
 }

@@ -32,22 +32,22 @@ final class ChildGroup implements AutoCloseable {
     }
 
     /**
-     * Starts {@code n} children on {@code backendName}, then creates their block: the children get its name on
+     * Starts {@code n} children on {@code backend}, then creates their block: the children get its name on
      * their command line and wait for it, so the block's creation overlaps their JVMs' start instead of
      * delaying it.
      */
-    static ChildGroup start(SimpleIpcParent parent, int n, String backendName) {
+    static ChildGroup start(SimpleIpcParent parent, int n, SimpleIpcOptions.BackendKind backend) {
         String name = ControlBlock.newName();
         PhaseFiles phaseFiles = null;
         Supervisor supervisor = null;
         ControlBlock block = null;
         FdDistribution fds = null;
-        ChildStartCache startCache = ChildStartCache.forBackend(backendName);
+        ChildStartCache startCache = ChildStartCache.forBackend(backend.optionName());
         try {
             phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, name, n);
             fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.planned() : null;
             supervisor = new Supervisor(n, parent.supervisorOptions());
-            List<List<String>> args = childArgs(parent.options, name, n, backendName, phaseFiles,
+            List<List<String>> args = childArgs(parent.options, name, n, backend, phaseFiles,
                     fds == null ? null : fds.socket(), startCache);
             List<List<String>> commands = new ArrayList<>(n);
             List<String> base = JvmCommand.base();
@@ -56,7 +56,7 @@ final class ChildGroup implements AutoCloseable {
                         SimpleIpcChild.class.getName(), args.get(i)));
             }
             supervisor.start(commands);
-            if (backendName.equals("cuda")) {
+            if (backend == SimpleIpcOptions.BackendKind.CUDA) {
                 // A child that is killed, or ends with _exit, leaves the driver's /dev/shm files of its pid.
                 for (long pid : supervisor.pids()) {
                     ProcessHandle.of(pid).ifPresent(h -> h.onExit().thenRun(() -> DriverFiles.removeOf(pid)));
@@ -123,12 +123,7 @@ final class ChildGroup implements AutoCloseable {
      * and its {@link ChildSettings}, encoded.
      */
     private static List<List<String>> childArgs(SimpleIpcOptions options, String blockName, int n,
-            String backendName, PhaseFiles phaseFiles, Path socket, ChildStartCache startCache) {
-        SimpleIpcOptions.BackendKind backend = switch (backendName) {
-            case "cuda" -> SimpleIpcOptions.BackendKind.CUDA;
-            case "host" -> SimpleIpcOptions.BackendKind.HOST;
-            default -> throw new IllegalArgumentException("unknown backend '" + backendName + "'");
-        };
+            SimpleIpcOptions.BackendKind backend, PhaseFiles phaseFiles, Path socket, ChildStartCache startCache) {
         List<List<String>> all = new ArrayList<>();
         for (int p = 0; p < n; p++) {
             Path phaseFile = phaseFiles.enabled() ? phaseFiles.file(p) : null;

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.cudaipc4j.coord.ControlBlock;
+import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 
 /**
  * The backend and number of children a run will most likely have, told without starting the CUDA driver, so the
@@ -14,10 +15,10 @@ import org.cudaipc4j.coord.ControlBlock;
  * <p>GPUs are counted in {@code /proc/driver/nvidia/gpus} (one folder per GPU the NVIDIA kernel module drives); no
  * guess is made when {@code CUDA_VISIBLE_DEVICES} reorders or hides devices and no device list was given.
  *
- * @param backend   {@code cuda} or {@code host}, as the children are told
+ * @param backend   {@code CUDA} or {@code HOST} (never {@code AUTO}), as the children are told
  * @param processes number of children
  */
-record GroupGuess(String backend, int processes) {
+record GroupGuess(BackendKind backend, int processes) {
     static final Path NVIDIA_GPUS = Path.of("/proc/driver/nvidia/gpus");
     /** System property that turns the early start off (for measuring what it saves). */
     public static final String DISABLE_PROPERTY = "cudaipc4j.noEarlyStart";
@@ -35,15 +36,15 @@ record GroupGuess(String backend, int processes) {
      * @param visibleDevicesFilter whether {@code CUDA_VISIBLE_DEVICES} is set
      */
     static GroupGuess of(SimpleIpcOptions options, int gpus, boolean visibleDevicesFilter) {
-        String backend = switch (options.backend()) {
-            case HOST -> "host";
-            case CUDA -> "cuda";
-            case AUTO -> gpus > 0 ? "cuda" : "host";
+        BackendKind backend = switch (options.backend()) {
+            case HOST -> BackendKind.HOST;
+            case CUDA -> BackendKind.CUDA;
+            case AUTO -> gpus > 0 ? BackendKind.CUDA : BackendKind.HOST;
         };
         int devices;
         if (!options.devices().isEmpty()) {
             devices = options.devices().size();
-        } else if (backend.equals("host")) {
+        } else if (backend == BackendKind.HOST) {
             devices = options.simulatedDevices();
         } else if (visibleDevicesFilter || gpus == 0) {
             return null;
@@ -67,7 +68,7 @@ record GroupGuess(String backend, int processes) {
     }
 
     /** Whether a group started for this guess fits the run as selected. */
-    boolean matches(String actualBackend, int actualProcesses) {
-        return backend.equals(actualBackend) && processes == actualProcesses;
+    boolean matches(BackendKind actualBackend, int actualProcesses) {
+        return backend == actualBackend && processes == actualProcesses;
     }
 }

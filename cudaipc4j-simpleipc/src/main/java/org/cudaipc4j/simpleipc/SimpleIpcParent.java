@@ -165,11 +165,11 @@ public final class SimpleIpcParent {
 
             ChildGroup started = early;
             early = null;
-            if (started != null && !guess.matches(backend.name(), n)) {
+            if (started != null && !guess.matches(Backends.kindOf(backend), n)) {
                 started.dismissAndClose();
                 started = null;
             }
-            try (ChildGroup group = started != null ? started : ChildGroup.start(this, n, backend.name())) {
+            try (ChildGroup group = started != null ? started : ChildGroup.start(this, n, Backends.kindOf(backend))) {
                 ControlBlock block = group.block;
                 out.println("PP: lshmName = " + block.name());
                 for (int p = 0; p < n; p++) {

@@ -25,16 +25,16 @@ class GroupGuessTest {
 
     @Test
     void autoFollowsTheGpusTheDriverDrives() {
-        assertEquals(new GroupGuess("cuda", 4), GroupGuess.of(options(BackendKind.AUTO, List.of(), 1, 2), 4, false));
-        assertEquals(new GroupGuess("cuda", 8), GroupGuess.of(options(BackendKind.AUTO, List.of(), 2, 2), 4, false));
+        assertEquals(new GroupGuess(BackendKind.CUDA, 4), GroupGuess.of(options(BackendKind.AUTO, List.of(), 1, 2), 4, false));
+        assertEquals(new GroupGuess(BackendKind.CUDA, 8), GroupGuess.of(options(BackendKind.AUTO, List.of(), 2, 2), 4, false));
         // No GPU: auto simulates, with --sim-devices devices.
-        assertEquals(new GroupGuess("host", 6), GroupGuess.of(options(BackendKind.AUTO, List.of(), 2, 3), 0, false));
+        assertEquals(new GroupGuess(BackendKind.HOST, 6), GroupGuess.of(options(BackendKind.AUTO, List.of(), 2, 3), 0, false));
     }
 
     @Test
     void anExplicitDeviceListGivesTheCount() {
-        assertEquals(new GroupGuess("cuda", 2), GroupGuess.of(options(BackendKind.CUDA, List.of(1, 0), 1, 2), 8, true));
-        assertEquals(new GroupGuess("host", 3), GroupGuess.of(options(BackendKind.HOST, List.of(0, 1, 2), 1, 4), 0, false));
+        assertEquals(new GroupGuess(BackendKind.CUDA, 2), GroupGuess.of(options(BackendKind.CUDA, List.of(1, 0), 1, 2), 8, true));
+        assertEquals(new GroupGuess(BackendKind.HOST, 3), GroupGuess.of(options(BackendKind.HOST, List.of(0, 1, 2), 1, 4), 0, false));
     }
 
     @Test
@@ -47,7 +47,7 @@ class GroupGuessTest {
 
     @Test
     void theSampleLimitOfDevicesApplies() {
-        assertEquals(new GroupGuess("cuda", 32), GroupGuess.of(options(BackendKind.AUTO, List.of(), 1, 2), 40, false));
+        assertEquals(new GroupGuess(BackendKind.CUDA, 32), GroupGuess.of(options(BackendKind.AUTO, List.of(), 1, 2), 40, false));
     }
 
     @Test
@@ -60,9 +60,9 @@ class GroupGuessTest {
 
     @Test
     void aGroupFitsOnlyTheSameBackendAndSize() {
-        GroupGuess g = new GroupGuess("cuda", 2);
-        assertTrue(g.matches("cuda", 2));
-        assertFalse(g.matches("cuda", 1));
-        assertFalse(g.matches("host", 2));
+        GroupGuess g = new GroupGuess(BackendKind.CUDA, 2);
+        assertTrue(g.matches(BackendKind.CUDA, 2));
+        assertFalse(g.matches(BackendKind.CUDA, 1));
+        assertFalse(g.matches(BackendKind.HOST, 2));
     }
 }
