@@ -64,6 +64,8 @@ public final class TorchTupleExport implements AutoCloseable {
     private final Map<Long, Long> storageSizes = new HashMap<>();
     private int nextSlot = TorchCounterFile.SLOTS;
     private boolean closed;
+    /** Where the counter files are written down, for the next export to remove them if this JVM dies first. */
+    private TupleCounterRecord record;
 
     TorchTupleExport(Descriptor legacy, int deviceIndex, Runnable dataReady, AutoCloseable memory, Path directory) {
         if (legacy.kind() != Descriptor.Kind.LEGACY) {
@@ -196,7 +198,12 @@ public final class TorchTupleExport implements AutoCloseable {
         }
         dataReady.run();
         if (nextSlot == TorchCounterFile.SLOTS) {
-            files.add(TorchCounterFile.create(directory, files.size()));
+            if (record == null) {
+                record = TupleCounterRecord.create(directory);
+            }
+            TorchCounterFile made = TorchCounterFile.create(directory, files.size());
+            files.add(made);
+            record.add(made.name());
             nextSlot = 0;
         }
         TorchCounterFile file = files.getLast();
@@ -339,6 +346,13 @@ public final class TorchTupleExport implements AutoCloseable {
                     f.delete();
                 } catch (RuntimeException e) {
                     failure = Closing.firstOf(failure, e);
+                }
+            }
+            if (record != null && failure == null) {
+                try {
+                    record.delete();
+                } catch (RuntimeException e) {
+                    failure = e;
                 }
             }
             if (!overReleased.isEmpty()) {

@@ -96,6 +96,31 @@ class TorchTupleExportTest {
     }
 
     @Test
+    void theCounterFilesAreWrittenDownUntilClosedAndThoseOfAnEndedJvmAreRemovedByTheNextExport() throws Exception {
+        Process ended = new ProcessBuilder("true").start();
+        ended.waitFor();
+        Path leftCounter = Files.writeString(dir.resolve("torch_" + ended.pid() + "_5_0"), "x");
+        Path leftRecord = Files.writeString(dir.resolve(TupleCounterRecord.PREFIX + ended.pid() + "-3"),
+                "/torch_" + ended.pid() + "_5_0\n");
+        TorchTupleExport e = export();
+        Descriptor a = e.mint(floats(1024));
+        assertFalse(Files.exists(leftCounter), "the counter file of an exporter that died is removed");
+        assertFalse(Files.exists(leftRecord));
+        java.util.List<Path> records;
+        try (var s = Files.list(dir)) {
+            records = s.filter(p -> p.getFileName().toString().startsWith(TupleCounterRecord.PREFIX)).toList();
+        }
+        assertEquals(1, records.size());
+        assertEquals(java.util.List.of(a.torch().refCounterFile()), Files.readAllLines(records.getFirst()));
+        release(a);
+        e.close(SHORT);
+        assertFalse(Files.exists(records.getFirst()), "the record goes with the counter files");
+        try (var s = Files.list(dir)) {
+            assertEquals(java.util.List.of(), s.toList());
+        }
+    }
+
+    @Test
     void everyTupleGetsANewSlotAndTheBufferIsFreedOnlyWhenAllAreZero() {
         TorchTupleExport e = export();
         Descriptor a = e.mint(floats(1024));
