@@ -148,7 +148,7 @@ public final class WeightSyncProducerExample {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(python.getInputStream(),
                     StandardCharsets.UTF_8)); Writer out = new OutputStreamWriter(python.getOutputStream(),
                     StandardCharsets.UTF_8)) {
-                r = train(ctx, in, out, server, holders, o);
+                r = train(ctx, in, out, server, holders, o, () -> end(python));
                 if (!python.waitFor(60, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("the server did not exit within 60 s of bye");
                 }
@@ -156,10 +156,7 @@ public final class WeightSyncProducerExample {
                     throw new IllegalStateException("the server exited with status " + python.exitValue());
                 }
             } finally {
-                if (python.isAlive()) {
-                    python.destroyForcibly();
-                    python.waitFor();
-                }
+                end(python);
                 DriverFiles.removeOf(python.pid()); // whatever torch leaves, at any exit
             }
         }
@@ -170,9 +167,32 @@ public final class WeightSyncProducerExample {
                 javaShmLeft);
     }
 
-    /** The trainer's side of the conversation: {@code in} from the server, {@code out} to it. */
+    /** Ends {@code python} if it still runs, and waits for it. */
+    private static void end(Process python) {
+        if (python.isAlive()) {
+            python.destroyForcibly();
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                python.waitFor();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The trainer's side of the conversation: {@code in} from the server, {@code out} to it. When it fails after
+     * the state dict was exported, {@code stopServer} ends the server before the state dict is freed: the server may
+     * still map it.
+     */
     static Report train(Context ctx, BufferedReader in, Writer out, FdServer server, ExportHolders holders,
-            Options o) throws IOException {
+            Options o, Runnable stopServer) throws IOException {
         if (!(WeightSyncMessage.parse(in.readLine()) instanceof WeightSyncMessage.Ready ready)) {
             throw new IllegalStateException("the server did not start with ready");
         }
@@ -190,41 +210,46 @@ public final class WeightSyncProducerExample {
             WeightSyncMessage.Memory mem;
             long releaseMillis;
             try (ExportedStateDict weights = ExportedStateDict.allocate(ctx, stream, o.path(), specs)) {
-                send(out, new WeightSyncMessage.Hello(ProcessHandle.current().pid(), specs.size()));
-                long[] ids = new long[specs.size()];
-                for (int i = 0; i < specs.size(); i++) {
-                    ExportedStateDict.Exported e = weights.export(i, holders.name());
-                    try (var export = e.export()) { // the receiver gets its own copies of the fds
-                        ids[i] = ExportedStateDict.exportId(e);
-                        send(out, new WeightSyncMessage.Export(specs.get(i).name()));
-                        channel.send(DescriptorJson.toJson(e.descriptor()).getBytes(StandardCharsets.UTF_8),
-                                Arrays.stream(export.fileDescriptors()).boxed().toList());
-                    }
-                }
-                expect(in, new WeightSyncMessage.Mapped(specs.size()));
-                for (long id : ids) {
-                    held += holders.holders(id).contains(ready.pid()) ? 1 : 0;
-                }
-                for (round = 1; round <= o.rounds(); round++) {
-                    long[] sums = weights.update(o.seed(), round);
-                    send(out, new WeightSyncMessage.Round(round, specs.size()));
+                try {
+                    send(out, new WeightSyncMessage.Hello(ProcessHandle.current().pid(), specs.size()));
+                    long[] ids = new long[specs.size()];
                     for (int i = 0; i < specs.size(); i++) {
-                        send(out, new WeightSyncMessage.Checksum(specs.get(i).name(), sums[i]));
+                        ExportedStateDict.Exported e = weights.export(i, holders.name());
+                        try (var export = e.export()) { // the receiver gets its own copies of the fds
+                            ids[i] = ExportedStateDict.exportId(e);
+                            send(out, new WeightSyncMessage.Export(specs.get(i).name()));
+                            channel.send(DescriptorJson.toJson(e.descriptor()).getBytes(StandardCharsets.UTF_8),
+                                    Arrays.stream(export.fileDescriptors()).boxed().toList());
+                        }
                     }
-                    expect(in, new WeightSyncMessage.Ok(round));
+                    expect(in, new WeightSyncMessage.Mapped(specs.size()));
+                    for (long id : ids) {
+                        held += holders.holders(id).contains(ready.pid()) ? 1 : 0;
+                    }
+                    for (round = 1; round <= o.rounds(); round++) {
+                        long[] sums = weights.update(o.seed(), round);
+                        send(out, new WeightSyncMessage.Round(round, specs.size()));
+                        for (int i = 0; i < specs.size(); i++) {
+                            send(out, new WeightSyncMessage.Checksum(specs.get(i).name(), sums[i]));
+                        }
+                        expect(in, new WeightSyncMessage.Ok(round));
+                    }
+                    round--;
+                    send(out, new WeightSyncMessage.End());
+                    if (!(WeightSyncMessage.parse(in.readLine()) instanceof WeightSyncMessage.Memory m)) {
+                        throw new IllegalStateException("the server did not report its memory");
+                    }
+                    mem = m;
+                    long t0 = System.nanoTime();
+                    Deadline deadline = Deadline.after(LIMIT, "the lease limit");
+                    for (long id : ids) {
+                        holders.awaitReleased(id, deadline);
+                    }
+                    releaseMillis = (System.nanoTime() - t0) / 1_000_000;
+                } catch (IOException | RuntimeException e) {
+                    stopServer.run();
+                    throw e;
                 }
-                round--;
-                send(out, new WeightSyncMessage.End());
-                if (!(WeightSyncMessage.parse(in.readLine()) instanceof WeightSyncMessage.Memory m)) {
-                    throw new IllegalStateException("the server did not report its memory");
-                }
-                mem = m;
-                long t0 = System.nanoTime();
-                Deadline deadline = Deadline.after(LIMIT, "the lease limit");
-                for (long id : ids) {
-                    holders.awaitReleased(id, deadline);
-                }
-                releaseMillis = (System.nanoTime() - t0) / 1_000_000;
             }
             long freeEnd = ctx.memInfo().free();
             send(out, new WeightSyncMessage.Bye());
