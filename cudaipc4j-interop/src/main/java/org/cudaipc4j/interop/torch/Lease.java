@@ -26,7 +26,8 @@ public final class Lease implements AutoCloseable {
     }
 
     /**
-     * For a {@linkplain #cacheHit() cache hit}, what giving this share's slot back at once did; else null.
+     * For a {@linkplain #cacheHit() cache hit}, what giving this share's slot back at once did ({@code RELEASED} or
+     * {@code ALREADY_ZERO}; {@code PRODUCER_GONE} only when its counter file could not be mapped); else null.
      *
      * @return the outcome of that release, or null
      */

@@ -31,6 +31,9 @@ final class ReaderWarmUp {
      */
     static final int ROUNDS = 400;
 
+    /** How often a re-open's Java side runs after those rounds. */
+    static final int REOPEN_ROUNDS = 5000;
+
     /**
      * A version 2 {@code 'e'} handle as torch writes it (version, type, pid, padding, chunk size, chunk count, fd
      * numbers; little-endian): pid 1, one 2 MiB chunk, fd 3. Only its block key is made.
@@ -88,6 +91,19 @@ final class ReaderWarmUp {
                     first.release();
                     phases.byCode();
                 }
+                // A re-open (a further share of a storage open here) is what a reader repeats most: its path runs
+                // until the JIT's optimizing tier takes it.
+                TorchShare open = new TorchShare(0, TorchHandle.parse(legacy), 1, 0, file.name(), 0, new byte[64],
+                        true, layout);
+                file.set(0, 1);
+                Lease held = leases.acquire(TorchStorageKey.of(open, 0), file.name(), 0, null);
+                for (int round = 0; round < REOPEN_ROUNDS; round++) {
+                    TorchShare again = new TorchShare(0, TorchHandle.parse(legacy), 1, 0, file.name(), 1,
+                            new byte[64], true, layout);
+                    file.set(1, 1);
+                    leases.acquire(TorchStorageKey.of(again, 0), file.name(), 1, null).release();
+                }
+                held.release();
             } finally {
                 file.delete();
             }

@@ -247,6 +247,19 @@ public final class TorchCounterFile implements AutoCloseable {
      *         no producer reads)
      */
     public ReleaseOutcome decrement(long slot) {
+        ReleaseOutcome r = giveBack(slot);
+        return r != ReleaseOutcome.RELEASED || Files.exists(path, LinkOption.NOFOLLOW_LINKS) ? r
+                : ReleaseOutcome.PRODUCER_GONE;
+    }
+
+    /**
+     * As {@link #decrement}, without looking whether the file is still there (a system call): for a slot given back
+     * on the way to opening a storage, where a producer that exited meanwhile is noticed by the open itself.
+     *
+     * @param slot the slot, 0 to {@value #SLOTS} - 1
+     * @return {@link ReleaseOutcome#RELEASED} or {@link ReleaseOutcome#ALREADY_ZERO}
+     */
+    ReleaseOutcome giveBack(long slot) {
         long at = offset(slot);
         long v;
         do {
@@ -255,7 +268,7 @@ public final class TorchCounterFile implements AutoCloseable {
                 return ReleaseOutcome.ALREADY_ZERO;
             }
         } while (!SLOT.compareAndSet(memory, at, v, v - 1));
-        return Files.exists(path, LinkOption.NOFOLLOW_LINKS) ? ReleaseOutcome.RELEASED : ReleaseOutcome.PRODUCER_GONE;
+        return ReleaseOutcome.RELEASED;
     }
 
     private static long offset(long slot) {

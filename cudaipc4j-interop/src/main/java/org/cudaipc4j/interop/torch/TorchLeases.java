@@ -224,7 +224,7 @@ public final class TorchLeases implements AutoCloseable {
                 throw e;
             }
             try {
-                now = f.file.decrement(slot);
+                now = f.file.giveBack(slot); // on the open's path: no look for the file, which the open made
             } finally {
                 unmap(f);
             }
