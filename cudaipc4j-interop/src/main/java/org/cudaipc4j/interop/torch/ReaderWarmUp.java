@@ -102,6 +102,11 @@ final class ReaderWarmUp {
                             new byte[64], true, layout);
                     file.set(1, 1);
                     leases.acquire(TorchStorageKey.of(again, 0), file.name(), 1, null).release();
+                    // and a first share of another storage in the same (mapped) file, as a state dict's next tensor
+                    TorchShare other = new TorchShare(0, TorchHandle.parse(legacy), 1, 1 + round, file.name(), 1,
+                            new byte[64], true, layout);
+                    file.set(1, 1);
+                    leases.acquire(TorchStorageKey.of(other, 0), file.name(), 1, null).release();
                 }
                 held.release();
             } finally {
