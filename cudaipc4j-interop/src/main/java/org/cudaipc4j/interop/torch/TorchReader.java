@@ -272,10 +272,11 @@ public final class TorchReader {
     }
 
     /**
-     * The reader's documented warm-up: runs, once, what an open runs, on this process's own scratch memory, so that
-     * a fresh process's first open pays the driver's own work only (call it where the open's latency matters, after
-     * the driver is started and beside the process's other start-up; it takes milliseconds, most of them the
-     * driver's first VMM mapping). It loads and initialises the classes of the open path and links its call sites: a
+     * The reader's documented warm-up: runs what an open runs, on this process's own scratch memory, so that a
+     * fresh process's opens pay the driver's own work and compiled Java (call it where the open's latency matters,
+     * after the driver is started and beside the process's other start-up; it takes a fraction of a second, most of
+     * it the JIT's: the Java side runs until the paths a reader repeats are compiled). It loads and initialises the
+     * classes of the open path and links its call sites: a
      * counter file laid out as torch's in a private temporary directory, leased as a first share and as a cache hit
      * through a scratch lease book, given back and removed; the producer's descriptors taken with {@code pidfd_open}
      * and {@code pidfd_getfd} from a descriptor of this process's own; an event made, waited on by {@code stream}
