@@ -95,17 +95,16 @@ public final class TorchCounterFile implements AutoCloseable {
      * @param directory the directory of the counter files
      * @param name the name as torch gives it
      * @return the mapped file, owned by the caller
-     * @throws TorchInteropException when it is missing (the producer has exited), not a regular file, or not laid
-     *                               out as torch's (its size)
+     * @throws TorchInteropException when it is missing (the producer has exited), a link or a directory, or not
+     *                               laid out as torch's (its size)
      */
     public static TorchCounterFile open(Path directory, String name) {
         Path path = pathOf(directory, name);
         Arena arena = Arena.ofShared();
         try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS))) {
-            if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
-                throw new TorchInteropException("torch reference-counter file " + path + " is not a regular file");
-            }
+            // No stat for the file's type: a link is refused by the open, a directory by its write mode, and a fifo
+            // or device has no torch-sized content.
             long size = ch.size();
             if (size != FILE_BYTES) {
                 throw new TorchInteropException("not a torch reference-counter file: " + path + " has " + size
