@@ -8,8 +8,9 @@
 
 trainer: each round updates every tensor in place (adds the round number), computes every tensor's wsum64 on the GPU
 (one copy of the sums to the host), shares each anew (cudaipc4j.share records the producer's event after the update)
-and sends its wsum64 with its descriptor; the server answers "ok" once it has checked them and given every slot back. At the end it frees the state dict, runs torch.cuda.ipc_collect() and
-reports torch.cuda.memory_allocated() against its start and the /dev/shm entries of this process still present.
+and sends its wsum64 with its descriptor; the server answers "ok" once it has checked them and given every slot
+back. At the end it frees the state dict, runs torch.cuda.ipc_collect() and reports torch.cuda.memory_allocated()
+against its start and the /dev/shm entries of this process still present.
 
 server: warms CUDA up, connects to the trainer's descriptor socket and says "ready"; opens every tensor the trainer
 exports once (cudaipc4j.open with the fds that came with its descriptor, which holds the export's lease); each round
