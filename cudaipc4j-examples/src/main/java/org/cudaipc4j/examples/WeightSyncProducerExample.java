@@ -167,23 +167,10 @@ public final class WeightSyncProducerExample {
                 javaShmLeft);
     }
 
-    /** Ends {@code python} if it still runs, and waits for it. */
+    /** Ends {@code python} if it still runs, and waits for it (an interrupt does not cut the wait short). */
     private static void end(Process python) {
-        if (python.isAlive()) {
-            python.destroyForcibly();
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                python.waitFor();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        python.destroyForcibly(); // nothing for a process that has exited
+        python.onExit().join();
     }
 
     /**
