@@ -139,22 +139,13 @@ final class ProducerFds {
     }
 
     /**
-     * Copies of descriptors {@code fds} of process {@code pid}, in order, owned by the caller (close each with
-     * {@link #close}). Nothing stays open when it fails.
+     * Copies of descriptors {@code fds} of producer {@code p}, in order, taken through its pidfd and owned by the
+     * caller (close each with {@link #close}). Nothing stays open when it fails.
      *
      * @throws TorchInteropException naming the reason: EPERM (ptrace rules), ESRCH (no such process here), EBADF
-     *                               (no such descriptor), ENOSYS (kernel older than 5.6), or another errno
+     *                               (no such descriptor), ENOSYS (kernel older than 5.6), or another errno; a
+     *                               refused {@code pidfd_open} is reported here
      */
-    int[] take(int pid, int[] fds) {
-        Producer p = producer(pid);
-        try {
-            return take(p, fds);
-        } finally {
-            release(p);
-        }
-    }
-
-    /** As {@link #take(int, int[])} through {@code p}'s pidfd. */
     int[] take(Producer p, int[] fds) {
         if (p.pidfd < 0) {
             throw refusal("pidfd_open", p.refusedErrno, p.pid, -1, fds.length);
@@ -176,6 +167,7 @@ final class ProducerFds {
         }
     }
 
+    /** Closes the first {@code count} of {@code fds}. */
     void close(int[] fds, int count) {
         for (int i = 0; i < count; i++) {
             calls.close(fds[i]);

@@ -70,7 +70,9 @@ class ProducerFdsTest {
     void aProducerNotMappedIsClosedWhenReleased() {
         Calls calls = new Calls();
         ProducerFds fds = new ProducerFds(calls);
-        int[] taken = fds.take(PID, new int[] {5, 6});
+        ProducerFds.Producer taking = fds.producer(PID);
+        int[] taken = fds.take(taking, new int[] {5, 6});
+        fds.release(taking);
         assertEquals(List.of(1005, 1006), List.of(taken[0], taken[1]));
         assertEquals(List.of(900), calls.closed);
         fds.release(fds.producer(PID));
