@@ -12,6 +12,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.HexFormat;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -379,7 +380,7 @@ public final class SharedSegment implements AutoCloseable {
                     BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class,
                             LinkOption.NOFOLLOW_LINKS);
                     long owner = ((Number) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
-                    if (owner != uid || creatorAlive(pid, attrs)) {
+                    if (owner != uid || writerAlive(pid, attrs.lastModifiedTime())) {
                         continue;
                     }
                     if (attrs.isRegularFile() && Files.deleteIfExists(file)) {
@@ -413,7 +414,17 @@ public final class SharedSegment implements AutoCloseable {
         Files.deleteIfExists(dir);
     }
 
-    private static boolean creatorAlive(long pid, BasicFileAttributes attrs) {
+    /**
+     * Whether process {@code pid}, named by a file it wrote last at {@code lastWrite}, still runs: the rule
+     * {@link #reapStale()} removes files by, for other files a process leaves behind. This process always runs; a
+     * live process with that pid that started after the last write (beyond a small slack) reused the pid and is
+     * not the writer.
+     *
+     * @param pid the pid the file names
+     * @param lastWrite when the file was last written
+     * @return false when the writer has ended
+     */
+    public static boolean writerAlive(long pid, FileTime lastWrite) {
         if (pid == Pids.self()) {
             return true;
         }
@@ -425,8 +436,7 @@ public final class SharedSegment implements AutoCloseable {
         if (started < 0) {
             return true;
         }
-        long lastWrite = attrs.lastModifiedTime().toMillis();
-        return started <= lastWrite + PID_REUSE_SLACK_MILLIS;
+        return started <= lastWrite.toMillis() + PID_REUSE_SLACK_MILLIS;
     }
 
     /** {@return the directory segments live in} */

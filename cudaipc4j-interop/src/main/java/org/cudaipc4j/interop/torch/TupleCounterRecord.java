@@ -8,14 +8,13 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.coord.SharedSegment;
 
 /**
  * The counter files one {@link TorchTupleExport} made, written down beside them, so that those of a JVM that ended
@@ -27,8 +26,6 @@ final class TupleCounterRecord {
     /** The records' name prefix; the creator's pid follows. */
     static final String PREFIX = "cudaipc4j-torchtuple-";
     private static final Pattern NAME = Pattern.compile(Pattern.quote(PREFIX) + "([0-9]{1,10})-[0-9]+");
-    /** A process started this long after a record was last written cannot be the record's creator. */
-    private static final long PID_REUSE_SLACK_MILLIS = 2_000;
     /** Directories reaped by this JVM already. */
     private static final Set<Path> REAPED = ConcurrentHashMap.newKeySet();
 
@@ -99,7 +96,7 @@ final class TupleCounterRecord {
                 }
                 long pid = Long.parseLong(m.group(1));
                 try {
-                    if (creatorAlive(pid, Files.getLastModifiedTime(record, LinkOption.NOFOLLOW_LINKS).toInstant())) {
+                    if (SharedSegment.writerAlive(pid, Files.getLastModifiedTime(record, LinkOption.NOFOLLOW_LINKS))) {
                         continue;
                     }
                     List<String> names = Files.readAllLines(record, StandardCharsets.US_ASCII);
@@ -133,20 +130,6 @@ final class TupleCounterRecord {
             return false;
         }
         return name.startsWith("/torch_" + pid + "_");
-    }
-
-    /** Whether the process {@code pid} that wrote a record last at {@code lastWrite} still runs. */
-    static boolean creatorAlive(long pid, Instant lastWrite) {
-        if (pid == ProcessHandle.current().pid()) {
-            return true;
-        }
-        Optional<ProcessHandle> p = ProcessHandle.of(pid);
-        if (p.isEmpty() || !p.get().isAlive()) {
-            return false;
-        }
-        // A live process with that pid may be a newcomer that reused it: it cannot have written the record.
-        Optional<Instant> started = p.get().info().startInstant();
-        return started.isEmpty() || !started.get().isAfter(lastWrite.plusMillis(PID_REUSE_SLACK_MILLIS));
     }
 
     private static long uid(Path path) {

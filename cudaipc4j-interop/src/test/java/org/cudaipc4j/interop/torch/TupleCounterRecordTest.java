@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import org.cudaipc4j.coord.SharedSegment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,16 +64,16 @@ class TupleCounterRecordTest {
     void aRecordOlderThanTheProcessThatNowHasItsPidIsAnEndedOnes() throws Exception {
         long self = ProcessHandle.current().pid();
         Instant started = ProcessHandle.current().info().startInstant().orElseThrow();
-        assertTrue(TupleCounterRecord.creatorAlive(self, Instant.EPOCH), "this process is never reaped");
+        assertTrue(SharedSegment.writerAlive(self, FileTime.from(Instant.EPOCH)), "this process is never reaped");
         Process child = new ProcessBuilder("sleep", "30").start();
         try {
-            assertTrue(TupleCounterRecord.creatorAlive(child.pid(), Instant.now()));
-            assertFalse(TupleCounterRecord.creatorAlive(child.pid(), started.minusSeconds(3600)),
+            assertTrue(SharedSegment.writerAlive(child.pid(), FileTime.from(Instant.now())));
+            assertFalse(SharedSegment.writerAlive(child.pid(), FileTime.from(started.minusSeconds(3600))),
                     "a process started an hour after the record was written did not write it");
         } finally {
             child.destroyForcibly().waitFor();
         }
-        assertFalse(TupleCounterRecord.creatorAlive(endedPid(), Instant.now()));
+        assertFalse(SharedSegment.writerAlive(endedPid(), FileTime.from(Instant.now())));
     }
 
     @Test
