@@ -51,10 +51,18 @@ final class ReaderWarmUp {
 
     private ReaderWarmUp() {}
 
+    /** A one-byte share of a legacy handle's storage at {@code offset}, with {@code slot} of {@code file}. */
+    private static TorchShare legacyShare(byte[] handle, long offset, TorchCounterFile file, long slot,
+            TensorLayout layout) {
+        return new TorchShare(0, TorchHandle.parse(handle), 1, offset, file.name(), slot, new byte[64], true, layout);
+    }
+
     /**
      * The open path's Java side, without a GPU: a counter file laid out as torch's in a private temporary
      * directory, leased twice through a scratch book (a first share and a cache hit, so both branches run), given
-     * back, removed; a storage key and block key of each handle type; the producer's start time read (this process).
+     * back, {@value #ROUNDS} times; then, with the file kept mapped, a re-open and a first share of another storage
+     * {@value #REOPEN_ROUNDS} times each; a storage key and block key of each handle type; the producer's start time
+     * read (this process); the file removed.
      *
      * @param fds the reader's pidfd calls, run on this process's own scratch descriptor
      */
@@ -73,8 +81,7 @@ final class ReaderWarmUp {
                 TensorLayout layout = TensorLayout.contiguous(DType.UINT8, 1);
                 for (int round = 0; round < ROUNDS; round++) {
                     // handles parsed anew each round, as each share's are: their keys are made on first use
-                    TorchShare share = new TorchShare(0, TorchHandle.parse(legacy), 1, 0, file.name(), 0,
-                            new byte[64], true, layout);
+                    TorchShare share = legacyShare(legacy, 0, file, 0, layout);
                     TorchHandle expandable = TorchHandle.parse(expandableBytes);
                     file.set(0, 1);
                     file.set(1, 1);
@@ -93,18 +100,15 @@ final class ReaderWarmUp {
                 }
                 // A re-open (a further share of a storage open here) is what a reader repeats most: its path runs
                 // until the JIT's optimizing tier takes it.
-                TorchShare open = new TorchShare(0, TorchHandle.parse(legacy), 1, 0, file.name(), 0, new byte[64],
-                        true, layout);
+                TorchShare open = legacyShare(legacy, 0, file, 0, layout);
                 file.set(0, 1);
                 Lease held = leases.acquire(TorchStorageKey.of(open, 0), file.name(), 0, null);
                 for (int round = 0; round < REOPEN_ROUNDS; round++) {
-                    TorchShare again = new TorchShare(0, TorchHandle.parse(legacy), 1, 0, file.name(), 1,
-                            new byte[64], true, layout);
+                    TorchShare again = legacyShare(legacy, 0, file, 1, layout);
                     file.set(1, 1);
                     leases.acquire(TorchStorageKey.of(again, 0), file.name(), 1, null).release();
                     // and a first share of another storage in the same (mapped) file, as a state dict's next tensor
-                    TorchShare other = new TorchShare(0, TorchHandle.parse(legacy), 1, 1 + round, file.name(), 1,
-                            new byte[64], true, layout);
+                    TorchShare other = legacyShare(legacy, 1 + round, file, 1, layout);
                     file.set(1, 1);
                     leases.acquire(TorchStorageKey.of(other, 0), file.name(), 1, null).release();
                 }
