@@ -152,10 +152,11 @@ final class ReaderWarmUp {
     }
 
     /**
-     * The open path's driver side in {@code context} (current), with its own memory: an event made, waited on by
-     * {@code stream}, destroyed; the legacy handle classes loaded; one granule of this device's VMM memory exported
-     * and mapped back as an expandable segment's chunks are ({@link ChunkedVmmMapping}), then released; an empty view
-     * made and closed.
+     * The open path's driver side in {@code context} (current), with its own memory, {@value #ROUNDS} times: an event
+     * made, waited on by {@code stream} and destroyed, an IPC event handle of no process opened (the driver refuses
+     * it), an empty view made and closed; then once an IPC memory handle of no process opened (refused too), and one
+     * granule of this device's VMM memory exported and mapped back as an expandable segment's chunks are
+     * ({@link ChunkedVmmMapping}), then released.
      */
     static void driverPath(TorchReader reader, Context context, Stream stream) {
         context.makeCurrent();
