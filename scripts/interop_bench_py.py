@@ -213,26 +213,30 @@ def table(summary: list[dict[str, Any]]) -> str:
 
 
 #: The Java reader's phase fields: first_open_PHASE_us, reopen_PHASE_us (medians per process), open_PHASE_us (state
-#: dict, summed over its opens), the pool's pidfd_us, pool_import_us, pointer_import_us, and warm_up_ms
+#: dict, summed over its opens), the pool's pidfd_us, pool_import_us, pointer_import_us, warm_up_ms, and the classes
+#: loaded while the clock ran (first_open_classes_loaded, open_classes_loaded); the driver floor's rows carry the
+#: same phase fields for the calls it makes
 PHASE_PREFIXES = ("first_open_", "reopen_", "open_")
 POOL_PHASES = ("pidfd_us", "pool_import_us", "pointer_import_us")
 
 
 def phases(rows: list[dict[str, Any]]) -> str:
-    """Where the Java reader's time goes: per case and allocator, the median over the runs of each phase field."""
+    """Where the Java reader's time goes, and the driver floor's calls beside it: per reader, case and allocator, the
+    median over the runs of each phase field."""
     groups: dict[tuple[str, str], dict[str, list[float]]] = collections.defaultdict(lambda: collections.defaultdict(list))
     for r in rows:
-        if r.get("impl") != "java":
+        if r.get("impl") not in ("java", "driver"):
             continue
         for key, value in r.items():
             phase = key.endswith("_us") and key.startswith(PHASE_PREFIXES) and key not in ("first_open_us", "open_us", "reopen_us")
-            if phase or key in POOL_PHASES or key == "warm_up_ms":
-                groups[(r["case"], r["alloc"])][key].append(float(value))
+            if phase or key in POOL_PHASES or key == "warm_up_ms" or key.endswith("_classes_loaded"):
+                groups[(r["impl"], r["case"], r["alloc"])][key].append(float(value))
     lines = []
-    for (case, alloc), fields in sorted(groups.items()):
+    for (impl, case, alloc), fields in sorted(groups.items(), key=lambda g: (g[0][0] != "java", g[0])):
         parts = [f"{k.removesuffix('_us').removesuffix('_ms')} {statistics.median(v):.1f}"
                  + (" ms" if k.endswith("_ms") else "") for k, v in fields.items()]
-        lines.append(f"java phases, {case} ({alloc}), us: " + ", ".join(parts))
+        who = "java phases" if impl == "java" else "its driver calls alone (cuda.bindings)"
+        lines.append(f"{who}, {case} ({alloc}), us: " + ", ".join(parts))
     return "\n".join(lines)
 
 
@@ -352,6 +356,14 @@ def torch_reader(case: str, path: str, bw_path: str | None, iterations: int) -> 
     return 0
 
 
+def _lap_durations(start: int, ends: dict[str, int]) -> dict[str, int]:
+    """Each phase's nanoseconds from the clock readings at the end of each phase, in the order they were taken."""
+    durations, last = {}, start
+    for name, end in ends.items():
+        durations[name], last = end - last, end
+    return durations
+
+
 def driver_reader(case: str, path: str) -> int:
     """The Java reader's driver calls alone, through cuda.bindings: each distinct block's ``cuIpcOpenMemHandle``
     and, per share that asks for it, ``cuIpcOpenEventHandle``, ``cuStreamWaitEvent``, ``cuEventDestroy``; timed as
@@ -395,16 +407,24 @@ def driver_reader(case: str, path: str) -> int:
     flag = cu.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
     mapped: dict[bytes, Any] = {}
     per_share = []
+    # Each call's time, under the Java reader's phase names: the first share's alone and, summed, all shares'.
+    laps: list[dict[str, int]] = []
     t0 = time.perf_counter_ns()
     for raw, event in calls:
         s0 = time.perf_counter_ns()
+        lap = {}
         if raw not in mapped:
             mapped[raw] = ok(cu.cuIpcOpenMemHandle(blocks[raw], flag))
+            lap["ipc_open"] = time.perf_counter_ns()
         if event is not None:
             e = ok(cu.cuIpcOpenEventHandle(event))
+            lap["event_open"] = time.perf_counter_ns()
             ok(cu.cuStreamWaitEvent(stream, e, 0))
+            lap["event_wait"] = time.perf_counter_ns()
             ok(cu.cuEventDestroy(e))
+            lap["event_destroy"] = time.perf_counter_ns()
         per_share.append(time.perf_counter_ns() - s0)
+        laps.append(_lap_durations(s0, lap))
     elapsed = time.perf_counter_ns() - t0
     ok(cu.cuStreamSynchronize(stream))
     for pointer in mapped.values():
@@ -420,11 +440,15 @@ def driver_reader(case: str, path: str) -> int:
     alloc = _alloc_of(descriptors[0])
     if case == "tensor":
         fields_out = {"bytes": descriptors[0].bytes, "tensors": 1, "first_open_us": per_share[0] / 1e3}
+        fields_out.update({f"first_open_{k}_us": v / 1e3 for k, v in laps[0].items()})
         if len(per_share) > 1:
             fields_out.update(reopen_us=median_us(per_share[1:]), reopens=len(per_share) - 1)
     else:
         fields_out = {"bytes": sum(d.bytes for d in descriptors), "tensors": len(calls), "open_us": elapsed / 1e3,
                       "blocks": len(blocks)}
+        for lap in laps:
+            for k, v in lap.items():
+                fields_out[f"open_{k}_us"] = fields_out.get(f"open_{k}_us", 0.0) + v / 1e3
     print(record("driver", case, alloc, **fields_out), flush=True)
     return 0
 

@@ -140,6 +140,23 @@ def test_phases_give_the_java_medians_per_case_without_the_totals():
     assert "reopen 40" not in text and "first_open 900" not in text
 
 
+def test_phases_give_the_driver_floor_its_own_line_after_the_java_lines():
+    rows = [{"impl": "driver", "case": "tensor", "alloc": "c", "first_open_us": 300.0,
+             "first_open_ipc_open_us": 200.0, "first_open_event_open_us": v} for v in (80.0, 90.0, 70.0)]
+    rows.append({"impl": "java", "case": "tensor", "alloc": "c", "first_open_us": 900.0,
+                 "first_open_ipc_open_us": 500.0, "first_open_classes_loaded": 3})
+    lines = bench.phases(rows).splitlines()
+    assert lines == ["java phases, tensor (c), us: first_open_ipc_open 500.0, first_open_classes_loaded 3.0",
+                     "its driver calls alone (cuda.bindings), tensor (c), us: first_open_ipc_open 200.0,"
+                     " first_open_event_open 80.0"]
+
+
+def test_lap_durations_are_the_differences_of_successive_readings():
+    assert bench._lap_durations(100, {"ipc_open": 150, "event_open": 190, "event_wait": 191}) == {
+        "ipc_open": 50, "event_open": 40, "event_wait": 1}
+    assert bench._lap_durations(100, {}) == {}
+
+
 def test_the_driver_floor_is_its_own_column_never_the_python_side():
     extra = [{"impl": "driver", "case": "tensor", "alloc": "c", "bytes": 64 << 20, "tensors": 1,
               "first_open_us": v, "reopen_us": v / 10} for v in (300.0, 310.0, 290.0)]

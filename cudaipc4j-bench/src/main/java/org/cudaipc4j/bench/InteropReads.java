@@ -1,5 +1,7 @@
 package org.cudaipc4j.bench;
 
+import java.lang.management.ClassLoadingMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -40,6 +42,12 @@ import org.cudaipc4j.simpleipc.DriverStartUp;
 final class InteropReads {
     /** Batches of the bandwidth measurement, alternating mapped and local; the median is reported. */
     static final int BATCHES = 5;
+
+    /**
+     * Counts the classes this JVM loaded: a class loaded while the clock runs is start-up work the reader's warm-up
+     * missed, reported beside the phases ({@code first_open_classes_loaded}, {@code open_classes_loaded}).
+     */
+    private static final ClassLoadingMXBean LOADED = ManagementFactory.getClassLoadingMXBean();
 
     private InteropReads() {}
 
@@ -85,9 +93,11 @@ final class InteropReads {
         try {
             warmUp(figures, reader, stream);
             OpenPhases firstPhases = new OpenPhases();
+            long classes = LOADED.getTotalLoadedClassCount();
             long t0 = System.nanoTime();
             views.add(reader.open(shares.getFirst(), stream, firstPhases));
             long firstNanos = System.nanoTime() - t0;
+            figures.put("first_open_classes_loaded", LOADED.getTotalLoadedClassCount() - classes);
             long[] reopens = new long[shares.size() - 1];
             OpenPhases[] reopenPhases = new OpenPhases[reopens.length];
             for (int i = 1; i < shares.size(); i++) {
@@ -143,11 +153,13 @@ final class InteropReads {
         try {
             warmUp(figures, reader, stream);
             OpenPhases phases = new OpenPhases();
+            long classes = LOADED.getTotalLoadedClassCount();
             long t0 = System.nanoTime();
             for (TorchShare s : shares) {
                 views.add(reader.open(s, stream, phases));
             }
             long nanos = System.nanoTime() - t0;
+            figures.put("open_classes_loaded", LOADED.getTotalLoadedClassCount() - classes);
             stream.synchronize();
             figures.put("open_us", nanos / 1e3).put("blocks", (long) reader.mappedBlocks());
             phases(figures, "open", phases);
