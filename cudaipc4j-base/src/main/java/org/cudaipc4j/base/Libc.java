@@ -325,8 +325,9 @@ public final class Libc {
     }
 
     private static Result withErrno(ErrnoCall call) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Errno.CAPTURE);
+        try {
+            // The thread's scratch, not an arena per call (see CallScratch); read before any other call.
+            MemorySegment state = CallScratch.errno();
             long rc = call.invoke(state);
             return new Result((int) rc, rc < 0 ? (int) Errno.ERRNO.get(state, 0L) : 0);
         } catch (Throwable t) {
@@ -472,12 +473,11 @@ public final class Libc {
      * @param timeoutMillis the longest wait, -1 for no limit
      */
     public static Result poll(int fd, int events, int timeoutMillis) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment pfd = arena.allocate(8, 4);
-            pfd.set(JAVA_INT, 0, fd);
-            pfd.set(ValueLayout.JAVA_SHORT, 4, (short) events);
-            return retrying(s -> (int) Poll.H.invokeExact(s, pfd, 1L, timeoutMillis));
-        }
+        MemorySegment pfd = CallScratch.libc().asSlice(0, 8, 4); // a pidfd's liveness is polled per share
+        pfd.set(JAVA_INT, 0, fd);
+        pfd.set(ValueLayout.JAVA_SHORT, 4, (short) events);
+        pfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+        return retrying(s -> (int) Poll.H.invokeExact(s, pfd, 1L, timeoutMillis));
     }
 
     /**

@@ -58,7 +58,10 @@ final class Checks {
 
     /** A copy of {@code bytes}, checked to be an IPC handle's 64 bytes. */
     static byte[] handleBytes(byte[] bytes, String what) {
-        return requireLength(bytes, CuSymbols.IPC_HANDLE_SIZE, "an IPC " + what + " handle").clone();
+        if (bytes == null || bytes.length != CuSymbols.IPC_HANDLE_SIZE) { // the message made only when it is needed
+            requireLength(bytes, CuSymbols.IPC_HANDLE_SIZE, "an IPC " + what + " handle");
+        }
+        return bytes.clone();
     }
 
     /**

@@ -1,14 +1,15 @@
 package org.cudaipc4j.cuda.ipc;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.Set;
+import org.cudaipc4j.base.CallScratch;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
@@ -22,6 +23,8 @@ public final class IpcEventHandle {
     /** Its size in bytes. */
     public static final int SIZE = CuSymbols.IPC_HANDLE_SIZE;
     private static final StructLayout LAYOUT = CuSymbols.CU_IPC_EVENT_HANDLE;
+    /** The flags of every event opened from a handle, one immutable set (the event keeps it as it is). */
+    private static final Set<EventFlag> OPENED_FLAGS = Set.of(EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING);
 
     private final byte[] bytes;
 
@@ -90,14 +93,14 @@ public final class IpcEventHandle {
      */
     public Event open(Context context) {
         context.makeCurrent();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment value = arena.allocate(LAYOUT);
-            MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
-            MemorySegment out = Checks.pointerOut(arena);
-            CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, value);
-            return Event.adopt(context, Checks.handle(out),
-                    EnumSet.of(EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING), true);
-        }
+        // The per-thread scratch, not an arena: a reader opens one event per share (see CallScratch).
+        MemorySegment scratch = CallScratch.get();
+        MemorySegment value = scratch.asSlice(0, LAYOUT);
+        MemorySegment out = scratch.asSlice(LAYOUT.byteSize(), ADDRESS);
+        MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
+        out.set(ADDRESS, 0, MemorySegment.NULL);
+        CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, value);
+        return Event.adopt(context, Checks.handle(out), OPENED_FLAGS, true);
     }
 
     @Override

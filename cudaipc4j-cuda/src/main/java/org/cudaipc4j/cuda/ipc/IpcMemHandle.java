@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.base.CallScratch;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.driver.CuDriver;
@@ -187,15 +188,14 @@ public final class IpcMemHandle {
         }
         try {
             context.makeCurrent();
-            long address;
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment value = arena.allocate(LAYOUT);
-                MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
-                MemorySegment out = arena.allocate(JAVA_LONG);
-                CuDriver.IPC_OPEN_MEM_HANDLE.check(
-                        out, value, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
-                address = out.get(JAVA_LONG, 0);
-            }
+            // The per-thread scratch, not an arena: a reader maps one block per share it has not seen.
+            MemorySegment scratch = CallScratch.get();
+            MemorySegment value = scratch.asSlice(0, LAYOUT);
+            MemorySegment out = scratch.asSlice(LAYOUT.byteSize(), JAVA_LONG);
+            MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
+            out.set(JAVA_LONG, 0, 0);
+            CuDriver.IPC_OPEN_MEM_HANDLE.check(out, value, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
+            long address = out.get(JAVA_LONG, 0);
             try {
                 return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
             } catch (RuntimeException e) {
@@ -210,22 +210,21 @@ public final class IpcMemHandle {
 
     /** The allocation's size from the driver, checked against {@code declared} (-1: none declared). */
     private static long mappedSize(long address, long declared) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment length = arena.allocate(JAVA_LONG);
-            int r = CuDriver.MEM_GET_ADDRESS_RANGE.call(MemorySegment.NULL, length, address);
-            if (r != Checks.CUDA_SUCCESS) {
-                if (declared < 0) {
-                    throw Checks.failure(CuDriver.MEM_GET_ADDRESS_RANGE, r);
-                }
-                return declared;
+        MemorySegment length = CallScratch.get().asSlice(0, JAVA_LONG);
+        length.set(JAVA_LONG, 0, 0);
+        int r = CuDriver.MEM_GET_ADDRESS_RANGE.call(MemorySegment.NULL, length, address);
+        if (r != Checks.CUDA_SUCCESS) {
+            if (declared < 0) {
+                throw Checks.failure(CuDriver.MEM_GET_ADDRESS_RANGE, r);
             }
-            long size = length.get(JAVA_LONG, 0);
-            if (declared > size) {
-                throw new IllegalArgumentException("the IPC allocation has " + size + " bytes, " + declared
-                        + " expected");
-            }
-            return declared < 0 ? size : declared;
+            return declared;
         }
+        long size = length.get(JAVA_LONG, 0);
+        if (declared > size) {
+            throw new IllegalArgumentException("the IPC allocation has " + size + " bytes, " + declared
+                    + " expected");
+        }
+        return declared < 0 ? size : declared;
     }
 
     private String shortHex() {

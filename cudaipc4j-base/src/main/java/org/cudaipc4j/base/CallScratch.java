@@ -1,0 +1,46 @@
+package org.cudaipc4j.base;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A small native buffer per thread for what a native call takes by value or through a pointer, its out-parameters
+ * and libc's captured errno, so that a frequent call (an IPC handle's open, a pidfd's poll) makes no arena. An arena
+ * per call costs microseconds of Java work until the JIT has compiled it, and a reader opens one share per tensor,
+ * mostly in a fresh process.
+ *
+ * <p>A caller writes its arguments, makes one native call and reads what it returned before it makes another call
+ * that uses the scratch on the same thread. {@link Libc}'s calls keep their own arguments and errno in bytes of their
+ * own, so a caller's arguments survive a libc call. The buffer is {@value #BYTES} bytes, 16-byte aligned, and is freed with its
+ * thread.
+ */
+public final class CallScratch {
+    /** Its size. */
+    public static final long BYTES = 256;
+    /** The bytes a caller's arguments and out-parameters may use, from offset 0: two 64-byte IPC handles and more. */
+    public static final long ARGUMENT_BYTES = 160;
+    /** The bytes after them that {@link Libc} keeps for its own small arguments. */
+    static final long LIBC_BYTES = 32;
+    /** The bytes at the end that {@link Libc} keeps for the captured errno state. */
+    static final long ERRNO_BYTES = BYTES - ARGUMENT_BYTES - LIBC_BYTES;
+
+    private static final ThreadLocal<MemorySegment> SEGMENT =
+            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(BYTES, 16));
+
+    private CallScratch() {}
+
+    /** {@return this thread's scratch for arguments, {@link #ARGUMENT_BYTES} long, its contents left from before} */
+    public static MemorySegment get() {
+        return SEGMENT.get().asSlice(0, ARGUMENT_BYTES);
+    }
+
+    /** {@return this thread's scratch for {@link Libc}'s own arguments, {@link #LIBC_BYTES} long} */
+    static MemorySegment libc() {
+        return SEGMENT.get().asSlice(ARGUMENT_BYTES, LIBC_BYTES);
+    }
+
+    /** {@return this thread's scratch for {@link Libc}'s captured errno, {@link #ERRNO_BYTES} long} */
+    static MemorySegment errno() {
+        return SEGMENT.get().asSlice(ARGUMENT_BYTES + LIBC_BYTES, ERRNO_BYTES);
+    }
+}
