@@ -24,8 +24,13 @@ public final class CallScratch {
     /** The bytes at the end that {@link Libc} keeps for the captured errno state. */
     static final long ERRNO_BYTES = BYTES - ARGUMENT_BYTES - LIBC_BYTES;
 
-    private static final ThreadLocal<MemorySegment> SEGMENT =
-            ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(BYTES, 16));
+    // A subclass, not withInitial(lambda): every process of the tool loads this class, and a lambda costs start-up.
+    private static final ThreadLocal<MemorySegment> SEGMENT = new ThreadLocal<>() {
+        @Override
+        protected MemorySegment initialValue() {
+            return Arena.ofAuto().allocate(BYTES, 16);
+        }
+    };
 
     private CallScratch() {}
 
