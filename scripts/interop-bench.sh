@@ -163,18 +163,24 @@ torch_round() {  # ROUND ALLOC FIRST(java|python)
       ask release
     fi
   done
-  # The Java reader's driver calls alone, through cuda.bindings: the floor under any reader keeping the contract.
+  # The Java reader's driver calls alone, through cuda.bindings (the floor under any reader keeping the contract)
+  # and through the Java binding (what FFM adds to it), in the round's order.
   if [ "$alloc" = c ]; then
-    if want tensor; then
-      ask share tensor "$work/t.jsonl" "$size" "$reopens"
-      reader "driver calls tensor ($alloc)" "$round" "${py[@]}" driver-reader tensor "$work/t.jsonl"
-      ask release
-    fi
-    if want state-dict; then
-      ask share state-dict "$work/sd.jsonl"
-      reader "driver calls state dict ($alloc)" "$round" "${py[@]}" driver-reader state-dict "$work/sd.jsonl"
-      ask release
-    fi
+    for impl in "${order[@]}"; do
+      local floor=("${py[@]}" driver-reader) flag=() name="cuda.bindings"
+      if [ "$impl" = java ]; then floor=("${tool[@]}" bench interop) flag=(--driver-only) name="FFM"; fi
+      if want tensor; then
+        ask share tensor "$work/t.jsonl" "$size" "$reopens"
+        reader "driver calls tensor ($alloc, $name)" "$round" "${floor[@]}" tensor "$work/t.jsonl" "${flag[@]}"
+        ask release
+      fi
+      if want state-dict; then
+        ask share state-dict "$work/sd.jsonl"
+        reader "driver calls state dict ($alloc, $name)" "$round" "${floor[@]}" state-dict "$work/sd.jsonl" \
+          "${flag[@]}"
+        ask release
+      fi
+    done
   fi
 }
 

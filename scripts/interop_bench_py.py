@@ -134,7 +134,7 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str, str, str], list[float]] = collections.defaultdict(list)
     sizes: dict[tuple[str, str], tuple[int, int]] = {}
     for r in rows:
-        side = {"java": "java", "driver": "driver"}.get(r["impl"], "python")
+        side = {"java": "java", "driver": "driver", "java-driver": "java-driver"}.get(r["impl"], "python")
         for key, value in r.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
                 groups[(r["case"], r["alloc"], key, side)].append(float(value))
@@ -154,6 +154,9 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             floor = groups.get((case, alloc, metric, "driver"))
             if floor:
                 row["driver"] = statistics.median(floor)
+            ffm_floor = groups.get((case, alloc, metric, "java-driver"))
+            if ffm_floor:
+                row["java_driver"] = statistics.median(ffm_floor)
             if kind == "ratio<=":
                 if p is None:
                     continue
@@ -204,6 +207,8 @@ def table(summary: list[dict[str, Any]]) -> str:
                      f"{r['target']:26} {'yes' if r['met'] else 'NO'}")
         if r.get("driver") is not None:
             lines.append(f"  the driver's calls of the Java reader alone (cuda.bindings): {r['driver']:.1f} us")
+        if r.get("java_driver") is not None:
+            lines.append(f"  the same calls through the Java binding (FFM): {r['java_driver']:.1f} us")
         if "python_mapped" in r and "python_local" in r:
             lines.append(f"  torch's copy_ for reference: mapped {r['python_mapped']:.1f}, local"
                          f" {r['python_local']:.1f} GB/s")
@@ -214,8 +219,8 @@ def table(summary: list[dict[str, Any]]) -> str:
 
 #: The Java reader's phase fields: first_open_PHASE_us, reopen_PHASE_us (medians per process), open_PHASE_us (state
 #: dict, summed over its opens), the pool's pidfd_us, pool_import_us, pointer_import_us, warm_up_ms, and the classes
-#: loaded while the clock ran (first_open_classes_loaded, open_classes_loaded); the driver floor's rows carry the
-#: same phase fields for the calls it makes
+#: loaded while the clock ran (first_open_classes_loaded, open_classes_loaded); the driver floors' rows (cuda.bindings
+#: and the Java binding) carry the same phase fields for the calls they make, the Java one address_range_us too
 PHASE_PREFIXES = ("first_open_", "reopen_", "open_")
 POOL_PHASES = ("pidfd_us", "pool_import_us", "pointer_import_us")
 
@@ -225,17 +230,20 @@ def phases(rows: list[dict[str, Any]]) -> str:
     median over the runs of each phase field."""
     groups: dict[tuple[str, str], dict[str, list[float]]] = collections.defaultdict(lambda: collections.defaultdict(list))
     for r in rows:
-        if r.get("impl") not in ("java", "driver"):
+        if r.get("impl") not in ("java", "driver", "java-driver"):
             continue
         for key, value in r.items():
             phase = key.endswith("_us") and key.startswith(PHASE_PREFIXES) and key not in ("first_open_us", "open_us", "reopen_us")
-            if phase or key in POOL_PHASES or key == "warm_up_ms" or key.endswith("_classes_loaded"):
+            if (phase or key in POOL_PHASES or key == "warm_up_ms" or key.endswith("_classes_loaded")
+                    or key == "address_range_us"):
                 groups[(r["impl"], r["case"], r["alloc"])][key].append(float(value))
     lines = []
-    for (impl, case, alloc), fields in sorted(groups.items(), key=lambda g: (g[0][0] != "java", g[0])):
+    order = {"java": 0, "driver": 1, "java-driver": 2}
+    for (impl, case, alloc), fields in sorted(groups.items(), key=lambda g: (order[g[0][0]], g[0])):
         parts = [f"{k.removesuffix('_us').removesuffix('_ms')} {statistics.median(v):.1f}"
                  + (" ms" if k.endswith("_ms") else "") for k, v in fields.items()]
-        who = "java phases" if impl == "java" else "its driver calls alone (cuda.bindings)"
+        who = {"java": "java phases", "driver": "its driver calls alone (cuda.bindings)",
+               "java-driver": "its driver calls alone (FFM)"}[impl]
         lines.append(f"{who}, {case} ({alloc}), us: " + ", ".join(parts))
     return "\n".join(lines)
 

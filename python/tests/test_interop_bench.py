@@ -151,6 +151,23 @@ def test_phases_give_the_driver_floor_its_own_line_after_the_java_lines():
                      " first_open_event_open 80.0"]
 
 
+def test_the_java_bindings_floor_has_its_own_line_and_phase_line():
+    rows = [{"impl": "java", "case": "tensor", "alloc": "c", "bytes": 64 << 20, "tensors": 1, "first_open_us": 900.0,
+             "reopen_us": 30.0},
+            {"impl": "python", "case": "tensor", "alloc": "c", "bytes": 64 << 20, "tensors": 1, "first_open_us": 600.0,
+             "reopen_us": 25.0},
+            {"impl": "driver", "case": "tensor", "alloc": "c", "bytes": 64 << 20, "tensors": 1, "first_open_us": 300.0},
+            {"impl": "java-driver", "case": "tensor", "alloc": "c", "bytes": 64 << 20, "tensors": 1,
+             "first_open_us": 310.0, "first_open_ipc_open_us": 150.0, "address_range_us": 2.5}]
+    summary = bench.summarize(rows)
+    first = next(r for r in summary if r["metric"] == "first_open_us")
+    assert first["python"] == 600.0 and first["driver"] == 300.0 and first["java_driver"] == 310.0
+    text = bench.table(summary)
+    assert "  the same calls through the Java binding (FFM): 310.0 us" in text
+    assert bench.phases(rows).splitlines() == [
+        "its driver calls alone (FFM), tensor (c), us: first_open_ipc_open 150.0, address_range 2.5"]
+
+
 def test_lap_durations_are_the_differences_of_successive_readings():
     assert bench._lap_durations(100, {"ipc_open": 150, "event_open": 190, "event_wait": 191}) == {
         "ipc_open": 50, "event_open": 40, "event_wait": 1}

@@ -63,14 +63,19 @@ public final class InteropBench {
 
     /**
      * A checked run: the case, its descriptors (each fit for it, see {@link #unfit}), the share whose mapping the
-     * bandwidth is measured through or null, and the copies per timed batch of that measurement.
+     * bandwidth is measured through or null, the copies per timed batch of that measurement, and whether only the
+     * reader's driver calls are timed ({@link #unfitForDriverCalls}).
      *
      * @param benchCase what is timed
      * @param descriptors the descriptors to open
      * @param bandwidth a torch share for {@link Case#TENSOR}'s bandwidth, or null
      * @param iterations back-to-back copies per timed batch of the bandwidth, at least 1
+     * @param driverOnly the torch reader's driver calls alone, made through the binding directly, instead of the
+     *                   reader: the floor that {@code interop_bench_py.py driver-reader} measures through
+     *                   {@code cuda.bindings}, here through FFM
      */
-    public record Plan(Case benchCase, List<Descriptor> descriptors, Descriptor bandwidth, int iterations) {
+    public record Plan(Case benchCase, List<Descriptor> descriptors, Descriptor bandwidth, int iterations,
+            boolean driverOnly) {
         /**
          * Copies the descriptors.
          *
@@ -81,6 +86,18 @@ public final class InteropBench {
             if (descriptors.isEmpty() || iterations < 1) {
                 throw new IllegalArgumentException("a plan takes descriptors and at least one iteration");
             }
+        }
+
+        /**
+         * A plan of the reader itself.
+         *
+         * @param benchCase what is timed
+         * @param descriptors the descriptors to open
+         * @param bandwidth a torch share for {@link Case#TENSOR}'s bandwidth, or null
+         * @param iterations back-to-back copies per timed batch of the bandwidth, at least 1
+         */
+        public Plan(Case benchCase, List<Descriptor> descriptors, Descriptor bandwidth, int iterations) {
+            this(benchCase, descriptors, bandwidth, iterations, false);
         }
 
         /** The case's name, as the figures write it. */
@@ -127,6 +144,26 @@ public final class InteropBench {
             return "a torch descriptor without device_uuid (write it with cudaipc4j.share)";
         }
         return null;
+    }
+
+    /**
+     * Why a descriptor cannot be opened by the driver calls alone ({@link Plan#driverOnly()}): besides
+     * {@link #unfit}, those take legacy ({@code 'c'}) torch shares only, as the Python floor does, and no pool.
+     *
+     * @param benchCase the case
+     * @param d the descriptor
+     * @return the reason in words, or null when it fits
+     */
+    public static String unfitForDriverCalls(Case benchCase, Descriptor d) {
+        if (benchCase == Case.POOL) {
+            return "the driver calls alone are timed for torch shares (tensor, state-dict), not for a pool";
+        }
+        String why = unfit(benchCase, d);
+        if (why != null) {
+            return why;
+        }
+        return InteropFigures.alloc(d).equals("c") ? null
+                : "the driver calls alone are timed for legacy ('c') torch shares only, got an expandable segment's";
     }
 
     /**

@@ -53,7 +53,7 @@ final class InteropReads {
 
     static InteropFigures run(InteropBench.Plan plan) {
         Thread prelink = DriverStartUp.prelinkInBackground();
-        boolean torch = plan.benchCase() != InteropBench.Case.POOL;
+        boolean torch = plan.benchCase() != InteropBench.Case.POOL && !plan.driverOnly();
         // Started before the driver (a small JVM), as TorchLeases asks.
         try (TorchLeases leases = torch ? TorchLeases.start() : null) {
             Cuda.init();
@@ -62,6 +62,9 @@ final class InteropReads {
                 context.makeCurrent();
                 Stream stream = Stream.create(context, true);
                 join(prelink);
+                if (plan.driverOnly()) {
+                    return InteropDriverCalls.run(plan, context, stream);
+                }
                 return switch (plan.benchCase()) {
                     case TENSOR -> tensor(plan, context, stream, new TorchReader(context, leases));
                     case STATE_DICT -> stateDict(plan, context, stream, new TorchReader(context, leases));

@@ -33,6 +33,8 @@ import picocli.CommandLine.Spec;
  *   <li>{@code pool}: a memory-pool export with {@code fd_numbers}: the fd taken with {@code pidfd_getfd}, the pool
  *       and the pointer imported by {@code MemoryImporter}.</li>
  * </ul>
+ * With {@code --driver-only} ({@code tensor} and {@code state-dict}, legacy shares), the reader's driver calls alone,
+ * through the binding directly: the floor of {@code interop_bench_py.py driver-reader}, made through FFM.
  */
 @Command(name = "interop", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Time this fresh process opening what another shares: torch shares (tensor, state-dict) or a"
@@ -62,6 +64,11 @@ final class BenchInteropCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "FILE.jsonl", description = "Also append the JSON line to this file.")
     Path out;
 
+    @Option(names = "--driver-only",
+            description = "tensor, state-dict (legacy shares): the reader's driver calls alone, through the binding"
+                    + " directly (the floor under the reader), instead of the reader.")
+    boolean driverOnly;
+
     /**
      * Checks the command line and reads its files, without touching the driver.
      *
@@ -79,9 +86,13 @@ final class BenchInteropCommand implements Callable<Integer> {
         if (bandwidthFile != null && benchCase != Case.TENSOR) {
             throw usage("--bandwidth goes with the tensor case only");
         }
+        if (driverOnly && bandwidthFile != null) {
+            throw usage("--bandwidth does not go with --driver-only");
+        }
         List<Descriptor> descriptors = read(file);
         for (Descriptor d : descriptors) {
-            String why = InteropBench.unfit(benchCase, d);
+            String why = driverOnly ? InteropBench.unfitForDriverCalls(benchCase, d)
+                    : InteropBench.unfit(benchCase, d);
             if (why != null) {
                 throw usage(file + ": " + why);
             }
@@ -97,7 +108,7 @@ final class BenchInteropCommand implements Callable<Integer> {
                 throw usage(bandwidthFile + ": " + why);
             }
         }
-        return new Plan(benchCase, descriptors, bw, iterations);
+        return new Plan(benchCase, descriptors, bw, iterations, driverOnly);
     }
 
     private List<Descriptor> read(Path p) {

@@ -99,6 +99,23 @@ class BenchInteropCommandTest {
     }
 
     @Test
+    void driverOnlyTakesLegacyTorchSharesOfTensorOrStateDict() throws IOException {
+        Path c = file("c.jsonl", golden("torch-c.json"));
+        assertTrue(parse("tensor", c.toString(), "--driver-only").plan().driverOnly());
+        assertTrue(parse("state-dict", c.toString(), "--driver-only").plan().driverOnly());
+        assertFalse(parse("state-dict", c.toString()).plan().driverOnly());
+        String expandable = with(golden("torch-e.json"), "device_uuid", "\"" + UUID + "\"");
+        assertNull(InteropBench.unfit(InteropBench.Case.TENSOR, org.cudaipc4j.interop.DescriptorJson.fromJson(
+                expandable)), "fit for the reader");
+        String e = refusal("tensor", file("e.jsonl", expandable).toString(), "--driver-only");
+        assertTrue(e.contains("legacy ('c') torch shares only"), e);
+        String pool = with(golden("pool-fd.json"), "fd_numbers", "[9]");
+        assertTrue(refusal("pool", file("p.jsonl", pool).toString(), "--driver-only").contains("not for a pool"));
+        assertTrue(refusal("tensor", c.toString(), "--driver-only", "--bandwidth", c.toString())
+                .contains("--bandwidth does not go with --driver-only"));
+    }
+
+    @Test
     void aMissingFileIsRefusedInOneLine() {
         assertTrue(refusal("tensor", dir.resolve("none").toString()).startsWith("bench interop: no such file"));
     }
