@@ -240,7 +240,8 @@ def phases(rows: list[dict[str, Any]]) -> str:
     lines = []
     order = {"java": 0, "driver": 1, "java-driver": 2}
     for (impl, case, alloc), fields in sorted(groups.items(), key=lambda g: (order[g[0][0]], g[0])):
-        parts = [f"{k.removesuffix('_us').removesuffix('_ms')} {statistics.median(v):.1f}"
+        parts = [f"{k} {statistics.median(v):g} classes" if k.endswith("_classes_loaded")
+                 else f"{k.removesuffix('_us').removesuffix('_ms')} {statistics.median(v):.1f}"
                  + (" ms" if k.endswith("_ms") else "") for k, v in fields.items()]
         who = {"java": "java phases", "driver": "its driver calls alone (cuda.bindings)",
                "java-driver": "its driver calls alone (FFM)"}[impl]

@@ -146,7 +146,7 @@ def test_phases_give_the_driver_floor_its_own_line_after_the_java_lines():
     rows.append({"impl": "java", "case": "tensor", "alloc": "c", "first_open_us": 900.0,
                  "first_open_ipc_open_us": 500.0, "first_open_classes_loaded": 3})
     lines = bench.phases(rows).splitlines()
-    assert lines == ["java phases, tensor (c), us: first_open_ipc_open 500.0, first_open_classes_loaded 3.0",
+    assert lines == ["java phases, tensor (c), us: first_open_ipc_open 500.0, first_open_classes_loaded 3 classes",
                      "its driver calls alone (cuda.bindings), tensor (c), us: first_open_ipc_open 200.0,"
                      " first_open_event_open 80.0"]
 

@@ -12,8 +12,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Event;
+import org.cudaipc4j.cuda.EventFlag;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.torch.TorchCounterFile;
@@ -26,10 +29,12 @@ import org.cudaipc4j.interop.torch.TorchShare;
  * {@code cuIpcOpenEventHandle}, {@code cuStreamWaitEvent} and {@code cuEventDestroy}. Beside the Python floor it shows
  * what the FFM binding itself costs; beside the reader's phases, what the reader adds around the calls.
  *
- * <p>The handles are laid out in native memory before the clock. After it: the stream synchronized, each block's
- * {@code cuMemGetAddressRange} timed on its own ({@code address_range_us}, summed; the size query the library's
- * {@code IpcMemHandle.open} makes), the blocks closed, and each share's counter slot given back once, as a reader's
- * close does. Legacy ({@code 'c'}) shares only.
+ * <p>Before the clock: the handles laid out in native memory, every function the loop calls linked, an event made,
+ * waited on and destroyed (the Python floor's process has made its stream and synchronized it too), the stream
+ * synchronized. After it: the stream synchronized, each block's {@code cuMemGetAddressRange} timed on its own
+ * ({@code address_range_us}, summed; the size query the library's {@code IpcMemHandle.open} makes), the blocks
+ * closed, and each share's counter slot given back once, as a reader's close does; the last two also when a call
+ * failed. Legacy ({@code 'c'}) shares only.
  */
 final class InteropDriverCalls {
     /** The phases, under the Java reader's names. */
@@ -60,66 +65,96 @@ final class InteropDriverCalls {
             MemorySegment out = arena.allocate(JAVA_LONG);
             MemorySegment eventOut = arena.allocate(ADDRESS);
             MemorySegment streamHandle = stream.handle();
+            warmUp(context, stream);
             Map<String, Long> mapped = new LinkedHashMap<>();
-            long[] perShare = new long[shares.size()];
-            long[][] laps = new long[shares.size()][PHASES.length];
-            long t0 = System.nanoTime();
-            for (int i = 0; i < shares.size(); i++) {
-                long s0 = System.nanoTime();
-                long last = s0;
-                if (!mapped.containsKey(keys.get(i))) {
-                    CuDriver.IPC_OPEN_MEM_HANDLE.check(out, blocks.get(keys.get(i)), 1);
-                    mapped.put(keys.get(i), out.get(JAVA_LONG, 0));
-                    long now = System.nanoTime();
-                    laps[i][0] = now - last;
-                    last = now;
-                }
-                if (events.get(i) != null) {
-                    CuDriver.IPC_OPEN_EVENT_HANDLE.check(eventOut, events.get(i));
-                    MemorySegment event = eventOut.get(ADDRESS, 0);
-                    long now = System.nanoTime();
-                    laps[i][1] = now - last;
-                    last = now;
-                    CuDriver.STREAM_WAIT_EVENT.check(streamHandle, event, 0);
-                    now = System.nanoTime();
-                    laps[i][2] = now - last;
-                    last = now;
-                    CuDriver.EVENT_DESTROY.check(event);
-                    now = System.nanoTime();
-                    laps[i][3] = now - last;
-                    last = now;
-                }
-                perShare[i] = last - s0;
-            }
-            long elapsed = System.nanoTime() - t0;
-            stream.synchronize();
-            figures.put("address_range_us", addressRanges(arena, mapped.values()) / 1e3);
-            for (long pointer : mapped.values()) {
-                CuDriver.IPC_CLOSE_MEM_HANDLE.check(pointer);
-            }
-            for (TorchShare s : shares) {
-                TorchCounterFile.release(TorchCounterFile.DEFAULT_DIRECTORY, s.refCounterFile(), s.refCounterSlot());
-            }
-            if (tensor) {
-                figures.put("first_open_us", perShare[0] / 1e3);
-                phases(figures, "first_open_", laps[0]);
-                if (perShare.length > 1) {
-                    figures.put("reopen_us", InteropFigures.medianMicros(java.util.Arrays.copyOfRange(perShare, 1,
-                            perShare.length)));
-                    figures.put("reopens", (long) perShare.length - 1);
-                }
-            } else {
-                figures.put("open_us", elapsed / 1e3).put("blocks", (long) mapped.size());
-                long[] sums = new long[PHASES.length];
-                for (long[] lap : laps) {
-                    for (int p = 0; p < sums.length; p++) {
-                        sums[p] += lap[p];
+            try {
+                return timed(figures, tensor, shares, keys, blocks, events, mapped, out, eventOut, streamHandle,
+                        stream, arena);
+            } finally {
+                try {
+                    for (long pointer : mapped.values()) {
+                        CuDriver.IPC_CLOSE_MEM_HANDLE.check(pointer);
+                    }
+                } finally {
+                    for (TorchShare s : shares) { // unmapped first, as a reader's close does
+                        TorchCounterFile.release(TorchCounterFile.DEFAULT_DIRECTORY, s.refCounterFile(),
+                                s.refCounterSlot());
                     }
                 }
-                phases(figures, "open_", sums);
             }
-            return figures;
         }
+    }
+
+    /** Links every function the loop calls and runs the event ones once, then waits for the stream. */
+    private static void warmUp(Context context, Stream stream) {
+        for (CuFunction f : new CuFunction[] {CuDriver.IPC_OPEN_MEM_HANDLE, CuDriver.IPC_OPEN_EVENT_HANDLE,
+                CuDriver.STREAM_WAIT_EVENT, CuDriver.EVENT_DESTROY, CuDriver.MEM_GET_ADDRESS_RANGE,
+                CuDriver.IPC_CLOSE_MEM_HANDLE}) {
+            f.link();
+        }
+        try (Event e = Event.create(context, EventFlag.DISABLE_TIMING)) {
+            e.record(stream);
+            stream.waitEvent(e);
+        }
+        stream.synchronize();
+    }
+
+    /** The clock's part: the calls, then the figures (blocks mapped are added to {@code mapped} as they open). */
+    private static InteropFigures timed(InteropFigures figures, boolean tensor, List<TorchShare> shares,
+            List<String> keys, Map<String, MemorySegment> blocks, List<MemorySegment> events, Map<String, Long> mapped,
+            MemorySegment out, MemorySegment eventOut, MemorySegment streamHandle, Stream stream, Arena arena) {
+        long[] perShare = new long[shares.size()];
+        long[][] laps = new long[shares.size()][PHASES.length];
+        long t0 = System.nanoTime();
+        for (int i = 0; i < shares.size(); i++) {
+            long s0 = System.nanoTime();
+            long last = s0;
+            if (!mapped.containsKey(keys.get(i))) {
+                CuDriver.IPC_OPEN_MEM_HANDLE.check(out, blocks.get(keys.get(i)), 1);
+                mapped.put(keys.get(i), out.get(JAVA_LONG, 0));
+                long now = System.nanoTime();
+                laps[i][0] = now - last;
+                last = now;
+            }
+            if (events.get(i) != null) {
+                CuDriver.IPC_OPEN_EVENT_HANDLE.check(eventOut, events.get(i));
+                MemorySegment event = eventOut.get(ADDRESS, 0);
+                long now = System.nanoTime();
+                laps[i][1] = now - last;
+                last = now;
+                CuDriver.STREAM_WAIT_EVENT.check(streamHandle, event, 0);
+                now = System.nanoTime();
+                laps[i][2] = now - last;
+                last = now;
+                CuDriver.EVENT_DESTROY.check(event);
+                now = System.nanoTime();
+                laps[i][3] = now - last;
+                last = now;
+            }
+            perShare[i] = last - s0;
+        }
+        long elapsed = System.nanoTime() - t0;
+        stream.synchronize();
+        long addressRanges = addressRanges(arena, mapped.values());
+        if (tensor) {
+            figures.put("first_open_us", perShare[0] / 1e3);
+            phases(figures, "first_open_", laps[0]);
+            if (perShare.length > 1) {
+                figures.put("reopen_us", InteropFigures.medianMicros(java.util.Arrays.copyOfRange(perShare, 1,
+                        perShare.length)));
+                figures.put("reopens", (long) perShare.length - 1);
+            }
+        } else {
+            figures.put("open_us", elapsed / 1e3).put("blocks", (long) mapped.size());
+            long[] sums = new long[PHASES.length];
+            for (long[] lap : laps) {
+                for (int p = 0; p < sums.length; p++) {
+                    sums[p] += lap[p];
+                }
+            }
+            phases(figures, "open_", sums);
+        }
+        return figures.put("address_range_us", addressRanges / 1e3);
     }
 
     private static MemorySegment copy(Arena arena, byte[] bytes, long size) {
