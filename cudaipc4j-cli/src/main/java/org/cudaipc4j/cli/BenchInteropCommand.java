@@ -89,6 +89,10 @@ final class BenchInteropCommand implements Callable<Integer> {
         if (driverOnly && bandwidthFile != null) {
             throw usage("--bandwidth does not go with --driver-only");
         }
+        if (bandwidthFile == null && spec.commandLine().getParseResult() != null
+                && spec.commandLine().getParseResult().hasMatchedOption("--iterations")) {
+            throw usage("--iterations goes with --bandwidth (the copies per timed batch of the bandwidth)");
+        }
         List<Descriptor> descriptors = read(file);
         for (Descriptor d : descriptors) {
             String why = driverOnly ? InteropBench.unfitForDriverCalls(benchCase, d)

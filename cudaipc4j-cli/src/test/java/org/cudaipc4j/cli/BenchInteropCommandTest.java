@@ -93,6 +93,10 @@ class BenchInteropCommandTest {
                 .contains("takes torch descriptors, got legacy"));
         assertTrue(refusal("state-dict", c.toString(), "--bandwidth", c.toString()).contains("tensor case only"));
         assertTrue(refusal("tensor", c.toString(), "--iterations", "0").contains("at least 1"));
+        assertTrue(refusal("state-dict", c.toString(), "--iterations", "5").contains("--iterations goes with"
+                + " --bandwidth"));
+        assertTrue(refusal("tensor", c.toString(), "--driver-only", "--iterations", "5")
+                .contains("--iterations goes with --bandwidth"));
         JsonObject noUuid = JsonParser.parseString(golden("torch-c.json")).getAsJsonObject();
         assertEquals(UUID, noUuid.remove("device_uuid").getAsString());
         assertTrue(refusal("tensor", file("nouuid.jsonl", noUuid.toString()).toString()).contains("without device_uuid"));
