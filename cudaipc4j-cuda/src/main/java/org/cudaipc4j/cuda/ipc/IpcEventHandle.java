@@ -1,6 +1,5 @@
 package org.cudaipc4j.cuda.ipc;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.Arena;
@@ -9,7 +8,6 @@ import java.lang.foreign.StructLayout;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Set;
-import org.cudaipc4j.base.CallScratch;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
@@ -93,12 +91,8 @@ public final class IpcEventHandle {
      */
     public Event open(Context context) {
         context.makeCurrent();
-        // The per-thread scratch, not an arena: a reader opens one event per share (see CallScratch).
-        MemorySegment scratch = CallScratch.get();
-        MemorySegment value = scratch.asSlice(0, LAYOUT);
-        MemorySegment out = scratch.asSlice(LAYOUT.byteSize(), ADDRESS);
-        MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
-        out.set(ADDRESS, 0, MemorySegment.NULL);
+        MemorySegment value = Checks.handleInScratch(bytes, LAYOUT);
+        MemorySegment out = Checks.scratchOut();
         CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, value);
         return Event.adopt(context, Checks.handle(out), OPENED_FLAGS, true);
     }

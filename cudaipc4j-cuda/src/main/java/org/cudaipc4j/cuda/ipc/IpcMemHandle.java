@@ -11,7 +11,6 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.cudaipc4j.base.CallScratch;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.driver.CuDriver;
@@ -188,12 +187,8 @@ public final class IpcMemHandle {
         }
         try {
             context.makeCurrent();
-            // The per-thread scratch, not an arena: a reader maps one block per share it has not seen.
-            MemorySegment scratch = CallScratch.get();
-            MemorySegment value = scratch.asSlice(0, LAYOUT);
-            MemorySegment out = scratch.asSlice(LAYOUT.byteSize(), JAVA_LONG);
-            MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, SIZE);
-            out.set(JAVA_LONG, 0, 0);
+            MemorySegment value = Checks.handleInScratch(bytes, LAYOUT);
+            MemorySegment out = Checks.scratchOut();
             CuDriver.IPC_OPEN_MEM_HANDLE.check(out, value, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
             long address = out.get(JAVA_LONG, 0);
             try {
@@ -210,8 +205,7 @@ public final class IpcMemHandle {
 
     /** The allocation's size from the driver, checked against {@code declared} (-1: none declared). */
     private static long mappedSize(long address, long declared) {
-        MemorySegment length = CallScratch.get().asSlice(0, JAVA_LONG);
-        length.set(JAVA_LONG, 0, 0);
+        MemorySegment length = Checks.scratchOut();
         int r = CuDriver.MEM_GET_ADDRESS_RANGE.call(MemorySegment.NULL, length, address);
         if (r != Checks.CUDA_SUCCESS) {
             if (declared < 0) {
