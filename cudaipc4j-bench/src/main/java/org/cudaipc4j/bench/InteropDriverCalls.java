@@ -19,6 +19,7 @@ import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.torch.OpenPhases;
 import org.cudaipc4j.interop.torch.TorchCounterFile;
 import org.cudaipc4j.interop.torch.TorchShare;
 
@@ -37,8 +38,9 @@ import org.cudaipc4j.interop.torch.TorchShare;
  * failed. Legacy ({@code 'c'}) shares only.
  */
 final class InteropDriverCalls {
-    /** The phases, under the Java reader's names. */
-    private static final String[] PHASES = {"ipc_open", "event_open", "event_wait", "event_destroy"};
+    /** The phases of its calls, in order, named as the Java reader's ({@link OpenPhases.Phase#code()}). */
+    private static final OpenPhases.Phase[] PHASES = {OpenPhases.Phase.IPC_OPEN, OpenPhases.Phase.EVENT_OPEN,
+        OpenPhases.Phase.EVENT_WAIT, OpenPhases.Phase.EVENT_DESTROY};
 
     private InteropDriverCalls() {}
 
@@ -167,7 +169,7 @@ final class InteropDriverCalls {
     private static void phases(InteropFigures figures, String prefix, long[] nanos) {
         for (int p = 0; p < PHASES.length; p++) {
             if (nanos[p] != 0) {
-                figures.put(prefix + PHASES[p] + "_us", nanos[p] / 1e3);
+                figures.put(prefix + PHASES[p].code() + "_us", nanos[p] / 1e3);
             }
         }
     }
