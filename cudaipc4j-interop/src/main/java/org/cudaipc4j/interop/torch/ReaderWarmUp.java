@@ -44,7 +44,13 @@ final class ReaderWarmUp {
     }
 
     /** A refusal of the no-process event handle slower than this stops its repetition (a driver that searches). */
-    private static final long SLOW_REFUSAL_NANOS = 200_000;
+    static final long SLOW_REFUSAL_NANOS = 200_000;
+
+    /**
+     * The refusals never judged slow: the first call links the function and runs interpreted, and takes longer
+     * than {@link #SLOW_REFUSAL_NANOS} on any driver (judged by it, the warm-up made one call).
+     */
+    static final int UNJUDGED_REFUSALS = 3;
 
     /** An empty storage's share: opens as an empty view. */
     private static final TorchShare EMPTY = new TorchShare(0, null, 0, 0, null, -1, null, false, null);
@@ -174,7 +180,7 @@ final class ReaderWarmUp {
                 } catch (CudaException refused) {
                     // expected
                 }
-                refusedFast = System.nanoTime() - t0 < SLOW_REFUSAL_NANOS;
+                refusedFast = keepRefusing(round, System.nanoTime() - t0);
             }
             reader.open(EMPTY, stream).close();
         }
@@ -187,6 +193,11 @@ final class ReaderWarmUp {
         load(TorchInteropException.class);
         load(ReleaseOutcome.class);
         ChunkedVmmMapping.warmUp(context);
+    }
+
+    /** {@return whether the refusals go on after round {@code round}'s took {@code nanos}} */
+    static boolean keepRefusing(int round, long nanos) {
+        return round < UNJUDGED_REFUSALS || nanos < SLOW_REFUSAL_NANOS;
     }
 
     private static void load(Class<?> c) {

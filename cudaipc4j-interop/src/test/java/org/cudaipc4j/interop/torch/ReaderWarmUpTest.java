@@ -1,6 +1,7 @@
 package org.cudaipc4j.interop.torch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -72,6 +73,18 @@ class ReaderWarmUpTest {
         try (var s = Files.list(shm)) {
             return s.filter(p -> p.getFileName().toString().contains("torchleases")).sorted().toList();
         }
+    }
+
+    @Test
+    void aSlowFirstRefusalDoesNotStopTheRefusalsButALaterOneDoes() {
+        long slow = ReaderWarmUp.SLOW_REFUSAL_NANOS;
+        for (int round = 0; round < ReaderWarmUp.UNJUDGED_REFUSALS; round++) {
+            assertTrue(ReaderWarmUp.keepRefusing(round, 10_000_000), "round " + round + " links the call");
+        }
+        int judged = ReaderWarmUp.UNJUDGED_REFUSALS;
+        assertTrue(ReaderWarmUp.keepRefusing(judged, slow - 1), "a fast refusal goes on");
+        assertFalse(ReaderWarmUp.keepRefusing(judged, slow), "a slow refusal stops them");
+        assertFalse(ReaderWarmUp.keepRefusing(ReaderWarmUp.ROUNDS - 1, 10_000_000));
     }
 
     @Test
