@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * A retained reference to a device's primary context, and the owner of every resource made in it (buffers,
@@ -47,9 +48,9 @@ public final class Context implements AutoCloseable {
     public static Context retainPrimary(Device device) {
         Cuda.init();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = Cu.pointerOut(arena);
+            MemorySegment out = DriverCalls.pointerOut(arena);
             CuDriver.DEVICE_PRIMARY_CTX_RETAIN.check(out, device.handle());
-            return new Context(device, Cu.handle(out));
+            return new Context(device, DriverCalls.handle(out));
         }
     }
 

@@ -1,12 +1,8 @@
 package org.cudaipc4j.cuda;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.cudaipc4j.cuda.driver.CuDriver;
 
-/** Helpers shared by the typed layer: result checks and out-parameters. */
+/** Helpers of the typed layer: result checks and the memory of copies (out-parameters: {@code DriverCalls}). */
 final class Cu {
     static final int CUDA_SUCCESS = 0;
     static final int CUDA_ERROR_NOT_READY = 600;
@@ -32,29 +28,5 @@ final class Cu {
         if (result != CUDA_SUCCESS) {
             throw CudaException.of(call, result);
         }
-    }
-
-    /** Runs a checked clean-up call and attaches its {@link CudaException}, if any, to {@code primary}. */
-    static void suppress(Throwable primary, Runnable cleanup) {
-        try {
-            cleanup.run();
-        } catch (CudaException failed) {
-            primary.addSuppressed(failed);
-        }
-    }
-
-    /** Waits for the legacy default stream, where the synchronous memset and copy calls run. */
-    static void waitForLegacyStream() {
-        CuDriver.STREAM_SYNCHRONIZE.check(MemorySegment.NULL);
-    }
-
-    /** Reads the handle a call stored into the pointer-sized out-parameter {@code out}. */
-    static MemorySegment handle(MemorySegment out) {
-        return out.get(ADDRESS, 0);
-    }
-
-    /** A pointer-sized out-parameter in {@code arena}, zeroed. */
-    static MemorySegment pointerOut(Arena arena) {
-        return arena.allocate(ADDRESS);
     }
 }

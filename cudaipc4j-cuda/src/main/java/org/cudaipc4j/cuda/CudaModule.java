@@ -8,7 +8,9 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * A loaded CUDA module ({@code CUmodule}): PTX the driver JIT-compiles for the context's device on load (and
@@ -56,14 +58,14 @@ public final class CudaModule extends ContextResource {
         context.makeCurrent();
         MemorySegment handle;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = Cu.pointerOut(arena);
+            MemorySegment out = DriverCalls.pointerOut(arena);
             CuDriver.MODULE_LOAD_DATA.check(out, image);
-            handle = Cu.handle(out);
+            handle = DriverCalls.handle(out);
         }
         try {
             return new CudaModule(context, handle);
         } catch (RuntimeException e) {
-            Cu.suppress(e, () -> CuDriver.MODULE_UNLOAD.check(handle));
+            Closing.closeAfter(() -> CuDriver.MODULE_UNLOAD.check(handle), e);
             throw e;
         }
     }
@@ -101,10 +103,10 @@ public final class CudaModule extends ContextResource {
         return kernels.computeIfAbsent(name, n -> {
             context.makeCurrent();
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment out = Cu.pointerOut(arena);
+                MemorySegment out = DriverCalls.pointerOut(arena);
                 Cu.check(CuDriver.MODULE_GET_FUNCTION.name() + "(" + n + ")",
                         CuDriver.MODULE_GET_FUNCTION.call(out, handle, arena.allocateFrom(n)));
-                return new Kernel(this, n, Cu.handle(out));
+                return new Kernel(this, n, DriverCalls.handle(out));
             }
         });
     }

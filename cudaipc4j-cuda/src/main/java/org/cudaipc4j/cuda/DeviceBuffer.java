@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -42,7 +43,7 @@ public final class DeviceBuffer extends ContextResource implements DeviceMemory 
         try {
             return new DeviceBuffer(context, address, bytes);
         } catch (RuntimeException e) {
-            Cu.suppress(e, () -> CuDriver.MEM_FREE.check(address)); // the context began closing meanwhile
+            Closing.closeAfter(() -> CuDriver.MEM_FREE.check(address), e); // the context began closing meanwhile
             throw e;
         }
     }

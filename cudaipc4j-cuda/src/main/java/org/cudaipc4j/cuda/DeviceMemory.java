@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * A range of device memory: a {@link DeviceBuffer} this process allocated, a {@link DeviceSlice} of one, or memory of
@@ -63,7 +64,7 @@ public interface DeviceMemory {
         long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
         context().makeCurrent();
         CuDriver.MEMSET_D8.check(dst, value & 0xff, count);
-        Cu.waitForLegacyStream();
+        DriverCalls.waitForLegacyStream();
     }
 
     /**
@@ -111,7 +112,7 @@ public interface DeviceMemory {
                 }
             }
         }
-        Cu.waitForLegacyStream();
+        DriverCalls.waitForLegacyStream();
     }
 
     /**
@@ -216,7 +217,7 @@ public interface DeviceMemory {
         long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
         context().makeCurrent();
         CuDriver.MEMCPY_DTOD.check(dst, from, count);
-        Cu.waitForLegacyStream();
+        DriverCalls.waitForLegacyStream();
     }
 
     /**

@@ -6,7 +6,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * A CUDA event: created here ({@link #create}) or opened from another process's handle (by the sharing package,
@@ -50,9 +52,9 @@ public final class Event extends ContextResource {
         }
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = Cu.pointerOut(arena);
+            MemorySegment out = DriverCalls.pointerOut(arena);
             CuDriver.EVENT_CREATE.check(out, EventFlag.bits(flags));
-            return adopt(context, Cu.handle(out), flags, false);
+            return adopt(context, DriverCalls.handle(out), flags, false);
         }
     }
 
@@ -73,7 +75,7 @@ public final class Event extends ContextResource {
         try {
             return new Event(context, handle, flags, opened);
         } catch (RuntimeException e) {
-            Cu.suppress(e, () -> CuDriver.EVENT_DESTROY.check(handle));
+            Closing.closeAfter(() -> CuDriver.EVENT_DESTROY.check(handle), e);
             throw e;
         }
     }

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
 
 /**
@@ -57,7 +58,7 @@ public final class HostRegistration extends ContextResource {
             }
             return new HostRegistration(context, memory, device);
         } catch (RuntimeException e) {
-            Cu.suppress(e, () -> CuDriver.MEM_HOST_UNREGISTER.check(memory));
+            Closing.closeAfter(() -> CuDriver.MEM_HOST_UNREGISTER.check(memory), e);
             throw e;
         }
     }

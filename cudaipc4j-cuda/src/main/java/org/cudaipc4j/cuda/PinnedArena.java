@@ -9,6 +9,7 @@ import java.util.List;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Layouts;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * An {@link Arena} of page-locked host memory ({@code cuMemHostAlloc}, portable to every context and mapped for
@@ -70,9 +71,9 @@ public final class PinnedArena extends ContextResource implements Arena {
             context.makeCurrent();
             MemorySegment base;
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment out = Cu.pointerOut(arena);
+                MemorySegment out = DriverCalls.pointerOut(arena);
                 CuDriver.MEM_HOST_ALLOC.check(out, request, PORTABLE | DEVICEMAP);
-                base = Cu.handle(out);
+                base = DriverCalls.handle(out);
             }
             blocks.add(base);
             long aligned = Layouts.alignUp(base.address(), byteAlignment);

@@ -2,7 +2,9 @@ package org.cudaipc4j.cuda;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * A CUDA stream: work enqueued on it runs in order. Owned by its {@link Context}. Enqueueing calls do not make the
@@ -35,14 +37,14 @@ public final class Stream extends ContextResource {
         context.makeCurrent();
         MemorySegment handle;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = Cu.pointerOut(arena);
+            MemorySegment out = DriverCalls.pointerOut(arena);
             CuDriver.STREAM_CREATE.check(out, nonBlocking ? NON_BLOCKING : 0);
-            handle = Cu.handle(out);
+            handle = DriverCalls.handle(out);
         }
         try {
             return new Stream(context, handle);
         } catch (RuntimeException e) {
-            Cu.suppress(e, () -> CuDriver.STREAM_DESTROY.check(handle));
+            Closing.closeAfter(() -> CuDriver.STREAM_DESTROY.check(handle), e);
             throw e;
         }
     }

@@ -3,7 +3,6 @@ package org.cudaipc4j.cuda.ipc;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.util.HexFormat;
@@ -13,7 +12,7 @@ import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 
-/** Helpers shared by the sharing layer: result checks, out-parameters and handle bytes. */
+/** Helpers of the sharing layer: result checks and handle bytes (out-parameters: {@code DriverCalls}). */
 final class Checks {
     static final int CUDA_SUCCESS = 0;
     static final int CUDA_ERROR_INVALID_VALUE = 1;
@@ -33,30 +32,6 @@ final class Checks {
         if (result != CUDA_SUCCESS) {
             primary.addSuppressed(failure(function, result));
         }
-    }
-
-    /** Runs a checked clean-up call and attaches its {@link CudaException}, if any, to {@code primary}. */
-    static void suppress(Throwable primary, Runnable cleanup) {
-        try {
-            cleanup.run();
-        } catch (CudaException failed) {
-            primary.addSuppressed(failed);
-        }
-    }
-
-    /** Waits for the legacy default stream, where a free in stream order without a stream runs. */
-    static void waitForLegacyStream() {
-        CuDriver.STREAM_SYNCHRONIZE.check(MemorySegment.NULL);
-    }
-
-    /** Reads the handle a call stored into the pointer-sized out-parameter {@code out}. */
-    static MemorySegment handle(MemorySegment out) {
-        return out.get(ADDRESS, 0);
-    }
-
-    /** A pointer-sized out-parameter in {@code arena}, zeroed. */
-    static MemorySegment pointerOut(Arena arena) {
-        return arena.allocate(ADDRESS);
     }
 
     /**

@@ -154,14 +154,14 @@ public final class ChunkedVmmMapping extends SharedRange {
             int imported) {
         for (int i = 0; i < mapped; i++) {
             long chunk = address + i * chunkBytes;
-            Checks.suppress(e, () -> CuDriver.MEM_UNMAP.check(chunk, chunkBytes));
+            Closing.closeAfter(() -> CuDriver.MEM_UNMAP.check(chunk, chunkBytes), e);
         }
         if (address != 0) {
-            Checks.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, chunkBytes * handles.length));
+            Closing.closeAfter(() -> CuDriver.MEM_ADDRESS_FREE.check(address, chunkBytes * handles.length), e);
         }
         for (int i = 0; i < imported; i++) {
             long handle = handles[i];
-            Checks.suppress(e, () -> CuDriver.MEM_RELEASE.check(handle));
+            Closing.closeAfter(() -> CuDriver.MEM_RELEASE.check(handle), e);
         }
     }
 

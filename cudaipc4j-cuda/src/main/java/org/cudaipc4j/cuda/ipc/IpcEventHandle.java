@@ -13,6 +13,7 @@ import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * A {@code CUipcEventHandle}: an immutable 64-byte value naming an interprocess event of another process. Thread-safe.
@@ -94,7 +95,7 @@ public final class IpcEventHandle {
         MemorySegment value = Checks.handleInScratch(bytes, LAYOUT);
         MemorySegment out = Checks.scratchOut();
         CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, value);
-        return Event.adopt(context, Checks.handle(out), OPENED_FLAGS, true);
+        return Event.adopt(context, DriverCalls.handle(out), OPENED_FLAGS, true);
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.driver.CuDriver;
@@ -194,7 +195,7 @@ public final class IpcMemHandle {
             try {
                 return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
             } catch (RuntimeException e) {
-                Checks.suppress(e, () -> CuDriver.IPC_CLOSE_MEM_HANDLE.check(address));
+                Closing.closeAfter(() -> CuDriver.IPC_CLOSE_MEM_HANDLE.check(address), e);
                 throw e;
             }
         } catch (RuntimeException e) {

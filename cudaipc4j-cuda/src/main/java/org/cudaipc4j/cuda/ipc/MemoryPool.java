@@ -14,12 +14,13 @@ import java.util.UUID;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.Context;
-import org.cudaipc4j.cuda.ForeignResource;
 import org.cudaipc4j.cuda.CudaException;
+import org.cudaipc4j.cuda.ForeignResource;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * A stream-ordered memory pool ({@code cuMemPoolCreate}) whose allocations other processes can map: the kind
@@ -79,13 +80,13 @@ public final class MemoryPool extends ForeignResource {
             LOCATION_TYPE.set(props, 0L, Vmm.LOCATION_TYPE_DEVICE);
             LOCATION_ID.set(props, 0L, context.device().ordinal());
             MAX_SIZE.set(props, 0L, maxBytes);
-            MemorySegment out = Checks.pointerOut(arena);
+            MemorySegment out = DriverCalls.pointerOut(arena);
             int r = CuDriver.MEM_POOL_CREATE.call(out, props);
             if (r != Checks.CUDA_SUCCESS) {
                 throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_POOL_CREATE, r)
                         : Checks.failure(CuDriver.MEM_POOL_CREATE, r);
             }
-            pool = Checks.handle(out);
+            pool = DriverCalls.handle(out);
         }
         MemoryPool created = adopt(context, pool, exportable, false);
         try {
@@ -106,7 +107,7 @@ public final class MemoryPool extends ForeignResource {
         try {
             return new MemoryPool(context, pool, types, imported);
         } catch (RuntimeException e) {
-            Checks.suppress(e, () -> CuDriver.MEM_POOL_DESTROY.check(pool));
+            Closing.closeAfter(() -> CuDriver.MEM_POOL_DESTROY.check(pool), e);
             throw e;
         }
     }
@@ -143,18 +144,18 @@ public final class MemoryPool extends ForeignResource {
         context.makeCurrent();
         MemorySegment pool;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = Checks.pointerOut(arena);
+            MemorySegment out = DriverCalls.pointerOut(arena);
             int r = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code(), 0);
             if (r != Checks.CUDA_SUCCESS) {
                 CuFunction imported = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE;
                 throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Checks.failure(imported, r);
             }
-            pool = Checks.handle(out);
+            pool = DriverCalls.handle(out);
             if (!context.device().uuid().equals(poolDevice)) {
                 int access = CuDriver.MEM_POOL_SET_ACCESS.call(pool, Vmm.readWriteAccess(arena, context.device()), 1);
                 if (access != Checks.CUDA_SUCCESS) {
                     CudaException e = Checks.failure(CuDriver.MEM_POOL_SET_ACCESS, access);
-                    Checks.suppress(e, () -> CuDriver.MEM_POOL_DESTROY.check(pool));
+                    Closing.closeAfter(() -> CuDriver.MEM_POOL_DESTROY.check(pool), e);
                     throw e;
                 }
             }

@@ -4,11 +4,13 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * An allocation of a {@link MemoryPool}: made here ({@link MemoryPool#allocate}) or imported from another process
@@ -34,9 +36,9 @@ public final class PoolBuffer extends SharedRange {
         } catch (RuntimeException e) {
             // Nothing ran on it yet.
             if (imported) {
-                Checks.suppress(e, () -> CuDriver.MEM_FREE.check(address));
+                Closing.closeAfter(() -> CuDriver.MEM_FREE.check(address), e);
             } else {
-                Checks.suppress(e, () -> CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL));
+                Closing.closeAfter(() -> CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL), e);
             }
             throw e;
         }
@@ -116,7 +118,7 @@ public final class PoolBuffer extends SharedRange {
             return;
         }
         CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL);
-        Checks.waitForLegacyStream();
+        DriverCalls.waitForLegacyStream();
     }
 
     @Override

@@ -195,14 +195,14 @@ final class Vmm {
             int r = CuDriver.MEM_MAP.call(address, size, 0, handle, 0);
             if (r != Checks.CUDA_SUCCESS) {
                 CudaException e = Checks.failure(CuDriver.MEM_MAP, r);
-                Checks.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, size));
+                Closing.closeAfter(() -> CuDriver.MEM_ADDRESS_FREE.check(address, size), e);
                 throw e;
             }
             r = CuDriver.MEM_SET_ACCESS.call(address, size, readWriteAccess(arena, device), 1);
             if (r != Checks.CUDA_SUCCESS) {
                 CudaException e = Checks.failure(CuDriver.MEM_SET_ACCESS, r);
-                Checks.suppress(e, () -> CuDriver.MEM_UNMAP.check(address, size));
-                Checks.suppress(e, () -> CuDriver.MEM_ADDRESS_FREE.check(address, size));
+                Closing.closeAfter(() -> CuDriver.MEM_UNMAP.check(address, size), e);
+                Closing.closeAfter(() -> CuDriver.MEM_ADDRESS_FREE.check(address, size), e);
                 throw e;
             }
             return address;
@@ -219,7 +219,7 @@ final class Vmm {
         try {
             address = reserveMapAndAllow(handle, size, alignment, device);
         } catch (RuntimeException e) {
-            Checks.suppress(e, () -> CuDriver.MEM_RELEASE.check(handle));
+            Closing.closeAfter(() -> CuDriver.MEM_RELEASE.check(handle), e);
             throw e;
         }
         try {
