@@ -17,8 +17,12 @@ public record DeviceSelection(List<Integer> ordinals) {
      */
     public DeviceSelection {
         ordinals = List.copyOf(ordinals);
-        if (ordinals.stream().anyMatch(o -> o < 0) || ordinals.stream().distinct().count() != ordinals.size()) {
-            throw new IllegalArgumentException("device ordinals must be distinct and not negative: " + ordinals);
+        // A loop, not a stream: every run makes a selection, and a stream's classes would load at each start-up.
+        for (int i = 0; i < ordinals.size(); i++) {
+            int ordinal = ordinals.get(i);
+            if (ordinal < 0 || ordinals.subList(0, i).contains(ordinal)) {
+                throw new IllegalArgumentException("device ordinals must be distinct and not negative: " + ordinals);
+            }
         }
     }
 
