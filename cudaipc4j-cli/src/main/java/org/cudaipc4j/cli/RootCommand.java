@@ -2,8 +2,9 @@ package org.cudaipc4j.cli;
 
 import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -188,7 +189,8 @@ final class RootCommand implements Callable<Integer> {
     static RootCommand withoutPicocli(String[] args) {
         Map<String, Quick> table = quickOptions();
         RootCommand command = new RootCommand();
-        Set<Quick> seen = new HashSet<>();
+        // By identity: a record's equals and hashCode are bootstrapped at their first call, which a start-up need not pay.
+        Set<Quick> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         try {
             for (int i = 0; i < args.length; i++) {
                 String arg = args[i];
@@ -224,8 +226,13 @@ final class RootCommand implements Callable<Integer> {
 
     /** A value of an option without a converter: a plain decimal integer of at most 9 digits. */
     private static Object typed(String value) {
-        if (value.isEmpty() || value.length() > 9 || !value.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+        if (value.isEmpty() || value.length() > 9) {
             throw new NumberFormatException(value); // picocli decides
+        }
+        for (int i = 0; i < value.length(); i++) {
+            if (value.charAt(i) < '0' || value.charAt(i) > '9') {
+                throw new NumberFormatException(value);
+            }
         }
         return Integer.parseInt(value);
     }

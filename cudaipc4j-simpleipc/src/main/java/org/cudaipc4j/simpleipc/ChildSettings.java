@@ -1,15 +1,13 @@
 package org.cudaipc4j.simpleipc;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
@@ -106,77 +104,79 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
 
     /** The settings as text (see the class description). */
     String encode() {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeByte('C');
-            out.writeByte('S');
-            out.writeByte(VERSION);
-            out.writeByte(ID);
-            out.writeInt(id);
-            out.writeByte(SEGMENT);
-            text(out, segment);
-            out.writeByte(BACKEND);
-            out.writeByte(backendCode(backend));
-            if (socket != null) {
-                out.writeByte(SOCKET);
-                text(out, socket.toString());
-            }
-            if (phaseFile != null) {
-                out.writeByte(PHASE_FILE);
-                text(out, phaseFile.toString());
-            }
-            if (quietExit) {
-                out.writeByte(QUIET_EXIT);
-                out.writeByte(1);
-            }
-            out.writeByte(BYTES);
-            out.writeLong(run.bytes());
-            out.writeByte(PROCS_PER_DEVICE);
-            out.writeInt(run.procsPerDevice());
-            out.writeByte(DEVICES);
-            out.writeInt(run.devices().size());
-            for (int d : run.devices()) {
-                out.writeInt(d);
-            }
-            out.writeByte(ROUNDS);
-            out.writeInt(run.rounds());
-            out.writeByte(RUN_BACKEND);
-            out.writeByte(backendCode(run.backend()));
-            out.writeByte(SIMULATED_DEVICES);
-            out.writeInt(run.simulatedDevices());
-            out.writeByte(TIMEOUT);
-            duration(out, run.timeout());
-            out.writeByte(JSON);
-            out.writeByte(run.json() ? 1 : 0);
-            out.writeByte(CORRUPT);
-            out.writeInt(run.corruptProcess());
-            out.writeByte(KERNEL);
-            out.writeByte(switch (run.kernel()) {
-                case SIMPLE -> 1;
-                case VEC16 -> 2;
-            });
-            out.writeByte(VERIFY);
-            out.writeByte(switch (run.verify()) {
-                case DEVICE -> 1;
-                case HOST -> 2;
-            });
-            out.writeByte(IPC);
-            out.writeByte(switch (run.ipc()) {
-                case LEGACY -> 1;
-                case VMM -> 2;
-                case POOL -> 3;
-            });
-            out.writeByte(SYNC);
-            out.writeByte(switch (run.sync()) {
-                case COUNTERS -> 1;
-                case EVENTS -> 2;
-            });
-            out.writeByte(HOST_WAIT_TIMEOUT);
-            duration(out, run.hostWaitTimeout());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // a byte array does not fail
+        // A ByteBuffer, big-endian as a DataOutputStream writes: that one's byte-array views spin method handles
+        // in the parent of every run.
+        byte[] segmentText = segment.getBytes(StandardCharsets.UTF_8);
+        byte[] socketText = socket == null ? null : socket.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] phaseText = phaseFile == null ? null : phaseFile.toString().getBytes(StandardCharsets.UTF_8);
+        ByteBuffer out = ByteBuffer.allocate(FIXED_BYTES + 4 * run.devices().size() + textBytes(segmentText)
+                + textBytes(socketText) + textBytes(phaseText));
+        out.put((byte) 'C');
+        out.put((byte) 'S');
+        out.put((byte) VERSION);
+        out.put((byte) ID);
+        out.putInt(id);
+        out.put((byte) SEGMENT);
+        text(out, segmentText);
+        out.put((byte) BACKEND);
+        out.put((byte) backendCode(backend));
+        if (socket != null) {
+            out.put((byte) SOCKET);
+            text(out, socketText);
         }
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.toByteArray());
+        if (phaseFile != null) {
+            out.put((byte) PHASE_FILE);
+            text(out, phaseText);
+        }
+        if (quietExit) {
+            out.put((byte) QUIET_EXIT);
+            out.put((byte) 1);
+        }
+        out.put((byte) BYTES);
+        out.putLong(run.bytes());
+        out.put((byte) PROCS_PER_DEVICE);
+        out.putInt(run.procsPerDevice());
+        out.put((byte) DEVICES);
+        out.putInt(run.devices().size());
+        for (int d : run.devices()) {
+            out.putInt(d);
+        }
+        out.put((byte) ROUNDS);
+        out.putInt(run.rounds());
+        out.put((byte) RUN_BACKEND);
+        out.put((byte) backendCode(run.backend()));
+        out.put((byte) SIMULATED_DEVICES);
+        out.putInt(run.simulatedDevices());
+        out.put((byte) TIMEOUT);
+        duration(out, run.timeout());
+        out.put((byte) JSON);
+        out.put((byte) (run.json() ? 1 : 0));
+        out.put((byte) CORRUPT);
+        out.putInt(run.corruptProcess());
+        out.put((byte) KERNEL);
+        out.put((byte) switch (run.kernel()) {
+            case SIMPLE -> 1;
+            case VEC16 -> 2;
+        });
+        out.put((byte) VERIFY);
+        out.put((byte) switch (run.verify()) {
+            case DEVICE -> 1;
+            case HOST -> 2;
+        });
+        out.put((byte) IPC);
+        out.put((byte) switch (run.ipc()) {
+            case LEGACY -> 1;
+            case VMM -> 2;
+            case POOL -> 3;
+        });
+        out.put((byte) SYNC);
+        out.put((byte) switch (run.sync()) {
+            case COUNTERS -> 1;
+            case EVENTS -> 2;
+        });
+        out.put((byte) HOST_WAIT_TIMEOUT);
+        duration(out, run.hostWaitTimeout());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(out.array(), out.position()));
     }
 
     /** The settings {@link #encode()} wrote. @throws IllegalArgumentException for anything else */
@@ -305,15 +305,21 @@ record ChildSettings(int id, String segment, BackendKind backend, Path socket, P
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    private static void text(DataOutputStream out, String value) throws IOException {
-        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
-        out.writeInt(bytes.length);
-        out.write(bytes);
+    /** The encoding's bytes but for its devices and texts: 22 fields of at most 13 bytes each, with room to spare. */
+    private static final int FIXED_BYTES = 320;
+
+    private static int textBytes(byte[] text) {
+        return text == null ? 0 : 4 + text.length;
     }
 
-    private static void duration(DataOutputStream out, Duration value) throws IOException {
-        out.writeLong(value.getSeconds());
-        out.writeInt(value.getNano());
+    private static void text(ByteBuffer out, byte[] bytes) {
+        out.putInt(bytes.length);
+        out.put(bytes);
+    }
+
+    private static void duration(ByteBuffer out, Duration value) {
+        out.putLong(value.getSeconds());
+        out.putInt(value.getNano());
     }
 
     private static IllegalArgumentException badCode(int field) {
