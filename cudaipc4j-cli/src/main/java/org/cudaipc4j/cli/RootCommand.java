@@ -1,14 +1,11 @@
 package org.cudaipc4j.cli;
 
-import java.lang.reflect.Field;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
+import org.cudaipc4j.cli.processor.QuickOptions;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.simpleipc.DeviceSelection;
 import org.cudaipc4j.simpleipc.ExitCodes;
@@ -30,6 +27,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** The tool's default command: the simpleIPC parent. */
+@QuickOptions
 @Command(name = "cudaipc4j", mixinStandardHelpOptions = true, versionProvider = RootCommand.Version.class,
         sortOptions = false,
         description = {
@@ -136,44 +134,14 @@ final class RootCommand implements Callable<Integer> {
     }
 
     /**
-     * How {@link #withoutPicocli} sets one option, derived from the option's declaration: its field, and the
-     * converter its {@code converter} names (null for a flag, or for an {@code int} read as plain decimal digits).
+     * This command's options by name, each the index of its row in {@link RootCommandQuickOptions}, the table the
+     * build writes from this class's {@code @Option} declarations ({@code QuickOptionsProcessor}).
      */
-    record Quick(Field field, ITypeConverter<?> converter, String defaultValue) {
-        /** Whether the option takes no value. */
-        boolean flag() {
-            return field.getType() == boolean.class;
-        }
-    }
-
-    /**
-     * This command's options by name, read from their {@code @Option} declarations in this class's class file
-     * ({@link DeclaredOptions}): cheap beside building picocli's model, and one list of options.
-     *
-     * @throws IllegalStateException for an option the parse without picocli cannot set (a test calls this)
-     */
-    static Map<String, Quick> quickOptions() {
-        Map<String, Quick> table = new HashMap<>();
-        for (DeclaredOptions.Declaration option : DeclaredOptions.of(RootCommand.class)) {
-            Field field;
-            ITypeConverter<?> converter = null;
-            try {
-                field = RootCommand.class.getDeclaredField(option.field());
-                if (option.converter() != null) {
-                    converter = (ITypeConverter<?>) Class.forName(option.converter(), true,
-                            RootCommand.class.getClassLoader()).getDeclaredConstructor().newInstance();
-                }
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("option " + option.names().getFirst() + ": " + e, e);
-            }
-            Class<?> type = field.getType();
-            if (converter == null && type != boolean.class && type != int.class && type != Integer.class) {
-                throw new IllegalStateException(option.names().getFirst() + " (" + type.getSimpleName()
-                        + ") needs a converter for the parse without picocli");
-            }
-            Quick quick = new Quick(field, converter, option.defaultValue());
-            for (String name : option.names()) {
-                table.put(name, quick);
+    static Map<String, Integer> quickOptions() {
+        Map<String, Integer> table = new HashMap<>();
+        for (int option = 0; option < RootCommandQuickOptions.NAMES.length; option++) {
+            for (String name : RootCommandQuickOptions.NAMES[option]) {
+                table.put(name, option);
             }
         }
         return table;
@@ -187,41 +155,47 @@ final class RootCommand implements Callable<Integer> {
      * pay. Picocli gives the same options for every command line this accepts (a test checks).
      */
     static RootCommand withoutPicocli(String[] args) {
-        Map<String, Quick> table = quickOptions();
+        Map<String, Integer> table = quickOptions();
         RootCommand command = new RootCommand();
-        // By identity: a record's equals and hashCode are bootstrapped at their first call, which a start-up need not pay.
-        Set<Quick> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        boolean[] seen = new boolean[RootCommandQuickOptions.NAMES.length];
         try {
             for (int i = 0; i < args.length; i++) {
                 String arg = args[i];
                 int equals = arg.indexOf('=');
-                Quick option = table.get(equals < 0 ? arg : arg.substring(0, equals));
-                if (option == null || !seen.add(option)) {
+                Integer option = table.get(equals < 0 ? arg : arg.substring(0, equals));
+                if (option == null || seen[option]) {
                     return null; // a command, help, an argument file, an unknown option, one given twice, ...
                 }
-                if (option.flag()) {
+                seen[option] = true;
+                if (RootCommandQuickOptions.FLAGS[option]) {
                     if (equals >= 0) {
                         return null;
                     }
-                    option.field().setBoolean(command, true);
+                    RootCommandQuickOptions.set(command, option, Boolean.TRUE);
                     continue;
                 }
                 String value = equals >= 0 ? arg.substring(equals + 1) : i + 1 < args.length ? args[++i] : null;
                 if (value == null || value.startsWith("-") || value.startsWith("@")) {
                     return null;
                 }
-                option.field().set(command, option.converter() == null ? typed(value)
-                        : option.converter().convert(value));
+                RootCommandQuickOptions.set(command, option, converted(option, value));
             }
-            for (Quick option : table.values()) {
-                if (!seen.contains(option) && option.defaultValue() != null) {
-                    option.field().set(command, option.converter().convert(option.defaultValue()));
+            for (int option = 0; option < seen.length; option++) {
+                String defaultValue = RootCommandQuickOptions.DEFAULT_VALUES[option];
+                if (!seen[option] && defaultValue != null) {
+                    RootCommandQuickOptions.set(command, option, converted(option, defaultValue));
                 }
             }
         } catch (Exception e) {
             return null; // a value its converter refuses, an integer picocli reads otherwise: picocli reports
         }
         return command;
+    }
+
+    /** {@code value} converted for {@code option}: by its converter, else as a plain decimal integer. */
+    private static Object converted(int option, String value) throws Exception {
+        ITypeConverter<?> converter = RootCommandQuickOptions.converter(option);
+        return converter == null ? typed(value) : converter.convert(value);
     }
 
     /** A value of an option without a converter: a plain decimal integer of at most 9 digits. */
