@@ -2,7 +2,6 @@ package org.cudaipc4j.cuda.driver;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -167,64 +166,6 @@ public final class Prelink {
                 scratch.fill((byte) 0);
                 codes.put(f, WARM_CALLS.get(CuDriver.named(f).orElseThrow()).applyAsInt(scratch));
             }
-        }
-        return codes;
-    }
-
-    /**
-     * Calls each of {@code functions} {@code rounds} times in the way {@link #warm} does, on a platform thread of its
-     * own (one that has never made a context current, so the driver refuses each call at its entry), and waits for
-     * it. The calls' Java side (the FFM binding and the code that invokes it) then runs compiled, not interpreted, when
-     * the real calls come: what a latency-sensitive path a process runs only now and then cannot get by itself. A call
-     * that is not refused ends the repetition. Does nothing without the driver, or when {@value #NO_WARM_UP_PROPERTY}
-     * is true.
-     *
-     * @param functions the functions' names
-     * @param rounds how often each is called
-     * @return each function's result code in the last round (empty when nothing was called)
-     * @throws IllegalArgumentException when a name cannot be warmed, or {@code rounds} is not positive
-     */
-    public static Map<String, Integer> warmRepeatedly(Collection<String> functions, int rounds) {
-        requireWarmable(functions);
-        if (rounds < 1) {
-            throw new IllegalArgumentException("rounds must be positive, got " + rounds);
-        }
-        if (!CudaLibrary.isAvailable() || Boolean.getBoolean(NO_WARM_UP_PROPERTY)) {
-            return Map.of();
-        }
-        List<ToIntFunction<MemorySegment>> calls = new ArrayList<>();
-        List<String> names = List.copyOf(functions);
-        for (String f : names) {
-            calls.add(WARM_CALLS.get(CuDriver.named(f).orElseThrow()));
-        }
-        int[] last = new int[calls.size()];
-        Thread t = Thread.ofPlatform().daemon().name("cudaipc4j-warm-calls").start(() -> {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment scratch = arena.allocate(64, 8);
-                boolean refused = true;
-                for (int round = 0; round < rounds && refused; round++) {
-                    for (int i = 0; i < last.length; i++) {
-                        scratch.fill((byte) 0);
-                        last[i] = calls.get(i).applyAsInt(scratch);
-                        refused &= last[i] != 0;
-                    }
-                }
-            }
-        });
-        boolean interrupted = false;
-        while (t.isAlive()) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                interrupted = true; // the calls are short: finish them, and keep the interrupt
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        Map<String, Integer> codes = new LinkedHashMap<>();
-        for (int i = 0; i < last.length; i++) {
-            codes.put(names.get(i), last[i]);
         }
         return codes;
     }

@@ -8,7 +8,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.util.Arrays;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,7 +16,6 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
-import org.cudaipc4j.cuda.driver.Prelink;
 
 /**
  * A {@code CUipcMemHandle}: an immutable 64-byte value naming a whole {@code cuMemAlloc_v2} allocation of another
@@ -34,8 +32,6 @@ public final class IpcMemHandle {
 
     /** {@code CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS}. */
     private static final int LAZY_ENABLE_PEER_ACCESS = 1;
-    /** Rounds of {@link #warmUpOpens()}: enough calls for the JIT's optimizing tier to take each call's Java side. */
-    static final int WARM_UP_ROUNDS = 2000;
 
     /**
      * This process's exports: each buffer exported, with its handle, and the same by handle, which {@link #open}
@@ -159,20 +155,6 @@ public final class IpcMemHandle {
      */
     public IpcMappedMemory open(Context context, boolean lazyPeerAccess) {
         return map(context, -1, lazyPeerAccess);
-    }
-
-    /**
-     * Prepares this process to open shared handles with little Java work around the driver's: the driver calls an open
-     * makes (a memory handle's open and its size query, an event handle's open, a stream's wait on that event) are
-     * made {@value #WARM_UP_ROUNDS} times each on a thread of its own, which has no current context, so the driver
-     * refuses each at its entry; their Java side (the FFM binding and the code that invokes it) is then compiled when
-     * the real opens come. For a process that opens many handles, or opens them late in its life (a server mapping a
-     * trainer's weights); a process that opens one handle right after its start gains nothing. Call it after the
-     * driver is started ({@code Cuda.init()}); without a driver it does nothing.
-     */
-    public static void warmUpOpens() {
-        Prelink.warmRepeatedly(List.of(CuDriver.IPC_OPEN_MEM_HANDLE.name(), CuDriver.MEM_GET_ADDRESS_RANGE.name(),
-                CuDriver.IPC_OPEN_EVENT_HANDLE.name(), CuDriver.STREAM_WAIT_EVENT.name()), WARM_UP_ROUNDS);
     }
 
     /**

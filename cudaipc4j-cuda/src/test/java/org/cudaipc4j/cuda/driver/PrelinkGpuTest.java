@@ -35,20 +35,6 @@ class PrelinkGpuTest {
     }
 
     @Test
-    void repeatedWarmCallsAreAllRefusedOnTheirOwnThread() {
-        Cuda.init();
-        try (Context context = Context.retainPrimary(Device.get(0))) {
-            context.makeCurrent(); // the caller's context is not the warm thread's: its calls are still refused
-            List<String> open = List.of("cuIpcOpenMemHandle_v2", "cuMemGetAddressRange_v2", "cuIpcOpenEventHandle",
-                    "cuStreamWaitEvent");
-            Map<String, Integer> codes = Prelink.warmRepeatedly(open, 100);
-            assertEquals(open, List.copyOf(codes.keySet()), "each function called, in order");
-            codes.forEach((function, code) -> assertNotEquals(0, code, function + " succeeded"));
-            assertEquals(0, context.openResources(), "nothing was made");
-        }
-    }
-
-    @Test
     void theBackgroundThreadWarmsOnceTheDriverHasStarted() throws InterruptedException {
         List<String> warm = List.of("cuMemAlloc_v2", "cuStreamWaitEvent", "cuLaunchKernel");
         Thread t = Cuda.prelinkInBackground(List.of("cuMemAlloc_v2"), warm);

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -53,25 +52,6 @@ class PrelinkTest {
 
     private static Set<String> names(List<CuFunction> functions) {
         return functions.stream().map(CuFunction::name).collect(java.util.stream.Collectors.toSet());
-    }
-
-    @Test
-    void repeatedWarmCallsAreCheckedUpFrontAndNeedTheDriver() {
-        IllegalArgumentException cold = assertThrows(IllegalArgumentException.class,
-                () -> Prelink.warmRepeatedly(List.of("cuInit"), 10));
-        assertEquals("cuInit has no refused call to warm it with", cold.getMessage());
-        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
-                () -> Prelink.warmRepeatedly(List.of("cuStreamWaitEvent"), 0));
-        assertEquals("rounds must be positive, got 0", none.getMessage());
-        if (!CudaLibrary.isAvailable()) {
-            assertEquals(Map.of(), Prelink.warmRepeatedly(List.of("cuStreamWaitEvent"), 10), "nothing to call");
-        }
-        System.setProperty(Prelink.NO_WARM_UP_PROPERTY, "true");
-        try {
-            assertEquals(Map.of(), Prelink.warmRepeatedly(List.of("cuStreamWaitEvent"), 10), "turned off");
-        } finally {
-            System.clearProperty(Prelink.NO_WARM_UP_PROPERTY);
-        }
     }
 
     @Test

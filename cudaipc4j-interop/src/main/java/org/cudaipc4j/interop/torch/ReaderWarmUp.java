@@ -162,11 +162,9 @@ final class ReaderWarmUp {
      * made, waited on by {@code stream} and destroyed, an IPC event handle of no process opened (the driver refuses
      * it), an empty view made and closed; then once an IPC memory handle of no process opened (refused too), and one
      * granule of this device's VMM memory exported and mapped back as an expandable segment's chunks are
-     * ({@link ChunkedVmmMapping}), then released. Before all that, the driver calls of an open are made until the JIT
-     * compiles their Java side, refused by the driver ({@link IpcMemHandle#warmUpOpens()}).
+     * ({@link ChunkedVmmMapping}), then released.
      */
     static void driverPath(TorchReader reader, Context context, Stream stream) {
-        IpcMemHandle.warmUpOpens(); // first: the JIT compiles what it ran while the rest runs
         context.makeCurrent();
         IpcEventHandle none = IpcEventHandle.fromBytes(new byte[64]);
         boolean refusedFast = true;

@@ -281,8 +281,7 @@ public final class TorchReader {
      * through a scratch lease book, given back and removed; the producer's descriptors taken with {@code pidfd_open}
      * and {@code pidfd_getfd} from a descriptor of this process's own; an event made, waited on by {@code stream}
      * and destroyed; one granule of this device's memory exported and mapped back as an expandable segment's chunks
-     * are; the driver calls of an open made on a thread of their own until their Java side is compiled, each refused
-     * by the driver ({@link org.cudaipc4j.cuda.ipc.IpcMemHandle#warmUpOpens()}). Nothing of a producer is touched, no slot of torch's, no state of this reader. Best effort where the
+     * are. Nothing of a producer is touched, no slot of torch's, no state of this reader. Best effort where the
      * kernel or the device lacks a feature: the open that needs it reports it.
      *
      * @param stream a stream of this reader's context (it is made to wait on a finished event of its own)
