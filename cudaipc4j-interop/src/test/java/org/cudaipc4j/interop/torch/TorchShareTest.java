@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.interop.TorchHandle;
@@ -53,5 +54,22 @@ class TorchShareTest {
         long self = TorchStorageKey.processStartTime(ProcessHandle.current().pid());
         assertTrue(self > 0, "this process's start time: " + self);
         assertEquals(-1, TorchStorageKey.processStartTime(Integer.MAX_VALUE), "no such process");
+    }
+
+    @Test
+    void theStartTimeIsField22AfterTheCommandNameWhateverTheNameHolds() throws Exception {
+        String fields = " S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 987654321 20 21 22\n";
+        for (String name : List.of("java", "a b) (c", "))", "x y z")) {
+            byte[] line = ("42 (" + name + ")" + fields).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(987654321L, TorchStorageKey.startTime(line), name);
+        }
+        assertEquals(-1, TorchStorageKey.startTime("42 (short) S 1 2".getBytes()), "too few fields");
+        assertEquals(-1, TorchStorageKey.startTime("no parenthesis".getBytes()));
+        assertEquals(-1, TorchStorageKey.startTime("42 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 9x 20"
+                .getBytes()), "not a number");
+        // The same field as a split of the whole line after the name reads, for this process.
+        String self = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+        long bySplit = Long.parseLong(self.substring(self.lastIndexOf(')') + 2).split(" ")[19]);
+        assertEquals(bySplit, TorchStorageKey.processStartTime(ProcessHandle.current().pid()));
     }
 }
