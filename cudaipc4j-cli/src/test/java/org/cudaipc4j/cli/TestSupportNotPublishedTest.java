@@ -10,18 +10,23 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
 
-/** The tests' support module is built with the libraries but neither installed nor deployed with them. */
+/**
+ * The tests' support module and the command line's build-time processor are built with the libraries but neither
+ * installed nor deployed with them.
+ */
 class TestSupportNotPublishedTest {
     @Test
-    void installAndDeployAreSkippedForTheTestSupport() throws Exception {
+    void installAndDeployAreSkippedForTheTestSupportAndTheProcessor() throws Exception {
         Optional<Path> root = ProjectRoot.find();
         Assumptions.assumeTrue(root.isPresent(), "skipped: not run inside the project's checkout");
-        Element project = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                .parse(root.get().resolve("cudaipc4j-testing/pom.xml").toFile()).getDocumentElement();
-        Element properties = (Element) project.getElementsByTagName("properties").item(0);
-        for (String skip : new String[] {"maven.install.skip", "maven.deploy.skip"}) {
-            assertEquals("true", properties.getElementsByTagName(skip).item(0) == null ? "(not set)"
-                    : properties.getElementsByTagName(skip).item(0).getTextContent().strip(), skip);
+        for (String module : new String[] {"cudaipc4j-testing", "cudaipc4j-cli-processor"}) {
+            Element project = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                    .parse(root.get().resolve(module + "/pom.xml").toFile()).getDocumentElement();
+            Element properties = (Element) project.getElementsByTagName("properties").item(0);
+            for (String skip : new String[] {"maven.install.skip", "maven.deploy.skip"}) {
+                assertEquals("true", properties.getElementsByTagName(skip).item(0) == null ? "(not set)"
+                        : properties.getElementsByTagName(skip).item(0).getTextContent().strip(), module + " " + skip);
+            }
         }
     }
 }
