@@ -25,10 +25,11 @@ import javax.tools.Diagnostic;
 
 /**
  * Writes, for each class marked {@link QuickOptions}, the class {@code <Command>QuickOptions} in its package: its
- * picocli {@code @Option} fields as a table (fields, names, defaults as written, which are flags), each option's converter
- * made with {@code new}, and a setter that assigns each field directly. A command parses simple command lines with
- * it instead of building picocli's model, without reflection (whose first field access in a JVM generates method
- * handles: milliseconds of every run's start), and the table cannot drift from the declarations it is made from.
+ * picocli {@code @Option} fields as a table (fields, names, defaults as written, which are flags), each option's
+ * converter made with {@code new}, and a setter that assigns each field directly. A command parses simple command
+ * lines with it instead of building picocli's model, without reflection (whose first field access in a JVM
+ * generates method handles: milliseconds of every run's start), and the table cannot drift from the declarations it
+ * is made from.
  *
  * <p>Refused at compile time, naming the field: a private, static or final option field; more than one converter;
  * an option without a converter whose field is not {@code boolean} (a flag), {@code int} or {@code Integer} (read as
@@ -203,8 +204,8 @@ public final class QuickOptionsProcessor extends AbstractProcessor {
             }
         }
         src.append("            default -> null;\n        };\n    }\n\n")
-                .append("    /** Sets option {@code option}'s field of {@code command} to {@code value}, of the field's")
-                .append(" (boxed) type. */\n")
+                .append("    /** Sets option {@code option}'s field of {@code command} to {@code value}, of the")
+                .append(" field's (boxed) type. */\n")
                 .append("    static void set(").append(commandName).append(" command, int option, Object value) {\n")
                 .append("        switch (option) {\n");
         for (int i = 0; i < options.size(); i++) {
