@@ -1,11 +1,10 @@
 package org.cudaipc4j.cuda;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
  * A CUDA driver call failed. The message names the call, the error and the driver's description of it, e.g.
@@ -66,9 +65,9 @@ public class CudaException extends RuntimeException {
             return null;
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment out = DriverCalls.pointerOut(arena);
             int r = name ? CuDriver.GET_ERROR_NAME.call(code, out) : CuDriver.GET_ERROR_STRING.call(code, out);
-            MemorySegment text = out.get(ADDRESS, 0);
+            MemorySegment text = DriverCalls.handle(out);
             if (r != 0 || text.equals(MemorySegment.NULL)) {
                 return null;
             }

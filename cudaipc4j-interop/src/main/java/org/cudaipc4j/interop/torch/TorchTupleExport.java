@@ -110,11 +110,7 @@ public final class TorchTupleExport implements AutoCloseable {
             legacy = BinaryDescriptors.fromBinary(export.descriptor());
         } catch (RuntimeException e) {
             // Taken but not exported: the buffer has no other owner left, so it is freed here.
-            try {
-                buffer.close();
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
-            }
+            Closing.closeAfter(buffer, e);
             throw e;
         }
         return new TorchTupleExport(legacy, buffer.context().device().ordinal(), buffer.context()::synchronize,
