@@ -12,6 +12,7 @@ without them, taken from the exporter with ``pidfd_getfd`` by the numbers in ``f
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import threading
@@ -30,8 +31,8 @@ _legacy: dict[tuple[int, bytes], list[int]] = {}
 _pools: dict[tuple[int, int, int, int], list[Any]] = {}
 # (pool key, the pointer's export data) -> [imported pointer, opens using it]
 _pool_pointers: dict[tuple[tuple[int, int, int, int], bytes], list[Any]] = {}
-#: Holder tables by name, opened once
-_tables: dict[str, Any] = {}
+#: Holder tables by name, mapped while a mapping holds an export of theirs: name -> [table, holds]
+_tables: dict[str, list[Any]] = {}
 #: Errors of releases that ran from a finalizer (which cannot raise); the next open raises the first one
 _cleanup_errors: list[BaseException] = []
 
@@ -42,8 +43,11 @@ def _raw(struct_type: Any, data: bytes) -> Any:
     return value
 
 
-def _close_fds(fds: Sequence[int]) -> None:
-    for fd in fds:
+def _close_fds(fds: list[int]) -> None:
+    """Closes each fd of ``fds`` and empties the list, so that whoever else holds the list cannot close them again
+    (by then the number may name another file of this process)."""
+    while fds:
+        fd = fds.pop()
         try:
             os.close(fd)
         except OSError:
@@ -62,11 +66,12 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
     :param like: ``"torch"`` (a torch.Tensor) or ``"cupy"`` (a cupy.ndarray; DLPack-capable)
     """
     owned = list(fds) if fds is not None else []
+    d = None
     try:
+        d = descriptor if isinstance(descriptor, Descriptor) else from_json(descriptor)
         if _cleanup_errors:
             error = _cleanup_errors.pop(0)
             raise RuntimeError(f"an earlier release failed: {error}") from error
-        d = descriptor if isinstance(descriptor, Descriptor) else from_json(descriptor)
         if like not in ("torch", "cupy"):
             raise ValueError(f"like must be 'torch' or 'cupy', got {like!r}")
         if d.device_uuid is not None:
@@ -78,36 +83,59 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
                              " ordinal of the producer's GPU>")
         if d.kind == "torch":
             _close_fds(owned)
-            owned = []
-            return _open_torch(d, ordinal, stream, like)
-        if d.kind in ("vmm", "pool") and d.handle_type == "posix_fd" and fds is None:
-            if d.fd_numbers is None:
-                raise ValueError(f"a {d.kind} descriptor with posix_fd needs its fds: pass fds= (received over the"
-                                 f" descriptor socket) or a descriptor with fd_numbers for pidfd_getfd")
-            if d.exporter.pid_namespace not in (0, pidfd.pid_namespace()):
-                raise pidfd.FdAccessError(0, f"pidfd_getfd: the exporter (pid {d.exporter.pid}) runs in another PID"
-                                             f" namespace; receive its fds over the descriptor socket instead")
-            owned = pidfd.take_fds(d.exporter.pid, d.fd_numbers)
-        if len(owned) != (d.fds or 0):
-            raise ValueError(f"the descriptor says {d.fds or 0} fd(s), {len(owned)} given")
-        mapping = _Mapping(d, ordinal, owned)
-        owned = []  # the mapping closed them
-        try:
-            mapping.wait_event(stream)
-            return mapping.wrap(like)
-        except BaseException:
-            mapping.release()
-            raise
+            dtype = _wait_before_torch(d, ordinal, stream)
+        else:
+            return _open_mapping(d, ordinal, owned, fds is not None, stream, like)
+    except BaseException:
+        if d is not None and d.kind == "torch":
+            _give_back_torch_slot(d)  # torch's reader never took the share
+        raise
     finally:
         _close_fds(owned)
+    return _rebuild_torch(d, ordinal, dtype, like)  # torch's reader owns the share's slot from here, also when it fails
+
+
+def _open_mapping(d: Descriptor, ordinal: int, owned: list[int], fds_given: bool, stream: Any, like: str) -> Any:
+    """What Java exported (legacy, VMM, pool), mapped and wrapped. The fds in ``owned`` (given by the caller, or
+    taken here with pidfd_getfd) are closed by the mapping, which empties the list; the caller closes what is left."""
+    if d.kind in ("vmm", "pool") and d.handle_type == "posix_fd" and not fds_given:
+        if d.fd_numbers is None:
+            raise ValueError(f"a {d.kind} descriptor with posix_fd needs its fds: pass fds= (received over the"
+                             f" descriptor socket) or a descriptor with fd_numbers for pidfd_getfd")
+        if d.exporter.pid_namespace not in (0, pidfd.pid_namespace()):
+            raise pidfd.FdAccessError(0, f"pidfd_getfd: the exporter (pid {d.exporter.pid}) runs in another PID"
+                                         f" namespace; receive its fds over the descriptor socket instead")
+        owned.extend(pidfd.take_fds(d.exporter.pid, d.fd_numbers))
+    if len(owned) != (d.fds or 0):
+        raise ValueError(f"the descriptor says {d.fds or 0} fd(s), {len(owned)} given")
+    mapping = _Mapping(d, ordinal, owned)
+    try:
+        mapping.wait_event(stream, like)
+        return mapping.wrap(like)
+    except BaseException:
+        mapping.release()
+        raise
+
+
+def _give_back_torch_slot(d: Descriptor) -> None:
+    """A torch share that torch's reader never took (its open failed before): its slot goes back at once, as the
+    Java reader gives back a share it cannot open, so that the producer can free the block."""
+    s = d.torch
+    if s is None or s.ref_counter_file is None or s.ref_counter_offset is None:
+        return  # an empty storage's share holds no slot
+    from . import torch_counters
+    try:
+        torch_counters.give_back(s.ref_counter_file, s.ref_counter_offset)
+    except (OSError, ValueError):
+        pass  # a file that cannot be mapped as torch's: the open's own failure says more
 
 
 #: Primary contexts retained once per device, for the process's life (as torch and CuPy keep theirs)
 _contexts: dict[int, Any] = {}
 
 
-def _context(ordinal: int) -> Any:
-    """Makes the device's primary context (the one torch and CuPy use) current on this thread."""
+def _primary_context(ordinal: int) -> Any:
+    """The device's primary context (the one torch and CuPy use), retained once."""
     from cuda.bindings import driver as cu
     with _lock:
         ctx = _contexts.get(ordinal)
@@ -115,8 +143,29 @@ def _context(ordinal: int) -> Any:
             check(cu.cuInit(0), "cuInit")
             dev = check(cu.cuDeviceGet(ordinal), "cuDeviceGet")
             ctx = _contexts[ordinal] = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
-    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
     return ctx
+
+
+def _push_context(ordinal: int) -> None:
+    """Makes the device's primary context current on this thread until :func:`_pop_context`: the thread's own
+    current context (torch's and CuPy's current device) is back afterwards, also on a finalizer's thread."""
+    from cuda.bindings import driver as cu
+    check(cu.cuCtxPushCurrent(_primary_context(ordinal)), "cuCtxPushCurrent")
+
+
+def _pop_context() -> None:
+    from cuda.bindings import driver as cu
+    check(cu.cuCtxPopCurrent(), "cuCtxPopCurrent")
+
+
+@contextlib.contextmanager
+def _current(ordinal: int) -> Any:
+    """The device's primary context current on this thread for the block (:func:`_push_context`)."""
+    _push_context(ordinal)
+    try:
+        yield
+    finally:
+        _pop_context()
 
 
 class _Mapping:
@@ -132,23 +181,16 @@ class _Mapping:
         try:
             if d.bytes == 0:
                 _close_fds(fds)
-                fds = []
             else:
-                _context(ordinal)
-                if d.kind == "legacy":
-                    self._open_legacy(cu)
-                elif d.kind == "vmm":
-                    self._map_vmm(cu, fds)
-                else:
-                    self._import_pool(cu, fds)
-                fds = []
+                with _current(ordinal):
+                    if d.kind == "legacy":
+                        self._open_legacy(cu)
+                    elif d.kind == "vmm":
+                        self._map_vmm(cu, fds)
+                    else:
+                        self._import_pool(cu, fds)
             if d.exporter.holders is not None:
-                from .holders import HolderTable
-                with _lock:
-                    table = _tables.get(d.exporter.holders)
-                    if table is None:
-                        table = _tables[d.exporter.holders] = HolderTable(d.exporter.holders)
-                self._undo.append(("hold", table.hold(d.exporter.export_id)))
+                self._undo.append(("hold", _hold(d.exporter.holders, d.exporter.export_id)))
         except BaseException:
             _close_fds(fds)
             self.release()
@@ -234,11 +276,11 @@ class _Mapping:
         self._undo.append(("free", pointer_key))
         self.ptr = int(imported[0])
 
-    def wait_event(self, stream: Any) -> None:
+    def wait_event(self, stream: Any, like: str) -> None:
         e = self.d.event
         if e is None or not e.wait or self.size == 0:
             return
-        _wait_ipc_event(e.ipc_handle, self.ordinal, stream)
+        _wait_ipc_event(e.ipc_handle, self.ordinal, _current_stream(self.ordinal, like) if stream is None else stream)
 
     def wrap(self, like: str) -> Any:
         t = self.d.tensor
@@ -258,6 +300,32 @@ class _Mapping:
             _release(self._undo, self.ordinal)
 
 
+def _hold(table_name: str, export_id: int) -> tuple[str, Any]:
+    """Holds export ``export_id`` in the holder table ``table_name``, mapping the table for its first hold here."""
+    from .holders import HolderTable
+    with _lock:
+        entry = _tables.get(table_name)
+        if entry is None:
+            entry = [HolderTable(table_name), 0]
+        hold = entry[0].hold(export_id)
+        _tables[table_name] = entry
+        entry[1] += 1
+    return table_name, hold
+
+
+def _unhold(table_name: str, hold: Any) -> None:
+    """Releases ``hold``; the table is unmapped with its last hold here."""
+    with _lock:
+        entry = _tables[table_name]
+        try:
+            hold.release()
+        finally:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _tables[table_name]
+                entry[0].close()
+
+
 def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
     """Undoes a mapping, last step first, after the device finished its work with it; records failures."""
     if not undo:
@@ -269,16 +337,29 @@ def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
     # the mapping's steps last first, and the lease only after them: the exporter may free once it sees the release
     steps = [s for s in reversed(undo) if s[0] != "hold"] + [s for s in undo if s[0] == "hold"]
     undo.clear()
-    if cu is not None and any(kind not in ("hold",) for kind, _ in steps):
+    pushed = False
+    if cu is not None and any(kind != "hold" for kind, _ in steps):
         try:
-            _context(ordinal)
+            _push_context(ordinal)
+            pushed = True
             check(cu.cuCtxSynchronize(), "cuCtxSynchronize")  # unmapping does not wait for kernels still reading
         except BaseException as e:  # noqa: BLE001 - a finalizer cannot raise
             _cleanup_errors.append(e)
+    try:
+        _undo_steps(cu, steps)
+    finally:
+        if pushed:
+            try:
+                _pop_context()
+            except BaseException as e:  # noqa: BLE001 - a finalizer cannot raise
+                _cleanup_errors.append(e)
+
+
+def _undo_steps(cu: Any, steps: list[tuple[str, Any]]) -> None:
     for kind, value in steps:
         try:
             if kind == "hold":
-                value.release()
+                _unhold(*value)
             elif kind == "legacy":
                 with _lock:
                     entry = _legacy[value]
@@ -312,20 +393,32 @@ def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
 
 def _wait_ipc_event(handle: bytes, ordinal: int, stream: Any) -> None:
     from cuda.bindings import driver as cu
-    _context(ordinal)
-    event = check(cu.cuIpcOpenEventHandle(_raw(cu.CUipcEventHandle, handle)), "cuIpcOpenEventHandle")
+    with _current(ordinal):
+        event = check(cu.cuIpcOpenEventHandle(_raw(cu.CUipcEventHandle, handle)), "cuIpcOpenEventHandle")
+        try:
+            raw = getattr(stream, "cuda_stream", stream)  # a torch stream, or a CUstream handle
+            check(cu.cuStreamWaitEvent(cu.CUstream(int(raw)) if not isinstance(raw, cu.CUstream) else raw, event, 0),
+                  "cuStreamWaitEvent")
+        finally:
+            check(cu.cuEventDestroy(event), "cuEventDestroy")  # the wait is enqueued; destroying is deferred by CUDA
+
+
+def _current_stream(ordinal: int, like: str) -> Any:
+    """The stream the caller's library works on now: torch's current stream of the device, or CuPy's current
+    stream (CuPy's is per thread and device; the device is current while it is asked); the legacy default stream
+    when that library is absent."""
+    if like == "cupy":
+        try:
+            import cupy
+        except ImportError:
+            return 0
+        with cupy.cuda.Device(ordinal):
+            return cupy.cuda.get_current_stream().ptr
     try:
-        if stream is None:
-            try:
-                import torch
-                stream = torch.cuda.current_stream(ordinal)
-            except ImportError:
-                stream = 0
-        raw = getattr(stream, "cuda_stream", stream)  # a torch stream, or a CUstream handle
-        check(cu.cuStreamWaitEvent(cu.CUstream(int(raw)) if not isinstance(raw, cu.CUstream) else raw, event, 0),
-              "cuStreamWaitEvent")
-    finally:
-        check(cu.cuEventDestroy(event), "cuEventDestroy")  # the wait is enqueued; destroying is deferred by CUDA
+        import torch
+    except ImportError:
+        return 0
+    return torch.cuda.current_stream(ordinal)
 
 
 class _ArrayInterface:
@@ -370,24 +463,35 @@ def _cupy_array(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides: 
     return cupy.ndarray(shape, dtype=np_dtype, memptr=pointer, strides=tuple(s * itemsize for s in strides))
 
 
-def _open_torch(d: Descriptor, ordinal: int, stream: Any, like: str) -> Any:
-    """A torch share, opened by torch's own reader (rebuild_cuda_tensor): its cache, its reference counting. The
-    event is waited on here for every share, also one whose storage is open already (torch skips that wait)."""
+def _wait_before_torch(d: Descriptor, ordinal: int, stream: Any) -> Any:
+    """All of a torch share's open before torch's reader takes it: torch and its reader imported, the dtype known,
+    the producer's event waited on - for every share, also one whose storage is open already (torch skips that
+    wait). Returns torch's dtype."""
     import torch
-    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    import torch.multiprocessing.reductions  # noqa: F401 - the reader, imported before the share is given to it
     t, s = d.tensor, d.torch
     if t is None:
         raise ValueError("a torch descriptor without its tensor's dtype and shape cannot be opened")
+    dtype = getattr(torch, t.dtype, None)
+    if not isinstance(dtype, torch.dtype):
+        raise ValueError(f"this torch ({torch.__version__}) has no dtype {t.dtype}")
     event = d.event
     if event is not None and event.wait and s.handle is not None:
-        with torch.cuda.device(ordinal):
-            _wait_ipc_event(event.ipc_handle, ordinal, stream)
+        _wait_ipc_event(event.ipc_handle, ordinal, torch.cuda.current_stream(ordinal) if stream is None else stream)
+    return dtype
+
+
+def _rebuild_torch(d: Descriptor, ordinal: int, dtype: Any, like: str) -> Any:
+    """A torch share opened by torch's own reader (rebuild_cuda_tensor): its cache, its reference counting."""
+    import torch
+    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    t, s = d.tensor, d.torch
     with torch.cuda.device(ordinal):
         tensor = rebuild_cuda_tensor(
             torch.Tensor, torch.Size(t.shape), t.strides, t.offset, torch.storage.TypedStorage,
-            getattr(torch, t.dtype), ordinal, s.handle, s.storage_bytes, s.storage_offset_bytes, False,
+            dtype, ordinal, s.handle, s.storage_bytes, s.storage_offset_bytes, False,
             None if s.ref_counter_file is None else s.ref_counter_file.encode(), s.ref_counter_offset or 0,
-            bytes(64), False)  # the event was waited on above, on every share
+            bytes(64), False)  # the event was waited on before, on every share
     if like == "cupy":
         import cupy
         return cupy.from_dlpack(tensor)

@@ -58,10 +58,11 @@ def install(monkeypatch, fail=None):
     d.CUmemAccessDesc = lambda: _Namespace(location=_Namespace(type=None, id=None), flags=None)
     d.CUstream = type("CUstream", (), {"__init__": lambda self, v=0: setattr(self, "value", v),
                                        "__eq__": lambda self, o: getattr(o, "value", None) == self.value})
-    for name in ("cuInit", "cuCtxSetCurrent", "cuCtxSynchronize", "cuIpcCloseMemHandle", "cuMemMap", "cuMemSetAccess",
+    for name in ("cuInit", "cuCtxPushCurrent", "cuCtxSynchronize", "cuIpcCloseMemHandle", "cuMemMap", "cuMemSetAccess",
                  "cuMemUnmap", "cuMemAddressFree", "cuMemRelease", "cuMemFree", "cuMemPoolDestroy",
                  "cuStreamWaitEvent", "cuEventDestroy"):
         setattr(d, name, call(name))
+    d.cuCtxPopCurrent = call("cuCtxPopCurrent", lambda: "popped")
     d.cuDeviceGet = call("cuDeviceGet", lambda i: ("device", i))
     d.cuDevicePrimaryCtxRetain = call("cuDevicePrimaryCtxRetain", lambda dev: ("context", dev))
     d.cuIpcOpenMemHandle = call("cuIpcOpenMemHandle", lambda h, f: next(counter))
@@ -82,5 +83,5 @@ def install(monkeypatch, fail=None):
     return calls
 
 
-def names(calls, skip=("cuInit", "cuDeviceGet", "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent")):
+def names(calls, skip=("cuInit", "cuDeviceGet", "cuDevicePrimaryCtxRetain", "cuCtxPushCurrent", "cuCtxPopCurrent")):
     return [n for n, _ in calls if n not in skip]

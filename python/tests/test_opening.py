@@ -1,15 +1,18 @@
 """open()'s life cycle against a recording stand-in of the CUDA driver (fake_driver.py): what is imported, mapped,
 cached, and released in which order when the tensor dies, and that every fd is closed. No GPU needed."""
+import contextlib
 import gc
 import os
 import struct
+import sys
+import types
 from dataclasses import replace
 
 import pytest
 
 import fake_driver
 from cudaipc4j import descriptor as d
-from cudaipc4j import holders, opening
+from cudaipc4j import holders, opening, torch_counters
 from cudaipc4j._cuda import CudaError
 from golden_cases import CASES
 
@@ -29,10 +32,15 @@ def driver(monkeypatch):
     monkeypatch.setattr(opening, "_contexts", {})
     opening._legacy.clear()
     opening._pools.clear()
+    opening._pool_pointers.clear()
+    monkeypatch.setattr(opening, "_tables", {})
     opening._cleanup_errors.clear()
     yield calls
     gc.collect()
-    assert not opening._legacy and not opening._pools, "a mapping outlived its tensor"
+    assert not (opening._legacy or opening._pools or opening._pool_pointers or opening._tables), \
+        "a mapping outlived its tensor"
+    names = [n for n, _ in calls]
+    assert names.count("cuCtxPushCurrent") == names.count("cuCtxPopCurrent"), "a context was left current"
 
 
 def open_fds():
@@ -113,7 +121,6 @@ def test_the_lease_is_held_while_the_tensor_lives_and_released_after_the_unmap(d
     (tmp_path / name).write_bytes(bytes(data))
     real = holders.HolderTable
     monkeypatch.setattr(holders, "HolderTable", lambda n: real(n, str(tmp_path)))
-    monkeypatch.setattr(opening, "_tables", {})
     table = real(name, str(tmp_path))
     desc = replace(CASES["legacy"], exporter=d.Exporter(4242, 0, 77, name))
     t = opening.open(desc)
@@ -125,21 +132,33 @@ def test_the_lease_is_held_while_the_tensor_lives_and_released_after_the_unmap(d
     gc.collect()
     assert order == [("close", [os.getpid()])], "unmapped while the lease was still held"
     assert table.holders(77) == []
+    assert not opening._tables, "the table is unmapped with its last hold"
     table.close()
-    for t in opening._tables.values():
-        t.close()
 
 
-def test_failures_undo_what_was_done_and_close_the_fds(monkeypatch):
-    calls = fake_driver.install(monkeypatch, fail="cuMemMap")
+@pytest.mark.parametrize("failing, undone", [
+    ("cuMemMap", ["cuCtxSynchronize", "cuMemAddressFree", "cuMemRelease"]),
+    ("cuMemPoolImportPointer", ["cuCtxSynchronize", "cuMemPoolDestroy"]),
+])
+def test_failures_undo_what_was_done_and_close_each_fd_once(monkeypatch, failing, undone):
+    calls = fake_driver.install(monkeypatch, fail=failing)
     monkeypatch.setattr(opening, "_contexts", {})
     monkeypatch.setattr(opening.devices, "ordinal_of", lambda uuid: 0)
+    closes = []
+    real_close = os.close
+    monkeypatch.setattr(os, "close", lambda fd: (closes.append(fd), real_close(fd))[1])
     before = open_fds()
-    desc = replace(CASES["vmm-fd"], exporter=d.Exporter(4242, 0, 3), fd_numbers=None)
-    with pytest.raises(CudaError, match="cuMemMap failed: CUDA_ERROR_INVALID_VALUE \\(invalid argument\\)"):
-        opening.open(desc, fds=[a_pipe_fd()])
+    case = "vmm-fd" if failing == "cuMemMap" else "pool-fd"
+    desc = replace(CASES[case], exporter=d.Exporter(4242, 0, 3), fd_numbers=None)
+    fd = a_pipe_fd()
+    with pytest.raises(CudaError, match=f"{failing} failed: CUDA_ERROR_INVALID_VALUE \\(invalid argument\\)"):
+        opening.open(desc, fds=[fd])
     assert open_fds() == before
-    assert fake_driver.names(calls)[-3:] == ["cuCtxSynchronize", "cuMemAddressFree", "cuMemRelease"]
+    assert closes.count(fd) == 1, "closed more than once: the number may name another file by then"
+    assert fake_driver.names(calls)[-len(undone):] == undone
+    names = [n for n, _ in calls]
+    assert names.count("cuCtxPushCurrent") == names.count("cuCtxPopCurrent") > 0
+    assert not opening._pools and not opening._pool_pointers
 
 
 def test_bad_calls_are_refused_and_their_fds_closed(driver):
@@ -177,3 +196,83 @@ def test_a_failed_release_is_reported_by_the_next_open(monkeypatch):
     with pytest.raises(RuntimeError, match="an earlier release failed: cuIpcCloseMemHandle failed"):
         opening.open(CASES["legacy"])
     assert not opening._cleanup_errors
+
+
+def test_the_callers_current_context_is_back_after_each_open_and_release(driver):
+    t = opening.open(CASES["legacy-tensor-event"], stream=7)
+    names = [n for n, _ in driver]
+    assert "cuCtxSetCurrent" not in names
+    assert names.count("cuCtxPushCurrent") == names.count("cuCtxPopCurrent") == 2  # the open, the event's wait
+    assert names.index("cuCtxPushCurrent") < names.index("cuIpcOpenMemHandle") < names.index("cuCtxPopCurrent")
+    driver.clear()
+    del t
+    gc.collect()
+    assert [n for n, _ in driver] == ["cuCtxPushCurrent", "cuCtxSynchronize", "cuIpcCloseMemHandle",
+                                      "cuCtxPopCurrent"]
+
+
+def torch_counter_file(tmp_path, monkeypatch, slots):
+    """A counter file laid out as torch's (torch_counters.DIRECTORY pointed at tmp_path); returns a slot reader."""
+    monkeypatch.setattr(torch_counters, "DIRECTORY", str(tmp_path))
+    data = bytearray(torch_counters.FILE_BYTES)
+    struct.pack_into("<i", data, 0, 1)  # the producer's process count
+    for i, v in slots.items():
+        struct.pack_into("<q", data, torch_counters.HEADER + 8 * i, v)
+    path = tmp_path / "torch_459_1234567_0"
+    path.write_bytes(bytes(data))
+    header = lambda: struct.unpack_from("<i", path.read_bytes(), 0)[0]  # noqa: E731
+    return (lambda i: struct.unpack_from("<q", path.read_bytes(), torch_counters.HEADER + 8 * i)[0]), header
+
+
+def test_a_torch_share_that_cannot_be_opened_gives_its_slot_back_once(driver, tmp_path, monkeypatch):
+    slot, header = torch_counter_file(tmp_path, monkeypatch, {0: 1, 1: 1})
+    with pytest.raises(ValueError, match="like must be"):
+        opening.open(CASES["torch-c"], like="numpy")
+    assert slot(0) == 0
+    with pytest.raises(ValueError, match="pass device="):
+        opening.open(CASES["torch-e"])  # no device UUID, and none given
+    assert slot(1) == 0
+    monkeypatch.setitem(sys.modules, "torch", None)  # a reader without torch
+    slot, header = torch_counter_file(tmp_path, monkeypatch, {0: 1})
+    with pytest.raises(ImportError):
+        opening.open(CASES["torch-c"])
+    assert slot(0) == 0 and header() == 1, "the slot back, the producer's process count untouched"
+
+
+def fake_torch(monkeypatch, rebuild):
+    """Just enough of torch for the torch path up to and into its reader, whose rebuild_cuda_tensor is ``rebuild``."""
+    torch = types.ModuleType("torch")
+    torch.__version__ = "fake"
+    torch.dtype = type("dtype", (), {})
+    torch.float32 = torch.dtype()
+    torch.Tensor, torch.Size = object, tuple
+    torch.storage = types.SimpleNamespace(TypedStorage=object)
+    torch.cuda = types.SimpleNamespace(current_stream=lambda i: types.SimpleNamespace(cuda_stream=9),
+                                       device=lambda i: contextlib.nullcontext())
+    multiprocessing = types.ModuleType("torch.multiprocessing")
+    reductions = types.ModuleType("torch.multiprocessing.reductions")
+    reductions.rebuild_cuda_tensor = rebuild
+    multiprocessing.reductions = reductions
+    torch.multiprocessing = multiprocessing
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.multiprocessing", multiprocessing)
+    monkeypatch.setitem(sys.modules, "torch.multiprocessing.reductions", reductions)
+    return torch
+
+
+def test_a_torch_share_given_to_torchs_reader_is_its_to_give_back(driver, tmp_path, monkeypatch):
+    slot, _ = torch_counter_file(tmp_path, monkeypatch, {0: 1})
+    taken = []
+
+    def rebuild(*args):
+        taken.append(args)
+        raise RuntimeError("torch's reader failed")
+    fake_torch(monkeypatch, rebuild)
+    with pytest.raises(RuntimeError, match="torch's reader failed"):
+        opening.open(CASES["torch-c"])
+    assert len(taken) == 1 and slot(0) == 1, "torch's reader had the share: it, not this open, gives it back"
+    assert fake_driver.names(driver) == ["cuIpcOpenEventHandle", "cuStreamWaitEvent", "cuEventDestroy"]
+    assert driver[[n for n, _ in driver].index("cuStreamWaitEvent")][1][0].value == 9, "torch's current stream"
+    with pytest.raises(ValueError, match="has no dtype bfloat16"):
+        opening.open(replace(CASES["torch-c"], tensor=d.Tensor("bfloat16", (4,), (1,), 0)))
+    assert slot(0) == 0 and len(taken) == 1, "refused before torch's reader: given back here"

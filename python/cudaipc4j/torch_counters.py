@@ -1,0 +1,62 @@
+"""torch's reference-counter files, as the Java side's ``TorchCounterFile`` reads them:
+``/dev/shm/torch_<pid>_<random>_<n>`` (torch's ``GetNewRefCountedSentData``), a 64-byte header (the process count of torch's ``RefcountedMapAllocator``),
+then ``CUDA_IPC_REF_COUNTER_FILE_SIZE`` (10000) 64-bit slots, one a share. The producer frees a block once every
+slot of its shares is back at 0 (``torch.cuda.ipc_collect()``).
+
+:func:`give_back` returns one share's slot without touching the header (torch's own ``_release_ipc_counter`` maps
+the file through ``RefcountedMapAllocator``, which counts itself in and out and unlinks a file it finds at 0).
+"""
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import re
+import struct
+
+from .holders import _SEQ_CST, _cas
+
+DIRECTORY = "/dev/shm"
+HEADER = 64
+SLOTS = 10000
+FILE_BYTES = HEADER + 8 * SLOTS
+_NAME = re.compile(r"/torch_[0-9]{1,10}_[0-9]{1,20}(_[0-9]{1,10})?")
+
+
+def give_back(name: str, slot: int, directory: str | None = None) -> bool:
+    """Gives ``slot`` of the counter file ``name`` (as torch names it: ``/torch_<pid>_<random>_<n>``) back once.
+
+    :returns: True when it was decremented; False when the file is gone (the producer has exited) or the slot is
+        at 0 already (given back before)
+    :raises ValueError: for a name that is not torch's, a slot outside the file, or a file not laid out as torch's
+    """
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(f"not a torch reference-counter name: {name!r} (torch's are /torch_<pid>_<random>_<n>)")
+    if not 0 <= slot < SLOTS:
+        raise ValueError(f"slot {slot} is outside torch's reference-counter file (slots 0 to {SLOTS - 1})")
+    path = os.path.join(DIRECTORY if directory is None else directory, name[1:])
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False
+    try:
+        size = os.fstat(fd).st_size
+        if size != FILE_BYTES:
+            raise ValueError(f"not a torch reference-counter file: {path} has {size} bytes, torch's have"
+                             f" {FILE_BYTES}")
+        m = mmap.mmap(fd, FILE_BYTES, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    finally:
+        os.close(fd)
+    anchor = ctypes.c_char.from_buffer(m)  # pins the mapping's address for the compare-and-set
+    try:
+        address = ctypes.addressof(anchor) + HEADER + 8 * slot
+        while True:
+            (value,) = struct.unpack_from("<q", m, HEADER + 8 * slot)
+            if value <= 0:
+                return False
+            expected = ctypes.c_uint64(value)
+            if _cas()(address, ctypes.addressof(expected), value - 1, _SEQ_CST, _SEQ_CST):
+                return True
+    finally:
+        del anchor
+        m.close()
