@@ -328,17 +328,49 @@ def to_json(d: Descriptor) -> str:
     return json.dumps(to_dict(d), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
+class _Duplicated(dict):
+    """An object whose key ``duplicate`` was given twice; refused with the key's whole path once parsing is done."""
+    duplicate: str = ""
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in pairs:
-        if k in out:
-            raise DescriptorError(f"descriptor field {k}: given twice")
+        if k in out and not isinstance(out, _Duplicated):
+            out = _Duplicated(out)
+            out.duplicate = k
         out[k] = v
     return out
 
 
-def _no_constant(name: str) -> Any:
-    raise DescriptorError(f"descriptor: {name} is not a JSON number this format uses")
+def _refuse_duplicates(value: Any, path: str = "") -> None:
+    """Refuses the first key given twice, named by its path (``exporter.pid``), as the Java reader names it."""
+    if isinstance(value, dict):
+        prefix = f"{path}." if path else ""
+        if isinstance(value, _Duplicated):
+            raise DescriptorError(f"descriptor field {prefix}{value.duplicate}: given twice")
+        for k, v in value.items():
+            _refuse_duplicates(v, prefix + k)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _refuse_duplicates(v, f"{path}[{i}]")
+
+
+class _Number:
+    """A JSON number the format has no use for (a fraction, an exponent, NaN, Infinity, more than 20 digits),
+    kept as written: a field that needs an integer refuses it by the field's name; an unknown field may hold it."""
+    __slots__ = ("literal",)
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+    def __repr__(self) -> str:
+        return self.literal
+
+
+def _int(text: str) -> Any:
+    # an integer of any field fits 64 bits; longer digit strings would also meet Python's own limit on int()
+    return int(text) if len(text) <= 20 else _Number(text)
 
 
 def _object(name: str, value: Any) -> dict[str, Any]:
@@ -353,10 +385,6 @@ def _required(obj: dict[str, Any], prefix: str, key: str) -> Any:
     return obj[key]
 
 
-def _float(text: str) -> Any:
-    raise DescriptorError(f"descriptor: {text} is not an integer (the format has no fractional numbers)")
-
-
 def from_json(text: str | bytes) -> Descriptor:
     """Reads a descriptor; unknown fields are ignored, a newer major version and malformed input refused."""
     if isinstance(text, (bytes, bytearray)):
@@ -365,12 +393,13 @@ def from_json(text: str | bytes) -> Descriptor:
         except UnicodeDecodeError as e:
             raise DescriptorError(f"descriptor: not UTF-8 ({e.reason} at byte {e.start})") from None
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
-                           parse_float=_float)
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_Number, parse_float=_Number,
+                           parse_int=_int)
     except json.JSONDecodeError as e:
         raise DescriptorError(f"descriptor: not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     except RecursionError:
         raise DescriptorError("descriptor: nested too deeply") from None
+    _refuse_duplicates(value)
     return from_dict(value)
 
 
