@@ -26,6 +26,7 @@ TYPE_CUDA_MALLOC = 0x63  # 'c'
 TYPE_EXPANDABLE = 0x65  # 'e'
 FABRIC_HANDLE_SIZE = 64
 _HEADER_V2 = struct.Struct("<i4xQQ")
+_MAX_LONG = (1 << 63) - 1
 _HEADER_V3 = struct.Struct("<i4xQQi4x")
 V3_HANDLE_TYPES = {0: "unspecified", 1: "posix_fd", 2: "fabric"}
 
@@ -100,20 +101,26 @@ def _expandable(version: int, payload: bytes) -> TorchHandle:
     rest = payload[header.size:]
     if pid <= 0:
         raise ValueError(f"torch handle type 'e': producer pid {pid} is not a pid")
-    if segment_size == 0 or segment_size > 1 << 48:
-        raise ValueError(f"torch handle type 'e': chunk size {segment_size} is not a plausible segment size")
-    if count == 0 or count > 1 << 24:
-        raise ValueError(f"torch handle type 'e': {count} chunks is not a plausible count")
+    # the limits the Java reader (TorchHandle.java) applies: sizes are signed 64-bit there
+    if not 0 < segment_size <= _MAX_LONG:
+        raise ValueError(f"torch handle type 'e': chunk size {segment_size} is not a segment size (1 to 2^63-1"
+                         f" bytes)")
+    if not 0 < count <= len(rest) // 4:
+        raise ValueError(f"torch handle type 'e' announces {count} chunks but carries {len(rest)} bytes of chunks")
+    if segment_size * count > _MAX_LONG:
+        raise ValueError(f"torch handle type 'e': {count} chunks of {segment_size} bytes overflow a 64-bit size")
     by_length = None
     if len(rest) == 4 * count:
         by_length = "posix_fd"
-    elif len(rest) == FABRIC_HANDLE_SIZE * count:
+    elif len(rest) == FABRIC_HANDLE_SIZE * count and version >= 2:  # version 1 had no fabric handles
         by_length = "fabric"
     if by_length is None or (declared != "unspecified" and declared != by_length):
-        expect = {"posix_fd": f"{4 * count} (int fds)", "fabric": f"{FABRIC_HANDLE_SIZE * count} (fabric handles)",
-                  "unspecified": f"{4 * count} (int fds) or {FABRIC_HANDLE_SIZE * count} (fabric handles)"}[declared]
+        fabric = f"{FABRIC_HANDLE_SIZE * count} (fabric handles)"
+        expect = {"posix_fd": f"{4 * count} (int fds)", "fabric": fabric,
+                  "unspecified": f"{4 * count} (int fds)" + (f" or {fabric}" if version >= 2 else "")}[declared]
         raise ValueError(f"torch handle version {version} type 'e' declares {count} chunk(s): expected {expect} bytes"
-                         f" after its {header.size}-byte header, got {len(rest)}")
+                         f" after its {header.size}-byte header, got {len(rest)}"
+                         + ("" if version >= 2 else " (version 1 has no fabric handles)"))
     if by_length == "posix_fd":
         fds = struct.unpack_from(f"<{count}i", rest)
         bad = [fd for fd in fds if fd < 0]

@@ -44,11 +44,16 @@ def test_the_e_handle_seen_on_torch_2_11():
     assert len(by_hand_v2_e(459, 2 << 20, [46, 47])) == 34 and two.fds == (46, 47) and two.num_handles == 2
 
 
-@pytest.mark.parametrize("version", [1, 2])
-def test_e_v1_v2_fds_and_fabric_told_apart_by_length(version):
-    fds = th.parse(th.build_e(7, 2 << 20, fds=[3, 4, 5], version=version))
+def test_e_v1_has_no_fabric_handles():
+    assert th.parse(th.build_e(7, 2 << 20, fds=[3, 4, 5], version=1)).fds == (3, 4, 5)
+    with pytest.raises(ValueError, match="expected 12 \\(int fds\\) bytes after its 24-byte header, got 192 \\(version 1 has no fabric"):
+        th.parse(th.build_e(7, 2 << 20, fabric=FABRIC, version=1))
+
+
+def test_e_v2_fds_and_fabric_told_apart_by_length():
+    fds = th.parse(th.build_e(7, 2 << 20, fds=[3, 4, 5], version=2))
     assert (fds.handle_type, fds.fds, fds.fabric_handles) == ("posix_fd", (3, 4, 5), ())
-    fab = th.parse(th.build_e(7, 2 << 20, fabric=FABRIC, version=version))
+    fab = th.parse(th.build_e(7, 2 << 20, fabric=FABRIC, version=2))
     assert (fab.handle_type, fab.fds, fab.fabric_handles) == ("fabric", (), tuple(FABRIC))
 
 
@@ -85,7 +90,10 @@ def test_a_versioned_handle_is_never_64_bytes():
     (b"\x02c" + IPC[:63], "carries 64 bytes after its 2-byte head, got 63 (65 in all)"),
     (b"\x02c" + IPC + b"\0", "got 65 (67 in all)"),
     (b"\x02e" + b"\0" * 10, "too short: 10 bytes"),
-    (th.build_e(459, 2 << 20, fds=[1, 2])[:-1], "declares 2 chunk(s): expected 8 (int fds) or 128 (fabric"),
+    (th.build_e(459, 2 << 20, fds=[1, 2])[:-1], "announces 2 chunks but carries 7 bytes of chunks"),
+    (th.build_e(459, 2 << 20, fds=[1, 2]) + b"\0" * 4, "declares 2 chunk(s): expected 8 (int fds) or 128 (fabric"),
+    (b"\x02e" + struct.pack("<i4xQQ", 459, 1 << 63, 1) + b"\0" * 4, "chunk size 9223372036854775808 is not"),
+    (b"\x02e" + struct.pack("<i4xQQ", 459, 1 << 62, 2) + b"\0" * 8, "2 chunks of 4611686018427387904 bytes overflow"),
     (th.build_e(459, 2 << 20, fds=[1, 2]) + b"\0", "got 9"),
     (th.build_e(0, 2 << 20, fds=[1]), "pid 0 is not a pid"),
     (th.build_e(459, 0, fds=[1]), "chunk size 0"),
