@@ -64,7 +64,9 @@ def send(sock: socket.socket, payload: bytes, fds: list[int] | tuple[int, ...] =
 
 
 def receive(sock: socket.socket, timeout: float | None = 60.0) -> tuple[bytes, list[int]]:
-    """Receives one message: its payload and the fds that came with it, now owned by the caller."""
+    """Receives one message: its payload and the fds that came with it, now owned by the caller. ``timeout``
+    applies to this call only: the socket's own timeout is back afterwards."""
+    previous = sock.gettimeout()
     sock.settimeout(timeout)
     fds: list[int] = []
     try:
@@ -99,6 +101,8 @@ def receive(sock: socket.socket, timeout: float | None = 60.0) -> tuple[bytes, l
         for fd in fds:
             os.close(fd)
         raise
+    finally:
+        sock.settimeout(previous)
 
 
 def _recv_with_fds(sock: socket.socket) -> tuple[bytes, list[int], int]:

@@ -96,6 +96,9 @@ def test_a_timeout_is_one_line():
     with a, b:
         with pytest.raises(fdsocket.ProtocolError, match="no message from the peer within 0.05 s"):
             fdsocket.receive(b, timeout=0.05)
+        assert b.gettimeout() is None, "the call's timeout stays with the call"
+        fdsocket.send(a, b"x")
+        assert fdsocket.receive(b, timeout=5) == (b"x", []) and b.gettimeout() is None
 
 
 def test_connect_waits_for_the_server_and_checks_its_user(tmp_path):
