@@ -256,13 +256,18 @@ class Communicator:
             return
         try:
             if not self._aborted:
-                r = self.nccl.call("ncclCommFinalize", self._comm)
-                if r == IN_PROGRESS:
-                    self._wait_ready("ncclCommFinalize")
-                elif r != SUCCESS:
-                    raise self.nccl.error("ncclCommFinalize", r, self._comm)
-                if not self._aborted:
-                    self.nccl._check("ncclCommDestroy", self._comm)
+                try:
+                    r = self.nccl.call("ncclCommFinalize", self._comm)
+                    if r == IN_PROGRESS:
+                        self._wait_ready("ncclCommFinalize")
+                    elif r != SUCCESS:
+                        raise self.nccl.error("ncclCommFinalize", r, self._comm)
+                    if not self._aborted:
+                        self.nccl._check("ncclCommDestroy", self._comm)
+                except BaseException:
+                    # a communicator that could not be finalised or destroyed is still there: abort frees it
+                    self.abort("its close failed")
+                    raise
         finally:
             self._comm = None
 

@@ -62,11 +62,18 @@ def test_every_function_is_declared_once_with_a_result_or_a_string():
 class _FakeNccl:
     """NCCL's calls a communicator's wait makes, answered from a list of states."""
 
-    def __init__(self, states):
-        self.states, self.calls = list(states), []
+    def __init__(self, states, failing=None):
+        self.states, self.calls, self.failing = list(states), [], failing or {}
+
+    def _check(self, name, *args):
+        r = self.call(name, *args)
+        if r != nccl.SUCCESS:
+            raise self.error(name, r)
 
     def call(self, name, *args):
         self.calls.append(name)
+        if name in self.failing:
+            return self.failing[name]
         if name == "ncclCommGetAsyncError":
             args[1]._obj.value = self.states.pop(0) if len(self.states) > 1 else self.states[0]
         return nccl.SUCCESS
@@ -121,3 +128,20 @@ def test_an_abort_request_ends_a_wait_first():
     with pytest.raises(RuntimeError, match="communicator aborted: rank 0 died"):
         comm._wait_ready("ncclSend")
     assert "ncclCommGetAsyncError" not in comm.nccl.calls and comm._aborted == "rank 0 died"
+
+
+@pytest.mark.parametrize("failing", ["ncclCommFinalize", "ncclCommDestroy"])
+def test_a_communicator_that_cannot_be_closed_is_aborted(failing):
+    comm = _communicator([nccl.SUCCESS])
+    comm.nccl.failing[failing] = 2
+    with pytest.raises(nccl.NcclError, match=f"{failing} failed: ncclSystemError"):
+        comm.close()
+    assert comm.nccl.calls[-1] == "ncclCommAbort" and comm._comm is None
+    comm.close()  # idempotent
+    assert comm.nccl.calls.count("ncclCommAbort") == 1
+
+
+def test_a_closed_communicator_is_finalised_and_destroyed_only():
+    comm = _communicator([nccl.SUCCESS])
+    comm.close()
+    assert comm.nccl.calls == ["ncclCommFinalize", "ncclCommDestroy"]
