@@ -431,6 +431,7 @@ class RankGroup:
         deadline = time.monotonic() + self._join_timeout
         if self.size > 1:
             host, port = self._address
+            server = None
             try:
                 info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
                 server = socket.socket(info[0], socket.SOCK_STREAM)
@@ -438,6 +439,8 @@ class RankGroup:
                 server.bind(info[4])
                 server.listen(self.size + 16)
             except OSError as e:
+                if server is not None:
+                    server.close()
                 raise RendezvousError(f"rendezvous on {self.address}: cannot listen there: {e}") from None
             self._server = server
             self._wake_r, self._wake_w = socket.socketpair()

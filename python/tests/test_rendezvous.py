@@ -1,7 +1,9 @@
 """The rendezvous and the group's watch (cudaipc4j.rendezvous), with ranks on threads over loopback."""
+import gc
 import socket
 import struct
 import threading
+import warnings
 from concurrent.futures import Future
 
 import pytest
@@ -329,3 +331,18 @@ def test_the_watch_reports_each_silent_rank_once():
     assert w.overdue(1.5) == [(2, 1.5)]
     assert w.overdue(2.5) == [(1, pytest.approx(1.6))]
     assert w.overdue(9.0) == []
+
+
+def test_a_port_taken_is_one_line_and_leaves_no_socket():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        before = open_sockets()
+        with warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always", ResourceWarning)
+            with pytest.raises(rdzv.RendezvousError, match=f"rendezvous on 127.0.0.1:{port}: cannot listen there"):
+                rdzv.join(0, 2, ("127.0.0.1", port), secret=SECRET, payload=ID, join_timeout=1.0)
+            gc.collect()
+        assert open_sockets() == before
+        assert not [w for w in warned if issubclass(w.category, ResourceWarning)], "closed, not left to the collector"
