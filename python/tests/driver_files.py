@@ -66,28 +66,37 @@ def left_since(before: set[str]) -> list[str]:
     return sorted(n for n in names() - before if producer(n) > 0 and not running(producer(n)))
 
 
-def remove_after_exit(pid: int) -> subprocess.Popen:
-    """Starts a process of its own that removes process ``pid``'s driver files once ``pid`` has ended."""
-    return subprocess.Popen([sys.executable, __file__, str(pid)], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+def remove_after_exit(pid: int, announce: bool = False) -> subprocess.Popen:
+    """Starts a process of its own that removes process ``pid``'s driver files once ``pid`` has ended. With
+    ``announce``, it writes the line ``waiting`` to its stdout (a pipe) once it watches ``pid``."""
+    return subprocess.Popen([sys.executable, __file__, str(pid)] + (["--announce"] if announce else []),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE if announce else subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True, text=announce)
 
 
-def _wait_for_end(pid: int) -> None:
+def _wait_for_end(pid: int, announce: bool) -> None:
     try:
         fd = os.pidfd_open(pid)
     except ProcessLookupError:
         return  # ended already
     except (AttributeError, OSError):
+        _announce(announce)
         while running(pid):  # no pidfd here: poll (a zombie stays until its parent waits)
             time.sleep(0.05)
         return
     try:
+        _announce(announce)
         select.select([fd], [], [])  # readable once the process has exited
     finally:
         os.close(fd)
 
 
+def _announce(announce: bool) -> None:
+    if announce:
+        print("waiting", flush=True)
+
+
 if __name__ == "__main__":
     target = int(sys.argv[1])
-    _wait_for_end(target)
+    _wait_for_end(target, sys.argv[2:] == ["--announce"])
     _remove(target)

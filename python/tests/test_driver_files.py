@@ -76,12 +76,14 @@ def test_a_file_is_removed_by_a_process_of_its_own_once_its_process_has_ended(fa
     child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
     try:
         file = fake(child.pid)
-        cleaner = driver_files.remove_after_exit(child.pid)
+        cleaner = driver_files.remove_after_exit(child.pid, announce=True)
+        assert cleaner.stdout.readline() == "waiting\n", "it watches the process"
         assert cleaner.poll() is None, "it waits while the process runs"
-        assert file.exists()
+        assert file.exists(), "and removes nothing meanwhile"
         child.stdin.close()
         child.wait(timeout=60)
         assert cleaner.wait(timeout=60) == 0
+        cleaner.stdout.close()
         assert not file.exists()
     finally:
         child.kill()
