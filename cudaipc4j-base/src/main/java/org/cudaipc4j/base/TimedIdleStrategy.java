@@ -30,4 +30,9 @@ public final class TimedIdleStrategy {
             park = Math.min(MAX_PARK_NANOS, park * 2);
         }
     }
+
+    /** {@return how long the next park lasts} */
+    long nextParkNanos() {
+        return park;
+    }
 }

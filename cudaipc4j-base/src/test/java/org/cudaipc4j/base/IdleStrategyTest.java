@@ -1,9 +1,12 @@
 package org.cudaipc4j.base;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class IdleStrategyTest {
@@ -30,11 +33,19 @@ class IdleStrategyTest {
     }
 
     @Test
-    void aTimedWaitReturnsEachTimeItIsAsked() {
+    void aTimedWaitComesBackEachTimeAndParksForGrowingPeriodsUpToAMillisecond() {
         TimedIdleStrategy idle = new TimedIdleStrategy();
+        assertEquals(10_000, idle.nextParkNanos(), "no park yet");
         long start = System.nanoTime();
-        while (System.nanoTime() - start < 3_000_000) {
-            idle.idle(); // through spinning, yielding and parking: each call comes back
-        }
+        // a generous limit: it only proves that the calls come back (through spinning, yielding and parking)
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            while (System.nanoTime() - start < 3_000_000) {
+                idle.idle();
+            }
+            for (int i = 0; i < 10; i++) {
+                idle.idle();
+            }
+        });
+        assertEquals(1_000_000, idle.nextParkNanos(), "parked, each period twice the last, up to a millisecond");
     }
 }

@@ -32,11 +32,14 @@ class LibcTest {
     @Test
     void dup2CopiesADescriptorOntoAChosenNumber(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("f"), "");
+        Path other = Files.writeString(dir.resolve("other"), "");
         int fd = Libc.open(file.toString(), Libc.O_WRONLY | Libc.O_CLOEXEC, 0).value();
-        int probe = Libc.open(file.toString(), Libc.O_WRONLY | Libc.O_CLOEXEC, 0).value();
+        int probe = Libc.open(other.toString(), Libc.O_WRONLY | Libc.O_CLOEXEC, 0).value();
         try {
             assertTrue(fd >= 0 && probe >= 0);
             assertEquals(probe, Libc.dup2(fd, probe));
+            // the number now names fd's file, not the one it was opened on
+            assertEquals(file.toRealPath(), Files.readSymbolicLink(Path.of("/proc/self/fd/" + probe)));
         } finally {
             Libc.close(probe);
             Libc.close(fd);

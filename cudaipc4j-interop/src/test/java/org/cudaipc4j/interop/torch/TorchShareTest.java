@@ -45,14 +45,19 @@ class TorchShareTest {
     }
 
     @Test
-    void anEStorageKeyCarriesTheProducersStartTime() {
-        TorchShare s = new TorchShare(0, E, 64, 128, "/torch_459_1_0", 3, null, false, null);
+    void anEStorageKeyCarriesTheProducersStartTime() throws Exception {
+        int pid = (int) ProcessHandle.current().pid(); // a live producer: this JVM
+        TorchHandle mine = TorchHandle.parse(ByteBuffer.allocate(30).order(ByteOrder.LITTLE_ENDIAN)
+                .put((byte) 2).put((byte) 'e').putInt(pid).putInt(0).putLong(2L << 20).putLong(1).putInt(3).array());
+        TorchShare s = new TorchShare(0, mine, 64, 128, "/torch_" + pid + "_1_0", 3, null, false, null);
         TorchStorageKey k = TorchStorageKey.of(s);
-        assertEquals(E.mappingKey(), k.mapping());
-        assertEquals(TorchStorageKey.processStartTime(459), k.producerStart());
+        assertEquals(mine.mappingKey(), k.mapping());
+        // field 22 of /proc/self/stat, read here by a split of the line after the command name
+        String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+        long started = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[19]);
+        assertTrue(started > 0, "this process's start time: " + started);
+        assertEquals(started, k.producerStart());
         assertEquals(128, k.offset());
-        long self = TorchStorageKey.processStartTime(ProcessHandle.current().pid());
-        assertTrue(self > 0, "this process's start time: " + self);
         assertEquals(-1, TorchStorageKey.processStartTime(Integer.MAX_VALUE), "no such process");
     }
 

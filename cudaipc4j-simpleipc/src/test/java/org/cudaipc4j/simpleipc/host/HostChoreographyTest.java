@@ -66,13 +66,13 @@ class HostChoreographyTest {
             for (int step = 0; step < n; step++) {
                 int b = (step + id) % n;
                 a.streamWait(events.get(b));
-                a.fill(buffers.get(b), (byte) id);
+                a.fill(buffers.get(b), (byte) (id + 1)); // never 0, which new segments hold already
                 a.record(events.get(b));
                 barrier.await(30, TimeUnit.SECONDS);
             }
             a.streamWait(events.get(id));
             MemorySegment host = a.copyToHost(buffers.get(id));
-            byte expected = (byte) ((id + 1) % n);
+            byte expected = (byte) ((id + 1) % n + 1); // the next sibling's value
             for (int i = 0; i < SIZE; i++) {
                 if (host.get(ValueLayout.JAVA_BYTE, i) != expected) {
                     return i;
