@@ -1,12 +1,14 @@
 package org.cudaipc4j.coord;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Test child: joins the group and runs barrier rounds until the group ends (abort, dead sibling, dead parent),
  * writing its round into user word 0. Exit codes: 0 after {@code rounds} rounds (0 = forever), 3 when a barrier
  * throws, 4 when it cannot join. Mode "exit:N" exits with N right after joining; "sleep" joins and sleeps;
- * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 half a second later;
+ * "fail:R" runs {@code rounds} rounds, then fails the group with reason R and exits 1 once its siblings have exited;
  * "release:MS" runs {@code rounds} rounds, marks itself RELEASED and lingers MS milliseconds before it leaves
  * ("release:hold": until its round word is set to -1);
  * "env:NAME" prints that environment variable, then runs its rounds;
@@ -63,10 +65,17 @@ public final class LoopingChild {
             System.exit(3);
         }
         if (mode.startsWith("fail:")) {
+            List<Long> siblings = new ArrayList<>();
+            for (int i = 0; i < rt.block().processCount(); i++) {
+                if (i != index) {
+                    siblings.add(rt.block().pid(i));
+                }
+            }
             rt.fail(mode.substring(5));
             rt.close();
-            // Linger, so that the siblings (leaving because of the abort) exit first.
-            Thread.sleep(500);
+            // Leaves only after the siblings (leaving because of the abort) have exited: the failure it declared must
+            // be blamed on it although it is not the first to exit.
+            TestSupport.waitUntil(60_000, () -> siblings.stream().noneMatch(Pids::isAlive));
             System.out.println("failed on purpose");
             System.out.flush();
             System.exit(1);

@@ -21,11 +21,14 @@ class TupleCounterRecordTest {
     @TempDir
     Path dir;
 
-    /** The pid of a process that has ended. */
-    private static long endedPid() throws Exception {
-        Process p = new ProcessBuilder("true").start();
-        p.waitFor();
-        return p.pid();
+    /**
+     * A pid no process has: above the largest the kernel hands out (2^22). The pid of a process that has ended
+     * could be given to a new process before the reaper looks.
+     */
+    private static long endedPid() {
+        long pid = (1L << 22) + 1;
+        assertFalse(ProcessHandle.of(pid).isPresent(), "pid " + pid + " is alive");
+        return pid;
     }
 
     private Path counter(long pid, String random) throws IOException {

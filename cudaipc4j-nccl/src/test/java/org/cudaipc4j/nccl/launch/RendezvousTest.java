@@ -88,12 +88,13 @@ class RendezvousTest {
     @Test
     void rankZeroNamesTheRanksThatDidNotArriveAndTellsThoseThatDid() {
         CompletableFuture<Integer> bound = new CompletableFuture<>();
-        CompletableFuture<RankGroup> host = ranks.start(options(0, 4, 0).joinTimeout(Duration.ofMillis(700))
+        // long enough for rank 1 to join on a loaded machine: the line must name only those that never came
+        CompletableFuture<RankGroup> host = ranks.start(options(0, 4, 0).joinTimeout(Duration.ofSeconds(4))
                 .onBound(a -> bound.complete(a.getPort())).build());
         int port = get(bound);
         CompletableFuture<RankGroup> one = ranks.member(1, 4, port);
         String line = "rendezvous on " + "127.0.0.1" + ":" + port
-                + ": ranks 2, 3 of 4 did not arrive within 700 ms";
+                + ": ranks 2, 3 of 4 did not arrive within 4 s";
         assertEquals(line, failure(host).getMessage());
         assertEquals(line, failure(one).getMessage());
     }
@@ -197,7 +198,7 @@ class RendezvousTest {
 
     @Test
     void aStrangerWhoSaysNothingIsDroppedAtItsDeadlineWhileTheRanksJoin() throws IOException {
-        int port = ranks.host(2, b -> b.handshakeTimeout(Duration.ofMillis(300)));
+        int port = ranks.host(2, b -> b.handshakeTimeout(Duration.ofSeconds(2)));
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout((int) Ranks.WAIT.toMillis());
             CompletableFuture<RankGroup> one = ranks.member(1, 2, port);
@@ -208,7 +209,7 @@ class RendezvousTest {
 
     @Test
     void aStrangerWhoSaysNothingIsDroppedAtItsDeadlineWhileRankZeroWaits() throws IOException {
-        int port = ranks.host(2, b -> b.handshakeTimeout(Duration.ofMillis(300)));
+        int port = ranks.host(2, b -> b.handshakeTimeout(Duration.ofSeconds(2)));
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout((int) Ranks.WAIT.toMillis());
             assertEquals(-1, s.getInputStream().read(), "the silent stranger is dropped");
@@ -267,9 +268,9 @@ class RendezvousTest {
         long took = System.nanoTime() - start;
         assertEquals(2, f0.rank());
         assertEquals(Fault.Kind.HUNG, f0.kind());
-        assertTrue(f0.message().matches("rank 2 hung: silent for 1\\.[0-9] s"), f0.message());
+        assertSilentForAtLeastTheLimit(f0.message(), "rank 2 hung: silent for ");
         assertEquals(f0, f1);
-        assertTrue(took < Duration.ofMillis(1000 + 1000).toNanos(), "took " + took / 1_000_000 + " ms");
+        assertTrue(took < Ranks.DETECTED_WITHIN.toNanos(), "took " + took / 1_000_000 + " ms");
     }
 
     @Test
@@ -281,7 +282,7 @@ class RendezvousTest {
         for (Fault f : List.of(get(at1), get(at2))) {
             assertEquals(0, f.rank());
             assertEquals(Fault.Kind.HUNG, f.kind());
-            assertTrue(f.message().startsWith("rank 0 hung: silent for 1."), f.message());
+            assertSilentForAtLeastTheLimit(f.message(), "rank 0 hung: silent for ");
         }
     }
 
@@ -302,7 +303,7 @@ class RendezvousTest {
         var at1 = faultOf(g.get(1));
         long start = System.nanoTime();
         g.get(0).close(); // rank 1 never says goodbye: rank 0 waits the silence limit, then leaves
-        assertTrue(System.nanoTime() - start >= Duration.ofMillis(1000).toNanos());
+        assertTrue(System.nanoTime() - start >= Ranks.SILENCE_LIMIT.toNanos());
         assertEquals(new Fault(0, Fault.Kind.LEFT, "rank 0 left the group before rank 1 closed"), get(at1));
         assertEquals(Optional.empty(), g.get(0).fault());
     }
@@ -403,5 +404,12 @@ class RendezvousTest {
                 throw new AssertionError(e);
             }
         }
+    }
+
+    /** {@code message} is {@code prefix} and a silence of at least the limit (1 s), in seconds: "1.2 s". */
+    private static void assertSilentForAtLeastTheLimit(String message, String prefix) {
+        assertTrue(message.startsWith(prefix) && message.endsWith(" s"), message);
+        double seconds = Double.parseDouble(message.substring(prefix.length(), message.length() - 2));
+        assertTrue(seconds >= Ranks.SILENCE_LIMIT.toMillis() / 1000.0, message);
     }
 }
