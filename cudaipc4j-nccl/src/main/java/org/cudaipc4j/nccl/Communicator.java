@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.ForeignResource;
@@ -405,17 +406,16 @@ public final class Communicator extends ForeignResource {
                     return;
                 }
                 context.makeCurrent();
-                int r = nccl.call(NcclFunction.ncclCommFinalize, comm);
                 try {
-                    calls.finish(NcclFunction.ncclCommFinalize, r);
-                } catch (RuntimeException e) {
+                    calls.finish(NcclFunction.ncclCommFinalize, nccl.call(NcclFunction.ncclCommFinalize, comm));
                     if (calls.abortReason() == null) {
-                        calls.abortLocked("rank " + rank() + ": " + e.getMessage());
+                        nccl.check(NcclFunction.ncclCommDestroy, comm);
+                        calls.destroyed();
                     }
+                } catch (RuntimeException e) {
+                    // not finalised or not destroyed: the communicator is still there, and an abort frees it
+                    Closing.closeAfter(() -> calls.abortLocked("rank " + rank() + ": " + e.getMessage()), e);
                     throw e;
-                }
-                if (calls.abortReason() == null) {
-                    nccl.check(NcclFunction.ncclCommDestroy, comm);
                 }
             } finally {
                 calls.lock.unlock();

@@ -24,6 +24,8 @@ final class CommunicatorCalls {
     final ReentrantLock lock = new ReentrantLock();
     private volatile String abortRequest;
     private volatile String abortReason;
+    /** Set once {@code ncclCommDestroy} has freed the communicator: nothing is left to abort. */
+    private volatile boolean destroyed;
 
     CommunicatorCalls(Communicator owner, Context context, Nccl nccl, MemorySegment comm, Duration timeout) {
         this.owner = owner;
@@ -89,10 +91,18 @@ final class CommunicatorCalls {
         }
     }
 
-    /** Aborts, once, holding the lock (or having waited for it long enough). */
+    /** The communicator was destroyed: a later abort has nothing to free. */
+    void destroyed() {
+        destroyed = true;
+    }
+
+    /**
+     * Aborts, once, holding the lock (or having waited for it long enough). Also while the owner closes: a
+     * finalise that fails or times out is aborted, which frees the communicator.
+     */
     void abortLocked(String reason) {
         synchronized (this) {
-            if (abortReason != null || owner.isClosed()) {
+            if (abortReason != null || destroyed) {
                 return;
             }
             abortReason = reason;
