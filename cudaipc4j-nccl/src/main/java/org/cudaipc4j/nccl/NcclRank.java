@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.nccl.launch.Fault;
 import org.cudaipc4j.nccl.launch.RankGroup;
@@ -61,10 +62,11 @@ public final class NcclRank implements AutoCloseable {
             return new NcclRank(group, communicator, watchdog);
         } catch (RuntimeException e) {
             if (communicator != null) {
-                communicator.abort("rank " + group.rank() + " could not start its watchdog");
-                communicator.close();
+                Communicator c = communicator;
+                Closing.closeAfter(() -> c.abort("rank " + group.rank() + " could not start its watchdog"), e);
+                Closing.closeAfter(c, e);
             }
-            group.close();
+            Closing.closeAfter(group, e);
             throw e;
         }
     }

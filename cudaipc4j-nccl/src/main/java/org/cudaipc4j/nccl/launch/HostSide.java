@@ -48,17 +48,23 @@ final class HostSide extends GroupWatch {
         long start = System.nanoTime();
         long deadline = start + options.joinTimeout().toNanos();
         if (size > 1) {
+            ServerSocket s = null;
             try {
-                ServerSocket s = new ServerSocket();
+                s = new ServerSocket();
                 s.setReuseAddress(true);
                 InetSocketAddress a = options.address();
                 s.bind(a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a, size + 16);
                 synchronized (lock) {
-                    server = s;
+                    server = s; // closed with the group from here on
                 }
                 where = Wire.where(options.address().getHostString(), s.getLocalPort());
                 options.onBound().accept((InetSocketAddress) s.getLocalSocketAddress());
             } catch (IOException e) {
+                synchronized (lock) {
+                    if (s != null && server != s) {
+                        Closing.closeQuietly(s); // it could not listen: nothing else has it
+                    }
+                }
                 throw new RendezvousException("rendezvous on " + where + ": cannot listen there: " + e.getMessage(),
                         null, e);
             }

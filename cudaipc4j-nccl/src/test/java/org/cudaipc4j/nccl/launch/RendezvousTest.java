@@ -100,6 +100,32 @@ class RendezvousTest {
     }
 
     @Test
+    void aPortTakenIsOneLineAndLeavesNoSocketOpen() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            int port = taken.getLocalPort();
+            long before = openSockets();
+            Throwable e = failure(ranks.start(options(0, 2, port).build()));
+            assertInstanceOf(RendezvousException.class, e);
+            assertTrue(e.getMessage().startsWith("rendezvous on 127.0.0.1:" + port + ": cannot listen there: "),
+                    e.getMessage());
+            assertEquals(before, openSockets(), "the socket that could not listen is closed, not left to a cleaner");
+        }
+    }
+
+    /** Sockets open in this JVM now. */
+    private static long openSockets() throws IOException {
+        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    return java.nio.file.Files.readSymbolicLink(fd).toString().startsWith("socket:");
+                } catch (IOException gone) {
+                    return false; // closed while listed (the listing's own descriptor)
+                }
+            }).count();
+        }
+    }
+
+    @Test
     void aRankWithoutRankZeroSaysWhoDidNotAnswer() {
         int port = Ports.freeLoopbackPort();
         Throwable e = failure(ranks.start(options(1, 2, port).joinTimeout(Duration.ofMillis(300)).build()));
