@@ -180,9 +180,9 @@ public final class TorchReader {
             if (share.eventSyncRequired()) {
                 waitForProducer(share, stream, phases);
             }
-            m.views++;
             TorchTensorView view = new TorchTensorView(context, this, m, lease,
                     m.memory.address() + share.storageOffsetBytes(), share.storageBytes(), share.tensor());
+            m.views++; // counted once the view exists: a view the context refuses is no view of the block
             OpenPhases.lap(phases, OpenPhases.Phase.VIEW);
             return view;
         } catch (RuntimeException e) {
@@ -255,19 +255,33 @@ public final class TorchReader {
         return c;
     }
 
-    /** A view closed: wait for the context's work, unmap after the block's last view, then give the slot back. */
+    /**
+     * A view closed: wait for the context's work, unmap after the block's last view, then give the slot back. The
+     * view is counted out and the slot given back also when the wait fails (a context with a sticky error fails every
+     * wait, and a block kept for a view that is gone would never be unmapped); the first failure is thrown after.
+     */
     synchronized void closed(TorchTensorView view, Mapping m, Lease lease) {
         if (m == null) {
             return;
         }
+        RuntimeException failure = null;
         try {
             context.synchronize();
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        try {
             if (--m.views == 0) {
                 mappings.remove(m.key);
                 unmap(m);
             }
+        } catch (RuntimeException e) {
+            failure = Closing.firstOf(failure, e);
         } finally {
             lease.release();
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
