@@ -20,10 +20,11 @@ public final class Event extends ContextResource {
     private final Set<EventFlag> flags;
     private final boolean opened;
 
+    /** {@code flags} is an immutable copy: the constructor registers the event and must not fail after that. */
     private Event(Context context, MemorySegment handle, Set<EventFlag> flags, boolean opened) {
         super(context);
         this.handle = handle;
-        this.flags = Set.copyOf(flags);
+        this.flags = flags;
         this.opened = opened;
     }
 
@@ -73,7 +74,8 @@ public final class Event extends ContextResource {
      */
     public static Event adopt(Context context, MemorySegment handle, Set<EventFlag> flags, boolean opened) {
         try {
-            return new Event(context, handle, flags, opened);
+            Set<EventFlag> copy = Set.copyOf(flags); // before the context owns it: a bad set registers nothing
+            return new Event(context, handle, copy, opened);
         } catch (RuntimeException e) {
             Closing.closeAfter(() -> CuDriver.EVENT_DESTROY.check(handle), e);
             throw e;

@@ -204,8 +204,14 @@ public final class MemoryPool extends ForeignResource {
             CuDriver.MEM_ALLOC_FROM_POOL_ASYNC.check(out, bytes, handle(), stream.handle());
             address = out.get(JAVA_LONG, 0);
         }
-        stream.synchronize();
-        return PoolBuffer.adopt(this, address, bytes, false);
+        PoolBuffer buffer = PoolBuffer.adopt(this, address, bytes, false); // owned before anything else can fail
+        try {
+            stream.synchronize();
+        } catch (RuntimeException e) {
+            Closing.closeAfter(buffer, e);
+            throw e;
+        }
+        return buffer;
     }
 
     /**
