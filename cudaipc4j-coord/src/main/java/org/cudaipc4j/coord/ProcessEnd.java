@@ -28,13 +28,16 @@ public final class ProcessEnd {
      * @return whether both now point at {@code /dev/null}
      */
     public static boolean silenceStandardStreams() {
-        int devNull = Libc.open("/dev/null", Libc.O_WRONLY, 0).value();
+        int devNull = Libc.open("/dev/null", Libc.O_WRONLY | Libc.O_CLOEXEC, 0).value();
         if (devNull < 0) {
             return false;
         }
         boolean silenced = true;
         for (int standard = 1; standard <= 2; standard++) {
-            silenced &= Libc.dup2(devNull, standard) == standard;
+            silenced &= Libc.dup2(devNull, standard) == standard; // the copies are inherited, as 1 and 2 are
+        }
+        if (devNull > 2) {
+            Libc.close(devNull);
         }
         return silenced;
     }

@@ -334,7 +334,12 @@ public final class TorchLeases implements AutoCloseable {
         book.markClosed();
         if (watcher != null) {
             try {
-                watcher.getOutputStream().close();
+                watcher.getOutputStream().close(); // the watcher's signal to end
+            } catch (IOException ex) {
+                failure = Closing.firstOf(failure, new TorchInteropException("closing the torch lease watcher's input: "
+                        + ex, ex)); // it is still waited for, then killed
+            }
+            try {
                 if (!watcher.waitFor(WATCHER_STOP_SECONDS, TimeUnit.SECONDS)) {
                     watcher.destroyForcibly();
                     failure = Closing.firstOf(failure, new TorchInteropException("the torch lease watcher " + watcher.pid()
