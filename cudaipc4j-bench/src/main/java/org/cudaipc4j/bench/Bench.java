@@ -45,7 +45,21 @@ public final class Bench {
     record BarrierFigures(int processes, int rounds, long samples, double medianMicros, double p99Micros,
             double minMicros, double maxMicros, double meanMicros, double wallSeconds) {}
 
+    /**
+     * Nothing asked for could be measured here: every part needs what this machine lacks (a GPU, NCCL), or a run of
+     * the tool waived. The command exits 2, as the tool does.
+     */
+    public static final class WaivedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        WaivedException(String message) {
+            super(message);
+        }
+    }
+
     private final Settings settings;
+    /** Why each part skipped for want of a GPU or NCCL was skipped. */
+    private final List<String> skipped = new ArrayList<>();
 
     private Bench(Settings settings) {
         this.settings = settings;
@@ -85,6 +99,9 @@ public final class Bench {
         }
         if (only.contains("nccl")) {
             nccl(results, gson);
+        }
+        if (skipped.size() == only.size()) {
+            throw new WaivedException("nothing asked for can be measured here: " + String.join("; ", skipped));
         }
         if (settings.out() != null) {
             writeResults(results, gson);
@@ -153,6 +170,7 @@ public final class Bench {
         String unusable = cudaUnusable();
         if (unusable != null) {
             System.out.println("Fill bandwidth: skipped (" + unusable + ")");
+            skipped.add("fill: " + unusable);
             return;
         }
         FillBench.Result r = FillBench.run(0, settings.sizes(), settings.fillIterations(), System.out);
@@ -173,6 +191,7 @@ public final class Bench {
         }
         if (unusable != null) {
             System.out.println("NCCL: skipped (" + unusable + ")");
+            skipped.add("nccl: " + unusable);
             return;
         }
         results.add("nccl", gson.toJsonTree(NcclBenchRun.run(settings.procs(), settings.sizes(), NCCL_OPS,

@@ -90,10 +90,7 @@ final class EndToEndBench {
                         Map.of(SimpleIpcParent.REPORT_ENV, report.toString()));
                 ms = (System.nanoTime() - t0) / 1e6;
                 reaped = Clock.micros();
-                if (o.exitCode() != 0) {
-                    throw new IllegalStateException("run " + (r + 1) + " of '" + String.join(" ", toolArgs)
-                            + "' exited " + o.exitCode() + ": " + o.lastErrorLine());
-                }
+                o.requirePassed("run " + (r + 1) + " of '" + String.join(" ", toolArgs) + "'");
                 json = JsonParser.parseString(Files.readString(report)).getAsJsonObject();
                 reportMicros = Files.getLastModifiedTime(report).to(TimeUnit.MICROSECONDS);
             } catch (IOException e) {

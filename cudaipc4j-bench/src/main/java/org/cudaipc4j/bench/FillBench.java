@@ -95,10 +95,7 @@ final class FillBench {
                 });
                 ToolLauncher.Outcome o = ToolLauncher.runMain(FillBenchChild.class.getName(), List.of(
                         Integer.toString(ordinal), Integer.toString(iterations), server.socket().toString()), Map.of());
-                if (o.exitCode() != 0) {
-                    throw new IllegalStateException("fill benchmark child exited " + o.exitCode() + ": "
-                            + o.lastErrorLine());
-                }
+                o.requirePassed("fill benchmark child");
                 served.join();
                 List<Point> points = FillBenchChild.parse(o.stdout());
                 double warmUpMillis = FillBenchChild.importerWarmUpMillis(o.stdout());

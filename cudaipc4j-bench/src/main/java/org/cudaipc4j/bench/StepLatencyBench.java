@@ -222,10 +222,7 @@ final class StepLatencyBench {
     }
 
     private static JsonObject launchJson(String toolMainClass, List<String> args, Map<String, String> env) {
-        ToolLauncher.Outcome o = ToolLauncher.runMain(toolMainClass, args, env);
-        if (o.exitCode() != 0) {
-            throw new IllegalStateException(String.join(" ", args) + " exited " + o.exitCode() + ": " + o.lastErrorLine());
-        }
+        ToolLauncher.Outcome o = ToolLauncher.runMain(toolMainClass, args, env).requirePassed(String.join(" ", args));
         return JsonParser.parseString(o.stdout()).getAsJsonObject();
     }
 }

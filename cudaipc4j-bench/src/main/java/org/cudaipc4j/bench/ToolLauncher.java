@@ -19,18 +19,75 @@ final class ToolLauncher {
 
     /** What a finished run of the tool printed, and its exit code. */
     record Outcome(int exitCode, String stdout, String stderr) {
+        /** The run's last line on standard error, else on standard output (where a waived run says why). */
         String lastErrorLine() {
-            String[] lines = stderr.strip().split("\n");
-            return lines[lines.length - 1];
+            String text = stderr.isBlank() ? stdout.strip() : stderr.strip();
+            return text.isEmpty() ? "(it printed nothing)" : text.substring(text.lastIndexOf('\n') + 1);
+        }
+
+        /**
+         * Throws unless the run passed: {@link Bench.WaivedException} when it waived (exit 2: nothing to run on),
+         * else an {@link IllegalStateException}; each names {@code what} and the run's last line.
+         */
+        Outcome requirePassed(String what) {
+            if (exitCode == 2) {
+                throw new Bench.WaivedException(what + " waived: " + lastErrorLine());
+            }
+            if (exitCode != 0) {
+                throw new IllegalStateException(what + " exited " + exitCode + ": " + lastErrorLine());
+            }
+            return this;
         }
     }
 
-    /** Runs {@code mainClass} in a fresh JVM with extra environment variables to completion (at most 10 minutes). */
+    /**
+     * Runs {@code mainClass} in a fresh JVM with extra environment variables to completion (at most 10 minutes).
+     * While it runs, this JVM's end (a signal, an exit) ends it too: it is asked to stop (SIGTERM, on which the tool
+     * ends its group and removes what it made) and killed if it has not within {@link #STOP_SECONDS}.
+     */
     static Outcome runMain(String mainClass, List<String> toolArgs, java.util.Map<String, String> env) {
+        Process p;
         try {
             ProcessBuilder pb = new ProcessBuilder(JvmCommand.of(mainClass, toolArgs));
             pb.environment().putAll(env);
-            Process p = pb.start();
+            p = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the tool", e);
+        }
+        Thread stop = new Thread(() -> stop(p), "cudaipc4j-bench-stop-run");
+        Runtime.getRuntime().addShutdownHook(stop);
+        try {
+            return await(p, toolArgs);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(stop);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs, or has run: the run is being stopped
+            }
+        }
+    }
+
+    /** How long a run may take to end after SIGTERM, when this JVM ends, before it is killed. */
+    static final int STOP_SECONDS = 5;
+
+    private static void stop(Process p) {
+        if (!p.isAlive()) {
+            return;
+        }
+        p.destroy();
+        try {
+            if (!p.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+
+    private static Outcome await(Process p, List<String> toolArgs) {
+        try {
             p.getOutputStream().close();
             // A thread of its own: the common pool may have a single worker on a small machine.
             CompletableFuture<String> err = new CompletableFuture<>();
@@ -43,7 +100,7 @@ final class ToolLauncher {
             }
             return new Outcome(p.exitValue(), out, err.join());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the tool", e);
+            throw new UncheckedIOException("cannot close the run's standard input", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted");

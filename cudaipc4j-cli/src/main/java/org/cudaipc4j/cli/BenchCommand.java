@@ -187,8 +187,22 @@ final class BenchCommand implements Callable<Integer> {
             sizes.add(bytes);
         }
         atLeast("--fill-iterations", fillIterations, 1);
-        if (out != null && Files.exists(out) && !Files.isDirectory(out)) {
-            throw usage("--out: " + out + " exists and is not a directory");
+        if (out != null) {
+            if (out.toString().isEmpty()) {
+                throw usage("--out: empty folder name");
+            }
+            if (Files.exists(out) && !Files.isDirectory(out)) {
+                throw usage("--out: " + out + " exists and is not a directory");
+            }
+            // Made now, so that a folder that cannot be written is refused before the bench runs, not after it.
+            try {
+                Files.createDirectories(out);
+            } catch (java.io.IOException | SecurityException e) {
+                throw usage("--out: cannot make the folder " + out + ": " + reason(e));
+            }
+            if (!Files.isWritable(out)) {
+                throw usage("--out: cannot write into " + out);
+            }
         }
         return new Bench.Settings(only, repeat, backend, runArguments, procs, stepCount, stepPairs, stepSize,
                 stepKernels, barrierRounds, sizes, fillIterations, out, toolMainClass);
@@ -211,6 +225,16 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    /** An I/O failure's reason in words (for some the JDK's message is only the file's name). */
+    private static String reason(Exception e) {
+        return e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                : e instanceof java.nio.file.FileAlreadyExistsException f ? f.getFile() + " is in the way (not a folder)"
+                : e instanceof java.nio.file.NoSuchFileException ? "no such file or folder"
+                : e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason()
+                : e instanceof java.nio.charset.CharacterCodingException ? "not UTF-8 text"
+                : String.valueOf(e.getMessage());
+    }
+
     private ParameterException usage(String message) {
         return new ParameterException(spec.commandLine(), message);
     }
@@ -228,7 +252,14 @@ final class BenchCommand implements Callable<Integer> {
                 return ExitCodes.WAIVED;
             }
         }
-        Bench.run(settings);
+        try {
+            Bench.run(settings);
+        } catch (Bench.WaivedException e) {
+            java.io.PrintWriter err = spec.commandLine().getErr();
+            err.println("cudaipc4j: bench: " + e.getMessage());
+            err.flush();
+            return ExitCodes.WAIVED;
+        }
         return ExitCodes.OK;
     }
 }

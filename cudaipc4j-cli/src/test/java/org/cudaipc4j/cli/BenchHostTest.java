@@ -26,6 +26,37 @@ class BenchHostTest {
     private static final Duration LIMIT = Duration.ofMinutes(4);
     private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
+    /**
+     * A bench ended by SIGTERM while a run of the tool is in flight ends that run too: the run's group ends and
+     * removes what it made, instead of going on under init.
+     */
+    @Test
+    void aBenchEndedBySigtermEndsTheRunItHasInFlight() throws Exception {
+        Process bench = ToolRun.start("bench", "--backend", "host", "--only", "e2e", "--repeat", "1",
+                "--run-args=--size 4K --procs-per-device 2 --steps 100000000 --timeout 120s");
+        bench.getOutputStream().close();
+        List<ProcessHandle> run = new java.util.ArrayList<>();
+        try {
+            // The run's parent and its four children: all started (the handshake is their existence).
+            assertTrue(org.cudaipc4j.testing.Waits.until(60_000, () -> bench.descendants().count() >= 5),
+                    "the run did not start: " + bench.descendants().toList());
+            run.addAll(bench.descendants().toList());
+            long runParent = bench.children().findFirst().orElseThrow().pid();
+            bench.destroy(); // SIGTERM
+            assertTrue(bench.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the bench did not end");
+            assertTrue(org.cudaipc4j.testing.Waits.until(30_000, () -> run.stream().noneMatch(ProcessHandle::isAlive)),
+                    "processes of the run left: " + run.stream().filter(ProcessHandle::isAlive).toList());
+            try (var shm = Files.list(Path.of("/dev/shm"))) {
+                List<Path> left = shm.filter(f -> f.getFileName().toString().startsWith("cudaipc4j-" + runParent + "-"))
+                        .toList();
+                assertEquals(List.of(), left, "the run's segments");
+            }
+        } finally {
+            run.forEach(ProcessHandle::destroyForcibly); // whatever is left of the run, also under init
+            bench.destroyForcibly();
+        }
+    }
+
     @Test
     void aShortBenchOnTheHostBackendWritesItsReportAndCharts(@TempDir Path tmp) throws IOException {
         // Every part that needs no GPU, each as short as its options allow; fill bandwidth needs a GPU.

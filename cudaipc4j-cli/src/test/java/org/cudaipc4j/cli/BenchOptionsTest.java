@@ -46,6 +46,8 @@ class BenchOptionsTest {
         "--run-args=devices           | --run-args: 'devices' is a command, not a simpleIPC option",
         "--run-args=frob              | --run-args: 'frob' is not a command of cudaipc4j",
         "--out /dev/null              | --out: /dev/null exists and is not a directory",
+        "--out=                       | --out: empty folder name",
+        "--out /dev/null/sub          | --out: cannot make the folder /dev/null/sub: ",
     })
     void badOptionIsAUsageErrorBeforeAnythingRuns(String args, String expected) {
         StringWriter out = new StringWriter();

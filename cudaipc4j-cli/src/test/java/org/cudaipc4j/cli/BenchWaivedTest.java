@@ -24,4 +24,30 @@ class BenchWaivedTest {
                 + " libcudaipc4j-absent.so.1\n", r.stderr(), r.describe());
         assertEquals("", r.stdout(), r.describe());
     }
+
+    /** Where every part asked for needs a GPU or NCCL, the bench (backend auto) is waived too, saying why. */
+    @ParameterizedTest(name = "bench {0}")
+    @ValueSource(strings = {"--only fill", "--only fill,nccl"})
+    void partsThatAllNeedAGpuAreWaived(String parts) {
+        JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), Main.class, List.of(ABSENT),
+                ("bench " + parts).split(" "));
+        assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
+        assertEquals("Fill bandwidth: skipped (no NVIDIA driver found: could not load libcudaipc4j-absent.so.1)",
+                r.stdout().lines().findFirst().orElse(""), r.describe());
+        String why = "no NVIDIA driver found: could not load libcudaipc4j-absent.so.1";
+        assertEquals("cudaipc4j: bench: nothing asked for can be measured here: fill: " + why
+                + (parts.contains("nccl") ? "; nccl: " + why : ""), r.stderr().lines().findFirst().orElse(""),
+                r.describe());
+        assertEquals(1, r.stderr().lines().count(), r.describe());
+    }
+
+    /** A run of the tool that waives (its --run-args ask for a GPU) waives the bench, with the run's own reason. */
+    @org.junit.jupiter.api.Test
+    void aRunThatWaivesWaivesTheBenchWithItsReason() {
+        JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(120), Main.class, List.of(ABSENT),
+                "bench", "--only", "e2e", "--repeat", "1", "--run-args=--backend cuda");
+        assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
+        assertEquals("cudaipc4j: bench: run 1 of '--backend cuda' waived: No CUDA devices support IPC\n", r.stderr(),
+                r.describe());
+    }
 }
