@@ -58,6 +58,8 @@ public final class BenchCharts {
 
     /** The parts of a bench.json that charts are drawn from. */
     private static final List<String> CHARTED = List.of("endToEnd", "stepLatency", "fill");
+    /** The most a bench.json may hold; it is a few kilobytes. */
+    static final int MAX_JSON_BYTES = 64 << 20;
 
     /**
      * The results in {@code json}, or a failure in one line naming the file: unreadable, not JSON, or JSON that
@@ -65,12 +67,22 @@ public final class BenchCharts {
      */
     static JsonObject read(Path json) {
         String text;
-        try {
-            text = Files.readString(json);
+        try (var in = Files.newInputStream(json)) {
+            byte[] bytes = in.readNBytes(MAX_JSON_BYTES + 1); // never more: /dev/zero would fill the heap
+            if (bytes.length > MAX_JSON_BYTES) {
+                throw new IllegalArgumentException("bench chart: '" + json + "' holds more than " + MAX_JSON_BYTES
+                        + " bytes: no bench.json is that long");
+            }
+            text = java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (java.nio.file.NoSuchFileException e) {
             throw new IllegalArgumentException("bench chart: '" + json + "' does not exist");
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException("bench chart: '" + json + "' is not UTF-8 text");
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new IllegalArgumentException("bench chart: cannot read '" + json + "': permission denied");
         } catch (IOException e) {
-            throw new UncheckedIOException("bench chart: cannot read '" + json + "'", e);
+            throw new UncheckedIOException("bench chart: cannot read '" + json + "': " + e.getMessage(), e);
         }
         com.google.gson.JsonElement parsed;
         try {
@@ -99,13 +111,21 @@ public final class BenchCharts {
         render(read(json), json, dir);
     }
 
+    /**
+     * Reads every part before it draws any, so that input it cannot draw leaves no chart, not even an empty file:
+     * a part of another shape, or a number that is not finite (JSON's 1e400), is one line naming the part.
+     */
     private static void render(JsonObject results, Path json, Path dir) {
+        List<Runnable> drawings = new ArrayList<>();
         for (String part : CHARTED) {
             if (!results.has(part)) {
                 continue;
             }
             try {
-                draw(part, results, dir);
+                drawings.add(drawing(part, results, dir));
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("bench chart: '" + json + "' has a number that is not finite in"
+                        + " its " + part + " part");
             } catch (IllegalStateException | ClassCastException | NullPointerException
                      | UnsupportedOperationException | NumberFormatException e) {
                 // Gson's accessors on a part of another shape.
@@ -113,9 +133,20 @@ public final class BenchCharts {
                         + " shape in its " + part + " part");
             }
         }
+        drawings.forEach(Runnable::run);
     }
 
-    private static void draw(String part, JsonObject results, Path dir) {
+    /** {@code e} as a number; an {@link ArithmeticException} when it is not finite. */
+    private static double finite(com.google.gson.JsonElement e) {
+        double d = e.getAsDouble();
+        if (!Double.isFinite(d)) {
+            throw new ArithmeticException(d + " is not finite");
+        }
+        return d;
+    }
+
+    /** The chart of {@code part}, read now and drawn when run. */
+    private static Runnable drawing(String part, JsonObject results, Path dir) {
         if (part.equals("endToEnd")) {
             Map<String, Map<String, Double>> bars = new LinkedHashMap<>();
             for (var e : results.getAsJsonArray("endToEnd")) {
@@ -124,38 +155,46 @@ public final class BenchCharts {
                 Map<String, Double> phases = new LinkedHashMap<>();
                 if (r.has("medianRunCriticalPathMs")) {
                     for (var p : r.getAsJsonObject("medianRunCriticalPathMs").entrySet()) {
-                        phases.put(p.getKey(), p.getValue().getAsDouble());
+                        phases.put(p.getKey(), finite(p.getValue()));
                     }
                 } else { // written by an older build: per-phase medians
                     for (var p : r.getAsJsonObject("criticalPathMs").entrySet()) {
-                        phases.put(p.getKey(), p.getValue().getAsJsonObject().get("median").getAsDouble());
+                        phases.put(p.getKey(), finite(p.getValue().getAsJsonObject().get("median")));
                     }
                 }
                 bars.put(label.isEmpty() ? "default" : label, phases);
             }
             Path png = dir.resolve("bench-phases.png");
-            ChartWriter.phases(bars, "simpleIPC end to end: critical path of the median run", png);
-            System.out.println("Wrote " + png);
+            return () -> {
+                ChartWriter.phases(bars, "simpleIPC end to end: critical path of the median run", png);
+                System.out.println("Wrote " + png);
+            };
         }
         if (part.equals("stepLatency")) {
-            Path png = dir.resolve("bench-steps.png");
-            ChartWriter.stepCosts(stepSeries(results.getAsJsonArray("stepLatency")),
-                    "simpleIPC rotation: marginal cost of a step", png);
-            System.out.println("Wrote " + png);
-        }
-        if (part.equals("fill")) {
-            Map<String, List<double[]>> series = new LinkedHashMap<>();
-            for (var s : results.getAsJsonObject("fill").getAsJsonObject("gbPerSecond").entrySet()) {
-                List<double[]> points = new ArrayList<>();
-                for (var p : s.getValue().getAsJsonArray()) {
-                    points.add(new double[] {p.getAsJsonArray().get(0).getAsDouble(),
-                            p.getAsJsonArray().get(1).getAsDouble()});
+            Map<String, List<double[]>> series = stepSeries(results.getAsJsonArray("stepLatency"));
+            series.values().forEach(points -> points.forEach(p -> {
+                if (!Double.isFinite(p[0]) || !Double.isFinite(p[1])) {
+                    throw new ArithmeticException("not finite");
                 }
-                series.put(s.getKey(), points);
+            }));
+            Path png = dir.resolve("bench-steps.png");
+            return () -> {
+                ChartWriter.stepCosts(series, "simpleIPC rotation: marginal cost of a step", png);
+                System.out.println("Wrote " + png);
+            };
+        }
+        Map<String, List<double[]>> series = new LinkedHashMap<>(); // fill
+        for (var s : results.getAsJsonObject("fill").getAsJsonObject("gbPerSecond").entrySet()) {
+            List<double[]> points = new ArrayList<>();
+            for (var p : s.getValue().getAsJsonArray()) {
+                points.add(new double[] {finite(p.getAsJsonArray().get(0)), finite(p.getAsJsonArray().get(1))});
             }
-            Path png = dir.resolve("bench-bandwidth.png");
+            series.put(s.getKey(), points);
+        }
+        Path png = dir.resolve("bench-bandwidth.png");
+        return () -> {
             ChartWriter.bandwidth(series, "Device fill bandwidth", png);
             System.out.println("Wrote " + png);
-        }
+        };
     }
 }

@@ -84,6 +84,9 @@ final class InteropFigures {
         return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
 
+    /** The most a share file may hold: a descriptor is well under a kilobyte, a state dict's a few hundred. */
+    static final int MAX_SHARE_FILE_BYTES = 64 << 20;
+
     /**
      * The descriptors of a share file, one JSON line each (blank lines skipped).
      *
@@ -91,10 +94,20 @@ final class InteropFigures {
      */
     static List<Descriptor> readDescriptors(Path file) {
         List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        try (var in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(MAX_SHARE_FILE_BYTES + 1); // never more: /dev/zero would fill the heap
+            if (bytes.length > MAX_SHARE_FILE_BYTES) {
+                throw new IllegalArgumentException(file + " holds more than " + MAX_SHARE_FILE_BYTES + " bytes: not a"
+                        + " share file");
+            }
+            lines = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString()
+                    .lines().toList();
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException("no such file: " + file);
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new IllegalArgumentException(file + " is not UTF-8 text");
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new IllegalArgumentException("cannot read " + file + ": permission denied");
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
         }

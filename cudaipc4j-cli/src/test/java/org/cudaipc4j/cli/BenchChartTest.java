@@ -31,7 +31,13 @@ class BenchChartTest {
                         "holds no bench results (endToEnd, stepLatency, fill); it is a run's report: charts are"
                                 + " drawn from the bench.json that 'cudaipc4j bench --out DIR' writes"),
                 Arguments.of("{\"fill\": 3}", "has bench results of an unknown shape"),
-                Arguments.of("{\"stepLatency\": [{\"kernel\": 1}]}", "has bench results of an unknown shape"));
+                Arguments.of("{\"stepLatency\": [{\"kernel\": 1}]}", "has bench results of an unknown shape"),
+                Arguments.of("{\"endToEnd\": [{\"args\": [], \"medianRunCriticalPathMs\": {\"run\": 1e400}}]}",
+                        "has a number that is not finite in its endToEnd part"),
+                // a good first part is not drawn when a later one cannot be
+                Arguments.of("{\"endToEnd\": [{\"args\": [], \"medianRunCriticalPathMs\": {\"run\": 1}}],"
+                        + " \"fill\": {\"gbPerSecond\": {\"copy\": [[1, -1e400]]}}}",
+                        "has a number that is not finite in its fill part"));
     }
 
     @ParameterizedTest(name = "{index}: {0}")
@@ -52,6 +58,18 @@ class BenchChartTest {
                 assertEquals(List.of(), drawn.toList(), "nothing drawn");
             }
         }
+    }
+
+    @Test
+    void aFileWithoutEndOrNotTextIsOneLine(@TempDir Path tmp) throws IOException {
+        Chart endless = chart(Path.of("/dev/zero"), tmp.resolve("charts"));
+        assertEquals(ExitCodes.FAILURE, endless.exit, endless.err);
+        assertEquals("cudaipc4j: bench chart: '/dev/zero' holds more than 67108864 bytes: no bench.json is that"
+                + " long\n", endless.err);
+        Path binary = Files.write(tmp.resolve("binary.json"), new byte[] {'{', (byte) 0xff, (byte) 0xfe, '}'});
+        Chart notText = chart(binary, tmp.resolve("charts"));
+        assertEquals(ExitCodes.FAILURE, notText.exit, notText.err);
+        assertEquals("cudaipc4j: bench chart: '" + binary + "' is not UTF-8 text\n", notText.err);
     }
 
     @Test

@@ -123,4 +123,12 @@ class BenchInteropCommandTest {
     void aMissingFileIsRefusedInOneLine() {
         assertTrue(refusal("tensor", dir.resolve("none").toString()).startsWith("bench interop: no such file"));
     }
+
+    @Test
+    void aFileWithoutEndOrNotTextIsRefusedInOneLine() throws IOException {
+        assertEquals("bench interop: /dev/zero holds more than 67108864 bytes: not a share file",
+                refusal("pool", "/dev/zero"));
+        Path binary = Files.write(dir.resolve("binary.jsonl"), new byte[] {'{', (byte) 0xff, '}', '\n'});
+        assertEquals("bench interop: " + binary + " is not UTF-8 text", refusal("tensor", binary.toString()));
+    }
 }
