@@ -37,7 +37,13 @@ public final class Sizes {
         return value << shift;
     }
 
-    /** Parses a duration: a whole number with ms, s (the default), m or h, up to what milliseconds in a long hold. */
+    /**
+     * The longest duration a setting takes: a hundred years. Every deadline is {@code System.nanoTime()} plus a
+     * duration in nanoseconds, which must not overflow a long (about 292 years from the clock's origin).
+     */
+    public static final Duration LONGEST = Duration.ofHours(876_000);
+
+    /** Parses a duration: a whole number with ms, s (the default), m or h, up to {@link #LONGEST}. */
     public static Duration parseDuration(String text) {
         Matcher m = DURATION.matcher(text.trim());
         if (!m.matches()) {
@@ -51,12 +57,14 @@ public final class Sizes {
                 case "h" -> Duration.ofHours(Long.parseLong(m.group(1)));
                 default -> Duration.ofSeconds(Long.parseLong(m.group(1)));
             };
-            d.toMillis(); // what the children are given
-            return d;
+            if (d.compareTo(LONGEST) <= 0) {
+                return d;
+            }
         } catch (ArithmeticException | NumberFormatException e) {
-            throw new IllegalArgumentException("duration '" + text + "' is too long (at most "
-                    + Long.MAX_VALUE / 3_600_000 + "h)");
+            // too long: below
         }
+        throw new IllegalArgumentException("duration '" + text + "' is too long (at most " + LONGEST.toHours()
+                + "h, a hundred years)");
     }
 
     /**

@@ -79,14 +79,14 @@ public final class HostBackend implements Backend {
         }
         try {
             long ms = Long.parseLong(value.trim());
-            if (ms > 0) {
+            if (ms > 0 && ms <= Sizes.LONGEST.toMillis()) {
                 return Duration.ofMillis(ms);
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new IllegalArgumentException(WAIT_TIMEOUT_PROPERTY + " must be a positive number of milliseconds: '"
-                + value + "'");
+        throw new IllegalArgumentException(WAIT_TIMEOUT_PROPERTY + " must be a positive number of milliseconds, at"
+                + " most " + Sizes.LONGEST.toMillis() + " (a hundred years): '" + value + "'");
     }
 
     @Override
