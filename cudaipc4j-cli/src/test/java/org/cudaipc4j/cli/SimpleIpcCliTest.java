@@ -60,6 +60,15 @@ class SimpleIpcCliTest {
         assertEquals("", run.out);
     }
 
+    /** More processes than a control block holds, known only once the devices are counted: a usage error too. */
+    @Test
+    void tooManyProcessesInAllIsAUsageError() {
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--size", "4K", "--procs-per-device", "600");
+        run.assertExit(ExitCodes.USAGE).assertNothingLeft();
+        assertEquals("cudaipc4j: 2 devices x 600 processes per device exceeds the limit of 1024 processes (lower"
+                + " --procs-per-device, or choose fewer with --devices)\n", run.err);
+    }
+
     @Test
     void cudaBackendWithoutAGpuIsWaived() {
         assumeFalse(CudaLibrary.isAvailable(), "a CUDA driver is present: the waiver path is not reachable here");

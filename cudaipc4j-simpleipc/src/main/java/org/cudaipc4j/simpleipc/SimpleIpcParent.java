@@ -151,8 +151,9 @@ public final class SimpleIpcParent {
             phases.mark("selected");
             int n = selected.size() * options.procsPerDevice();
             if (n > ControlBlock.MAX_PROCESSES) {
-                throw new IllegalArgumentException(selected.size() + " devices x " + options.procsPerDevice()
-                        + " processes per device exceeds the limit of " + ControlBlock.MAX_PROCESSES + " processes");
+                throw new UsageException(selected.size() + " devices x " + options.procsPerDevice()
+                        + " processes per device exceeds the limit of " + ControlBlock.MAX_PROCESSES + " processes"
+                        + " (lower --procs-per-device, or choose fewer with --devices)");
             }
             report.devices = selected;
             report.processes = n;
