@@ -212,7 +212,9 @@ final class EndToEndBench {
 
     private static Path tempFile() {
         try {
-            return Files.createTempFile("cudaipc4j-report", ".json");
+            Path report = Files.createTempFile("cudaipc4j-report", ".json");
+            report.toFile().deleteOnExit(); // removed after the run; this covers a bench ended by a signal
+            return report;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary report file", e);
         }

@@ -253,6 +253,48 @@ class ToolPathsTest {
         }
     }
 
+    /**
+     * A run with --json (its children's phase logs in a temporary folder) ended by a signal removes that folder.
+     * With --json the run's lines go to standard error, where the test waits for its steps.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"INT", "TERM"})
+    void aJsonRunEndedByASignalRemovesItsPhaseLogs(String signal) throws Exception {
+        Path shm = privateShm();
+        Path tmp = Files.createTempDirectory("toolpathstest-tmp-");
+        Process tool = start(Map.of("JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + tmp), shm, "--backend", "host",
+                "--size", "4K", "--steps", ENDLESS, "--json");
+        try {
+            Thread.ofPlatform().daemon().start(() -> { // the JSON, at the end
+                try (var out = tool.getInputStream()) {
+                    out.transferTo(java.io.OutputStream.nullOutputStream());
+                } catch (IOException e) {
+                    // the run ended
+                }
+            });
+            List<String> atSignal = null;
+            try (var lines = tool.errorReader(java.nio.charset.StandardCharsets.UTF_8)) {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                    if (atSignal == null && line.equals("Step 5 done")) {
+                        atSignal = files(tmp, "cudaipc4j-");
+                        signal(signal, tool.pid());
+                    }
+                }
+            }
+            assertTrue(tool.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS), "the run did not end");
+            assertEquals(1, atSignal == null ? 0 : atSignal.size(), "the phase-log folder at the signal: " + atSignal);
+            assertEquals(signal.equals("INT") ? 130 : 143, tool.exitValue());
+            assertEmptyAndRemove(tmp, "after SIG" + signal);
+            assertEmptyAndRemove(shm, "after SIG" + signal);
+        } finally {
+            tool.descendants().forEach(ProcessHandle::destroyForcibly);
+            tool.destroyForcibly();
+            removeTree(tmp);
+            removeTree(shm);
+        }
+    }
+
     private static void signalParent(String signal, String ipc, Path shm) throws Exception {
         AtomicReference<List<ProcessHandle>> children = new AtomicReference<>();
         AtomicReference<List<String>> filesAtSignal = new AtomicReference<>();

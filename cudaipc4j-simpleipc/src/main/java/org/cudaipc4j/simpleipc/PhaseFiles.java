@@ -18,6 +18,8 @@ import java.util.stream.Stream;
 final class PhaseFiles implements AutoCloseable {
     private final Path dir;
     private final int count;
+    /** Removes the folder when the JVM ends before {@link #close} (a signal): null when there is no folder. */
+    private final Thread removeAtShutdown;
 
     PhaseFiles(boolean enabled, String blockName, int count) {
         this.count = count;
@@ -27,6 +29,31 @@ final class PhaseFiles implements AutoCloseable {
                     PosixFilePermissions.fromString("rwx------"))) : null;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary folder for phase logs", e);
+        }
+        removeAtShutdown = dir == null ? null : Thread.ofPlatform().name("cudaipc4j-phase-files")
+                .unstarted(this::removeAtShutdown);
+        if (removeAtShutdown != null) {
+            try {
+                Runtime.getRuntime().addShutdownHook(removeAtShutdown);
+            } catch (IllegalStateException shuttingDown) {
+                close();
+                throw new IllegalStateException("cannot log the children's phases: this JVM is shutting down");
+            }
+        }
+    }
+
+    /**
+     * At shutdown, while the children may still be ending: a child's log written between the listing and the
+     * folder's removal makes another pass; one written after it finds no folder.
+     */
+    private void removeAtShutdown() {
+        for (int pass = 0; pass < 3; pass++) {
+            try {
+                remove();
+                return;
+            } catch (UncheckedIOException e) {
+                // a log came meanwhile: once more
+            }
         }
     }
 
@@ -56,6 +83,18 @@ final class PhaseFiles implements AutoCloseable {
     @Override
     public void close() {
         if (dir == null) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(removeAtShutdown);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook removes it, or has
+        }
+        remove();
+    }
+
+    private void remove() {
+        if (!Files.exists(dir)) {
             return;
         }
         try (Stream<Path> files = Files.walk(dir)) {
