@@ -78,6 +78,7 @@ public final class Main {
         cl.addSubcommand(new DevicesCommand());
         cl.addSubcommand(new BenchCommand(Main.class.getName(), Main::usageProblem));
         cl.addSubcommand(new org.cudaipc4j.cli.interop.InteropCommand());
+        versionEverywhere(cl, new RootCommand.Version()); // every command's -V, which its help lists
         // Help fits the terminal (100 columns when there is none), so phrases are not broken early.
         cl.setUsageHelpWidth(100);
         cl.setUsageHelpAutoWidth(true);
@@ -88,6 +89,11 @@ public final class Main {
         });
         cl.setExecutionExceptionHandler((ex, c, parseResult) -> reportFailure(ex, c.getErr()));
         return cl;
+    }
+
+    private static void versionEverywhere(CommandLine c, CommandLine.IVersionProvider version) {
+        c.getCommandSpec().versionProvider(version);
+        c.getSubcommands().values().forEach(sub -> versionEverywhere(sub, version));
     }
 
     /**

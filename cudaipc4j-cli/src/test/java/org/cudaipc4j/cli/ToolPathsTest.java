@@ -138,6 +138,27 @@ class ToolPathsTest {
         }
     }
 
+    /** Every command's help lists -V: each prints the version, as the root command does. */
+    @Test
+    void everyCommandPrintsTheVersion() throws IOException {
+        String expected = "cudaipc4j " + projectVersion() + "\n";
+        for (String command : List.of("devices", "bench", "bench chart", "bench interop", "interop",
+                "interop describe", "interop open")) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            picocli.CommandLine cl = Main.commandLine();
+            picocli.CommandLine target = cl;
+            target.setOut(new java.io.PrintWriter(out, true));
+            for (String word : command.split(" ")) {
+                target = target.getSubcommands().get(word);
+                target.setOut(new java.io.PrintWriter(out, true));
+            }
+            List<String> args = new ArrayList<>(List.of(command.split(" ")));
+            args.add("-V");
+            assertEquals(ExitCodes.OK, cl.execute(args.toArray(String[]::new)), command);
+            assertEquals(expected, out.toString(), command);
+        }
+    }
+
     /**
      * A run that fails after its processes passed: the report file the environment names cannot be written (it is a
      * folder). The quick path (options only) and picocli's (an argument file) both say so in one line.
