@@ -24,6 +24,11 @@ public final class Main {
     public static void main(String[] args) {
         LineAtomicOutput.install();
         int code = run(args);
+        if (code == ExitCodes.OK && System.out.checkError()) {
+            // A result nobody can read (a full disk, a closed pipe) is no success.
+            System.err.println("cudaipc4j: cannot write to standard output");
+            code = ExitCodes.FAILURE;
+        }
         if (AotTraining.requested()) {
             AotTraining.loadOwnClasses();
             // The training run's options skip picocli; its model (commands, help, errors) goes in the cache too.

@@ -138,6 +138,22 @@ class ToolPathsTest {
         }
     }
 
+    /** Output that cannot be written (a full disk) is no success: exit 1 and one line on standard error. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"--version", "--backend host --size 4K"})
+    void outputThatCannotBeWrittenIsAFailure(String args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", org.cudaipc4j.testing.JavaProcess.classPath(),
+                Main.class.getName()));
+        cmd.addAll(List.of(args.split(" ")));
+        Process p = new ProcessBuilder(cmd).redirectOutput(new java.io.File("/dev/full")).start();
+        p.getOutputStream().close();
+        String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals(ExitCodes.FAILURE, p.exitValue(), err);
+        assertEquals("cudaipc4j: cannot write to standard output", err.lines().reduce((a, b) -> b).orElse(""), err);
+    }
+
     /** Every command's help lists -V: each prints the version, as the root command does. */
     @Test
     void everyCommandPrintsTheVersion() throws IOException {
