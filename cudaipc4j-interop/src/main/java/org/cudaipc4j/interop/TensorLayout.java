@@ -28,8 +28,8 @@ public final class TensorLayout {
      * @param shape the size of each dimension
      * @param strides the step of each dimension, in elements
      * @param offset the first element's offset from the storage's start, in elements
-     * @throws IllegalArgumentException for a negative dimension, stride or offset, or shape and strides of
-     *                                  different ranks
+     * @throws IllegalArgumentException for a negative dimension, stride or offset, shape and strides of different
+     *                                  ranks, or a tensor whose elements or bytes do not fit a long
      */
     public static TensorLayout of(DType dtype, long[] shape, long[] strides, long offset) {
         Objects.requireNonNull(dtype, "dtype");
@@ -48,7 +48,14 @@ public final class TensorLayout {
         if (offset < 0) {
             throw new IllegalArgumentException("tensor offset is negative: " + offset);
         }
-        return new TensorLayout(dtype, shape.clone(), strides.clone(), offset);
+        TensorLayout layout = new TensorLayout(dtype, shape.clone(), strides.clone(), offset);
+        try {
+            layout.extentBytes(); // its element count too: neither may overflow later, where it is used
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("tensor of shape " + Arrays.toString(shape) + ", strides "
+                    + Arrays.toString(strides) + " and offset " + offset + " reaches beyond 2^63 bytes");
+        }
+        return layout;
     }
 
     /**
@@ -112,7 +119,7 @@ public final class TensorLayout {
         for (int i = 0; i < shape.length; i++) {
             last = Math.addExact(last, Math.multiplyExact(shape[i] - 1, strides[i]));
         }
-        return Math.multiplyExact(last + 1, (long) dtype.elementSize());
+        return Math.multiplyExact(Math.addExact(last, 1), (long) dtype.elementSize());
     }
 
     @Override

@@ -44,4 +44,17 @@ class TensorLayoutTest {
         assertThrows(IllegalArgumentException.class,
                 () -> TensorLayout.of(DType.FLOAT32, new long[] {1, 2}, new long[] {1}, 0));
     }
+
+    @Test
+    void aTensorBeyondALongIsRefusedWhenMadeNotWhenUsed() {
+        long big = 1L << 40;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TensorLayout.of(DType.FLOAT32, new long[] {big, big}, new long[] {big, 1}, 0));
+        assertEquals("tensor of shape [" + big + ", " + big + "], strides [" + big + ", 1] and offset 0 reaches"
+                + " beyond 2^63 bytes", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TensorLayout.of(DType.FLOAT64, new long[] {1L << 61},
+                new long[] {1}, 0), "elements fit, bytes do not");
+        assertThrows(IllegalArgumentException.class, () -> TensorLayout.of(DType.UINT8, new long[] {2},
+                new long[] {Long.MAX_VALUE}, 0), "a stride that overflows");
+    }
 }
