@@ -293,6 +293,9 @@ final class RootCommand implements Callable<Integer> {
         if (simulated < 1 || simulated > SimpleIpcOptions.MAX_DEVICES) {
             throw usage("--sim-devices must be between 1 and " + SimpleIpcOptions.MAX_DEVICES + ", got " + simulated);
         }
+        if (corruptProcess < -1) {
+            throw usage("--inject-corruption takes a process number from 0, got " + corruptProcess);
+        }
         if (backend == BackendKind.CUDA && simulatedDevices != null) {
             throw usage("--sim-devices is for simulated devices; --backend cuda runs on GPUs (choose them with"
                     + " --devices)");

@@ -40,6 +40,7 @@ class SimpleIpcCliTest {
         "--timeout 999999999999999999h  | --timeout: duration '999999999999999999h' is too long (at most 876000h, a hundred years)",
         "--timeout 2562047788016h       | --timeout: duration '2562047788016h' is too long",
         "--timeout 876001h              | --timeout: duration '876001h' is too long",
+        "--inject-corruption -5         | --inject-corruption takes a process number from 0, got -5",
         "--timeout 3000000h             | --timeout: duration '3000000h' is too long",
         "--frobnicate                   | Unknown option: '--frobnicate'",
         "frobnicate                     | 'frobnicate' is not a command of cudaipc4j; the commands are devices, bench",
@@ -67,6 +68,14 @@ class SimpleIpcCliTest {
         run.assertExit(ExitCodes.USAGE).assertNothingLeft();
         assertEquals("cudaipc4j: 2 devices x 600 processes per device exceeds the limit of 1024 processes (lower"
                 + " --procs-per-device, or choose fewer with --devices)\n", run.err);
+    }
+
+    /** A corruption injected into a process the run does not have would pass silently: a usage error. */
+    @Test
+    void corruptionOfAProcessTheRunHasNotIsAUsageError() {
+        ToolRun run = ToolRun.run(LIMIT, "--backend", "host", "--size", "4K", "--inject-corruption", "5");
+        run.assertExit(ExitCodes.USAGE).assertNothingLeft();
+        assertEquals("cudaipc4j: --inject-corruption: there is no process 5 in a run of 2 (0 to 1)\n", run.err);
     }
 
     @Test

@@ -155,6 +155,10 @@ public final class SimpleIpcParent {
                         + " processes per device exceeds the limit of " + ControlBlock.MAX_PROCESSES + " processes"
                         + " (lower --procs-per-device, or choose fewer with --devices)");
             }
+            if (options.corruptProcess() >= n) {
+                throw new UsageException("--inject-corruption: there is no process " + options.corruptProcess()
+                        + " in a run of " + n + " (0 to " + (n - 1) + ")");
+            }
             report.devices = selected;
             report.processes = n;
             // Concatenation, not a format string: the first Formatter of a JVM costs milliseconds, here on the way
@@ -316,10 +320,16 @@ public final class SimpleIpcParent {
         }
     }
 
+    /** "1 device" or "N devices", of the simulated ones. */
+    private String simulated() {
+        int n = options.simulatedDevices();
+        return n + (n == 1 ? " device" : " devices");
+    }
+
     private Backend chooseBackend() {
         BackendKind kind = options.backend();
         if (kind == BackendKind.HOST) {
-            backendLine = String.format("Backend: host (%d devices simulated in host shared memory)", options.simulatedDevices());
+            backendLine = "Backend: host (" + simulated() + " simulated in host shared memory)";
             return Backends.create(BackendKind.HOST, options);
         }
         Backend cuda = null;
@@ -346,8 +356,8 @@ public final class SimpleIpcParent {
             if (kind == BackendKind.CUDA) {
                 throw e;
             }
-            backendLine = String.format("Backend: host (auto: %s; %d devices simulated in host shared memory)",
-                    Failures.oneLine(e), options.simulatedDevices());
+            backendLine = "Backend: host (auto: " + Failures.oneLine(e) + "; " + simulated()
+                    + " simulated in host shared memory)";
             return Backends.create(BackendKind.HOST, options);
         } catch (RuntimeException e) {
             if (cuda != null) {
