@@ -72,6 +72,7 @@ final class ChildStartCache {
                 return new ChildStartCache(cache, null);
             }
             Files.createDirectories(dir);
+            removeAbandonedRecordings(dir);
             return new ChildStartCache(cache, dir.resolve(cache.getFileName() + "." + ProcessHandle.current().pid()
                     + ".recording"));
         } catch (IOException | RuntimeException e) {
@@ -119,6 +120,25 @@ final class ChildStartCache {
 
     private static final int KEEP = 4;
 
+    /** A recording and the JVM's configuration beside it, named after the parent that made them. */
+    private static final java.util.regex.Pattern RECORDING =
+            java.util.regex.Pattern.compile("children-.*\\.aot\\.([0-9]{1,10})\\.recording(\\.config)?");
+
+    /**
+     * Recordings whose parent has ended: a run ended by a signal never finished its recording ({@link #finish}), and
+     * its files would stay in the user's cache folder.
+     */
+    static void removeAbandonedRecordings(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                java.util.regex.Matcher m = RECORDING.matcher(f.getFileName().toString());
+                if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true)) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        }
+    }
+
     private static long modified(Path file) {
         try {
             return Files.getLastModifiedTime(file).toMillis();
@@ -150,6 +170,7 @@ final class ChildStartCache {
             // The JVM's intermediate configuration file, where one was left.
             Files.deleteIfExists(Path.of(recording + ".config"));
             pruneOldCaches();
+            removeAbandonedRecordings(cache.getParent());
         } catch (IOException e) {
             // A cache is an optimisation: without it the next run records again.
         }

@@ -46,6 +46,23 @@ class ChildStartCacheTest {
         assertTrue(ChildStartCache.of(jar, dir, "host", List.of()).recording(), "another backend, another cache");
     }
 
+    /** A parent ended by a signal never finishes its recording: the next run that records removes what it left. */
+    @Test
+    void recordingsOfEndedParentsAreRemovedByTheNextRecordingRun(@TempDir Path tmp) throws Exception {
+        Path jar = Files.writeString(tmp.resolve("cudaipc4j.jar"), "a jar");
+        Path dir = Files.createDirectories(tmp.resolve("cache"));
+        long ended = (1L << 22) + 1; // above the kernel's largest pid: no process
+        long live = ProcessHandle.current().pid();
+        Path endedRecording = Files.writeString(dir.resolve("children-1a2b-3c.aot." + ended + ".recording"), "x");
+        Path endedConfig = Files.writeString(dir.resolve("children-1a2b-3c.aot." + ended + ".recording.config"), "x");
+        Path liveRecording = Files.writeString(dir.resolve("children-1a2b-3c.aot." + live + ".recording"), "x");
+        Path other = Files.writeString(dir.resolve("notes.txt"), "x");
+        ChildStartCache run = ChildStartCache.of(jar, dir, "cuda", List.of());
+        assertTrue(run.recording());
+        assertFalse(Files.exists(endedRecording) || Files.exists(endedConfig), "an ended parent's recording");
+        assertTrue(Files.exists(liveRecording) && Files.exists(other), "a live parent's recording, another file");
+    }
+
     @Test
     void aFailedRunLeavesNoRecording(@TempDir Path tmp) throws Exception {
         Path jar = Files.writeString(tmp.resolve("cudaipc4j.jar"), "a jar");
