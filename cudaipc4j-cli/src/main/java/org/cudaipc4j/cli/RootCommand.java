@@ -52,7 +52,7 @@ final class RootCommand implements Callable<Integer> {
     private static final int DEFAULT_SIMULATED_DEVICES = 2;
 
     @Option(names = "--size", paramLabel = "BYTES", defaultValue = "64M", converter = OptionTypes.Size.class,
-            description = "Bytes per buffer; suffixes K, M, G (powers of 1024). Default: ${DEFAULT-VALUE}.")
+            description = "Bytes per buffer; suffixes K, M, G, T (powers of 1024). Default: ${DEFAULT-VALUE}.")
     long size;
 
     @Option(names = "--procs-per-device", paramLabel = "N",
