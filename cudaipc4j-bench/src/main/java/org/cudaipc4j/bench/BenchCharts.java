@@ -79,10 +79,9 @@ public final class BenchCharts {
             throw new IllegalArgumentException("bench chart: '" + json + "' does not exist");
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new IllegalArgumentException("bench chart: '" + json + "' is not UTF-8 text");
-        } catch (java.nio.file.AccessDeniedException e) {
-            throw new IllegalArgumentException("bench chart: cannot read '" + json + "': permission denied");
         } catch (IOException e) {
-            throw new UncheckedIOException("bench chart: cannot read '" + json + "': " + e.getMessage(), e);
+            throw new IllegalArgumentException("bench chart: cannot read '" + json + "': "
+                    + org.cudaipc4j.simpleipc.Failures.fileReason(e));
         }
         com.google.gson.JsonElement parsed;
         try {

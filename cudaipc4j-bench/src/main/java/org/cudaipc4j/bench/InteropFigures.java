@@ -106,10 +106,9 @@ final class InteropFigures {
             throw new IllegalArgumentException("no such file: " + file);
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new IllegalArgumentException(file + " is not UTF-8 text");
-        } catch (java.nio.file.AccessDeniedException e) {
-            throw new IllegalArgumentException("cannot read " + file + ": permission denied");
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
+            throw new IllegalArgumentException("cannot read " + file + ": " + org.cudaipc4j.simpleipc.Failures
+                    .fileReason(e));
         }
         List<Descriptor> out = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.cudaipc4j.bench.Bench;
 import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.simpleipc.Failures;
 import org.cudaipc4j.simpleipc.backend.Sizes;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import picocli.CommandLine.Command;
@@ -198,7 +199,7 @@ final class BenchCommand implements Callable<Integer> {
             try {
                 Files.createDirectories(out);
             } catch (java.io.IOException | SecurityException e) {
-                throw usage("--out: cannot make the folder " + out + ": " + reason(e));
+                throw usage("--out: cannot make the folder " + out + ": " + Failures.fileReason(e));
             }
             if (!Files.isWritable(out)) {
                 throw usage("--out: cannot write into " + out);
@@ -223,16 +224,6 @@ final class BenchCommand implements Callable<Integer> {
         if (value < least) {
             throw usage(option + " must be at least " + least + ", got " + value);
         }
-    }
-
-    /** An I/O failure's reason in words (for some the JDK's message is only the file's name). */
-    private static String reason(Exception e) {
-        return e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-                : e instanceof java.nio.file.FileAlreadyExistsException f ? f.getFile() + " is in the way (not a folder)"
-                : e instanceof java.nio.file.NoSuchFileException ? "no such file or folder"
-                : e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason()
-                : e instanceof java.nio.charset.CharacterCodingException ? "not UTF-8 text"
-                : String.valueOf(e.getMessage());
     }
 
     private ParameterException usage(String message) {

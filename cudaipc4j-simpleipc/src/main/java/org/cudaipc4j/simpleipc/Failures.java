@@ -28,6 +28,20 @@ public final class Failures {
         return line.toString().replace('\n', ' ');
     }
 
+    /**
+     * A file failure's reason in words: for some the JDK's message is only the file's name ({@code
+     * AccessDeniedException}, {@code NoSuchFileException}).
+     */
+    public static String fileReason(Exception e) {
+        return e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                : e instanceof java.nio.file.FileAlreadyExistsException f
+                        ? f.getFile() + " is in the way (not a folder)"
+                : e instanceof java.nio.file.NoSuchFileException ? "no such file or folder"
+                : e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason()
+                : e instanceof java.nio.charset.CharacterCodingException ? "not UTF-8 text"
+                : String.valueOf(e.getMessage());
+    }
+
     /** Whether stack traces go with the one-line errors ({@code CUDAIPC4J_DEBUG=1}). */
     public static boolean debug() {
         return "1".equals(System.getenv("CUDAIPC4J_DEBUG"));

@@ -12,6 +12,7 @@ import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorFormatException;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TorchHandle;
+import org.cudaipc4j.simpleipc.Failures;
 
 /**
  * What the commands' argument names: a descriptor of format 1.0 or a bare torch storage handle, read from a file,
@@ -71,7 +72,7 @@ sealed interface InteropInput {
             try (InputStream in = Files.newInputStream(path)) {
                 return parseText(read(in, arg), arg);
             } catch (IOException e) {
-                throw new BadInputException("cannot read " + arg + ": " + reason(e));
+                throw new BadInputException("cannot read " + arg + ": " + Failures.fileReason(e));
             }
         }
         if (arg.contains("/") || arg.endsWith(".json")) {
@@ -91,18 +92,8 @@ sealed interface InteropInput {
         } catch (NoSuchFileException e) {
             throw new BadInputException("no such file: " + what);
         } catch (IOException e) {
-            throw new BadInputException("cannot read " + what + ": " + reason(e));
+            throw new BadInputException("cannot read " + what + ": " + Failures.fileReason(e));
         }
-    }
-
-    /** An I/O failure's reason in words (for some the JDK's message is only the file's name). */
-    private static String reason(Exception e) {
-        return e instanceof java.nio.file.AccessDeniedException ? "permission denied"
-                : e instanceof java.nio.file.FileAlreadyExistsException f ? f.getFile() + " is in the way (not a folder)"
-                : e instanceof java.nio.file.NoSuchFileException ? "no such file or folder"
-                : e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason()
-                : e instanceof java.nio.charset.CharacterCodingException ? "not UTF-8 text"
-                : String.valueOf(e.getMessage());
     }
 
     /** Text of a file or of standard input: a descriptor's JSON, or a handle's hex. */
