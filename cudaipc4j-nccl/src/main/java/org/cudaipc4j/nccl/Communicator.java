@@ -408,9 +408,13 @@ public final class Communicator extends ForeignResource {
                 context.makeCurrent();
                 try {
                     calls.finish(NcclFunction.ncclCommFinalize, nccl.call(NcclFunction.ncclCommFinalize, comm));
-                    if (calls.abortReason() == null) {
-                        nccl.check(NcclFunction.ncclCommDestroy, comm);
-                        calls.destroyed();
+                    if (calls.beginDestroy()) {
+                        try {
+                            nccl.check(NcclFunction.ncclCommDestroy, comm);
+                        } catch (RuntimeException e) {
+                            calls.destroyFailed();
+                            throw e;
+                        }
                     }
                 } catch (RuntimeException e) {
                     // not finalised or not destroyed: the communicator is still there, and an abort frees it

@@ -24,8 +24,11 @@ final class CommunicatorCalls {
     final ReentrantLock lock = new ReentrantLock();
     private volatile String abortRequest;
     private volatile String abortReason;
-    /** Set once {@code ncclCommDestroy} has freed the communicator: nothing is left to abort. */
-    private volatile boolean destroyed;
+    /**
+     * Set while {@code ncclCommDestroy} runs and once it has freed the communicator: an abort from another thread
+     * (which waits for the lock for a second only) must not free it a second time.
+     */
+    private boolean destroying; // guarded by this
 
     CommunicatorCalls(Communicator owner, Context context, Nccl nccl, MemorySegment comm, Duration timeout) {
         this.owner = owner;
@@ -91,9 +94,18 @@ final class CommunicatorCalls {
         }
     }
 
-    /** The communicator was destroyed: a later abort has nothing to free. */
-    void destroyed() {
-        destroyed = true;
+    /** {@return whether the destroy may begin: no abort came first} From here on no abort runs. */
+    synchronized boolean beginDestroy() {
+        if (abortReason != null) {
+            return false;
+        }
+        destroying = true;
+        return true;
+    }
+
+    /** The destroy failed: the communicator is still there, and an abort may free it. */
+    synchronized void destroyFailed() {
+        destroying = false;
     }
 
     /**
@@ -102,7 +114,7 @@ final class CommunicatorCalls {
      */
     void abortLocked(String reason) {
         synchronized (this) {
-            if (abortReason != null || destroyed) {
+            if (abortReason != null || destroying) {
                 return;
             }
             abortReason = reason;
