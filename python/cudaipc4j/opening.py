@@ -68,10 +68,12 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
     owned = list(fds) if fds is not None else []
     d = None
     try:
+        if _cleanup_errors:  # before the descriptor is read: a share refused for this stays a share to retry
+            error, more = _cleanup_errors[0], len(_cleanup_errors) - 1
+            _cleanup_errors.clear()
+            raise RuntimeError(f"an earlier release failed: {error}"
+                               + (f" (and {more} more of its steps)" if more else "")) from error
         d = descriptor if isinstance(descriptor, Descriptor) else from_json(descriptor)
-        if _cleanup_errors:
-            error = _cleanup_errors.pop(0)
-            raise RuntimeError(f"an earlier release failed: {error}") from error
         if like not in ("torch", "cupy"):
             raise ValueError(f"like must be 'torch' or 'cupy', got {like!r}")
         if d.device_uuid is not None:
@@ -83,7 +85,7 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
                              " ordinal of the producer's GPU>")
         if d.kind == "torch":
             _close_fds(owned)
-            dtype = _wait_before_torch(d, ordinal, stream)
+            dtype, size = _wait_before_torch(d, ordinal, stream)
         else:
             return _open_mapping(d, ordinal, owned, fds is not None, stream, like)
     except BaseException:
@@ -92,7 +94,7 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
         raise
     finally:
         _close_fds(owned)
-    return _rebuild_torch(d, ordinal, dtype, like)  # torch's reader owns the share's slot from here, also when it fails
+    return _rebuild_torch(d, ordinal, dtype, size, like)  # torch's reader owns the share's slot from here
 
 
 def _open_mapping(d: Descriptor, ordinal: int, owned: list[int], fds_given: bool, stream: Any, like: str) -> Any:
@@ -126,8 +128,8 @@ def _give_back_torch_slot(d: Descriptor) -> None:
     from . import torch_counters
     try:
         torch_counters.give_back(s.ref_counter_file, s.ref_counter_offset)
-    except (OSError, ValueError):
-        pass  # a file that cannot be mapped as torch's: the open's own failure says more
+    except Exception:  # noqa: BLE001 - not torch's file, no libatomic: the open's own failure says more
+        pass
 
 
 #: Primary contexts retained once per device, for the process's life (as torch and CuPy keep theirs)
@@ -463,10 +465,10 @@ def _cupy_array(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides: 
     return cupy.ndarray(shape, dtype=np_dtype, memptr=pointer, strides=tuple(s * itemsize for s in strides))
 
 
-def _wait_before_torch(d: Descriptor, ordinal: int, stream: Any) -> Any:
-    """All of a torch share's open before torch's reader takes it: torch and its reader imported, the dtype known,
-    the producer's event waited on - for every share, also one whose storage is open already (torch skips that
-    wait). Returns torch's dtype."""
+def _wait_before_torch(d: Descriptor, ordinal: int, stream: Any) -> tuple[Any, Any]:
+    """All of a torch share's open before torch's reader takes it: torch and its reader imported, the device, dtype
+    and shape checked, the producer's event waited on - for every share, also one whose storage is open already
+    (torch skips that wait). Returns torch's dtype and size."""
     import torch
     import torch.multiprocessing.reductions  # noqa: F401 - the reader, imported before the share is given to it
     t, s = d.tensor, d.torch
@@ -475,20 +477,24 @@ def _wait_before_torch(d: Descriptor, ordinal: int, stream: Any) -> Any:
     dtype = getattr(torch, t.dtype, None)
     if not isinstance(dtype, torch.dtype):
         raise ValueError(f"this torch ({torch.__version__}) has no dtype {t.dtype}")
+    count = torch.cuda.device_count()
+    if not 0 <= ordinal < count:
+        raise ValueError(f"device {ordinal} is not one of the {count} CUDA device(s) this torch sees")
+    size = torch.Size(t.shape)
     event = d.event
     if event is not None and event.wait and s.handle is not None:
         _wait_ipc_event(event.ipc_handle, ordinal, torch.cuda.current_stream(ordinal) if stream is None else stream)
-    return dtype
+    return dtype, size
 
 
-def _rebuild_torch(d: Descriptor, ordinal: int, dtype: Any, like: str) -> Any:
+def _rebuild_torch(d: Descriptor, ordinal: int, dtype: Any, size: Any, like: str) -> Any:
     """A torch share opened by torch's own reader (rebuild_cuda_tensor): its cache, its reference counting."""
     import torch
     from torch.multiprocessing.reductions import rebuild_cuda_tensor
     t, s = d.tensor, d.torch
     with torch.cuda.device(ordinal):
         tensor = rebuild_cuda_tensor(
-            torch.Tensor, torch.Size(t.shape), t.strides, t.offset, torch.storage.TypedStorage,
+            torch.Tensor, size, t.strides, t.offset, torch.storage.TypedStorage,
             dtype, ordinal, s.handle, s.storage_bytes, s.storage_offset_bytes, False,
             None if s.ref_counter_file is None else s.ref_counter_file.encode(), s.ref_counter_offset or 0,
             bytes(64), False)  # the event was waited on before, on every share

@@ -248,7 +248,7 @@ def fake_torch(monkeypatch, rebuild):
     torch.Tensor, torch.Size = object, tuple
     torch.storage = types.SimpleNamespace(TypedStorage=object)
     torch.cuda = types.SimpleNamespace(current_stream=lambda i: types.SimpleNamespace(cuda_stream=9),
-                                       device=lambda i: contextlib.nullcontext())
+                                       device=lambda i: contextlib.nullcontext(), device_count=lambda: 1)
     multiprocessing = types.ModuleType("torch.multiprocessing")
     reductions = types.ModuleType("torch.multiprocessing.reductions")
     reductions.rebuild_cuda_tensor = rebuild
@@ -276,3 +276,16 @@ def test_a_torch_share_given_to_torchs_reader_is_its_to_give_back(driver, tmp_pa
     with pytest.raises(ValueError, match="has no dtype bfloat16"):
         opening.open(replace(CASES["torch-c"], tensor=d.Tensor("bfloat16", (4,), (1,), 0)))
     assert slot(0) == 0 and len(taken) == 1, "refused before torch's reader: given back here"
+    slot, _ = torch_counter_file(tmp_path, monkeypatch, {0: 1})
+    with pytest.raises(ValueError, match="device 3 is not one of the 1 CUDA device"):
+        opening.open(replace(CASES["torch-c"], device_uuid=None), device=3)
+    assert slot(0) == 0 and len(taken) == 1, "a device torch does not have: given back before its reader"
+
+
+def test_an_earlier_failed_release_is_raised_once_and_uses_up_no_share(driver, tmp_path, monkeypatch):
+    slot, _ = torch_counter_file(tmp_path, monkeypatch, {0: 1})
+    opening._cleanup_errors.extend([RuntimeError("cuMemUnmap failed"), RuntimeError("cuMemRelease failed")])
+    with pytest.raises(RuntimeError, match=r"an earlier release failed: cuMemUnmap failed \(and 1 more of its"):
+        opening.open(CASES["torch-c"])
+    assert slot(0) == 1, "the share was not opened: it stays the caller's to open again"
+    assert not opening._cleanup_errors, "reported once"
