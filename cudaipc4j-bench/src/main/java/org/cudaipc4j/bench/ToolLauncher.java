@@ -46,18 +46,14 @@ final class ToolLauncher {
      * ends its group and removes what it made) and killed if it has not within {@link #STOP_SECONDS}.
      */
     static Outcome runMain(String mainClass, List<String> toolArgs, java.util.Map<String, String> env) {
-        Process p;
+        // The hook is there before the run: a run started while this JVM shuts down could be missed otherwise.
+        Run run = new Run();
+        Thread stop = new Thread(run::stop, "cudaipc4j-bench-stop-run");
+        Runtime.getRuntime().addShutdownHook(stop);
         try {
             ProcessBuilder pb = new ProcessBuilder(JvmCommand.of(mainClass, toolArgs));
             pb.environment().putAll(env);
-            p = pb.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start the tool", e);
-        }
-        Thread stop = new Thread(() -> stop(p), "cudaipc4j-bench-stop-run");
-        Runtime.getRuntime().addShutdownHook(stop);
-        try {
-            return await(p, toolArgs);
+            return await(run.start(pb), toolArgs);
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(stop);
@@ -69,6 +65,35 @@ final class ToolLauncher {
 
     /** How long a run may take to end after SIGTERM, when this JVM ends, before it is killed. */
     static final int STOP_SECONDS = 5;
+
+    /** The run in flight, and whether this JVM's end has stopped it (then no run starts). */
+    private static final class Run {
+        private Process process;
+        private boolean stopped;
+
+        synchronized Process start(ProcessBuilder pb) {
+            if (stopped) {
+                throw new IllegalStateException("the bench is ending: no run starts");
+            }
+            try {
+                process = pb.start();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start the tool", e);
+            }
+            return process;
+        }
+
+        void stop() {
+            Process p;
+            synchronized (this) {
+                stopped = true;
+                p = process;
+            }
+            if (p != null) {
+                ToolLauncher.stop(p);
+            }
+        }
+    }
 
     private static void stop(Process p) {
         if (!p.isAlive()) {

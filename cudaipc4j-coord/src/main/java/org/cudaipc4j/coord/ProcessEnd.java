@@ -28,7 +28,8 @@ public final class ProcessEnd {
      * @return whether both now point at {@code /dev/null}
      */
     public static boolean silenceStandardStreams() {
-        int devNull = Libc.open("/dev/null", Libc.O_WRONLY | Libc.O_CLOEXEC, 0).value();
+        // Not close-on-exec: where 1 or 2 was closed it gets this very descriptor, which must stay inherited.
+        int devNull = Libc.open("/dev/null", Libc.O_WRONLY, 0).value();
         if (devNull < 0) {
             return false;
         }

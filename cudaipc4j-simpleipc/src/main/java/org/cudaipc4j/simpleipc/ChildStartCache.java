@@ -133,7 +133,11 @@ final class ChildStartCache {
             for (Path f : files.toList()) {
                 java.util.regex.Matcher m = RECORDING.matcher(f.getFileName().toString());
                 if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true)) {
-                    Files.deleteIfExists(f);
+                    try {
+                        Files.deleteIfExists(f);
+                    } catch (IOException e) {
+                        // another user's, in a shared folder: not this run's to remove, and no reason to go without
+                    }
                 }
             }
         }

@@ -204,14 +204,14 @@ public final class MemoryPool extends ForeignResource {
             CuDriver.MEM_ALLOC_FROM_POOL_ASYNC.check(out, bytes, handle(), stream.handle());
             address = out.get(JAVA_LONG, 0);
         }
-        PoolBuffer buffer = PoolBuffer.adopt(this, address, bytes, false); // owned before anything else can fail
         try {
             stream.synchronize();
         } catch (RuntimeException e) {
-            Closing.closeAfter(buffer, e);
+            // freed in the order of the stream it was allocated on
+            Closing.closeAfter(() -> CuDriver.MEM_FREE_ASYNC.check(address, stream.handle()), e);
             throw e;
         }
-        return buffer;
+        return PoolBuffer.adopt(this, address, bytes, false);
     }
 
     /**

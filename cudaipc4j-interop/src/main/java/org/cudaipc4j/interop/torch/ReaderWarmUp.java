@@ -75,7 +75,7 @@ final class ReaderWarmUp {
     static void javaPath(ProducerFds fds) {
         Path dir;
         try {
-            dir = Files.createTempDirectory("cudaipc4j-warm");
+            dir = Files.createTempDirectory("cudaipc4j-warm-" + ProcessHandle.current().pid() + "-");
         } catch (IOException e) {
             throw new UncheckedIOException("the torch reader's warm-up cannot make a temporary directory", e);
         }

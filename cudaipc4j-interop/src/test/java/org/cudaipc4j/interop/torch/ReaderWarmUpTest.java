@@ -75,8 +75,8 @@ class ReaderWarmUpTest {
 
     private static List<Path> warmDirs(Path tmp) throws IOException {
         try (var s = Files.list(tmp)) {
-            // a mutable list: another process may make its own meanwhile, so only new ones count
-            return new ArrayList<>(s.filter(p -> p.getFileName().toString().startsWith("cudaipc4j-warm")).toList());
+            String mine = "cudaipc4j-warm-" + ProcessHandle.current().pid() + "-"; // this JVM's only
+            return new ArrayList<>(s.filter(p -> p.getFileName().toString().startsWith(mine)).toList());
         }
     }
 
