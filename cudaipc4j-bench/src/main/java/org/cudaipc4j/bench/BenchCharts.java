@@ -67,14 +67,12 @@ public final class BenchCharts {
      */
     static JsonObject read(Path json) {
         String text;
-        try (var in = Files.newInputStream(json)) {
-            byte[] bytes = in.readNBytes(MAX_JSON_BYTES + 1); // never more: /dev/zero would fill the heap
-            if (bytes.length > MAX_JSON_BYTES) {
+        try {
+            text = TextFiles.utf8(json, MAX_JSON_BYTES);
+            if (text == null) {
                 throw new IllegalArgumentException("bench chart: '" + json + "' holds more than " + MAX_JSON_BYTES
                         + " bytes: no bench.json is that long");
             }
-            text = java.nio.charset.StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes))
-                    .toString();
         } catch (java.nio.file.NoSuchFileException e) {
             throw new IllegalArgumentException("bench chart: '" + json + "' does not exist");
         } catch (java.nio.charset.CharacterCodingException e) {

@@ -3,8 +3,6 @@ package org.cudaipc4j.bench;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -94,14 +92,13 @@ final class InteropFigures {
      */
     static List<Descriptor> readDescriptors(Path file) {
         List<String> lines;
-        try (var in = Files.newInputStream(file)) {
-            byte[] bytes = in.readNBytes(MAX_SHARE_FILE_BYTES + 1); // never more: /dev/zero would fill the heap
-            if (bytes.length > MAX_SHARE_FILE_BYTES) {
+        try {
+            String text = TextFiles.utf8(file, MAX_SHARE_FILE_BYTES);
+            if (text == null) {
                 throw new IllegalArgumentException(file + " holds more than " + MAX_SHARE_FILE_BYTES + " bytes: not a"
                         + " share file");
             }
-            lines = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString()
-                    .lines().toList();
+            lines = text.lines().toList();
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException("no such file: " + file);
         } catch (java.nio.charset.CharacterCodingException e) {
