@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.coord.JvmCommand;
+import org.cudaipc4j.simpleipc.ExitCodes;
 
 /**
  * Starts the tool as a fresh process the way the {@code cudaipc4j} script does: the same java binary, class path
@@ -30,7 +31,7 @@ final class ToolLauncher {
          * else an {@link IllegalStateException}; each names {@code what} and the run's last line.
          */
         Outcome requirePassed(String what) {
-            if (exitCode == 2) {
+            if (exitCode == ExitCodes.WAIVED) {
                 throw new Bench.WaivedException(what + " waived: " + lastErrorLine());
             }
             if (exitCode != 0) {
@@ -102,13 +103,17 @@ final class ToolLauncher {
         p.destroy();
         try {
             if (!p.waitFor(STOP_SECONDS, TimeUnit.SECONDS)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
+                kill(p);
             }
         } catch (InterruptedException e) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
+            kill(p);
         }
+    }
+
+    /** SIGKILL to {@code p} and every process under it. */
+    private static void kill(Process p) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
     }
 
     private static Outcome await(Process p, List<String> toolArgs) {
@@ -119,8 +124,7 @@ final class ToolLauncher {
             Thread.ofPlatform().daemon().start(() -> err.complete(drain(p.getErrorStream())));
             String out = drain(p.getInputStream());
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
+                kill(p);
                 throw new IllegalStateException("run did not finish in 10 minutes: " + String.join(" ", toolArgs));
             }
             return new Outcome(p.exitValue(), out, err.join());
