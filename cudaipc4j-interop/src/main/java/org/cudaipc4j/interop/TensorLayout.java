@@ -13,12 +13,16 @@ public final class TensorLayout {
     private final long[] shape;
     private final long[] strides;
     private final long offset;
+    private final long elementCount;
+    private final long extentBytes;
 
-    private TensorLayout(DType dtype, long[] shape, long[] strides, long offset) {
+    private TensorLayout(DType dtype, long[] shape, long[] strides, long offset, long elementCount, long extentBytes) {
         this.dtype = dtype;
         this.shape = shape;
         this.strides = strides;
         this.offset = offset;
+        this.elementCount = elementCount;
+        this.extentBytes = extentBytes;
     }
 
     /**
@@ -48,14 +52,16 @@ public final class TensorLayout {
         if (offset < 0) {
             throw new IllegalArgumentException("tensor offset is negative: " + offset);
         }
-        TensorLayout layout = new TensorLayout(dtype, shape.clone(), strides.clone(), offset);
+        long elements;
+        long extent;
         try {
-            layout.extentBytes(); // its element count too: neither may overflow later, where it is used
+            elements = elementCount(shape);
+            extent = elements == 0 ? 0 : extentBytes(dtype, shape, strides, offset);
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("tensor of shape " + Arrays.toString(shape) + ", strides "
                     + Arrays.toString(strides) + " and offset " + offset + " reaches beyond 2^63 bytes");
         }
-        return layout;
+        return new TensorLayout(dtype, shape.clone(), strides.clone(), offset, elements, extent);
     }
 
     /**
@@ -100,6 +106,10 @@ public final class TensorLayout {
 
     /** {@return the number of elements (0 for an empty tensor)} */
     public long elementCount() {
+        return elementCount;
+    }
+
+    private static long elementCount(long[] shape) {
         long n = 1;
         for (long d : shape) {
             n = Math.multiplyExact(n, d);
@@ -112,9 +122,11 @@ public final class TensorLayout {
      * empty} A reader checks it against the storage's size before touching memory.
      */
     public long extentBytes() {
-        if (elementCount() == 0) {
-            return 0;
-        }
+        return extentBytes;
+    }
+
+    /** From the storage's start to the end of the last element of a tensor that has elements. */
+    private static long extentBytes(DType dtype, long[] shape, long[] strides, long offset) {
         long last = offset;
         for (int i = 0; i < shape.length; i++) {
             last = Math.addExact(last, Math.multiplyExact(shape[i] - 1, strides[i]));
