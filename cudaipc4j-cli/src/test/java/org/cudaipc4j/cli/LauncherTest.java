@@ -118,6 +118,49 @@ class LauncherTest {
         assertEquals("unset", field(again.out(), "start"), "nothing was built: the process's start is the run's");
     }
 
+    /**
+     * A standard stream the caller closed reaches the JVM as /dev/null opened for reading, so no file the JVM opens
+     * takes its number; one left open is passed on as it is.
+     */
+    @Test
+    void closedStandardStreamsReachTheJvmAsDevNullForReading(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = Files.createDirectories(tmp.resolve("jdk"));
+        Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25.0.1\"\n");
+        Path java = Files.createDirectories(jdk.resolve("bin")).resolve("java");
+        // Writes, for each of its descriptors 0 to 2, where it leads and its access mode (fdinfo's flags, octal).
+        Files.writeString(java, "#!/bin/bash\nexec 3> \"$FDS_REPORT\"\nfor fd in 0 1 2; do\n"
+                + "  if [ -e /proc/$$/fd/$fd ]; then\n"
+                + "    echo \"$fd $(readlink /proc/$$/fd/$fd) $(awk '/^flags/ {print $2 % 4}' /proc/$$/fdinfo/$fd)\" >&3\n"
+                + "  else echo \"$fd closed\" >&3; fi\n"
+                + "done\n");
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path report = tmp.resolve("fds");
+        Path log = tmp.resolve("stderr");
+
+        ProcessBuilder closedAll = new ProcessBuilder("/bin/bash", "-c", "exec \"$0\" --size 4K <&- >&- 2>&-",
+                root.resolve("cudaipc4j").toString());
+        closedAll.environment().put("JAVA_HOME", jdk.toString());
+        closedAll.environment().put("CUDAIPC4J_AOT", "0");
+        closedAll.environment().put("FDS_REPORT", report.toString());
+        Process p = closedAll.start();
+        assertEquals(true, p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        assertEquals("0 /dev/null 0\n1 /dev/null 0\n2 /dev/null 0\n", Files.readString(report));
+
+        ProcessBuilder open = new ProcessBuilder("/bin/bash", root.resolve("cudaipc4j").toString(), "--size", "4K")
+                .redirectOutput(log.toFile()).redirectError(log.toFile());
+        open.environment().put("JAVA_HOME", jdk.toString());
+        open.environment().put("CUDAIPC4J_AOT", "0");
+        open.environment().put("FDS_REPORT", report.toString());
+        Process q = open.start();
+        assertEquals(true, q.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, q.exitValue());
+        // the pipe to this test as standard input; the log for writing (1), as given
+        assertEquals(true, Files.readString(report).matches("0 pipe:\\[\\d+] 0\n1 " + log + " 1\n2 " + log + " 1\n"),
+                Files.readString(report));
+    }
+
     /** A copy of the launcher and its script in {@code tmp}, beside an empty built jar. */
     private static Path project(Path tmp) throws IOException {
         Optional<Path> project = ProjectRoot.find();
