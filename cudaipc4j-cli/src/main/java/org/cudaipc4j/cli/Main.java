@@ -89,11 +89,28 @@ public final class Main {
         cl.setUsageHelpAutoWidth(true);
         cl.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
+            if (asksForHelp(a)) {
+                c.usage(c.getOut()); // help asked beside a bad value: the help, as without it
+                return ExitCodes.OK;
+            }
             c.getErr().println("cudaipc4j: " + usageMessage(ex) + " (try --help)");
             return ExitCodes.USAGE;
         });
         cl.setExecutionExceptionHandler((ex, c, parseResult) -> reportFailure(ex, c.getErr()));
         return cl;
+    }
+
+    /** {@return whether {@code args} hold {@code -h} or {@code --help} before a {@code --}} */
+    static boolean asksForHelp(String[] args) {
+        for (String arg : args) {
+            if (arg.equals("--")) {
+                return false;
+            }
+            if (arg.equals("-h") || arg.equals("--help")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void versionEverywhere(CommandLine c, CommandLine.IVersionProvider version) {

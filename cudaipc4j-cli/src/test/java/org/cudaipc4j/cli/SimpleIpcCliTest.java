@@ -122,6 +122,26 @@ class SimpleIpcCliTest {
         assertFalse(run.out.contains("]]..."), run.out);
     }
 
+    /** Help asked beside a value an option refuses is the help of the command it was asked of, exit 0. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--size 0 --help        | Usage: cudaipc4j [",
+        "-h --timeout soon      | Usage: cudaipc4j [",
+        "bench --sizes 1x -h    | Usage: cudaipc4j bench [",
+    })
+    void helpBesideABadValueIsTheHelp(String args, String start) {
+        ToolRun run = ToolRun.run(LIMIT, args.split(" "));
+        run.assertExit(ExitCodes.OK);
+        assertTrue(run.out.startsWith(start), run.out + run.err);
+        assertEquals("", run.err);
+    }
+
+    @Test
+    void aBadValueAfterDoubleDashHelpIsNoHelp() {
+        assertFalse(Main.asksForHelp(new String[] {"--size", "0", "--", "--help"}));
+        assertTrue(Main.asksForHelp(new String[] {"--size", "0", "--help", "--"}));
+    }
+
     @Test
     void benchHelpNamesListsOnce() {
         ToolRun run = ToolRun.run(LIMIT, "bench", "--help");
