@@ -20,6 +20,7 @@ import org.cudaipc4j.cuda.ipc.MemoryImporter;
 import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.simpleipc.DriverStartUp;
+import org.cudaipc4j.simpleipc.ProcessExit;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import org.cudaipc4j.simpleipc.kernels.MismatchCount;
 
@@ -39,6 +40,8 @@ public final class FillBenchChild {
     private FillBenchChild() {}
 
     public static void main(String[] args) {
+        ProcessExit.whenGone(ProcessExit.BENCH_PID_ENV, System.getenv(ProcessExit.BENCH_PID_ENV),
+                pid -> ProcessExit.exit(1)); // no bench, no one to report to
         int ordinal = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
         // As in a simpleIPC child: handles linked and warmed while the driver starts, so that the first import times

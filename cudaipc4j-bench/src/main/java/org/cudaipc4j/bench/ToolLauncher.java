@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.simpleipc.ProcessExit;
 
 /**
  * Starts the tool as a fresh process the way the {@code cudaipc4j} script does: the same java binary, class path
@@ -44,7 +45,9 @@ final class ToolLauncher {
     /**
      * Runs {@code mainClass} in a fresh JVM with extra environment variables to completion (at most 10 minutes).
      * While it runs, this JVM's end (a signal, an exit) ends it too: it is asked to stop (SIGTERM, on which the tool
-     * ends its group and removes what it made) and killed if it has not within {@link #STOP_SECONDS}.
+     * ends its group and removes what it made) and killed if it has not within {@link #STOP_SECONDS}. Where this JVM
+     * is killed and can ask nothing, the run stops itself: it is given this process's pid
+     * ({@link ProcessExit#BENCH_PID_ENV}) and watches it.
      */
     static Outcome runMain(String mainClass, List<String> toolArgs, java.util.Map<String, String> env) {
         // The hook is there before the run: a run started while this JVM shuts down could be missed otherwise.
@@ -54,6 +57,7 @@ final class ToolLauncher {
         try {
             ProcessBuilder pb = new ProcessBuilder(JvmCommand.of(mainClass, toolArgs));
             pb.environment().putAll(env);
+            pb.environment().put(ProcessExit.BENCH_PID_ENV, Long.toString(ProcessHandle.current().pid()));
             return await(run.start(pb), toolArgs);
         } finally {
             try {

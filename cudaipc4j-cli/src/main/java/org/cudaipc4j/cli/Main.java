@@ -23,6 +23,10 @@ public final class Main {
 
     public static void main(String[] args) {
         LineAtomicOutput.install();
+        String benchPid = System.getenv(ProcessExit.BENCH_PID_ENV);
+        if (benchPid != null) {
+            stopWhenBenchGone(benchPid); // a run a bench started (no lambda made on the plain run's start-up path)
+        }
         int code = run(args);
         if (code == ExitCodes.OK && System.out.checkError()) {
             // A result nobody can read (a full disk, a closed pipe) is no success.
@@ -35,6 +39,19 @@ public final class Main {
             commandLine().parseArgs("--size", "1M");
         }
         ProcessExit.exit(code);
+    }
+
+    /** A run whose bench is gone stops as on SIGTERM: the shutdown hooks end its group and remove what it made. */
+    private static void stopWhenBenchGone(String benchPid) {
+        try {
+            ProcessExit.whenGone(ProcessExit.BENCH_PID_ENV, benchPid, pid -> {
+                System.err.println("cudaipc4j: stopped: the bench that started this run (pid " + pid + ") is gone");
+                ProcessExit.exit(ExitCodes.FAILURE);
+            });
+        } catch (IllegalArgumentException e) {
+            System.err.println("cudaipc4j: " + e.getMessage());
+            ProcessExit.exit(ExitCodes.USAGE);
+        }
     }
 
     /** Runs the tool and returns its exit code (tests call this in-process). */

@@ -20,6 +20,8 @@ import javax.imageio.ImageIO;
 import org.cudaipc4j.simpleipc.ExitCodes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code bench} runs to the end on simulated devices and writes its report and charts. */
 class BenchHostTest {
@@ -27,11 +29,12 @@ class BenchHostTest {
     private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
     /**
-     * A bench ended by SIGTERM while a run of the tool is in flight ends that run too: the run's group ends and
-     * removes what it made, instead of going on under init.
+     * A bench ended by SIGTERM or SIGKILL while a run of the tool is in flight ends that run too: the run's group
+     * ends and removes what it made, instead of going on under init.
      */
-    @Test
-    void aBenchEndedBySigtermEndsTheRunItHasInFlight() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"SIGTERM", "SIGKILL"})
+    void aBenchEndedByASignalEndsTheRunItHasInFlight(String signal) throws Exception {
         Process bench = ToolRun.start("bench", "--backend", "host", "--only", "e2e", "--repeat", "1",
                 "--run-args=--size 4K --procs-per-device 2 --steps 100000000 --timeout 120s");
         bench.getOutputStream().close();
@@ -42,7 +45,11 @@ class BenchHostTest {
                     "the run did not start: " + bench.descendants().toList());
             run.addAll(bench.descendants().toList());
             long runParent = bench.children().findFirst().orElseThrow().pid();
-            bench.destroy(); // SIGTERM
+            if (signal.equals("SIGTERM")) {
+                bench.destroy(); // its hook stops the run
+            } else {
+                bench.destroyForcibly(); // no hook runs: the run sees the bench gone and stops itself
+            }
             assertTrue(bench.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the bench did not end");
             assertTrue(org.cudaipc4j.testing.Waits.until(30_000, () -> run.stream().noneMatch(ProcessHandle::isAlive)),
                     "processes of the run left: " + run.stream().filter(ProcessHandle::isAlive).toList());

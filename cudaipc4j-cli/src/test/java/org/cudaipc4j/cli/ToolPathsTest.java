@@ -154,6 +154,24 @@ class ToolPathsTest {
         assertEquals("cudaipc4j: cannot write to standard output", err.lines().reduce((a, b) -> b).orElse(""), err);
     }
 
+    /**
+     * A run given the pid of a bench that is gone ({@code CUDAIPC4J_BENCH_PID}) stops at once and leaves nothing;
+     * a value that is no pid is one line, exit 64.
+     */
+    @Test
+    void aRunWhoseBenchIsGoneStops() {
+        long gone = (1L << 22) + 1; // above the kernel's largest pid: no process has it
+        ToolRun stopped = run(Map.of("CUDAIPC4J_BENCH_PID", Long.toString(gone)), "--backend", "host", "--size", "4K",
+                "--steps", "100000000");
+        stopped.assertExit(ExitCodes.FAILURE).assertNothingLeft();
+        assertTrue(stopped.err.contains("cudaipc4j: stopped: the bench that started this run (pid " + gone
+                + ") is gone"), stopped.err);
+
+        ToolRun bad = run(Map.of("CUDAIPC4J_BENCH_PID", "bench"), "--backend", "host", "--size", "4K");
+        bad.assertExit(ExitCodes.USAGE);
+        assertEquals("cudaipc4j: CUDAIPC4J_BENCH_PID=bench is not a process id\n", bad.err);
+    }
+
     /** Every command's help lists -V: each prints the version, as the root command does. */
     @Test
     void everyCommandPrintsTheVersion() throws IOException {

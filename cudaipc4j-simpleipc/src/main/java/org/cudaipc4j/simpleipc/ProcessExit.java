@@ -14,7 +14,38 @@ import org.cudaipc4j.coord.ProcessEnd;
  * its device state, as for a process that is killed.
  */
 public final class ProcessExit {
+    /**
+     * Set by {@code bench} for each run of the tool it starts: its pid. The run stops, as on SIGTERM (its group
+     * ended, what it made removed), once that process is gone, so a bench killed by SIGKILL leaves no run behind.
+     */
+    public static final String BENCH_PID_ENV = "CUDAIPC4J_BENCH_PID";
+
     private ProcessExit() {}
+
+    /**
+     * Runs {@code end} with the pid that the environment variable {@code variable} holds ({@code value}, read by
+     * the caller) once that process has ended, at once when it is gone already; nothing when the variable is not
+     * set. For a process of the tool that another started and that must not outlive it, also when that one is killed
+     * by SIGKILL and can stop nothing.
+     *
+     * @param variable the environment variable's name, for the message of a value that is no pid
+     * @param value its value, or null
+     * @param end what ends this process, given the pid
+     * @throws IllegalArgumentException when the variable holds no pid
+     */
+    public static void whenGone(String variable, String value, java.util.function.LongConsumer end) {
+        if (value == null || value.isBlank()) {
+            return;
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(variable + "=" + value + " is not a process id");
+        }
+        // A handle of the live process: a pid reused after its end is not taken for it.
+        ProcessHandle.of(pid).ifPresentOrElse(h -> h.onExit().thenRun(() -> end.accept(pid)), () -> end.accept(pid));
+    }
 
     /** Flushes standard output and error and ends the process with {@code code}; does not return. */
     public static void exit(int code) {

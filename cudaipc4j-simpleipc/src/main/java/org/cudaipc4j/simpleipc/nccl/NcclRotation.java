@@ -27,6 +27,7 @@ import org.cudaipc4j.nccl.Watchdog;
 import org.cudaipc4j.nccl.launch.LaunchEnvironment;
 import org.cudaipc4j.nccl.launch.RendezvousException;
 import org.cudaipc4j.nccl.launch.RendezvousOptions;
+import org.cudaipc4j.simpleipc.ProcessExit;
 import org.cudaipc4j.simpleipc.backend.Sizes;
 
 /**
@@ -237,22 +238,11 @@ public final class NcclRotation {
 
     /** Ends this rank when the tool that started it ends ({@link #PARENT_ENV}); nothing without the variable. */
     private void endWithParent(int rank) {
-        String parent = System.getenv(PARENT_ENV);
-        if (parent == null || parent.isBlank()) {
-            return;
-        }
-        long pid;
-        try {
-            pid = Long.parseLong(parent.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(PARENT_ENV + "=" + parent + " is not a process id");
-        }
-        Runnable end = () -> {
+        ProcessExit.whenGone(PARENT_ENV, System.getenv(PARENT_ENV), pid -> {
             err.println("cudaipc4j: rank " + rank + " ends: the tool that started it (pid " + pid + ") is gone");
             err.flush();
             Runtime.getRuntime().halt(1);
-        };
-        ProcessHandle.of(pid).ifPresentOrElse(h -> h.onExit().thenRun(end), end);
+        });
     }
 
     private static List<Integer> allDevices() {
