@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.SharedSegment;
@@ -282,8 +283,7 @@ public final class SimpleIpcParent {
             group.passed = outcome.ok();
             // The run's limit passed and a process was still waiting: that is why the run failed, whatever each
             // process's line says it was waiting for.
-            boolean timedOut = !outcome.ok() && deadline.hasPassed()
-                    && outcome.failures().getFirst().reason().startsWith("timed out");
+            boolean timedOut = !outcome.ok() && deadline.hasPassed() && timedOut(outcome, block);
             printSummary(outcome, block.processCount(), selected.size(), backend.simulated(),
                     timedOut ? deadline : null);
         }
@@ -291,6 +291,20 @@ public final class SimpleIpcParent {
         report.childPhases = group.phaseFiles.read();
         report.result = exit == ExitCodes.OK ? "passed" : "failed";
         return exit;
+    }
+
+    /**
+     * Whether a process timed out: the parent waiting for one ("timed out ..." as its failure), or a child that
+     * timed out itself (exit code 1 as its failure; its timeout the group's first abort).
+     */
+    static boolean timedOut(Supervisor.Outcome outcome, ControlBlock block) {
+        for (Supervisor.Failure f : outcome.failures()) {
+            if (f.reason().startsWith("timed out")) {
+                return true;
+            }
+        }
+        Optional<ControlBlock.Abort> abort = block.abortState();
+        return abort.isPresent() && abort.get().reason().contains("timed out");
     }
 
     /**
