@@ -58,7 +58,7 @@ final class ToolLauncher {
             ProcessBuilder pb = new ProcessBuilder(JvmCommand.of(mainClass, toolArgs));
             pb.environment().putAll(env);
             pb.environment().put(ProcessExit.BENCH_PID_ENV, Long.toString(ProcessHandle.current().pid()));
-            return await(run.start(pb), toolArgs);
+            return await(run, run.start(pb), toolArgs);
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(stop);
@@ -98,6 +98,10 @@ final class ToolLauncher {
                 ToolLauncher.stop(p);
             }
         }
+
+        synchronized boolean stopped() {
+            return stopped;
+        }
     }
 
     private static void stop(Process p) {
@@ -120,16 +124,25 @@ final class ToolLauncher {
         p.destroyForcibly();
     }
 
-    private static Outcome await(Process p, List<String> toolArgs) {
+    private static Outcome await(Run run, Process p, List<String> toolArgs) {
         try {
             p.getOutputStream().close();
             // A thread of its own: the common pool may have a single worker on a small machine.
             CompletableFuture<String> err = new CompletableFuture<>();
-            Thread.ofPlatform().daemon().start(() -> err.complete(drain(p.getErrorStream())));
-            String out = drain(p.getInputStream());
+            Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    err.complete(drain(run, p.getErrorStream()));
+                } catch (RuntimeException e) {
+                    err.completeExceptionally(e);
+                }
+            });
+            String out = drain(run, p.getInputStream());
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
                 kill(p);
                 throw new IllegalStateException("run did not finish in 10 minutes: " + String.join(" ", toolArgs));
+            }
+            if (run.stopped()) {
+                throw new IllegalStateException("stopped: the bench is ending, and its run with it");
             }
             return new Outcome(p.exitValue(), out, err.join());
         } catch (IOException e) {
@@ -140,10 +153,14 @@ final class ToolLauncher {
         }
     }
 
-    private static String drain(InputStream in) {
+    /** What {@code in} holds to its end; nothing more once the run is stopped (stopping closes its streams). */
+    private static String drain(Run run, InputStream in) {
         try (in) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
+            if (run.stopped()) {
+                return "";
+            }
             throw new UncheckedIOException(e);
         }
     }

@@ -38,6 +38,13 @@ class BenchHostTest {
         Process bench = ToolRun.start("bench", "--backend", "host", "--only", "e2e", "--repeat", "1",
                 "--run-args=--size 4K --procs-per-device 2 --steps 100000000 --timeout 120s");
         bench.getOutputStream().close();
+        java.util.concurrent.CompletableFuture<String> err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(bench.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return e.toString();
+            }
+        }, runnable -> Thread.ofPlatform().daemon().start(runnable));
         List<ProcessHandle> run = new java.util.ArrayList<>();
         try {
             // The run's parent and its four children: all started (the handshake is their existence).
@@ -45,12 +52,15 @@ class BenchHostTest {
                     "the run did not start: " + bench.descendants().toList());
             run.addAll(bench.descendants().toList());
             long runParent = bench.children().findFirst().orElseThrow().pid();
+            // Through its handle: Process.destroy would also close this side of the bench's pipes.
             if (signal.equals("SIGTERM")) {
-                bench.destroy(); // its hook stops the run
+                bench.toHandle().destroy(); // its hook stops the run
             } else {
-                bench.destroyForcibly(); // no hook runs: the run sees the bench gone and stops itself
+                bench.toHandle().destroyForcibly(); // no hook runs: the run sees the bench gone and stops itself
             }
             assertTrue(bench.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the bench did not end");
+            String said = err.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertFalse(said.contains("Exception") || said.contains("\tat "), "what the bench said: " + said);
             assertTrue(org.cudaipc4j.testing.Waits.until(30_000, () -> run.stream().noneMatch(ProcessHandle::isAlive)),
                     "processes of the run left: " + run.stream().filter(ProcessHandle::isAlive).toList());
             try (var shm = Files.list(Path.of("/dev/shm"))) {
