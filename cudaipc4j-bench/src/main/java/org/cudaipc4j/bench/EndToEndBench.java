@@ -82,7 +82,7 @@ final class EndToEndBench {
             long spawned;
             long reaped;
             long reportMicros;
-            Path report = tempFile();
+            Path report = BenchTempFiles.reportFile();
             try {
                 spawned = Clock.micros();
                 long t0 = System.nanoTime();
@@ -208,15 +208,5 @@ final class EndToEndBench {
         Map<String, Stats> out = new LinkedHashMap<>();
         samples.forEach((k, v) -> out.put(k, Stats.of(v)));
         return out;
-    }
-
-    private static Path tempFile() {
-        try {
-            Path report = Files.createTempFile("cudaipc4j-report", ".json");
-            report.toFile().deleteOnExit(); // removed after the run; this covers a bench ended by a signal
-            return report;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary report file", e);
-        }
     }
 }

@@ -2,9 +2,7 @@ package org.cudaipc4j.bench;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,7 +89,8 @@ final class StepLatencyBench {
         List<Result> results = new ArrayList<>();
         List<Boolean> mpsModes = plan.mpsPipeDirectory() == null ? List.of(false) : List.of(true, false);
         for (boolean mps : mpsModes) {
-            Path hidden = mps || plan.mpsPipeDirectory() == null ? null : emptyDirectory();
+            // an empty pipe folder hides the MPS daemon from the runs
+            Path hidden = mps || plan.mpsPipeDirectory() == null ? null : BenchTempFiles.emptyDirectory();
             try {
                 Map<String, String> env = hidden == null ? Map.of()
                         : Map.of("CUDA_MPS_PIPE_DIRECTORY", hidden.toString());
@@ -211,14 +210,6 @@ final class StepLatencyBench {
     private static double perStep(JsonObject child, String total, long steps) {
         var value = child.get("total." + total);
         return value == null ? 0 : value.getAsDouble() * 1000 / steps;
-    }
-
-    private static Path emptyDirectory() {
-        try {
-            return Files.createTempDirectory("cudaipc4j-no-mps");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot make a directory to hide the MPS daemon from the runs", e);
-        }
     }
 
     private static JsonObject launchJson(String toolMainClass, List<String> args, Map<String, String> env) {

@@ -71,6 +71,13 @@ class BenchHostTest {
         } finally {
             run.forEach(ProcessHandle::destroyForcibly); // whatever is left of the run, also under init
             bench.destroyForcibly();
+            // a bench killed by SIGKILL leaves its run's report file to the next bench: removed here
+            try (var tmp = Files.newDirectoryStream(Path.of(System.getProperty("java.io.tmpdir")),
+                    "cudaipc4j-bench-" + bench.pid() + "-*")) {
+                for (Path left : tmp) {
+                    Files.deleteIfExists(left);
+                }
+            }
         }
     }
 

@@ -126,21 +126,10 @@ final class ChildStartCache {
 
     /**
      * Recordings whose parent has ended: a run ended by a signal never finished its recording ({@link #finish}), and
-     * its files would stay in the user's cache folder.
+     * its files would stay in the user's cache folder. This user's only, by the rule of {@link TempLeftovers}.
      */
-    static void removeAbandonedRecordings(Path dir) throws IOException {
-        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.toList()) {
-                java.util.regex.Matcher m = RECORDING.matcher(f.getFileName().toString());
-                if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true)) {
-                    try {
-                        Files.deleteIfExists(f);
-                    } catch (IOException e) {
-                        // another user's, in a shared folder: not this run's to remove, and no reason to go without
-                    }
-                }
-            }
-        }
+    static void removeAbandonedRecordings(Path dir) {
+        TempLeftovers.sweep(dir, RECORDING);
     }
 
     private static long modified(Path file) {
