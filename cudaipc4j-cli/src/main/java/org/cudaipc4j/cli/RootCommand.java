@@ -40,9 +40,10 @@ import picocli.CommandLine.Spec;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
-            "1:failure (a process failed, a verification mismatch, a timeout)",
-            "2:waived: no IPC-capable device (the sample's EXIT_WAIVED)",
-            "64:usage error"})
+            "1:failure (a process failed, a verification mismatch, a timeout, output that could not be written)",
+            "2:waived: no IPC-capable device, or the --ipc path does not work there (the sample's EXIT_WAIVED);"
+                    + " with --transport nccl, no usable NCCL; bench, when nothing it was asked for can run here",
+            "64:usage error: a bad option or value, reported in one line"})
 final class RootCommand implements Callable<Integer> {
     // Defaults are the options' defaultValue (typed by their converters) or the fields' initial values; picocli
     // shows them in --help, and the parse without picocli applies the same ones.
