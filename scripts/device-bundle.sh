@@ -4,6 +4,11 @@
 # `cp -r BUNDLE/. .` puts it back in place. Build first: scripts/mvn.sh -q -B package -DskipTests
 # Usage: scripts/device-bundle.sh [BUNDLE]   (default .device-bundle; keep it out of git)
 set -euo pipefail
+# Help, and a first argument that is an option (where a path goes) refused, before anything runs.
+case "${1:-}" in
+  -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -*) echo "device-bundle: usage: scripts/device-bundle.sh [OUT] (see scripts/device-bundle.sh --help); got $1" >&2; exit 64 ;;
+esac
 cd "$(dirname "$0")/.."
 out=${1:-.device-bundle}
 rm -rf "$out"

@@ -3,6 +3,11 @@
 # that it leaves no /dev/shm segment and no process behind. Prints one PASS/FAIL line per case and a total.
 # Usage: scripts/gpu-acceptance.sh [JAVA]   (JAVA defaults to .jre/bin/java, else $JAVA_HOME/bin/java)
 set -uo pipefail
+# Help, and a first argument that is an option (where a path goes) refused, before anything runs.
+case "${1:-}" in
+  -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -*) echo "gpu-acceptance: usage: scripts/gpu-acceptance.sh [JAVA] (see scripts/gpu-acceptance.sh --help); got $1" >&2; exit 64 ;;
+esac
 cd "$(dirname "$0")/.."
 java=${1:-}
 [ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }

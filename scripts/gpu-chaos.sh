@@ -10,7 +10,14 @@
 #        RUN_ARGS for more options of every run, e.g. RUN_ARGS="--sync events")
 set -uo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+  -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+esac
 trials=${1:-20}
+if ! [[ $trials =~ ^[1-9][0-9]*$ ]] || [ $# -gt 1 ]; then
+  echo "gpu-chaos: usage: scripts/gpu-chaos.sh [TRIALS] (a positive number of trials; got: $*)" >&2
+  exit 64
+fi
 limit=${LIMIT_MS:-2000}
 tool=${TOOL:-./cudaipc4j}
 read -r -a run_args <<<"${RUN_ARGS:-}"

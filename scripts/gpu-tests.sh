@@ -7,6 +7,11 @@
 # The results come as a tree at the end; under a time limit pass --details=flat, which prints each test as it ends,
 # so a run cut short keeps what finished. Select classes with --include-classname 'REGEX'.
 set -euo pipefail
+# Help, and a first argument that is an option (where a path goes) refused, before anything runs.
+case "${1:-}" in
+  -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -*) echo "gpu-tests: usage: scripts/gpu-tests.sh [JAVA [LAUNCHER OPTIONS...]] (see scripts/gpu-tests.sh --help); got $1" >&2; exit 64 ;;
+esac
 cd "$(dirname "$0")/.."
 java=${1:-}
 [ $# -gt 0 ] && shift

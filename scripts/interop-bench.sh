@@ -16,6 +16,11 @@
 # Usage: scripts/interop-bench.sh [OUT]      (default OUT: interop-bench)
 #   REPEATS=5 WARMUP=1 SIZE=64M BW_SIZE=1G REOPENS=50 TENSORS=100 ITERATIONS=20 ALLOCS=c,e PARTS=tensor,state-dict,pool
 set -euo pipefail
+# Help, and a first argument that is an option (where a path goes) refused, before anything runs.
+case "${1:-}" in
+  -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -*) echo "interop-bench: usage: scripts/interop-bench.sh [OUT] (see scripts/interop-bench.sh --help); got $1" >&2; exit 64 ;;
+esac
 cd "$(dirname "$0")/.."
 out=${1:-interop-bench}
 repeats=${REPEATS:-5}

@@ -10,6 +10,11 @@
 # There: JAVA_HOME=$PWD/.jre ./cudaipc4j ... (a jlinked runtime has the release file the launcher reads), or
 # .jre/bin/java --enable-native-access=ALL-UNNAMED -jar cudaipc4j-cli/target/cudaipc4j.jar ...
 set -euo pipefail
+# Help, and a first argument that is an option (where a path goes) refused, before anything runs.
+case "${1:-}" in
+  -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -*) echo "make-jre: usage: scripts/make-jre.sh [OUT] (see scripts/make-jre.sh --help); got $1" >&2; exit 64 ;;
+esac
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/scripts/java-home.sh"
 out=${1:-.jre}

@@ -9,6 +9,11 @@
 #   defaults: .jre/bin/java, 3, nccl-bench.jsonl, all parts; PARTS is a comma-separated subset of
 #   sendrecv-4k, sendrecv, allreduce-2, allreduce-4, blocking (SIZES overrides the all-reduce sizes, default 64M,1G)
 set -euo pipefail
+# Help, and a first argument that is an option (where a path goes) refused, before anything runs.
+case "${1:-}" in
+  -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -*) echo "nccl-bench: usage: scripts/nccl-bench.sh [JAVA] (see scripts/nccl-bench.sh --help); got $1" >&2; exit 64 ;;
+esac
 cd "$(dirname "$0")/.."
 java=${1:-.jre/bin/java}
 pairs=${2:-3}
