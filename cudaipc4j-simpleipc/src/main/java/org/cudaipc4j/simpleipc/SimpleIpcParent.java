@@ -370,7 +370,9 @@ public final class SimpleIpcParent {
             if (kind == BackendKind.CUDA) {
                 throw e;
             }
-            backendLine = "Backend: host (auto: " + Failures.oneLine(e) + "; " + simulated()
+            String why = Failures.oneLine(e); // the sample's sentence, "No CUDA devices support IPC: ...", mid-line
+            backendLine = "Backend: host (auto: " + (why.isEmpty() ? why
+                    : Character.toLowerCase(why.charAt(0)) + why.substring(1)) + "; " + simulated()
                     + " simulated in host shared memory)";
             return Backends.create(BackendKind.HOST, options);
         } catch (RuntimeException e) {
