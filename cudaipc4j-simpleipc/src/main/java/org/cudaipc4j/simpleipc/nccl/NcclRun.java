@@ -70,11 +70,11 @@ public final class NcclRun {
 
     /** The tool's own start: checks NCCL and the devices, then runs one child per rank and waits for them all. */
     private static Result startRanks(NcclRunOptions options, String mainClass, PrintStream out, PrintStream err) {
-        Nccl.load(); // NcclUnavailableException: waived
-        if (!Cuda.isDriverAvailable()) {
+        if (!Cuda.isDriverAvailable()) { // first: without a GPU, NCCL is not what is missing
             out.println("Waived: no CUDA driver (" + Cuda.unavailableReason().orElse("not found") + ")");
             return Result.WAIVED;
         }
+        Nccl.load(); // NcclUnavailableException: waived
         Cuda.init();
         int visible = Device.count();
         List<Integer> devices = options.devices().isEmpty() ? range(visible) : options.devices();
