@@ -10,7 +10,7 @@ import org.cudaipc4j.simpleipc.TempLeftovers;
 /**
  * The bench's temporary files and folders: {@code cudaipc4j-bench-<pid>-<random>} in the temporary folder, removed
  * after use and at this JVM's exit. Those a bench killed by SIGKILL left are removed when the next bench makes its
- * first ({@link TempLeftovers}).
+ * first ({@link TempLeftovers}), with the phase-log folders its runs' parents left.
  */
 final class BenchTempFiles {
     private static final Pattern LEFT = Pattern.compile("cudaipc4j-bench-([0-9]{1,10})-[0-9]+(\\.json)?");
@@ -22,6 +22,7 @@ final class BenchTempFiles {
         if (!swept) {
             swept = true;
             TempLeftovers.sweep(TempLeftovers.directory(), LEFT);
+            TempLeftovers.sweepPhaseFolders(); // its runs leave theirs to it (see PhaseFiles)
         }
         return "cudaipc4j-bench-" + ProcessHandle.current().pid() + "-";
     }

@@ -72,7 +72,7 @@ final class ToolLauncher {
     static final int STOP_SECONDS = 5;
 
     /** The run in flight, and whether this JVM's end has stopped it (then no run starts). */
-    private static final class Run {
+    static final class Run {
         private Process process;
         private boolean stopped;
 
@@ -124,7 +124,7 @@ final class ToolLauncher {
         p.destroyForcibly();
     }
 
-    private static Outcome await(Run run, Process p, List<String> toolArgs) {
+    static Outcome await(Run run, Process p, List<String> toolArgs) {
         try {
             p.getOutputStream().close();
             // A thread of its own: the common pool may have a single worker on a small machine.

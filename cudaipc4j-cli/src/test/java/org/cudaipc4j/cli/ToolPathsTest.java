@@ -155,8 +155,9 @@ class ToolPathsTest {
     }
 
     /**
-     * A run given the pid of a bench that is gone ({@code CUDAIPC4J_BENCH_PID}) stops at once and leaves nothing;
-     * a value that is no pid is one line, exit 64.
+     * A run given the pid of a bench that is gone ({@code CUDAIPC4J_BENCH_PID}: no longer its parent) stops at once
+     * and leaves nothing; one whose bench lives (here this test, its parent) runs to its end; a value that is not
+     * the pid of another process is one line, exit 64.
      */
     @Test
     void aRunWhoseBenchIsGoneStops() {
@@ -167,9 +168,16 @@ class ToolPathsTest {
         assertTrue(stopped.err.contains("cudaipc4j: stopped: the bench that started this run (pid " + gone
                 + ") is gone"), stopped.err);
 
-        ToolRun bad = run(Map.of("CUDAIPC4J_BENCH_PID", "bench"), "--backend", "host", "--size", "4K");
-        bad.assertExit(ExitCodes.USAGE);
-        assertEquals("cudaipc4j: CUDAIPC4J_BENCH_PID=bench is not a process id\n", bad.err);
+        ToolRun watched = run(Map.of("CUDAIPC4J_BENCH_PID", Long.toString(ProcessHandle.current().pid())),
+                "--backend", "host", "--size", "4K");
+        watched.assertExit(ExitCodes.OK).assertNothingLeft();
+
+        for (String bad : List.of("bench", "1", "0", "-5")) {
+            ToolRun refused = run(Map.of("CUDAIPC4J_BENCH_PID", bad), "--backend", "host", "--size", "4K");
+            refused.assertExit(ExitCodes.USAGE);
+            assertEquals("cudaipc4j: CUDAIPC4J_BENCH_PID=" + bad + " is not the pid of the process that started this"
+                    + " one\n", refused.err);
+        }
     }
 
     /** Every command's help lists -V: each prints the version, as the root command does. */

@@ -21,15 +21,8 @@ final class PhaseFiles implements AutoCloseable {
     /** Removes the folder when the JVM ends before {@link #close} (a signal): null when there is no folder. */
     private final Thread removeAtShutdown;
 
-    /** The folders of this class, named after their parent's control block: {@code cudaipc4j-<pid>-<hex>-phases}. */
-    private static final java.util.regex.Pattern FOLDER = java.util.regex.Pattern.compile(
-            "cudaipc4j-([0-9]{1,10})-[0-9a-f]+-phases");
-
     PhaseFiles(boolean enabled, String blockName, int count) {
         this.count = count;
-        if (enabled) {
-            TempLeftovers.sweep(TempLeftovers.directory(), FOLDER); // those of parents killed by SIGKILL
-        }
         try {
             this.dir = enabled ? Files.createDirectory(Path.of(System.getProperty("java.io.tmpdir"),
                     blockName + "-phases"), PosixFilePermissions.asFileAttribute(
@@ -98,6 +91,11 @@ final class PhaseFiles implements AutoCloseable {
             // the hook removes it, or has
         }
         remove();
+        if (System.getenv(ProcessExit.BENCH_PID_ENV) == null) {
+            // Those of parents killed by SIGKILL, after the run's own work; a bench sweeps them once for all its
+            // runs, out of the times it takes.
+            TempLeftovers.sweepPhaseFolders();
+        }
     }
 
     private void remove() {

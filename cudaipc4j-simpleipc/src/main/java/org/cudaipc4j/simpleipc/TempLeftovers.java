@@ -19,6 +19,14 @@ import org.cudaipc4j.coord.SharedSegment;
 public final class TempLeftovers {
     private TempLeftovers() {}
 
+    /** The children's phase-log folders, named after their parent's block: {@code cudaipc4j-<pid>-<hex>-phases}. */
+    private static final Pattern PHASE_FOLDERS = Pattern.compile("cudaipc4j-([0-9]{1,10})-[0-9a-f]+-phases");
+
+    /** Removes the phase-log folders of ended parents from the temporary folder; see {@link #sweep}. */
+    public static void sweepPhaseFolders() {
+        sweep(directory(), PHASE_FOLDERS);
+    }
+
     /** {@return the temporary folder ({@code java.io.tmpdir})} */
     public static Path directory() {
         return Path.of(System.getProperty("java.io.tmpdir"));
