@@ -163,6 +163,8 @@ public final class Supervisor implements AutoCloseable {
     private volatile ControlBlock block;
     private final GroupWatch group;
     private final Object lifecycle = new Object();
+    /** Set under {@link #lifecycle} once the shutdown hook runs: from then on no member starts. */
+    private boolean shuttingDown;
     private Thread shutdownHook;
     private volatile boolean closed;
 
@@ -321,6 +323,9 @@ public final class Supervisor implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("supervisor is closed");
         }
+        if (shuttingDown) {
+            throw new CoordinationException("this JVM is shutting down: no process of the group starts");
+        }
         if (shutdownHook == null) {
             shutdownHook = Thread.ofPlatform().name("cudaipc4j-supervisor-shutdown").unstarted(this::onShutdown);
             Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -475,9 +480,12 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** Shutdown hook: this JVM is going away (SIGINT, SIGTERM, exit) with the group still running. */
-    private void onShutdown() {
-        if (closed) {
-            return;
+    void onShutdown() {
+        synchronized (lifecycle) { // a start in progress ends first, so every member it started is seen here
+            if (closed) {
+                return;
+            }
+            shuttingDown = true;
         }
         GroupWatch.abortQuietly(block, "the parent is shutting down");
         for (Member m : group.members()) {

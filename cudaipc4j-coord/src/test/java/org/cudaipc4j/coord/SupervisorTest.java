@@ -581,4 +581,39 @@ class SupervisorTest {
                     + out.text());
         }
     }
+
+    /**
+     * The JVM's shutdown (SIGINT, SIGTERM) racing a start: every member the start began is ended, none starts after
+     * (the hook iterated the members while they were added, and could miss one).
+     */
+    @Test
+    void aShutdownDuringAStartEndsEveryMemberStartedAndStartsNoMore() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            Supervisor sv = new Supervisor(8, Supervisor.Options.defaults());
+            try {
+                List<List<String>> commands = java.util.Collections.nCopies(8, List.of("sleep", "60"));
+                java.util.concurrent.atomic.AtomicReference<Throwable> refused =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                Thread starter = Thread.ofPlatform().start(() -> {
+                    try {
+                        sv.start(commands);
+                    } catch (CoordinationException e) {
+                        refused.set(e);
+                    }
+                });
+                sv.onShutdown(); // as the JVM's hook does, while the start may be under way
+                starter.join();
+                List<Long> pids = sv.pids();
+                assertTrue(refused.get() != null || pids.size() == 8, "round " + round + ": " + pids);
+                for (long pid : pids) {
+                    assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+                            "round " + round + ": member pid " + pid + " still runs");
+                }
+                CoordinationException after = assertThrows(CoordinationException.class, () -> sv.start(commands));
+                assertEquals("this JVM is shutting down: no process of the group starts", after.getMessage());
+            } finally {
+                sv.close();
+            }
+        }
+    }
 }
