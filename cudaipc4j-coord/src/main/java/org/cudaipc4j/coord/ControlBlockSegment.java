@@ -73,7 +73,7 @@ final class ControlBlockSegment {
 
     /** Waits until our parent has created block {@code name} and written its header, then validates it. */
     static ControlBlock awaitCreated(String name, MemoryLayout slotData, Duration timeout) {
-        long parent = Pids.parentPid();
+        long parent = expectedParent(name);
         long deadline = System.nanoTime() + timeout.toNanos();
         // Polls the file system: a short park, not a spin (the parent is usually a few milliseconds away).
         IdleStrategy idle = new IdleStrategy(0, 0, 100_000, 1_000_000);
@@ -95,8 +95,10 @@ final class ControlBlockSegment {
                 segment.close(); // sized, header not written yet
             }
             if (Pids.parentGone(parent)) {
-                throw new ControlBlockException("the parent (pid " + parent + ") is gone; it never created control block "
-                        + name);
+                long actual = Pids.parentPid();
+                throw new ControlBlockException(Pids.isAlive(parent) && actual != parent
+                        ? "control block " + name + " is pid " + parent + "'s, not our parent's (pid " + actual + ")"
+                        : "the parent (pid " + parent + ") is gone; it never created control block " + name);
             }
             if (System.nanoTime() - deadline >= 0) {
                 throw new ControlBlockException("control block " + name + " was not created within "
@@ -104,6 +106,16 @@ final class ControlBlockSegment {
             }
             idle.idle();
         }
+    }
+
+    /**
+     * The parent a child of block {@code name} must have: its creator, whose pid the name carries (a segment's name
+     * is always its maker's, see {@link SharedSegment#createNamed}), else the current parent. Taken from the name, a
+     * parent that ended before this process looked is not mistaken for the process that adopted it.
+     */
+    private static long expectedParent(String name) {
+        long creator = SharedSegment.creatorOf(name);
+        return creator > 0 ? creator : Pids.parentPid();
     }
 
     private static ControlBlock validate(SharedSegment segment, String name, MemoryLayout slotData,
@@ -144,10 +156,15 @@ final class ControlBlockSegment {
             }
             long creator = (long) CREATOR_PID.get(m, 0L);
             if (requireParentIsCreator) {
-                long parent = Pids.parentPid();
-                if (creator != parent) {
+                long parent = expectedParent(name);
+                long actual = Pids.parentPid();
+                if (creator == parent && actual != parent && !Pids.isAlive(parent)) {
+                    throw new ControlBlockException("the parent (pid " + parent + ") that created " + what
+                            + " is gone");
+                }
+                if (creator != actual) {
                     throw new ControlBlockException(what + " was created by pid " + creator
-                            + ", not by our parent (pid " + parent + ")");
+                            + ", not by our parent (pid " + actual + ")");
                 }
             }
             return new ControlBlock(segment, count, creator, (long) RUN_TOKEN.get(m, 0L), slotData);

@@ -439,6 +439,12 @@ public final class SharedSegment implements AutoCloseable {
         return started <= lastWrite.toMillis() + PID_REUSE_SLACK_MILLIS;
     }
 
+    /** {@return the pid of the process that made segment {@code name} ({@code cudaipc4j-<pid>-...}), or -1} */
+    static long creatorOf(String name) {
+        Matcher m = OWNED_NAME.matcher(name);
+        return m.matches() ? Long.parseLong(m.group(1)) : -1;
+    }
+
     /** {@return the directory segments live in} */
     public static Path directory() {
         return Path.of(System.getProperty(DIR_PROPERTY, DEFAULT_DIR));

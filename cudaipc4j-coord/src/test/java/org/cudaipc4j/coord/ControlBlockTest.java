@@ -418,24 +418,51 @@ class ControlBlockTest {
     }
 
     @Test
-    void awaitingABlockGivesUpAtTheTimeoutAndChecksTheCreatorOnceItIsThere() {
-        String name = ControlBlock.newName();
+    void awaitingABlockGivesUpAtTheTimeoutAndChecksTheCreatorAtOnce() {
+        // A block our parent would make (its pid in the name): waited for until the timeout.
+        long parent = ProcessHandle.current().parent().orElseThrow().pid();
+        String parents = "cudaipc4j-" + parent + "-0123456789abcdef";
         ControlBlockException late = assertThrows(ControlBlockException.class,
-                () -> ControlBlock.awaitCreated(name, TestSupport.SLOT, Duration.ofMillis(100)));
-        assertEquals("control block " + name + " was not created within 100 ms", late.getMessage());
-        // Created by this JVM, not by our parent: refused as soon as it is there, not at the timeout.
+                () -> ControlBlock.awaitCreated(parents, TestSupport.SLOT, Duration.ofMillis(100)));
+        assertEquals("control block " + parents + " was not created within 100 ms", late.getMessage());
+        // A block of this JVM's (a live process that is not our parent): refused at once, there or not yet.
+        String name = ControlBlock.newName();
+        String expected = "control block " + name + " is pid " + SELF + "'s, not our parent's (pid " + parent + ")";
+        long t0 = System.nanoTime();
+        ControlBlockException notYet = assertThrows(ControlBlockException.class,
+                () -> ControlBlock.awaitCreated(name, TestSupport.SLOT, Duration.ofSeconds(30)));
+        assertEquals(expected, notYet.getMessage());
         try (ControlBlock b = ControlBlock.create(name, 1, TestSupport.SLOT)) {
-            long t0 = System.nanoTime();
             ControlBlockException foreign = assertThrows(ControlBlockException.class,
                     () -> ControlBlock.awaitCreated(name, TestSupport.SLOT, Duration.ofSeconds(30)));
-            assertTrue(foreign.getMessage().contains("not by our parent"), foreign.getMessage());
-            assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(20));
+            assertEquals("control block " + name + " was created by pid " + SELF + ", not by our parent (pid "
+                    + parent + ")", foreign.getMessage());
         }
+        assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(20));
+    }
+
+    /**
+     * A child whose parent ended before the child first looked (adopted by init or a subreaper already) is told at
+     * once by the pid in the block's name, instead of taking its new parent for the creator and waiting out the
+     * timeout for a block nobody makes.
+     */
+    @Test
+    void aWaitForTheBlockOfAParentThatEndedBeforeItLookedFailsAtOnce() {
+        long ended = (1L << 22) + 1; // above the kernel's largest pid: no process has it
+        String name = "cudaipc4j-" + ended + "-0123456789abcdef";
+        long t0 = System.nanoTime();
+        ControlBlockException gone = assertThrows(ControlBlockException.class,
+                () -> ControlBlock.awaitCreated(name, TestSupport.SLOT, Duration.ofSeconds(30)));
+        assertEquals("the parent (pid " + ended + ") is gone; it never created control block " + name,
+                gone.getMessage());
+        assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(20));
     }
 
     @Test
     void aFileThatNeverGetsAHeaderIsNamedWhenTheWaitEnds() throws Exception {
-        String name = ControlBlock.newName();
+        // named as our parent's block would be: waited for until the timeout
+        String name = "cudaipc4j-" + ProcessHandle.current().parent().orElseThrow().pid() + "-" + Long.toHexString(
+                new java.util.Random().nextLong() | Long.MIN_VALUE);
         java.nio.file.Path file = SharedSegment.directory().resolve(name);
         java.nio.file.Files.write(file, new byte[12]);
         try {
