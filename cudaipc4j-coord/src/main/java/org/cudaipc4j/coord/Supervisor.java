@@ -167,6 +167,8 @@ public final class Supervisor implements AutoCloseable {
     private boolean shuttingDown;
     private Thread shutdownHook;
     private volatile boolean closed;
+    /** Set once {@link #close} has ended every member: the shutdown hook then has nothing left to do. */
+    private volatile boolean closeFinished;
 
     /**
      * A supervisor for the group of {@code block}; the caller keeps owning the block.
@@ -446,13 +448,14 @@ public final class Supervisor implements AutoCloseable {
         }
         group.killAll();
         group.waitForExit(GroupWatch.REAP_WAIT);
+        closeFinished = true;
         group.joinPumps(GroupWatch.OUTPUT_DRAIN);
         group.close();
         if (shutdownHook != null) {
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);
             } catch (IllegalStateException shuttingDown) {
-                // The hook is running or about to; it sees closed and does nothing.
+                // The hook is running or about to; the members are ended, so it does nothing.
             }
         }
     }
@@ -482,9 +485,10 @@ public final class Supervisor implements AutoCloseable {
     /** Shutdown hook: this JVM is going away (SIGINT, SIGTERM, exit) with the group still running. */
     void onShutdown() {
         synchronized (lifecycle) { // a start in progress ends first, so every member it started is seen here
-            if (closed) {
+            if (closeFinished) {
                 return;
             }
+            // A close under way on another thread may not get to its kills before the JVM halts: killed here too.
             shuttingDown = true;
         }
         GroupWatch.abortQuietly(block, "the parent is shutting down");
