@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.simpleipc.ExitCodes;
@@ -124,19 +124,18 @@ final class ToolLauncher {
         p.destroyForcibly();
     }
 
+    /**
+     * How long the run's output may go on after the run ended: a process it left behind (a child that has not yet
+     * seen its parent gone) may hold its pipes open; what came by then is the output.
+     */
+    static final Duration OUTPUT_AFTER_EXIT = Duration.ofSeconds(5);
+
     static Outcome await(Run run, Process p, List<String> toolArgs) {
         try {
             p.getOutputStream().close();
-            // A thread of its own: the common pool may have a single worker on a small machine.
-            CompletableFuture<String> err = new CompletableFuture<>();
-            Thread.ofPlatform().daemon().start(() -> {
-                try {
-                    err.complete(drain(run, p.getErrorStream()));
-                } catch (RuntimeException e) {
-                    err.completeExceptionally(e);
-                }
-            });
-            String out = drain(run, p.getInputStream());
+            // Threads of their own: the common pool may have a single worker on a small machine.
+            Drain out = new Drain(p.getInputStream(), "cudaipc4j-bench-run-out");
+            Drain err = new Drain(p.getErrorStream(), "cudaipc4j-bench-run-err");
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
                 kill(p);
                 throw new IllegalStateException("run did not finish in 10 minutes: " + String.join(" ", toolArgs));
@@ -144,7 +143,8 @@ final class ToolLauncher {
             if (run.stopped()) {
                 throw new IllegalStateException("stopped: the bench is ending, and its run with it");
             }
-            return new Outcome(p.exitValue(), out, err.join());
+            long until = System.nanoTime() + OUTPUT_AFTER_EXIT.toNanos();
+            return new Outcome(p.exitValue(), out.text(until), err.text(until));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot close the run's standard input", e);
         } catch (InterruptedException e) {
@@ -153,15 +153,49 @@ final class ToolLauncher {
         }
     }
 
-    /** What {@code in} holds to its end; nothing more once the run is stopped (stopping closes its streams). */
-    private static String drain(Run run, InputStream in) {
-        try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            if (run.stopped()) {
-                return "";
+    /**
+     * Copies one of the run's streams into memory on a thread of its own. Stopping the run closes its streams: a
+     * read that fails then ends the copy, and what was read is the text.
+     */
+    private static final class Drain {
+        private final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        private final Thread thread;
+        private IOException failed; // guarded by this
+
+        Drain(InputStream in, String name) {
+            thread = Thread.ofPlatform().daemon().name(name).start(() -> copy(in));
+        }
+
+        private void copy(InputStream in) {
+            byte[] buffer = new byte[8192];
+            try (in) {
+                for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                    synchronized (this) {
+                        bytes.write(buffer, 0, n);
+                    }
+                }
+            } catch (IOException e) {
+                synchronized (this) {
+                    failed = e;
+                }
             }
-            throw new UncheckedIOException(e);
+        }
+
+        /**
+         * What was read: to the stream's end when it comes by {@code until} ({@link System#nanoTime}); else what
+         * came by then (the copy goes on, daemon, until whoever holds the pipe lets go).
+         */
+        String text(long until) throws InterruptedException {
+            long left = until - System.nanoTime();
+            if (left > 0) {
+                thread.join(Duration.ofNanos(left));
+            }
+            synchronized (this) {
+                if (failed != null) {
+                    throw new UncheckedIOException("cannot read the run's output", failed);
+                }
+                return bytes.toString(StandardCharsets.UTF_8);
+            }
         }
     }
 }

@@ -30,4 +30,19 @@ class ToolLauncherTest {
                 () -> run.start(new ProcessBuilder("sleep", "600")));
         assertEquals("the bench is ending: no run starts", e.getMessage());
     }
+
+    /** A process the run left behind holds its output open: the run's outcome comes all the same, with its output. */
+    @Test
+    void outputHeldOpenByAProcessTheRunLeftDoesNotHoldTheOutcome() throws Exception {
+        ToolLauncher.Run run = new ToolLauncher.Run();
+        Process p = run.start(new ProcessBuilder("sh", "-c", "sleep 60 & echo $!"));
+        long t0 = System.nanoTime();
+        ToolLauncher.Outcome o = ToolLauncher.await(run, p, List.of("sh"));
+        long took = System.nanoTime() - t0;
+        long sleeper = Long.parseLong(o.stdout().strip());
+        ProcessHandle.of(sleeper).ifPresent(ProcessHandle::destroyForcibly);
+        assertEquals(0, o.exitCode());
+        org.junit.jupiter.api.Assertions.assertTrue(
+                took < java.util.concurrent.TimeUnit.SECONDS.toNanos(30), "took " + took / 1_000_000 + " ms");
+    }
 }
