@@ -196,10 +196,17 @@ final class BenchCommand implements Callable<Integer> {
                 throw usage("--out: " + out + " exists and is not a directory");
             }
             // Made now, so that a folder that cannot be written is refused before the bench runs, not after it.
+            List<Path> made = new ArrayList<>();
+            for (Path d = out.toAbsolutePath(); d != null && !Files.exists(d); d = d.getParent()) {
+                made.addFirst(d);
+            }
             try {
                 Files.createDirectories(out);
             } catch (java.io.IOException | SecurityException e) {
                 throw usage("--out: cannot make the folder " + out + ": " + Failures.fileReason(e));
+            }
+            for (Path d : made) {
+                d.toFile().deleteOnExit(); // at exit, deepest first, each only while empty: a failed bench's go
             }
             if (!Files.isWritable(out)) {
                 throw usage("--out: cannot write into " + out);

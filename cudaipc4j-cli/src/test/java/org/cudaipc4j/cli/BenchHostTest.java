@@ -81,6 +81,16 @@ class BenchHostTest {
         }
     }
 
+    /** A bench that fails leaves none of the --out folders it made (they stay empty); one that passes keeps them. */
+    @Test
+    void aFailedBenchLeavesNoEmptyFolderItMade(@TempDir Path tmp) {
+        Path out = tmp.resolve("made/by/bench");
+        ToolRun run = ToolRun.run(LIMIT, "bench", "--backend", "host", "--only", "e2e", "--repeat", "1",
+                "--run-args=--size 4K --inject-corruption 0", "--out", out.toString());
+        run.assertExit(ExitCodes.FAILURE);
+        assertFalse(Files.exists(tmp.resolve("made")), "left: " + tmp.resolve("made"));
+    }
+
     @Test
     void aShortBenchOnTheHostBackendWritesItsReportAndCharts(@TempDir Path tmp) throws IOException {
         // Every part that needs no GPU, each as short as its options allow; fill bandwidth needs a GPU.
