@@ -278,6 +278,8 @@ class ToolPathsTest {
             run.assertExit(ExitCodes.FAILURE).assertNothingLeft();
             assertFalse(stopped.get().isAlive(), "the stopped process still exists");
             assertTimedOut(run, took);
+            assertTrue(run.out.contains("Process 1 failed (timed out after 3 s (--timeout) waiting for it to finish"
+                    + " (its status was RUNNING))"), run.out);
             assertEmptyAndRemove(shm, "after the timeout");
         } finally {
             removeTree(shm);

@@ -274,6 +274,7 @@ public final class SimpleIpcChild {
         // steps): unbounded, it would fill the device's queue and block inside the driver, where it cannot see
         // an abort, and a sibling that dies leaves the device waiting forever for that sibling's records.
         ArrayDeque<Long> markers = new ArrayDeque<>();
+        runtime.setStatus(ProcessStatus.RUNNING); // what a timeout's message names for this process from now on
         try {
             for (long step = 0; step < steps; step++) {
                 if (step % RUN_AHEAD == 0) {
