@@ -83,8 +83,7 @@ public final class NcclRotation {
             separateHost(rank);
         }
         endWithParent(rank);
-        if (!Cuda.isDriverAvailable()) { // first: without a GPU, NCCL is not what is missing
-            out.println("Waived: no CUDA driver (" + Cuda.unavailableReason().orElse("not found") + ")");
+        if (NcclRun.waivedWithoutDriver(out)) {
             return NcclRun.Result.WAIVED;
         }
         Nccl nccl = Nccl.load(); // NcclUnavailableException: waived by the caller

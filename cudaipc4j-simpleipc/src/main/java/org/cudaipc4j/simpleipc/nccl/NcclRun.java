@@ -68,10 +68,21 @@ public final class NcclRun {
         }
     }
 
+    /**
+     * {@return true, having printed the waiver, when there is no CUDA driver} Checked before NCCL is loaded: without
+     * a GPU, NCCL is not what is missing.
+     */
+    static boolean waivedWithoutDriver(PrintStream out) {
+        if (Cuda.isDriverAvailable()) {
+            return false;
+        }
+        out.println("Waived: no CUDA driver (" + Cuda.unavailableReason().orElse("not found") + ")");
+        return true;
+    }
+
     /** The tool's own start: checks NCCL and the devices, then runs one child per rank and waits for them all. */
     private static Result startRanks(NcclRunOptions options, String mainClass, PrintStream out, PrintStream err) {
-        if (!Cuda.isDriverAvailable()) { // first: without a GPU, NCCL is not what is missing
-            out.println("Waived: no CUDA driver (" + Cuda.unavailableReason().orElse("not found") + ")");
+        if (waivedWithoutDriver(out)) {
             return Result.WAIVED;
         }
         Nccl.load(); // NcclUnavailableException: waived
