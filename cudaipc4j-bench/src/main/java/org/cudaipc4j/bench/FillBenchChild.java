@@ -20,7 +20,6 @@ import org.cudaipc4j.cuda.ipc.MemoryImporter;
 import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.simpleipc.DriverStartUp;
-import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.simpleipc.ProcessExit;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import org.cudaipc4j.simpleipc.kernels.MismatchCount;
@@ -41,13 +40,8 @@ public final class FillBenchChild {
     private FillBenchChild() {}
 
     public static void main(String[] args) {
-        try {
-            ProcessExit.whenGone(ProcessExit.BENCH_PID_ENV, System.getenv(ProcessExit.BENCH_PID_ENV),
-                    pid -> ProcessExit.exit(1)); // no bench, no one to report to
-        } catch (IllegalArgumentException e) {
-            System.err.println("cudaipc4j: " + e.getMessage());
-            ProcessExit.exit(ExitCodes.USAGE); // as the tool
-        }
+        ProcessExit.whenBenchGone(System.getenv(ProcessExit.BENCH_PID_ENV),
+                pid -> ProcessExit.exit(1)); // no bench, no one to report to
         int ordinal = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
         // As in a simpleIPC child: handles linked and warmed while the driver starts, so that the first import times

@@ -43,15 +43,10 @@ public final class Main {
 
     /** A run whose bench is gone stops as on SIGTERM: the shutdown hooks end its group and remove what it made. */
     private static void stopWhenBenchGone(String benchPid) {
-        try {
-            ProcessExit.whenGone(ProcessExit.BENCH_PID_ENV, benchPid, pid -> {
-                System.err.println("cudaipc4j: stopped: the bench that started this run (pid " + pid + ") is gone");
-                ProcessExit.exit(ExitCodes.FAILURE);
-            });
-        } catch (IllegalArgumentException e) {
-            System.err.println("cudaipc4j: " + e.getMessage());
-            ProcessExit.exit(ExitCodes.USAGE);
-        }
+        ProcessExit.whenBenchGone(benchPid, pid -> {
+            System.err.println("cudaipc4j: stopped: the bench that started this run (pid " + pid + ") is gone");
+            ProcessExit.exit(ExitCodes.FAILURE);
+        });
     }
 
     /** Runs the tool and returns its exit code (tests call this in-process). */

@@ -69,6 +69,22 @@ public final class ProcessExit {
         });
     }
 
+    /**
+     * {@link #whenGone} for a process a bench started ({@link #BENCH_PID_ENV} holds {@code value}); a value that is
+     * not the pid of another process ends this process with one line and {@link ExitCodes#USAGE}.
+     *
+     * @param value the variable's value, or null
+     * @param end what ends this process, given the bench's pid
+     */
+    public static void whenBenchGone(String value, java.util.function.LongConsumer end) {
+        try {
+            whenGone(BENCH_PID_ENV, value, end);
+        } catch (IllegalArgumentException e) {
+            System.err.println("cudaipc4j: " + e.getMessage());
+            exit(ExitCodes.USAGE);
+        }
+    }
+
     private static long parentPid() {
         return ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
     }
