@@ -138,27 +138,26 @@ class LauncherTest {
         Path report = tmp.resolve("fds");
         Path log = tmp.resolve("stderr");
 
-        ProcessBuilder closedAll = new ProcessBuilder("/bin/bash", "-c", "exec \"$0\" --size 4K <&- >&- 2>&-",
-                root.resolve("cudaipc4j").toString());
-        closedAll.environment().put("JAVA_HOME", jdk.toString());
-        closedAll.environment().put("CUDAIPC4J_AOT", "0");
-        closedAll.environment().put("FDS_REPORT", report.toString());
-        Process p = closedAll.start();
-        assertEquals(true, p.waitFor(30, TimeUnit.SECONDS));
-        assertEquals(0, p.exitValue());
+        runWithFdReport(new ProcessBuilder("/bin/bash", "-c", "exec \"$0\" --size 4K <&- >&- 2>&-",
+                root.resolve("cudaipc4j").toString()), jdk, report);
         assertEquals("0 /dev/null 0\n1 /dev/null 0\n2 /dev/null 0\n", Files.readString(report));
 
-        ProcessBuilder open = new ProcessBuilder("/bin/bash", root.resolve("cudaipc4j").toString(), "--size", "4K")
-                .redirectOutput(log.toFile()).redirectError(log.toFile());
-        open.environment().put("JAVA_HOME", jdk.toString());
-        open.environment().put("CUDAIPC4J_AOT", "0");
-        open.environment().put("FDS_REPORT", report.toString());
-        Process q = open.start();
-        assertEquals(true, q.waitFor(30, TimeUnit.SECONDS));
-        assertEquals(0, q.exitValue());
+        runWithFdReport(new ProcessBuilder("/bin/bash", root.resolve("cudaipc4j").toString(), "--size", "4K")
+                .redirectOutput(log.toFile()).redirectError(log.toFile()), jdk, report);
         // the pipe to this test as standard input; the log for writing (1), as given
         assertEquals(true, Files.readString(report).matches("0 pipe:\\[\\d+] 0\n1 " + log + " 1\n2 " + log + " 1\n"),
                 Files.readString(report));
+    }
+
+    /** Runs {@code pb} (the launcher) with the stand-in {@code jdk}, which writes its descriptors to {@code report}. */
+    private static void runWithFdReport(ProcessBuilder pb, Path jdk, Path report)
+            throws IOException, InterruptedException {
+        pb.environment().put("JAVA_HOME", jdk.toString());
+        pb.environment().put("CUDAIPC4J_AOT", "0");
+        pb.environment().put("FDS_REPORT", report.toString());
+        Process p = pb.start();
+        assertEquals(true, p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
     }
 
     /** A copy of the launcher and its script in {@code tmp}, beside an empty built jar. */
