@@ -1,7 +1,6 @@
 package org.cudaipc4j.bench;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
@@ -17,7 +16,6 @@ import org.cudaipc4j.cuda.EventFlag;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
-import org.cudaipc4j.cuda.driver.CuSymbols;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.torch.OpenPhases;
 import org.cudaipc4j.interop.torch.TorchCounterFile;
@@ -30,9 +28,8 @@ import org.cudaipc4j.interop.torch.TorchShare;
  * {@code cuIpcOpenEventHandle}, {@code cuStreamWaitEvent} and {@code cuEventDestroy}. Beside the Python floor it shows
  * what the FFM binding itself costs; beside the reader's phases, what the reader adds around the calls.
  *
- * <p>Before the clock: the handles laid out in native memory, every function the loop calls linked, an event made,
- * waited on and destroyed (the Python floor's process has made its stream and synchronized it too), the stream
- * synchronized. After it: the stream synchronized, each block's {@code cuMemGetAddressRange} timed on its own
+ * <p>Before the clock: every function the loop calls linked, an event made, waited on and destroyed (the Python
+ * floor's process has made its stream and synchronized it too), the stream synchronized. After it: the stream synchronized, each block's {@code cuMemGetAddressRange} timed on its own
  * ({@code address_range_us}, summed; the size query the library's {@code IpcMemHandle.open} makes), the blocks
  * closed, and each share's counter slot given back once, as a reader's close does; the last two also when a call
  * failed. Legacy ({@code 'c'}) shares only.
@@ -53,16 +50,15 @@ final class InteropDriverCalls {
                 : bytes, tensor ? 1 : shares.size());
         figures.fields().put("impl", "java-driver");
         try (Arena arena = Arena.ofConfined()) {
-            Map<String, MemorySegment> blocks = new LinkedHashMap<>();
+            Map<String, byte[]> blocks = new LinkedHashMap<>();
             List<String> keys = new ArrayList<>(shares.size());
-            List<MemorySegment> events = new ArrayList<>(shares.size());
+            List<byte[]> events = new ArrayList<>(shares.size());
             for (TorchShare s : shares) {
                 byte[] raw = s.handle().ipcMemHandle();
                 String key = HexFormat.of().formatHex(raw);
                 keys.add(key);
-                blocks.computeIfAbsent(key, k -> copy(arena, raw, CuSymbols.CU_IPC_MEM_HANDLE.byteSize()));
-                events.add(s.eventSyncRequired()
-                        ? copy(arena, s.eventHandle(), CuSymbols.CU_IPC_EVENT_HANDLE.byteSize()) : null);
+                blocks.putIfAbsent(key, raw);
+                events.add(s.eventSyncRequired() ? s.eventHandle() : null);
             }
             MemorySegment out = arena.allocate(JAVA_LONG);
             MemorySegment eventOut = arena.allocate(ADDRESS);
@@ -103,7 +99,7 @@ final class InteropDriverCalls {
 
     /** The clock's part: the calls, then the figures (blocks mapped are added to {@code mapped} as they open). */
     private static InteropFigures timed(InteropFigures figures, boolean tensor, List<TorchShare> shares,
-            List<String> keys, Map<String, MemorySegment> blocks, List<MemorySegment> events, Map<String, Long> mapped,
+            List<String> keys, Map<String, byte[]> blocks, List<byte[]> events, Map<String, Long> mapped,
             MemorySegment out, MemorySegment eventOut, MemorySegment streamHandle, Stream stream, Arena arena) {
         long[] perShare = new long[shares.size()];
         long[][] laps = new long[shares.size()][PHASES.length];
@@ -157,12 +153,6 @@ final class InteropDriverCalls {
             phases(figures, "open_", sums);
         }
         return figures.put("address_range_us", addressRanges / 1e3);
-    }
-
-    private static MemorySegment copy(Arena arena, byte[] bytes, long size) {
-        MemorySegment m = arena.allocate(size);
-        MemorySegment.copy(bytes, 0, m, JAVA_BYTE, 0, bytes.length);
-        return m;
     }
 
     /** Each phase that took time, as {@code PREFIX}{@code PHASE_us}. */

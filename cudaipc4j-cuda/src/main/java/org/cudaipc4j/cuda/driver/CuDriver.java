@@ -196,8 +196,8 @@ public final class CuDriver {
      * {@code CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)}
      * ({@code handle}: 64 bytes, passed by value, {@link CuSymbols#CU_IPC_MEM_HANDLE})
      */
-    public static final CuFunction.PPI IPC_OPEN_MEM_HANDLE =
-            new CuFunction.PPI("cuIpcOpenMemHandle_v2",
+    public static final CuFunction.PHI IPC_OPEN_MEM_HANDLE =
+            new CuFunction.PHI("cuIpcOpenMemHandle_v2",
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, CuSymbols.CU_IPC_MEM_HANDLE, JAVA_INT));
     /** {@code CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)} */
     public static final CuFunction.J IPC_CLOSE_MEM_HANDLE = new CuFunction.J("cuIpcCloseMemHandle");
@@ -207,8 +207,8 @@ public final class CuDriver {
      * {@code CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)}
      * ({@code handle}: 64 bytes, passed by value, {@link CuSymbols#CU_IPC_EVENT_HANDLE})
      */
-    public static final CuFunction.PP IPC_OPEN_EVENT_HANDLE =
-            new CuFunction.PP("cuIpcOpenEventHandle",
+    public static final CuFunction.PH IPC_OPEN_EVENT_HANDLE =
+            new CuFunction.PH("cuIpcOpenEventHandle",
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, CuSymbols.CU_IPC_EVENT_HANDLE));
     // Modules and launches
     /** {@code CUresult cuModuleLoadData(CUmodule *module, const void *image)} */

@@ -15,14 +15,14 @@ import java.util.Optional;
  * One libcuda function, declared once in {@link CuDriver}: its {@code cuda.h} name, its C signature as an FFM
  * descriptor, and calls through a downcall handle linked on first use. Each subclass is one Java signature, named by
  * its parameters' JVM letters ({@code I} {@code int}, {@code J} {@code long}, {@code P} {@link MemorySegment}: a
- * pointer, a handle, or a struct passed by value); each has {@code call(...)}, which returns the {@code CUresult},
+ * pointer or a handle; {@code H} {@code byte[]}: the 64 bytes of an IPC handle passed by value); each has {@code call(...)}, which returns the {@code CUresult},
  * and {@code check(...)}, which throws the function's {@linkplain #failure failure} unless it is
  * {@code CUDA_SUCCESS}. Both invoke the handle with {@code invokeExact} on the declared primitive and segment
  * types: nothing is boxed.
  *
  * <p>C types map as: {@code CUresult}, {@code int}, {@code unsigned int}, {@code CUdevice} and enums to {@code int};
  * {@code size_t}, {@code CUdeviceptr} and {@code unsigned long long} to {@code long}; pointers and handles to an
- * address; IPC handles, passed by value, to a 64-byte struct. {@code unsigned char} arguments are {@code int}s passed
+ * address; IPC handles, passed by value, to a 64-byte struct, linked in the form {@link IpcHandleByValue} gives. {@code unsigned char} arguments are {@code int}s passed
  * zero-extended: the ABI lets the callee read the low byte, and zero-extension is what compilers that rely on
  * extension expect.
  *
@@ -94,9 +94,14 @@ public abstract sealed class CuFunction {
         return d;
     }
 
-    /** {@return the Java type of {@code call}: the descriptor's} */
-    public final MethodType type() {
+    /** {@return the Java type of {@code call}: the descriptor's, with an IPC handle passed by value as its bytes} */
+    public MethodType type() {
         return descriptor().toMethodType();
+    }
+
+    /** {@return what is linked: the C signature, or for an IPC handle passed by value its platform's form} */
+    FunctionDescriptor linkedDescriptor() {
+        return descriptor();
     }
 
     /** {@return true once the handle is linked (by a call or by {@link #link()})} */
@@ -121,7 +126,7 @@ public abstract sealed class CuFunction {
     private synchronized MethodHandle linkOnce() {
         MethodHandle h = handle;
         if (h == null) {
-            h = CudaLibrary.downcall(name, fallback, descriptor());
+            h = CudaLibrary.downcall(name, fallback, linkedDescriptor());
             handle = h;
         }
         return h;
@@ -444,10 +449,6 @@ public abstract sealed class CuFunction {
             super(name, MemorySegment.class, MemorySegment.class);
         }
 
-        PP(String name, FunctionDescriptor descriptor) {
-            super(name, descriptor);
-        }
-
         /**
          * Calls the function without checking its result.
          *
@@ -471,6 +472,98 @@ public abstract sealed class CuFunction {
          */
         public void check(MemorySegment a, MemorySegment b) {
             checkResult(call(a, b));
+        }
+    }
+
+    /**
+     * A function of Java type {@code (MemorySegment, byte[])int}: a pointer and an IPC handle passed by value, linked
+     * as {@link IpcHandleByValue} says.
+     */
+    public static final class PH extends CuFunction {
+        PH(String name, FunctionDescriptor descriptor) {
+            super(name, descriptor);
+        }
+
+        @Override
+        public MethodType type() {
+            return MethodType.methodType(int.class, MemorySegment.class, byte[].class);
+        }
+
+        @Override
+        FunctionDescriptor linkedDescriptor() {
+            return IpcHandleByValue.linked(descriptor());
+        }
+
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument: the handle's 64 bytes
+         * @return the {@code CUresult} the function returned
+         */
+        public int call(MemorySegment a, byte[] b) {
+            try {
+                return IpcHandleByValue.call(handle(), IpcHandleByValue.AS_STACK_WORDS, a, b);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument: the handle's 64 bytes
+         */
+        public void check(MemorySegment a, byte[] b) {
+            checkResult(call(a, b));
+        }
+    }
+
+    /**
+     * A function of Java type {@code (MemorySegment, byte[], int)int}: a pointer, an IPC handle passed by value and
+     * an {@code int}, linked as {@link IpcHandleByValue} says.
+     */
+    public static final class PHI extends CuFunction {
+        PHI(String name, FunctionDescriptor descriptor) {
+            super(name, descriptor);
+        }
+
+        @Override
+        public MethodType type() {
+            return MethodType.methodType(int.class, MemorySegment.class, byte[].class, int.class);
+        }
+
+        @Override
+        FunctionDescriptor linkedDescriptor() {
+            return IpcHandleByValue.linked(descriptor());
+        }
+
+        /**
+         * Calls the function without checking its result.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument: the handle's 64 bytes
+         * @param c the C function's third argument
+         * @return the {@code CUresult} the function returned
+         */
+        public int call(MemorySegment a, byte[] b, int c) {
+            try {
+                return IpcHandleByValue.call(handle(), IpcHandleByValue.AS_STACK_WORDS, a, b, c);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        /**
+         * Calls the function; throws its {@linkplain #failure failure} unless it returns {@code CUDA_SUCCESS}.
+         *
+         * @param a the C function's first argument
+         * @param b the C function's second argument: the handle's 64 bytes
+         * @param c the C function's third argument
+         */
+        public void check(MemorySegment a, byte[] b, int c) {
+            checkResult(call(a, b, c));
         }
     }
 
@@ -750,10 +843,6 @@ public abstract sealed class CuFunction {
     public static final class PPI extends CuFunction {
         PPI(String name) {
             super(name, MemorySegment.class, MemorySegment.class, int.class);
-        }
-
-        PPI(String name, FunctionDescriptor descriptor) {
-            super(name, descriptor);
         }
 
         /**

@@ -51,8 +51,9 @@ public final class Prelink {
     private static Map<CuFunction, ToIntFunction<MemorySegment>> warmCalls() {
         MemorySegment none = MemorySegment.NULL;
         MemorySegment fdMinusOne = MemorySegment.ofAddress(-1);
+        byte[] zeroHandle = new byte[CuSymbols.IPC_HANDLE_SIZE];
         Map<CuFunction, ToIntFunction<MemorySegment>> w = new LinkedHashMap<>();
-        // out: room for any out-parameter, a 64-byte IPC handle included (the zeroed handle is passed by value).
+        // out: room for any out-parameter; IPC handles passed by value are zeroed.
         w.put(CuDriver.DEVICE_PRIMARY_CTX_RETAIN, out -> CuDriver.DEVICE_PRIMARY_CTX_RETAIN.call(out, -1));
         w.put(CuDriver.MEM_ALLOC, out -> CuDriver.MEM_ALLOC.call(out, 0));
         w.put(CuDriver.EVENT_CREATE, out -> CuDriver.EVENT_CREATE.call(out, 0));
@@ -61,9 +62,9 @@ public final class Prelink {
         w.put(CuDriver.STREAM_CREATE, out -> CuDriver.STREAM_CREATE.call(out, 0));
         w.put(CuDriver.MODULE_LOAD_DATA, out -> CuDriver.MODULE_LOAD_DATA.call(out, none));
         w.put(CuDriver.MODULE_GET_FUNCTION, out -> CuDriver.MODULE_GET_FUNCTION.call(out, none, none));
-        w.put(CuDriver.IPC_OPEN_MEM_HANDLE, out -> CuDriver.IPC_OPEN_MEM_HANDLE.call(out, out, 0));
+        w.put(CuDriver.IPC_OPEN_MEM_HANDLE, out -> CuDriver.IPC_OPEN_MEM_HANDLE.call(out, zeroHandle, 0));
         w.put(CuDriver.MEM_GET_ADDRESS_RANGE, out -> CuDriver.MEM_GET_ADDRESS_RANGE.call(none, out, 0));
-        w.put(CuDriver.IPC_OPEN_EVENT_HANDLE, out -> CuDriver.IPC_OPEN_EVENT_HANDLE.call(out, out));
+        w.put(CuDriver.IPC_OPEN_EVENT_HANDLE, out -> CuDriver.IPC_OPEN_EVENT_HANDLE.call(out, zeroHandle));
         w.put(CuDriver.STREAM_WAIT_EVENT, out -> CuDriver.STREAM_WAIT_EVENT.call(none, none, 0));
         w.put(CuDriver.LAUNCH_KERNEL, out -> CuDriver.LAUNCH_KERNEL.call(none, 1, 1, 1, 1, 1, 1, 0, none, none, none));
         w.put(CuDriver.EVENT_RECORD, out -> CuDriver.EVENT_RECORD.call(none, none));

@@ -1,10 +1,8 @@
 package org.cudaipc4j.cuda.ipc;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.util.HexFormat;
 import org.cudaipc4j.base.CallScratch;
 import org.cudaipc4j.cuda.CudaException;
@@ -35,19 +33,11 @@ final class Checks {
     }
 
     /**
-     * {@code bytes}, an IPC handle of {@code layout}, laid out at the start of this thread's {@link CallScratch} for a
-     * call that takes it by value; the call's out-parameter is {@link #scratchOut()}, after it. Used and read before
-     * any other call on the thread, as {@link CallScratch} asks: a reader opens one handle per share.
+     * The pointer-sized out-parameter of an open, at the start of this thread's {@link CallScratch}, zeroed. Used and
+     * read before any other call on the thread, as {@link CallScratch} asks: a reader opens one handle per share.
      */
-    static MemorySegment handleInScratch(byte[] bytes, StructLayout layout) {
-        MemorySegment value = CallScratch.get().asSlice(0, layout);
-        MemorySegment.copy(bytes, 0, value, JAVA_BYTE, 0, CuSymbols.IPC_HANDLE_SIZE);
-        return value;
-    }
-
-    /** The pointer-sized out-parameter in this thread's {@link CallScratch}, after a handle's bytes, zeroed. */
     static MemorySegment scratchOut() {
-        MemorySegment out = CallScratch.get().asSlice(CuSymbols.IPC_HANDLE_SIZE, ADDRESS);
+        MemorySegment out = CallScratch.get().asSlice(0, ADDRESS);
         out.set(ADDRESS, 0, MemorySegment.NULL);
         return out;
     }

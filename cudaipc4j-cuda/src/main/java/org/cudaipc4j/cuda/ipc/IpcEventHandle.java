@@ -92,9 +92,8 @@ public final class IpcEventHandle {
      */
     public Event open(Context context) {
         context.makeCurrent();
-        MemorySegment value = Checks.handleInScratch(bytes, LAYOUT);
         MemorySegment out = Checks.scratchOut();
-        CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, value);
+        CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, bytes);
         return Event.adopt(context, DriverCalls.handle(out), OPENED_FLAGS, true);
     }
 

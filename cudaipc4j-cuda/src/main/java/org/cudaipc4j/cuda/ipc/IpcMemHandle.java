@@ -188,9 +188,8 @@ public final class IpcMemHandle {
         }
         try {
             context.makeCurrent();
-            MemorySegment value = Checks.handleInScratch(bytes, LAYOUT);
             MemorySegment out = Checks.scratchOut();
-            CuDriver.IPC_OPEN_MEM_HANDLE.check(out, value, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
+            CuDriver.IPC_OPEN_MEM_HANDLE.check(out, bytes, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
             long address = out.get(JAVA_LONG, 0);
             try {
                 return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
