@@ -24,11 +24,19 @@ public final class CallScratch {
     /** The bytes at the end that {@link Libc} keeps for the captured errno state. */
     static final long ERRNO_BYTES = BYTES - ARGUMENT_BYTES - LIBC_BYTES;
 
+    /**
+     * A thread's buffer, sliced once: a slice made per call runs the segment's bounds and layout checks, which cost
+     * microseconds a call until the JIT has compiled them, in the fresh process a reader mostly is.
+     */
+    private record Slices(MemorySegment arguments, MemorySegment libc, MemorySegment errno) {}
+
     // A subclass, not withInitial(lambda): every process of the tool loads this class, and a lambda costs start-up.
-    private static final ThreadLocal<MemorySegment> SEGMENT = new ThreadLocal<>() {
+    private static final ThreadLocal<Slices> SEGMENT = new ThreadLocal<>() {
         @Override
-        protected MemorySegment initialValue() {
-            return Arena.ofAuto().allocate(BYTES, 16);
+        protected Slices initialValue() {
+            MemorySegment all = Arena.ofAuto().allocate(BYTES, 16);
+            return new Slices(all.asSlice(0, ARGUMENT_BYTES), all.asSlice(ARGUMENT_BYTES, LIBC_BYTES),
+                    all.asSlice(ARGUMENT_BYTES + LIBC_BYTES, ERRNO_BYTES));
         }
     };
 
@@ -36,16 +44,16 @@ public final class CallScratch {
 
     /** {@return this thread's scratch for arguments, {@link #ARGUMENT_BYTES} long, its contents left from before} */
     public static MemorySegment get() {
-        return SEGMENT.get().asSlice(0, ARGUMENT_BYTES);
+        return SEGMENT.get().arguments();
     }
 
     /** {@return this thread's scratch for {@link Libc}'s own arguments, {@link #LIBC_BYTES} long} */
     static MemorySegment libc() {
-        return SEGMENT.get().asSlice(ARGUMENT_BYTES, LIBC_BYTES);
+        return SEGMENT.get().libc();
     }
 
     /** {@return this thread's scratch for {@link Libc}'s captured errno, {@link #ERRNO_BYTES} long} */
     static MemorySegment errno() {
-        return SEGMENT.get().asSlice(ARGUMENT_BYTES + LIBC_BYTES, ERRNO_BYTES);
+        return SEGMENT.get().errno();
     }
 }

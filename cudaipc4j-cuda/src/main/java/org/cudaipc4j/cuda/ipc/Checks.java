@@ -1,7 +1,5 @@
 package org.cudaipc4j.cuda.ipc;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import org.cudaipc4j.base.CallScratch;
@@ -33,13 +31,12 @@ final class Checks {
     }
 
     /**
-     * The pointer-sized out-parameter of an open, at the start of this thread's {@link CallScratch}, zeroed. Used and
-     * read before any other call on the thread, as {@link CallScratch} asks: a reader opens one handle per share.
+     * A pointer-sized out-parameter of an open: this thread's {@link CallScratch}, used as is (no slice made per
+     * call), read only after the call succeeded and before any other call on the thread, as {@link CallScratch} asks:
+     * a reader opens one handle per share.
      */
     static MemorySegment scratchOut() {
-        MemorySegment out = CallScratch.get().asSlice(0, ADDRESS);
-        out.set(ADDRESS, 0, MemorySegment.NULL);
-        return out;
+        return CallScratch.get();
     }
 
     /** A copy of {@code bytes}, checked to be an IPC handle's 64 bytes. */

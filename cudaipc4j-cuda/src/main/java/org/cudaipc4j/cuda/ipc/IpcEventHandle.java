@@ -26,9 +26,12 @@ public final class IpcEventHandle {
     private static final Set<EventFlag> OPENED_FLAGS = Set.of(EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING);
 
     private final byte[] bytes;
+    /** The bytes' hash, made once: a reader looks a handle up several times per open. */
+    private final int hash;
 
     private IpcEventHandle(byte[] bytes) {
         this.bytes = bytes;
+        this.hash = Arrays.hashCode(bytes);
     }
 
     /**
@@ -99,12 +102,12 @@ public final class IpcEventHandle {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof IpcEventHandle h && Arrays.equals(h.bytes, bytes);
+        return o instanceof IpcEventHandle h && h.hash == hash && Arrays.equals(h.bytes, bytes);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(bytes);
+        return hash;
     }
 
     @Override

@@ -61,9 +61,12 @@ public final class IpcMemHandle {
     }
 
     private final byte[] bytes;
+    /** The bytes' hash, made once: a reader looks a handle up several times per open. */
+    private final int hash;
 
     private IpcMemHandle(byte[] bytes) {
         this.bytes = bytes;
+        this.hash = Arrays.hashCode(bytes);
     }
 
     /**
@@ -227,12 +230,12 @@ public final class IpcMemHandle {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof IpcMemHandle h && Arrays.equals(h.bytes, bytes);
+        return o instanceof IpcMemHandle h && h.hash == hash && Arrays.equals(h.bytes, bytes);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(bytes);
+        return hash;
     }
 
     @Override
