@@ -7,8 +7,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -95,13 +97,26 @@ public abstract sealed class CuFunction {
     }
 
     /** {@return the Java type of {@code call}: the descriptor's, with an IPC handle passed by value as its bytes} */
-    public MethodType type() {
-        return descriptor().toMethodType();
+    public final MethodType type() {
+        MethodType type = descriptor().toMethodType();
+        List<MemoryLayout> arguments = descriptor().argumentLayouts();
+        for (int i = 0; i < arguments.size(); i++) {
+            if (arguments.get(i) instanceof StructLayout) {
+                type = type.changeParameterType(i, byte[].class);
+            }
+        }
+        return type;
     }
 
-    /** {@return what is linked: the C signature, or for an IPC handle passed by value its platform's form} */
-    FunctionDescriptor linkedDescriptor() {
-        return descriptor();
+    /** {@return what is linked: the C signature, or where it passes an IPC handle by value, its platform's form} */
+    final FunctionDescriptor linkedDescriptor() {
+        FunctionDescriptor c = descriptor();
+        for (MemoryLayout argument : c.argumentLayouts()) {
+            if (argument instanceof StructLayout) {
+                return IpcHandleByValue.linked(c);
+            }
+        }
+        return c;
     }
 
     /** {@return true once the handle is linked (by a call or by {@link #link()})} */
@@ -484,16 +499,6 @@ public abstract sealed class CuFunction {
             super(name, descriptor);
         }
 
-        @Override
-        public MethodType type() {
-            return MethodType.methodType(int.class, MemorySegment.class, byte[].class);
-        }
-
-        @Override
-        FunctionDescriptor linkedDescriptor() {
-            return IpcHandleByValue.linked(descriptor());
-        }
-
         /**
          * Calls the function without checking its result.
          *
@@ -527,16 +532,6 @@ public abstract sealed class CuFunction {
     public static final class PHI extends CuFunction {
         PHI(String name, FunctionDescriptor descriptor) {
             super(name, descriptor);
-        }
-
-        @Override
-        public MethodType type() {
-            return MethodType.methodType(int.class, MemorySegment.class, byte[].class, int.class);
-        }
-
-        @Override
-        FunctionDescriptor linkedDescriptor() {
-            return IpcHandleByValue.linked(descriptor());
         }
 
         /**
