@@ -17,16 +17,16 @@ import java.util.Optional;
  * One libcuda function, declared once in {@link CuDriver}: its {@code cuda.h} name, its C signature as an FFM
  * descriptor, and calls through a downcall handle linked on first use. Each subclass is one Java signature, named by
  * its parameters' JVM letters ({@code I} {@code int}, {@code J} {@code long}, {@code P} {@link MemorySegment}: a
- * pointer or a handle; {@code H} {@code byte[]}: the 64 bytes of an IPC handle passed by value); each has {@code call(...)}, which returns the {@code CUresult},
- * and {@code check(...)}, which throws the function's {@linkplain #failure failure} unless it is
- * {@code CUDA_SUCCESS}. Both invoke the handle with {@code invokeExact} on the declared primitive and segment
- * types: nothing is boxed.
+ * pointer or a handle; {@code H} {@code byte[]}: the 64 bytes of an IPC handle passed by value); each has
+ * {@code call(...)}, which returns the {@code CUresult}, and {@code check(...)}, which throws the function's
+ * {@linkplain #failure failure} unless it is {@code CUDA_SUCCESS}. Both invoke the handle with {@code invokeExact} on
+ * the declared primitive and segment types: nothing is boxed.
  *
  * <p>C types map as: {@code CUresult}, {@code int}, {@code unsigned int}, {@code CUdevice} and enums to {@code int};
  * {@code size_t}, {@code CUdeviceptr} and {@code unsigned long long} to {@code long}; pointers and handles to an
- * address; IPC handles, passed by value, to a 64-byte struct, linked in the form {@link IpcHandleByValue} gives. {@code unsigned char} arguments are {@code int}s passed
- * zero-extended: the ABI lets the callee read the low byte, and zero-extension is what compilers that rely on
- * extension expect.
+ * address; IPC handles, passed by value, to a 64-byte struct, linked in the form {@link IpcHandleByValue} gives.
+ * {@code unsigned char} arguments are {@code int}s passed zero-extended: the ABI lets the callee read the low byte,
+ * and zero-extension is what compilers that rely on extension expect.
  *
  * <p>A missing library or function is not an error of the declaration: the handle then throws the exception the
  * typed layer {@linkplain CudaLibrary#reportFailuresWith installed} for it, at each call.
