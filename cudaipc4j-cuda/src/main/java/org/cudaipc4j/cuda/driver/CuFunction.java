@@ -7,10 +7,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -98,25 +96,12 @@ public abstract sealed class CuFunction {
 
     /** {@return the Java type of {@code call}: the descriptor's, with an IPC handle passed by value as its bytes} */
     public final MethodType type() {
-        MethodType type = descriptor().toMethodType();
-        List<MemoryLayout> arguments = descriptor().argumentLayouts();
-        for (int i = 0; i < arguments.size(); i++) {
-            if (arguments.get(i) instanceof StructLayout) {
-                type = type.changeParameterType(i, byte[].class);
-            }
-        }
-        return type;
+        return IpcHandleByValue.javaType(descriptor());
     }
 
     /** {@return what is linked: the C signature, or where it passes an IPC handle by value, its platform's form} */
     final FunctionDescriptor linkedDescriptor() {
-        FunctionDescriptor c = descriptor();
-        for (MemoryLayout argument : c.argumentLayouts()) {
-            if (argument instanceof StructLayout) {
-                return IpcHandleByValue.linked(c);
-            }
-        }
-        return c;
+        return IpcHandleByValue.linked(descriptor());
     }
 
     /** {@return true once the handle is linked (by a call or by {@link #link()})} */

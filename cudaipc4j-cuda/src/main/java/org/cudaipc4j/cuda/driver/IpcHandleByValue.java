@@ -8,6 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -43,11 +44,33 @@ final class IpcHandleByValue {
     private IpcHandleByValue() {}
 
     /**
-     * {@return what to link for a function of C signature {@code c}: on Linux x86-64 the scalar form, else
-     * {@code c}} {@code c} takes integer-class arguments (pointers, {@code int}s) and one 64-byte handle.
+     * {@return what to link for a function of C signature {@code c}: where it passes a struct (the handle) by value
+     * on Linux x86-64, the scalar form; else {@code c}} Such a {@code c} takes integer-class arguments (pointers,
+     * {@code int}s) and one 64-byte handle.
      */
     static FunctionDescriptor linked(FunctionDescriptor c) {
-        return AS_STACK_WORDS ? stackWords(c) : c;
+        return AS_STACK_WORDS && passesHandle(c) ? stackWords(c) : c;
+    }
+
+    /** {@return the Java type of a call of {@code c}: its descriptor's, with a handle passed by value as its bytes} */
+    static MethodType javaType(FunctionDescriptor c) {
+        MethodType type = c.toMethodType();
+        List<MemoryLayout> arguments = c.argumentLayouts();
+        for (int i = 0; i < arguments.size(); i++) {
+            if (arguments.get(i) instanceof StructLayout) {
+                type = type.changeParameterType(i, byte[].class);
+            }
+        }
+        return type;
+    }
+
+    private static boolean passesHandle(FunctionDescriptor c) {
+        for (MemoryLayout argument : c.argumentLayouts()) {
+            if (argument instanceof StructLayout) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The scalar form of {@code c}: its other arguments in order, fillers up to six, the handle's eight words. */
