@@ -94,10 +94,20 @@ public final class IpcEventHandle {
      * @return the event
      */
     public Event open(Context context) {
-        context.makeCurrent();
         MemorySegment out = Checks.scratchOut();
-        CuDriver.IPC_OPEN_EVENT_HANDLE.check(out, bytes);
+        CuDriver.IPC_OPEN_EVENT_HANDLE.checkResult(openCall(context, bytes, out));
         return Event.adopt(context, DriverCalls.handle(out), OPENED_FLAGS, true);
+    }
+
+    /**
+     * An open's call ({@link IpcOpenWarmUp} runs it too): {@code context} made current, {@code cuIpcOpenEventHandle}
+     * of {@code bytes} into {@code out}.
+     *
+     * @return the driver's result
+     */
+    static int openCall(Context context, byte[] bytes, MemorySegment out) {
+        context.makeCurrent();
+        return CuDriver.IPC_OPEN_EVENT_HANDLE.call(out, bytes);
     }
 
     @Override

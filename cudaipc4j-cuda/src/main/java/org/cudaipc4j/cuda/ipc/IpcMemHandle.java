@@ -190,9 +190,8 @@ public final class IpcMemHandle {
                     + context + "; a process maps a handle once per context: share that mapping");
         }
         try {
-            context.makeCurrent();
             MemorySegment out = Checks.scratchOut();
-            CuDriver.IPC_OPEN_MEM_HANDLE.check(out, bytes, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
+            CuDriver.IPC_OPEN_MEM_HANDLE.checkResult(openCall(context, bytes, lazyPeerAccess, out));
             long address = out.get(JAVA_LONG, 0);
             try {
                 return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
@@ -206,10 +205,31 @@ public final class IpcMemHandle {
         }
     }
 
+    /**
+     * An open's call ({@link IpcOpenWarmUp} runs it too): {@code context} made current, {@code cuIpcOpenMemHandle}
+     * of {@code bytes} into {@code out}.
+     *
+     * @return the driver's result
+     */
+    static int openCall(Context context, byte[] bytes, boolean lazyPeerAccess, MemorySegment out) {
+        context.makeCurrent();
+        return CuDriver.IPC_OPEN_MEM_HANDLE.call(out, bytes, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
+    }
+
+    /**
+     * The size query of an open ({@link IpcOpenWarmUp} runs it too): {@code cuMemGetAddressRange} of {@code address},
+     * the size into {@code length}.
+     *
+     * @return the driver's result
+     */
+    static int sizeCall(long address, MemorySegment length) {
+        return CuDriver.MEM_GET_ADDRESS_RANGE.call(MemorySegment.NULL, length, address);
+    }
+
     /** The allocation's size from the driver, checked against {@code declared} (-1: none declared). */
     private static long mappedSize(long address, long declared) {
         MemorySegment length = Checks.scratchOut();
-        int r = CuDriver.MEM_GET_ADDRESS_RANGE.call(MemorySegment.NULL, length, address);
+        int r = sizeCall(address, length);
         if (r != Checks.CUDA_SUCCESS) {
             if (declared < 0) {
                 throw Checks.failure(CuDriver.MEM_GET_ADDRESS_RANGE, r);

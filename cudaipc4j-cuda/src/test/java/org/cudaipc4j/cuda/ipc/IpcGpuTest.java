@@ -56,6 +56,14 @@ class IpcGpuTest {
     }
 
     @Test
+    void theOpenWarmUpIsRefusedEveryRoundAndOpensNothing() {
+        int before = ctx.openResources();
+        assertEquals(IpcOpenWarmUp.ROUNDS, IpcOpenWarmUp.run(ctx), "the driver refused every call of every round");
+        assertEquals(before, ctx.openResources());
+        assertTrue(IpcOpenWarmUp.round(ctx, new byte[IpcMemHandle.SIZE]), "a round after them is refused too");
+    }
+
+    @Test
     void onlyAnInterprocessEventExportsAHandle() {
         try (Event timing = Event.create(ctx);
              Event ipc = Event.create(ctx, EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING)) {

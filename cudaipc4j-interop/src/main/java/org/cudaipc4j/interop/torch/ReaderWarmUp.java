@@ -11,9 +11,9 @@ import org.cudaipc4j.cuda.ipc.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Event;
-import org.cudaipc4j.cuda.ipc.IpcEventHandle;
 import org.cudaipc4j.cuda.ipc.IpcMappedMemory;
 import org.cudaipc4j.cuda.ipc.IpcMemHandle;
+import org.cudaipc4j.cuda.ipc.IpcOpenWarmUp;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
@@ -42,15 +42,6 @@ final class ReaderWarmUp {
         return ByteBuffer.allocate(2 + 4 + 4 + 8 + 8 + 4).order(ByteOrder.LITTLE_ENDIAN).put((byte) 2)
                 .put((byte) 'e').putInt(1).putInt(0).putLong(2L << 20).putLong(1).putInt(3).array();
     }
-
-    /** A refusal of the no-process event handle slower than this stops its repetition (a driver that searches). */
-    static final long SLOW_REFUSAL_NANOS = 200_000;
-
-    /**
-     * The refusals never judged slow: the first call links the function and runs interpreted, and takes longer
-     * than {@link #SLOW_REFUSAL_NANOS} on any driver (judged by it, the warm-up made one call).
-     */
-    static final int UNJUDGED_REFUSALS = 3;
 
     /** An empty storage's share: opens as an empty view. */
     private static final TorchShare EMPTY = new TorchShare(0, null, 0, 0, null, -1, null, false, null);
@@ -159,33 +150,22 @@ final class ReaderWarmUp {
 
     /**
      * The open path's driver side in {@code context} (current), with its own memory, {@value #ROUNDS} times: an event
-     * made, waited on by {@code stream} and destroyed, an IPC event handle of no process opened (the driver refuses
-     * it), an empty view made and closed; then once an IPC memory handle of no process opened (refused too), and one
-     * granule of this device's VMM memory exported and mapped back as an expandable segment's chunks are
-     * ({@link ChunkedVmmMapping}), then released.
+     * made, waited on by {@code stream} and destroyed, an empty view made and closed; then the IPC opens' calls on a
+     * handle the driver refuses ({@link IpcOpenWarmUp}), once through {@link IpcMemHandle#open} for its refusal's
+     * path, and one granule of this device's VMM memory exported and mapped back as an expandable segment's chunks
+     * are ({@link ChunkedVmmMapping}), then released.
      */
     static void driverPath(TorchReader reader, Context context, Stream stream) {
         context.makeCurrent();
-        IpcEventHandle none = IpcEventHandle.fromBytes(new byte[64]);
-        boolean refusedFast = true;
         for (int round = 0; round < ROUNDS; round++) {
             try (Event e = Event.create(context)) {
                 stream.waitEvent(e);
             }
-            if (refusedFast) {
-                // An event handle of no process: the driver refuses it, and the open's Java side and call run.
-                long t0 = System.nanoTime();
-                try {
-                    none.open(context).close();
-                } catch (CudaException refused) {
-                    // expected
-                }
-                refusedFast = keepRefusing(round, System.nanoTime() - t0);
-            }
             reader.open(EMPTY, stream).close();
         }
+        IpcOpenWarmUp.run(context);
         try {
-            IpcMemHandle.fromBytes(new byte[64]).open(context, true).close(); // links the call; the driver refuses
+            IpcMemHandle.fromBytes(new byte[64]).open(context, true).close(); // the driver refuses
         } catch (CudaException | IllegalStateException | IllegalArgumentException refused) {
             // expected
         }
@@ -193,11 +173,6 @@ final class ReaderWarmUp {
         load(TorchInteropException.class);
         load(ReleaseOutcome.class);
         ChunkedVmmMapping.warmUp(context);
-    }
-
-    /** {@return whether the refusals go on after round {@code round}'s took {@code nanos}} */
-    static boolean keepRefusing(int round, long nanos) {
-        return round < UNJUDGED_REFUSALS || nanos < SLOW_REFUSAL_NANOS;
     }
 
     private static void load(Class<?> c) {

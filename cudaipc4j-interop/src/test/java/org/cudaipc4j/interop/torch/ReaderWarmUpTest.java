@@ -93,18 +93,6 @@ class ReaderWarmUpTest {
     }
 
     @Test
-    void aSlowFirstRefusalDoesNotStopTheRefusalsButALaterOneDoes() {
-        long slow = ReaderWarmUp.SLOW_REFUSAL_NANOS;
-        for (int round = 0; round < ReaderWarmUp.UNJUDGED_REFUSALS; round++) {
-            assertTrue(ReaderWarmUp.keepRefusing(round, 10_000_000), "round " + round + " links the call");
-        }
-        int judged = ReaderWarmUp.UNJUDGED_REFUSALS;
-        assertTrue(ReaderWarmUp.keepRefusing(judged, slow - 1), "a fast refusal goes on");
-        assertFalse(ReaderWarmUp.keepRefusing(judged, slow), "a slow refusal stops them");
-        assertFalse(ReaderWarmUp.keepRefusing(ReaderWarmUp.ROUNDS - 1, 10_000_000));
-    }
-
-    @Test
     void leasingIsTimedAsCounterAndBookAndACacheHitAsCounterOnly() {
         String name = CounterFiles.create(dir, 2);
         TorchStorageKey key = new TorchStorageKey("c:1", 0, 0, 4096);

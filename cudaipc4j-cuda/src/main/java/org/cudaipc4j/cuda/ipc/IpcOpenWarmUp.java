@@ -1,0 +1,84 @@
+package org.cudaipc4j.cuda.ipc;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.MemorySegment;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.DriverCalls;
+
+/**
+ * Runs the calls of {@link IpcMemHandle#open(Context, boolean)} and {@link IpcEventHandle#open(Context)} ahead of a
+ * process's first opens, so that those do not run them for the first time: a fresh JVM's first calls through a
+ * downcall run interpreted and cost tens of microseconds each until the JIT has compiled them. The driver refuses the
+ * handle they are given (64 zero bytes, no process's), and the refusals are taken as results, not exceptions: a
+ * refusal costs a few microseconds then, against tens with an exception made for each.
+ */
+public final class IpcOpenWarmUp {
+    /** Rounds of the calls: enough for the JIT's first tier to take them. */
+    static final int ROUNDS = 400;
+
+    /**
+     * The time the rounds may take in all; they stop once they have taken it (a driver that searches before it
+     * refuses). Judged on the sum: one round that a collection or the scheduler held up must not end them.
+     */
+    static final long BUDGET_NANOS = 20_000_000;
+
+    private IpcOpenWarmUp() {}
+
+    /**
+     * Runs, up to {@value #ROUNDS} times, an IPC memory handle's open call, the size query an open makes and an IPC
+     * event handle's open call, each refused by the driver, in {@code context} (made current). Were a call to succeed
+     * all the same, what it opened is closed at once and the rounds stop.
+     *
+     * @param context the context the opens will map into
+     * @return the rounds made
+     */
+    public static int run(Context context) {
+        byte[] none = new byte[IpcMemHandle.SIZE];
+        return repeat(() -> round(context, none), ROUNDS, BUDGET_NANOS, System::nanoTime);
+    }
+
+    /**
+     * Runs {@code round} up to {@code rounds} times, while the runs have taken less than {@code budgetNanos} by
+     * {@code clock} in all and each returned true.
+     *
+     * @return the rounds run
+     */
+    static int repeat(BooleanSupplier round, int rounds, long budgetNanos, LongSupplier clock) {
+        long spent = 0;
+        int made = 0;
+        while (made < rounds && spent < budgetNanos) {
+            long t0 = clock.getAsLong();
+            boolean goOn = round.getAsBoolean();
+            spent += clock.getAsLong() - t0;
+            made++;
+            if (!goOn) {
+                break;
+            }
+        }
+        return made;
+    }
+
+    /** One round of the calls; false when the driver opened what it should have refused (closed again here). */
+    static boolean round(Context context, byte[] none) {
+        MemorySegment out = Checks.scratchOut();
+        int memory = IpcMemHandle.openCall(context, none, true, out);
+        long address = out.get(JAVA_LONG, 0);
+        if (memory == Checks.CUDA_SUCCESS) {
+            CuDriver.IPC_CLOSE_MEM_HANDLE.call(address);
+            return false;
+        }
+        IpcMemHandle.sizeCall(0L, out);
+        out.get(JAVA_LONG, 0);
+        int event = IpcEventHandle.openCall(context, none, out);
+        MemorySegment opened = DriverCalls.handle(out);
+        if (event == Checks.CUDA_SUCCESS) {
+            CuDriver.EVENT_DESTROY.call(opened);
+            return false;
+        }
+        return true;
+    }
+}
