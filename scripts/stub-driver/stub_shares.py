@@ -1,0 +1,101 @@
+"""Shares for readers on the stub driver (scripts/stub-reader-bench.sh), laid out as torch's ('c' handles), and the
+medians of the readers' figures.
+
+  stub_shares.py producer DIR REOPENS TENSORS   makes the counter file and DIR/tensor.jsonl, DIR/state-dict.jsonl,
+                                                prints "ready NAME SLOTS", removes the file when stdin closes
+  stub_shares.py reset NAME SLOTS               every slot of NAME set to 1, as torch's producer sets it at a share
+  stub_shares.py summary JSONL                  medians per build of the readers' JSON lines
+"""
+import json
+import os
+import secrets
+import signal
+import statistics
+import struct
+import sys
+
+SHM = "/dev/shm"
+HEADER_BYTES, SLOT_COUNT = 64, 10000  # torch's counter file: a header, then 8-byte slots
+DEVICE_UUID = "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f"  # the stub's device 0
+STATE_DICT_SIZES = [1024, 4096, 1 << 20, 4 << 20, 16 << 20]
+
+
+def ipc_handle(block):
+    """A version 2 'c' handle as torch writes it: version, type, then the 64 bytes; none of them all zero."""
+    return bytes([2, ord("c")]) + bytes((block * 7 + i) % 251 + 1 for i in range(64))
+
+
+def event_handle(share):
+    return bytes((share * 13 + i) % 251 + 1 for i in range(64))
+
+
+def descriptor(name, slot, block, offset, size, pid):
+    return {"cudaipc4j_descriptor": "1.0", "kind": "torch", "device_uuid": DEVICE_UUID, "bytes": size,
+            "exporter": {"pid": pid, "pid_namespace": os.stat("/proc/self/ns/pid").st_ino, "export_id": slot},
+            "torch": {"handle": ipc_handle(block).hex(), "storage_bytes": size, "storage_offset_bytes": offset,
+                      "ref_counter_file": name, "ref_counter_offset": slot, "device_index": 0},
+            "tensor": {"dtype": "uint8", "shape": [size], "strides": [1], "offset": 0},
+            "event": {"ipc_handle": event_handle(slot).hex(), "wait": True}}
+
+
+def reset(name, slots):
+    with open(SHM + name, "r+b") as f:
+        f.seek(HEADER_BYTES)
+        f.write(struct.pack("<q", 1) * slots)
+
+
+def producer(directory, reopens, tensors):
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the counter file is removed on a SIGTERM too
+    pid = os.getpid()
+    name = f"/torch_{pid}_{secrets.randbelow(1 << 31)}_0"
+    slots = 1 + reopens + tensors
+    if slots > SLOT_COUNT:
+        sys.exit(f"stub_shares: {slots} shares do not fit one counter file ({SLOT_COUNT} slots)")
+    fd = os.open(SHM + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    try:
+        os.ftruncate(fd, HEADER_BYTES + 8 * SLOT_COUNT)
+        os.pwrite(fd, struct.pack("<i", 1), 0)  # the process count, as torch's allocator leaves it
+        os.close(fd)
+        reset(name, slots)
+        # one 64 MiB storage shared 1 + REOPENS times; a state dict of two tensors per block
+        tensor = [descriptor(name, s, 0, 0, 64 << 20, pid) for s in range(1 + reopens)]
+        state_dict = [descriptor(name, 1 + reopens + i, 1 + i // 2, (i % 2) * (32 << 20),
+                                 STATE_DICT_SIZES[i % len(STATE_DICT_SIZES)], pid) for i in range(tensors)]
+        for file, lines in (("tensor.jsonl", tensor), ("state-dict.jsonl", state_dict)):
+            with open(os.path.join(directory, file), "w") as f:
+                f.writelines(json.dumps(d) + "\n" for d in lines)
+        print("ready", name, slots, flush=True)
+        sys.stdin.read()
+    finally:
+        os.unlink(SHM + name)
+
+
+SUMMARY = ["warm_up_ms", "first_open_us", "first_open_counter_us", "first_open_ipc_open_us",
+           "first_open_event_open_us", "reopen_us", "reopen_event_open_us", "open_us", "open_ipc_open_us",
+           "open_event_open_us"]
+
+
+def summary(jsonl):
+    runs = {}
+    with open(jsonl) as f:
+        for line in f:
+            d = json.loads(line)
+            runs.setdefault(d["build"], {}).setdefault(d["case"], []).append(d)
+    for build, cases in runs.items():
+        print(build)
+        for case, lines in cases.items():
+            medians = [f"{k[:-3] if k.endswith('_us') else k}={statistics.median(d[k] for d in lines):.1f}"
+                       for k in SUMMARY if all(k in d for d in lines)]
+            print(f"  {case} ({len(lines)} runs): " + " ".join(medians))
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command == "producer" and len(sys.argv) == 5:
+        producer(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif command == "reset" and len(sys.argv) == 4:
+        reset(sys.argv[2], int(sys.argv[3]))
+    elif command == "summary" and len(sys.argv) == 3:
+        summary(sys.argv[2])
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The Java torch reader's own time, without a GPU: fresh `cudaipc4j bench interop` readers (tensor: a first open
+# and REOPENS cached re-opens; state-dict: TENSORS shares, two per block) against a stub libcuda.so.1
+# (scripts/stub-driver/libcuda-stub.c, built here with cc) whose calls return at once, on shares laid out as torch's
+# ('c' handles, a counter file in /dev/shm; scripts/stub-driver/stub_shares.py). What a reader takes there is its
+# process's own work around the driver's calls (the JVM's and the kernel's): what the Java figures of
+# scripts/interop-bench.sh hold above the driver's. Each JAR (default: this build's) runs in alternating fresh
+# processes, as the launcher starts it (an AOT cache trained the launcher's way, no stub); with AOT=trained or both,
+# also with an AOT cache recorded by an unrecorded reader of the same case first (-XX:AOTCacheOutput, JEP 514), as a
+# service would train one on its own workload.
+# Writes each reader's JSON line, with its build, to OUT/stub-reader-bench.jsonl and prints the medians per build.
+# Needs a Java 25 runtime (JAVA_HOME, else /usr/lib/jvm), cc and python3; no GPU, no torch.
+# Usage: scripts/stub-reader-bench.sh OUT [JAR...]
+#   REPEATS=10 REOPENS=50 TENSORS=100 AOT=launcher|trained|both CC=cc
+set -euo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  ""|-*) echo "stub-reader-bench: usage: scripts/stub-reader-bench.sh OUT [JAR...] (see --help)" >&2; exit 64 ;;
+esac
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
+shift
+jars=("$@")
+[ ${#jars[@]} -gt 0 ] || jars=("$root/cudaipc4j-cli/target/cudaipc4j.jar")
+repeats=${REPEATS:-10}
+reopens=${REOPENS:-50}
+tensors=${TENSORS:-100}
+aot=${AOT:-launcher}
+
+die() { echo "stub-reader-bench: $*" >&2; exit 1; }
+for n in "$repeats" "$reopens" "$tensors"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPEATS, REOPENS and TENSORS are whole numbers from 1, got '$n'"; done
+[[ $aot == launcher || $aot == trained || $aot == both ]] || die "AOT takes launcher, trained or both, got '$aot'"
+for j in "${jars[@]}"; do [ -f "$j" ] || die "no jar $j (build first: scripts/mvn.sh -q -B install -DskipTests)"; done
+. "$root/scripts/java-home.sh"
+find_java_home || die "needs a Java 25 runtime (JAVA_HOME or /usr/lib/jvm)"
+java=$java_home/bin/java
+shares=(python3 "$root/scripts/stub-driver/stub_shares.py")
+
+mkdir -p "$out/builds" "$out/stub"
+jsonl=$out/stub-reader-bench.jsonl
+: > "$jsonl"
+"${CC:-cc}" -O2 -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$out/stub/libcuda.so.1" \
+  "$root/scripts/stub-driver/libcuda-stub.c" || die "the stub driver did not build"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/stub-reader-bench.XXXXXX")
+producer=
+hold=
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  [ -z "$hold" ] || eval "exec $hold>&-" # the producer removes its counter file when its input closes
+  [ -z "$producer" ] || wait "$producer" 2>/dev/null || true
+  rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkfifo "$work/producer.in"
+"${shares[@]}" producer "$work" "$reopens" "$tensors" < "$work/producer.in" > "$work/ready" &
+producer=$!
+exec {hold}>"$work/producer.in"
+for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
+read -r word counter slots < "$work/ready" || die "the shares' producer did not start"
+[ "$word" = ready ] || die "the shares' producer said '$word'"
+
+# reader JAR LABEL CASE [JVM options]: one fresh reader on the stub; its line, with LABEL, to the figures (none
+# without a LABEL: a reader that records a cache, whose JVM reports that on standard error, kept in a log).
+reader() {
+  local jar=$1 label=$2 case=$3 line
+  shift 3
+  "${shares[@]}" reset "$counter" "$slots"
+  if ! line=$(LD_LIBRARY_PATH="$out/stub" "$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC "$@" \
+      -jar "$jar" bench interop "$case" "$work/$case.jsonl" 2>"$work/reader.err"); then
+    cat "$work/reader.err" >&2
+    die "a $case reader of $jar failed"
+  fi
+  [ -z "$label" ] || echo "{\"build\":\"$label\",${line#\{}" >> "$jsonl"
+}
+
+# Each jar as a copy of its own (the caches are bound to the file), its cache trained as ./cudaipc4j trains one.
+builds=()
+i=0
+for j in "${jars[@]}"; do
+  i=$((i + 1))
+  copy=$out/builds/$i.jar
+  cp -p "$j" "$copy"
+  rm -f "$out/builds/$i.aot"
+  CUDAIPC4J_REPORT=$work/report.json "$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC \
+    -XX:AOTCacheOutput="$out/builds/$i.aot" -Dcudaipc4j.aotTraining=true -jar "$copy" --size 1M >/dev/null 2>&1 || true
+  [ -f "$out/builds/$i.aot" ] || die "no AOT cache was trained for $j"
+  if [ "$aot" != trained ]; then builds+=("$copy|$out/builds/$i.aot|$i:${j##*/}/launcher"); fi
+  if [ "$aot" != launcher ]; then
+    for case in tensor state-dict; do
+      reader "$copy" "" "$case" -XX:AOTCacheOutput="$out/builds/$i-$case.aot" -Xlog:aot=off -Xlog:cds=off
+      [ -f "$out/builds/$i-$case.aot" ] || die "no AOT cache was recorded by a $case reader of $j"
+    done
+    builds+=("$copy|$out/builds/$i-CASE.aot|$i:${j##*/}/trained")
+  fi
+done
+
+for ((round = 1; round <= repeats; round++)); do
+  for b in "${builds[@]}"; do
+    IFS='|' read -r jar cache label <<< "$b"
+    for case in tensor state-dict; do
+      reader "$jar" "$label" "$case" -XX:AOTCache="${cache/CASE/$case}" -Xlog:aot=off -Xlog:cds=off
+    done
+  done
+done
+"${shares[@]}" summary "$jsonl" | tee "$out/stub-reader-bench.txt"
