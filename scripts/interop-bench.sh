@@ -15,6 +15,8 @@
 # runtime (JAVA_HOME, or .jre here), python3 with torch and cuda.core, and a GPU.
 # Usage: scripts/interop-bench.sh [OUT]      (default OUT: interop-bench)
 #   REPEATS=5 WARMUP=1 SIZE=64M BW_SIZE=1G REOPENS=50 TENSORS=100 ITERATIONS=20 ALLOCS=c,e PARTS=tensor,state-dict,pool
+#   JAVA_AOT=launcher|trained: the Java readers' AOT cache: the build's, as ./cudaipc4j trains it (default), or one
+#   per reader kind, recorded by its reader of the warm-up round (CUDAIPC4J_AOT_CACHE), as a service trains its own
 set -euo pipefail
 # Help, and a first argument that is an option (where a path goes) refused, before anything runs.
 case "${1:-}" in
@@ -32,6 +34,7 @@ tensors=${TENSORS:-100}
 iterations=${ITERATIONS:-20}
 allocs=${ALLOCS:-c,e}
 parts=",${PARTS:-tensor,state-dict,pool},"
+java_aot=${JAVA_AOT:-launcher}
 seed=1234
 
 die() { echo "interop-bench: $*" >&2; exit 1; }
@@ -42,6 +45,8 @@ number ITERATIONS "$iterations"
 ((repeats >= 1)) || die "REPEATS must be at least 1"
 ((iterations >= 1)) || die "ITERATIONS must be at least 1"
 ((tensors >= 1)) || die "TENSORS must be at least 1"
+[[ $java_aot == launcher || $java_aot == trained ]] || die "JAVA_AOT takes launcher or trained, got '$java_aot'"
+[ "$java_aot" = launcher ] || ((warmup >= 1)) || die "JAVA_AOT=trained needs a warm-up round (WARMUP >= 1): it records the caches"
 for s in "$size" "$bw_size"; do
   [[ $s =~ ^[1-9][0-9]*[KMG]?$ ]] || die "SIZE and BW_SIZE are sizes like 64M or 1G, got '$s'"
 done
@@ -122,15 +127,27 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # reader LABEL ROUND CMD...: one fresh reader process; its JSON line goes to the figures (round 0 is warm-up).
+# With JAVA_AOT=trained, a Java reader runs with the AOT cache of its label, which the first of them records.
 reader() {
-  local label=$1 round=$2 rc=0
+  local label=$1 round=$2 rc=0 env=()
   shift 2
   local to=$jsonl
   ((round > 0)) || to=$work/warmup.jsonl
+  if [ "$java_aot" = trained ] && [ "$1" = "${tool[0]}" ]; then
+    env=(env CUDAIPC4J_AOT_CACHE="$work/aot-${label//[^A-Za-z0-9]/_}.aot")
+  fi
   # Through a shell that writes its pid and then becomes the reader: a Python reader's pid is counted at the end.
-  bash -c 'echo $$ > "$0"; exec "$@"' "$work/reader.pid" "$@" >> "$to" || rc=$?
+  # (A JVM that records its AOT cache reports that on standard error: kept in a log.)
+  if ((${#env[@]} > 0)) && [ ! -f "${env[1]#*=}" ]; then
+    bash -c 'echo $$ > "$0"; exec "$@"' "$work/reader.pid" "${env[@]}" "$@" >> "$to" 2>> "$work/aot.log" || rc=$?
+  else
+    bash -c 'echo $$ > "$0"; exec "$@"' "$work/reader.pid" "${env[@]}" "$@" >> "$to" || rc=$?
+  fi
   [ "$1" != "${py[0]}" ] || python_pids+=("$(cat "$work/reader.pid")")
-  ((rc == 0)) || die "$label (round $round) failed with exit status $rc: $*"
+  if ((rc != 0)); then
+    [ ! -s "$work/aot.log" ] || tail -n 20 "$work/aot.log" >&2
+    die "$label (round $round) failed with exit status $rc: $*"
+  fi
 }
 
 # ask COMMAND...: one command to the torch producer; its answer in $reply (shared ... or released).

@@ -1,6 +1,8 @@
 package org.cudaipc4j.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +37,28 @@ class LauncherTest {
                 + " --size 4K"), unset.out());
         Launch chosen = launch(root, jdk, "4", null);
         assertEquals("4", field(chosen.out(), "connections"), chosen.out());
+    }
+
+    @Test
+    void aCacheOfTheUsersOwnIsRecordedByTheFirstRunAndUsedByTheNext(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+        Path cache = tmp.resolve("reader.aot");
+        Map<String, String> own = Map.of("CUDAIPC4J_AOT", "1", "CUDAIPC4J_AOT_CACHE", cache.toString());
+
+        Launch recording = launch(root.resolve("cudaipc4j"), jdk, null, null, own);
+        assertEquals(0, recording.exit(), recording.out());
+        assertTrue(recording.out().contains("-XX:AOTCacheOutput=" + cache + " "), recording.out());
+        assertFalse(recording.out().contains("training"), "the build's cache is not trained: " + recording.out());
+
+        Files.createFile(cache); // what the recording JVM leaves
+        Launch using = launch(root.resolve("cudaipc4j"), jdk, null, null, own);
+        assertTrue(using.out().contains("-XX:AOTCache=" + cache + " "), using.out());
+        assertFalse(using.out().contains("AOTCacheOutput"), using.out());
+
+        Launch none = launch(root.resolve("cudaipc4j"), jdk, null, null, Map.of("CUDAIPC4J_AOT_CACHE",
+                cache.toString()));
+        assertFalse(none.out().contains("AOTCache"), "CUDAIPC4J_AOT=0 means no cache at all: " + none.out());
     }
 
     /** Every module the jar is built from. */
@@ -191,16 +215,20 @@ class LauncherTest {
         return launch(root.resolve("cudaipc4j"), jdk, connections, path, Map.of());
     }
 
-    /** Runs {@code script} (the launcher, or a link to it) with {@code --size 4K} and {@code extra} variables. */
+    /**
+     * Runs {@code script} (the launcher, or a link to it) with {@code --size 4K}, no AOT cache ({@code CUDAIPC4J_AOT=0})
+     * and {@code extra} variables, which win.
+     */
     private static Launch launch(Path script, Path jdk, String connections, Path path, Map<String, String> extra)
             throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder("/bin/bash", script.toString(), "--size", "4K")
                 .redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.remove("CUDAIPC4J_RUN_START");
-        env.putAll(extra);
+        env.remove("CUDAIPC4J_AOT_CACHE");
         env.put("JAVA_HOME", jdk.toString());
         env.put("CUDAIPC4J_AOT", "0");
+        env.putAll(extra);
         env.remove("CUDA_DEVICE_MAX_CONNECTIONS");
         if (connections != null) {
             env.put("CUDA_DEVICE_MAX_CONNECTIONS", connections);
