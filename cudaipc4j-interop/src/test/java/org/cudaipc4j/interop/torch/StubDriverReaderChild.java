@@ -1,0 +1,89 @@
+package org.cudaipc4j.interop.torch;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.Cuda;
+import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.interop.DType;
+import org.cudaipc4j.interop.TensorLayout;
+import org.cudaipc4j.interop.TorchHandle;
+
+/**
+ * A torch reader on the stub driver, for {@link TorchReaderStubDriverTest}: {@code args} are the counter file's
+ * name and the number of blocks. Each block holds two storages of 4096 bytes (offsets 0 and 4096), each shared
+ * twice, slots {@code 4b .. 4b + 3}. Warms up, opens every share, prints one line per fact the test checks, closes
+ * every view, prints {@code closed}.
+ */
+public final class StubDriverReaderChild {
+    static final long STORAGE_BYTES = 4096;
+
+    private StubDriverReaderChild() {}
+
+    /** Block {@code b}'s handle as torch writes it (version 2, 'c'); none of its 64 bytes zero. */
+    static byte[] handle(int b) {
+        byte[] h = new byte[2 + 64];
+        h[0] = 2;
+        h[1] = 'c';
+        for (int i = 0; i < 64; i++) {
+            h[2 + i] = (byte) ((b * 7 + i) % 251 + 1);
+        }
+        return h;
+    }
+
+    public static void main(String[] args) {
+        String counter = args[0];
+        int blocks = Integer.parseInt(args[1]);
+        TensorLayout layout = TensorLayout.contiguous(DType.UINT8, STORAGE_BYTES);
+        byte[] event = new byte[64];
+        java.util.Arrays.fill(event, (byte) 7);
+        Cuda.init();
+        try (TorchLeases leases = TorchLeases.start();
+                Context ctx = Context.retainPrimary(Device.get(0))) {
+            ctx.makeCurrent();
+            Stream stream = Stream.create(ctx, true);
+            TorchReader reader = new TorchReader(ctx, leases);
+            reader.warmUp(stream);
+            System.out.println("warmed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
+            List<TorchTensorView> views = new ArrayList<>();
+            StringBuilder hits = new StringBuilder();
+            for (int b = 0; b < blocks; b++) {
+                TorchHandle h = TorchHandle.parse(handle(b));
+                for (int s = 0; s < 4; s++) {
+                    long offset = (s / 2) * STORAGE_BYTES;
+                    TorchShare share = new TorchShare(0, h, STORAGE_BYTES, offset, counter, 4L * b + s, event, true,
+                            layout);
+                    TorchTensorView v = reader.open(share, stream);
+                    views.add(v);
+                    hits.append(v.cacheHit() ? 'h' : 'm');
+                    if (s == 1 && v.address() != views.get(views.size() - 2).address()) {
+                        System.out.println("a re-open of block " + b + " maps elsewhere");
+                    }
+                    if (s == 2 && v.address() != views.get(views.size() - 3).address() + STORAGE_BYTES) {
+                        System.out.println("block " + b + "'s second storage is not 4096 bytes in");
+                    }
+                }
+            }
+            stream.synchronize();
+            System.out.println("opened " + views.size() + " " + hits + " blocks=" + reader.mappedBlocks()
+                    + " storages=" + leases.openStorages());
+            System.out.println("slots " + slots(counter, 4 * blocks));
+            for (TorchTensorView v : views.reversed()) {
+                v.close();
+            }
+            System.out.println("closed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
+        }
+    }
+
+    /** The slots' values, as one string of digits. */
+    static String slots(String counter, int count) {
+        try (TorchCounterFile f = TorchCounterFile.open(TorchCounterFile.DEFAULT_DIRECTORY, counter)) {
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < count; i++) {
+                sb.append(f.slot(i));
+            }
+            return sb.toString();
+        }
+    }
+}
