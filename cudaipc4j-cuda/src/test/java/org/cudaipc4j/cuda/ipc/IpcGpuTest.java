@@ -56,11 +56,15 @@ class IpcGpuTest {
     }
 
     @Test
-    void theOpenWarmUpIsRefusedEveryRoundAndOpensNothing() {
+    void theOpenWarmUpsCallsAreRefusedAndOpenNothing() {
         int before = ctx.openResources();
-        assertEquals(IpcOpenWarmUp.ROUNDS, IpcOpenWarmUp.run(ctx), "the driver refused every call of every round");
+        byte[] none = new byte[IpcMemHandle.SIZE];
+        for (int i = 0; i < 10; i++) {
+            assertTrue(IpcOpenWarmUp.round(ctx, none), "the driver refused every call of round " + i);
+        }
+        int rounds = IpcOpenWarmUp.run(ctx); // how many fit its time budget is the driver's speed, not checked here
+        assertTrue(rounds >= 1 && rounds <= IpcOpenWarmUp.ROUNDS, rounds + " rounds");
         assertEquals(before, ctx.openResources());
-        assertTrue(IpcOpenWarmUp.round(ctx, new byte[IpcMemHandle.SIZE]), "a round after them is refused too");
     }
 
     @Test
