@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.ipc.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
@@ -14,6 +15,8 @@ import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.ipc.IpcMappedMemory;
 import org.cudaipc4j.cuda.ipc.IpcMemHandle;
 import org.cudaipc4j.cuda.ipc.IpcOpenWarmUp;
+import org.cudaipc4j.cuda.ipc.ShareableHandleType;
+import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
@@ -36,11 +39,11 @@ final class ReaderWarmUp {
 
     /**
      * A version 2 {@code 'e'} handle as torch writes it (version, type, pid, padding, chunk size, chunk count, fd
-     * numbers; little-endian): pid 1, one 2 MiB chunk, fd 3. Only its block key is made.
+     * numbers; little-endian) of one chunk: {@code pid}'s descriptor {@code fd}, {@code chunkBytes} long.
      */
-    private static byte[] expandableHandle() {
+    private static byte[] expandableHandle(int pid, long chunkBytes, int fd) {
         return ByteBuffer.allocate(2 + 4 + 4 + 8 + 8 + 4).order(ByteOrder.LITTLE_ENDIAN).put((byte) 2)
-                .put((byte) 'e').putInt(1).putInt(0).putLong(2L << 20).putLong(1).putInt(3).array();
+                .put((byte) 'e').putInt(pid).putInt(0).putLong(chunkBytes).putLong(1).putInt(fd).array();
     }
 
     /** An empty storage's share: opens as an empty view. */
@@ -64,17 +67,12 @@ final class ReaderWarmUp {
      * @param fds the reader's pidfd calls, run on this process's own scratch descriptor
      */
     static void javaPath(ProducerFds fds) {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("cudaipc4j-warm-" + ProcessHandle.current().pid() + "-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("the torch reader's warm-up cannot make a temporary directory", e);
-        }
+        Path dir = scratchDirectory();
         try {
             TorchCounterFile file = TorchCounterFile.create(dir, 0);
             try (TorchLeases leases = TorchLeases.start(dir, false, 2)) {
                 byte[] legacy = new byte[TorchHandle.IPC_HANDLE_BYTES];
-                byte[] expandableBytes = expandableHandle();
+                byte[] expandableBytes = expandableHandle(1, 2L << 20, 3); // only its block key is made
                 TensorLayout layout = TensorLayout.contiguous(DType.UINT8, 1);
                 for (int round = 0; round < ROUNDS; round++) {
                     // handles parsed anew each round, as each share's are: their keys are made on first use
@@ -116,12 +114,81 @@ final class ReaderWarmUp {
             TorchStorageKey.processStartTime(ProcessHandle.current().pid());
             ownDescriptor(fds);
         } finally {
-            try {
-                Files.deleteIfExists(dir);
-            } catch (IOException ignored) {
-                // an empty directory in the temporary directory; nothing holds it
-            }
+            removeScratchDirectory(dir);
         }
+    }
+
+    /** A private temporary directory for the warm-up's counter files. */
+    private static Path scratchDirectory() {
+        try {
+            return Files.createTempDirectory("cudaipc4j-warm-" + ProcessHandle.current().pid() + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("the torch reader's warm-up cannot make a temporary directory", e);
+        }
+    }
+
+    /** Removes {@link #scratchDirectory()}'s directory, empty by then. */
+    private static void removeScratchDirectory(Path dir) {
+        try {
+            Files.deleteIfExists(dir);
+        } catch (IOException ignored) {
+            // an empty directory in the temporary directory; nothing holds it
+        }
+    }
+
+    /**
+     * An open that succeeds, from start to end, on memory of this process's own: one granule of VMM memory exported
+     * as a descriptor and shared as an expandable segment of this process is (an {@code 'e'} handle, no event),
+     * opened through a scratch reader (own leases, a counter file laid out as torch's in a private temporary
+     * directory) and held; then {@value #ROUNDS} times a further share of that storage (a cache hit) and a first
+     * share of another storage of the block, each opened and closed; then all of it closed and removed. Every step an
+     * open takes but the driver's IPC calls and the event then runs the way a share of another process's takes it.
+     * Best effort: without VMM, or where {@code pidfd_getfd} or the import is refused here, a share's first open
+     * runs the rest for the first time.
+     *
+     * @return whether every open succeeded
+     */
+    static boolean successPath(Context context, Stream stream) {
+        Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
+        Path dir = scratchDirectory();
+        try {
+            TorchCounterFile file = TorchCounterFile.create(dir, 0);
+            try (TorchLeases leases = TorchLeases.start(dir, false, 4);
+                    VmmAllocation local = VmmAllocation.create(context,
+                            VmmAllocation.granularity(context.device(), fd), fd)) {
+                int exported = local.exportFileDescriptor();
+                try {
+                    TorchReader scratch = new TorchReader(context, leases);
+                    TorchHandle own = TorchHandle.parse(expandableHandle((int) ProcessHandle.current().pid(),
+                            local.bytes(), exported));
+                    TensorLayout layout = TensorLayout.contiguous(DType.UINT8, 1);
+                    file.set(0, 1);
+                    try (TorchTensorView held = scratch.open(ownShare(own, 0, file, 0, layout), stream)) {
+                        for (int round = 0; round < ROUNDS; round++) {
+                            file.set(1, 1);
+                            scratch.open(ownShare(own, 0, file, 1, layout), stream).close();
+                            file.set(2, 1);
+                            scratch.open(ownShare(own, 1, file, 2, layout), stream).close();
+                        }
+                    }
+                } finally {
+                    Libc.close(exported);
+                }
+            } finally {
+                file.delete();
+            }
+            return true;
+        } catch (CudaException | TorchInteropException | IllegalArgumentException | IllegalStateException e) {
+            return false; // not warmed: a share's first open runs these steps, and reports a real failure itself
+        } finally {
+            removeScratchDirectory(dir);
+        }
+    }
+
+    /** A one-byte share without an event of {@code handle}'s storage at {@code offset}, with {@code slot}. */
+    private static TorchShare ownShare(TorchHandle handle, long offset, TorchCounterFile file, long slot,
+            TensorLayout layout) {
+        return new TorchShare(0, handle, 1, offset, file.name(), slot, null, false, layout);
     }
 
     /** {@code pidfd_open}, {@code pidfd_getfd} and {@code close} on a descriptor of this process's own. */

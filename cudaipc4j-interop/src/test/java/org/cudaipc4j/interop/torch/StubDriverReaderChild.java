@@ -46,6 +46,7 @@ public final class StubDriverReaderChild {
             TorchReader reader = new TorchReader(ctx, leases);
             reader.warmUp(stream);
             System.out.println("warmed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
+            System.out.println("own share opened " + ReaderWarmUp.successPath(ctx, stream));
             List<TorchTensorView> views = new ArrayList<>();
             StringBuilder hits = new StringBuilder();
             for (int b = 0; b < blocks; b++) {
