@@ -294,9 +294,10 @@ public final class TorchReader {
      * counter file laid out as torch's in a private temporary directory, leased as a first share and as a cache hit
      * through a scratch lease book, given back and removed; the producer's descriptors taken with {@code pidfd_open}
      * and {@code pidfd_getfd} from a descriptor of this process's own; an event made, waited on by {@code stream}
-     * and destroyed; one granule of this device's memory exported and mapped back as an expandable segment's chunks
-     * are. Nothing of a producer is touched, no slot of torch's, no state of this reader. Best effort where the
-     * kernel or the device lacks a feature: the open that needs it reports it.
+     * and destroyed; the IPC opens' calls on a handle the driver refuses; one granule of this device's memory
+     * exported and opened as a share of this process's own (an expandable segment's chunk), through a scratch reader,
+     * with its cache hits and a second storage. Nothing of a producer is touched, no slot of torch's, no state of
+     * this reader. Best effort where the kernel or the device lacks a feature: the open that needs it reports it.
      *
      * @param stream a stream of this reader's context (it is made to wait on a finished event of its own)
      * @throws java.io.UncheckedIOException when no temporary directory can be made
