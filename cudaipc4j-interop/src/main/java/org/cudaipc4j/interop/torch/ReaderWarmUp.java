@@ -219,8 +219,8 @@ final class ReaderWarmUp {
      * The open path's driver side in {@code context} (current), with its own memory, {@value #ROUNDS} times: an event
      * made, waited on by {@code stream} and destroyed, an empty view made and closed; then the IPC opens' calls on a
      * handle the driver refuses ({@link IpcOpenWarmUp}), once through {@link IpcMemHandle#open} for its refusal's
-     * path, and one granule of this device's VMM memory exported and mapped back as an expandable segment's chunks
-     * are ({@link ChunkedVmmMapping}), then released.
+     * path; then {@link #successPath}, or where that was refused, one granule of this device's VMM memory exported and
+     * mapped back as an expandable segment's chunks are ({@link ChunkedVmmMapping}), then released.
      */
     static void driverPath(TorchReader reader, Context context, Stream stream) {
         context.makeCurrent();
@@ -239,7 +239,9 @@ final class ReaderWarmUp {
         load(IpcMappedMemory.class);
         load(TorchInteropException.class);
         load(ReleaseOutcome.class);
-        ChunkedVmmMapping.warmUp(context);
+        if (!successPath(context, stream)) {
+            ChunkedVmmMapping.warmUp(context); // the chunk import alone, which the own share's open makes too
+        }
     }
 
     private static void load(Class<?> c) {

@@ -305,7 +305,6 @@ public final class TorchReader {
     public void warmUp(Stream stream) {
         ReaderWarmUp.javaPath(producerFds);
         ReaderWarmUp.driverPath(this, context, stream);
-        ReaderWarmUp.successPath(context, stream);
     }
 
     /**
