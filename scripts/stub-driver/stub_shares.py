@@ -29,9 +29,9 @@ def event_handle(share):
     return bytes((share * 13 + i) % 251 + 1 for i in range(64))
 
 
-def descriptor(name, slot, block, offset, size, pid):
+def descriptor(name, slot, block, offset, size, pid, pid_namespace):
     return {"cudaipc4j_descriptor": "1.0", "kind": "torch", "device_uuid": DEVICE_UUID, "bytes": size,
-            "exporter": {"pid": pid, "pid_namespace": os.stat("/proc/self/ns/pid").st_ino, "export_id": slot},
+            "exporter": {"pid": pid, "pid_namespace": pid_namespace, "export_id": slot},
             "torch": {"handle": ipc_handle(block).hex(), "storage_bytes": size, "storage_offset_bytes": offset,
                       "ref_counter_file": name, "ref_counter_offset": slot, "device_index": 0},
             "tensor": {"dtype": "uint8", "shape": [size], "strides": [1], "offset": 0},
@@ -58,9 +58,11 @@ def producer(directory, reopens, tensors):
         os.close(fd)
         reset(name, slots)
         # one 64 MiB storage shared 1 + REOPENS times; a state dict of two tensors per block
-        tensor = [descriptor(name, s, 0, 0, 64 << 20, pid) for s in range(1 + reopens)]
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+        tensor = [descriptor(name, s, 0, 0, 64 << 20, pid, namespace) for s in range(1 + reopens)]
         state_dict = [descriptor(name, 1 + reopens + i, 1 + i // 2, (i % 2) * (32 << 20),
-                                 STATE_DICT_SIZES[i % len(STATE_DICT_SIZES)], pid) for i in range(tensors)]
+                                 STATE_DICT_SIZES[i % len(STATE_DICT_SIZES)], pid, namespace)
+                      for i in range(tensors)]
         for file, lines in (("tensor.jsonl", tensor), ("state-dict.jsonl", state_dict)):
             with open(os.path.join(directory, file), "w") as f:
                 f.writelines(json.dumps(d) + "\n" for d in lines)

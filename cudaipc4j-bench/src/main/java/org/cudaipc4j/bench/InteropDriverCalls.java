@@ -29,10 +29,10 @@ import org.cudaipc4j.interop.torch.TorchShare;
  * what the FFM binding itself costs; beside the reader's phases, what the reader adds around the calls.
  *
  * <p>Before the clock: every function the loop calls linked, an event made, waited on and destroyed (the Python
- * floor's process has made its stream and synchronized it too), the stream synchronized. After it: the stream synchronized, each block's {@code cuMemGetAddressRange} timed on its own
- * ({@code address_range_us}, summed; the size query the library's {@code IpcMemHandle.open} makes), the blocks
- * closed, and each share's counter slot given back once, as a reader's close does; the last two also when a call
- * failed. Legacy ({@code 'c'}) shares only.
+ * floor's process has made its stream and synchronized it too), the stream synchronized. After it: the stream
+ * synchronized, each block's {@code cuMemGetAddressRange} timed on its own ({@code address_range_us}, summed; the
+ * size query the library's {@code IpcMemHandle.open} makes), the blocks closed, and each share's counter slot given
+ * back once, as a reader's close does; the last two also when a call failed. Legacy ({@code 'c'}) shares only.
  */
 final class InteropDriverCalls {
     /** The phases of its calls, in order, named as the Java reader's ({@link OpenPhases.Phase#code()}). */

@@ -216,8 +216,8 @@ class LauncherTest {
     }
 
     /**
-     * Runs {@code script} (the launcher, or a link to it) with {@code --size 4K}, no AOT cache ({@code CUDAIPC4J_AOT=0})
-     * and {@code extra} variables, which win.
+     * Runs {@code script} (the launcher, or a link to it) with {@code --size 4K}, no AOT cache
+     * ({@code CUDAIPC4J_AOT=0}) and {@code extra} variables, which win.
      */
     private static Launch launch(Path script, Path jdk, String connections, Path path, Map<String, String> extra)
             throws IOException, InterruptedException {

@@ -57,7 +57,8 @@ class IpcHandleByValueTest {
         return b;
     }
 
-    private static MemorySegment stub(Arena arena, String name, FunctionDescriptor c) throws ReflectiveOperationException {
+    private static MemorySegment stub(Arena arena, String name, FunctionDescriptor c)
+            throws ReflectiveOperationException {
         MethodHandle target = MethodHandles.lookup().findStatic(IpcHandleByValueTest.class, name,
                 c.toMethodType());
         return Linker.nativeLinker().upcallStub(target, c, arena);
