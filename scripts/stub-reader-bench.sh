@@ -2,7 +2,9 @@
 # The Java torch reader's own time, without a GPU: fresh `cudaipc4j bench interop` readers (tensor: a first open
 # and REOPENS cached re-opens; state-dict: TENSORS shares, two per block) against a stub libcuda.so.1
 # (scripts/stub-driver/libcuda-stub.c, built here with cc) whose calls return at once, on shares laid out as torch's
-# ('c' handles, a counter file in /dev/shm; scripts/stub-driver/stub_shares.py). What a reader takes there is its
+# (a counter file in /dev/shm; scripts/stub-driver/stub_shares.py) for each allocator of ALLOCS ('c': legacy IPC
+# handles; 'e': expandable segments, whose chunks are the producer's descriptors, taken with pidfd_getfd as from
+# torch's producer). What a reader takes there is its
 # process's own work around the driver's calls (the JVM's and the kernel's): what the Java figures of
 # scripts/interop-bench.sh hold above the driver's. Each JAR (default: this build's) runs in alternating fresh
 # processes, as the launcher starts it (an AOT cache trained the launcher's way, no stub); with AOT=trained or both,
@@ -11,7 +13,7 @@
 # Writes each reader's JSON line, with its build, to OUT/stub-reader-bench.jsonl and prints the medians per build.
 # Needs a Java 25 runtime (JAVA_HOME, else /usr/lib/jvm), cc and python3; no GPU, no torch.
 # Usage: scripts/stub-reader-bench.sh OUT [JAR...]
-#   REPEATS=10 REOPENS=50 TENSORS=100 AOT=launcher|trained|both CC=cc
+#   REPEATS=10 REOPENS=50 TENSORS=100 ALLOCS=c (c, e or c,e) AOT=launcher|trained|both CC=cc
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -26,10 +28,12 @@ repeats=${REPEATS:-10}
 reopens=${REOPENS:-50}
 tensors=${TENSORS:-100}
 aot=${AOT:-launcher}
+allocs=${ALLOCS:-c}
 
 die() { echo "stub-reader-bench: $*" >&2; exit 1; }
 for n in "$repeats" "$reopens" "$tensors"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPEATS, REOPENS and TENSORS are whole numbers from 1, got '$n'"; done
 [[ $aot == launcher || $aot == trained || $aot == both ]] || die "AOT takes launcher, trained or both, got '$aot'"
+for a in ${allocs//,/ }; do [[ $a == c || $a == e ]] || die "ALLOCS takes c and e, got '$a'"; done
 for j in "${jars[@]}"; do [ -f "$j" ] || die "no jar $j (build first: scripts/mvn.sh -q -B install -DskipTests)"; done
 . "$root/scripts/java-home.sh"
 find_java_home || die "needs a Java 25 runtime (JAVA_HOME or /usr/lib/jvm)"
@@ -65,16 +69,16 @@ for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
 read -r word counter slots < "$work/ready" || die "the shares' producer did not start"
 [ "$word" = ready ] || die "the shares' producer said '$word'"
 
-# reader JAR LABEL CASE [JVM options]: one fresh reader on the stub; its line, with LABEL, to the figures (none
-# without a LABEL: a reader that records a cache, whose JVM reports that on standard error, kept in a log).
+# reader JAR LABEL CASE ALLOC [JVM options]: one fresh reader on the stub; its line, with LABEL, to the figures
+# (none without a LABEL: a reader that records a cache, whose JVM reports that on standard error, kept in a log).
 reader() {
-  local jar=$1 label=$2 case=$3 line
-  shift 3
+  local jar=$1 label=$2 case=$3 alloc=$4 line
+  shift 4
   "${shares[@]}" reset "$counter" "$slots"
   if ! line=$(LD_LIBRARY_PATH="$out/stub" "$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC "$@" \
-      -jar "$jar" bench interop "$case" "$work/$case.jsonl" 2>"$work/reader.err"); then
+      -jar "$jar" bench interop "$case" "$work/$case-$alloc.jsonl" 2>"$work/reader.err"); then
     cat "$work/reader.err" >&2
-    die "a $case reader of $jar failed"
+    die "a $case reader of $jar ('$alloc' shares) failed"
   fi
   [ -z "$label" ] || echo "{\"build\":\"$label\",${line#\{}" >> "$jsonl"
 }
@@ -92,9 +96,12 @@ for j in "${jars[@]}"; do
   [ -f "$out/builds/$i.aot" ] || die "no AOT cache was trained for $j"
   if [ "$aot" != trained ]; then builds+=("$copy|$out/builds/$i.aot|$i:${j##*/}/launcher"); fi
   if [ "$aot" != launcher ]; then
-    for case in tensor state-dict; do
-      reader "$copy" "" "$case" -XX:AOTCacheOutput="$out/builds/$i-$case.aot" -Xlog:aot=off -Xlog:cds=off
-      [ -f "$out/builds/$i-$case.aot" ] || die "no AOT cache was recorded by a $case reader of $j"
+    for alloc in ${allocs//,/ }; do
+      for case in tensor state-dict; do
+        reader "$copy" "" "$case" "$alloc" -XX:AOTCacheOutput="$out/builds/$i-$case-$alloc.aot" -Xlog:aot=off \
+          -Xlog:cds=off
+        [ -f "$out/builds/$i-$case-$alloc.aot" ] || die "no AOT cache was recorded by a $case reader of $j ($alloc)"
+      done
     done
     builds+=("$copy|$out/builds/$i-CASE.aot|$i:${j##*/}/trained")
   fi
@@ -103,8 +110,12 @@ done
 for ((round = 1; round <= repeats; round++)); do
   for b in "${builds[@]}"; do
     IFS='|' read -r jar cache label <<< "$b"
-    for case in tensor state-dict; do
-      reader "$jar" "$label" "$case" -XX:AOTCache="${cache/CASE/$case}" -Xlog:aot=off -Xlog:cds=off
+    for alloc in ${allocs//,/ }; do
+      for case in tensor state-dict; do
+        c=${cache/CASE/$case-$alloc}
+        [[ $cache == *CASE* ]] || c=$cache
+        reader "$jar" "$label" "$case" "$alloc" -XX:AOTCache="$c" -Xlog:aot=off -Xlog:cds=off
+      done
     done
   done
 done

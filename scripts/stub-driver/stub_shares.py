@@ -1,11 +1,14 @@
-"""Shares for readers on the stub driver (scripts/stub-reader-bench.sh), laid out as torch's ('c' handles), and the
-medians of the readers' figures.
+"""Shares for readers on the stub driver (scripts/stub-reader-bench.sh), laid out as torch's, and the medians of the
+readers' figures. 'c' shares carry legacy IPC handles; 'e' shares expandable segments' chunks: descriptors of this
+process (empty memfds, which the stub driver imports as any descriptor), taken by the reader with pidfd_getfd.
 
-  stub_shares.py producer DIR REOPENS TENSORS   makes the counter file and DIR/tensor.jsonl, DIR/state-dict.jsonl,
-                                                prints "ready NAME SLOTS", removes the file when stdin closes
+  stub_shares.py producer DIR REOPENS TENSORS   makes the counter file and DIR/tensor-c.jsonl, DIR/state-dict-c.jsonl,
+                                                DIR/tensor-e.jsonl, DIR/state-dict-e.jsonl, prints "ready NAME SLOTS",
+                                                removes the file when stdin closes
   stub_shares.py reset NAME SLOTS               every slot of NAME set to 1, as torch's producer sets it at a share
   stub_shares.py summary JSONL                  medians per build of the readers' JSON lines
 """
+import ctypes
 import json
 import os
 import secrets
@@ -18,6 +21,9 @@ SHM = "/dev/shm"
 HEADER_BYTES, SLOT_COUNT = 64, 10000  # torch's counter file: a header, then 8-byte slots
 DEVICE_UUID = "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f"  # the stub's device 0
 STATE_DICT_SIZES = [1024, 4096, 1 << 20, 4 << 20, 16 << 20]
+CHUNK_BYTES = 20 << 20  # torch's expandable segments grow by 20 MiB chunks in the large pool
+TENSOR_BYTES, BLOCK_BYTES = 64 << 20, 48 << 20  # the tensor's storage; a state-dict block: two storages, 32 MiB apart
+PR_SET_PTRACER, PR_SET_PTRACER_ANY = 0x59616D61, (1 << 64) - 1
 
 
 def ipc_handle(block):
@@ -29,10 +35,20 @@ def event_handle(share):
     return bytes((share * 13 + i) % 251 + 1 for i in range(64))
 
 
-def descriptor(name, slot, block, offset, size, pid, pid_namespace):
+def expandable_handle(pid, fds):
+    """A version 2 'e' handle as torch writes it: version, type, pid, padding, chunk size, chunk count, fd numbers."""
+    return struct.pack("<BBiiQQ", 2, ord("e"), pid, 0, CHUNK_BYTES, len(fds)) + struct.pack(f"<{len(fds)}i", *fds)
+
+
+def chunks(block_bytes):
+    """Descriptors of this process, one per chunk of a block, kept open while the process lives."""
+    return [os.memfd_create("stub-chunk") for _ in range(-(-block_bytes // CHUNK_BYTES))]
+
+
+def descriptor(name, slot, handle, offset, size, pid, pid_namespace):
     return {"cudaipc4j_descriptor": "1.0", "kind": "torch", "device_uuid": DEVICE_UUID, "bytes": size,
             "exporter": {"pid": pid, "pid_namespace": pid_namespace, "export_id": slot},
-            "torch": {"handle": ipc_handle(block).hex(), "storage_bytes": size, "storage_offset_bytes": offset,
+            "torch": {"handle": handle.hex(), "storage_bytes": size, "storage_offset_bytes": offset,
                       "ref_counter_file": name, "ref_counter_offset": slot, "device_index": 0},
             "tensor": {"dtype": "uint8", "shape": [size], "strides": [1], "offset": 0},
             "event": {"ipc_handle": event_handle(slot).hex(), "wait": True}}
@@ -44,11 +60,21 @@ def reset(name, slots):
         f.write(struct.pack("<q", 1) * slots)
 
 
+def allow_pidfd_getfd():
+    """Lets the readers (not this process's descendants) take its descriptors where Yama restricts ptrace."""
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PTRACER, ctypes.c_ulong(PR_SET_PTRACER_ANY), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # no prctl or no Yama: the same user's ptrace rights hold
+
+
 def producer(directory, reopens, tensors):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the counter file is removed on a SIGTERM too
+    allow_pidfd_getfd()
     pid = os.getpid()
     name = f"/torch_{pid}_{secrets.randbelow(1 << 31)}_0"
-    slots = 1 + reopens + tensors
+    per_alloc = 1 + reopens + tensors
+    slots = 2 * per_alloc
     if slots > SLOT_COUNT:
         sys.exit(f"stub_shares: {slots} shares do not fit one counter file ({SLOT_COUNT} slots)")
     fd = os.open(SHM + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
@@ -57,24 +83,31 @@ def producer(directory, reopens, tensors):
         os.pwrite(fd, struct.pack("<i", 1), 0)  # the process count, as torch's allocator leaves it
         os.close(fd)
         reset(name, slots)
-        # one 64 MiB storage shared 1 + REOPENS times; a state dict of two tensors per block
+        # one 64 MiB storage shared 1 + REOPENS times; a state dict of two tensors per block; 'c', then 'e'
         namespace = os.stat("/proc/self/ns/pid").st_ino
-        tensor = [descriptor(name, s, 0, 0, 64 << 20, pid, namespace) for s in range(1 + reopens)]
-        state_dict = [descriptor(name, 1 + reopens + i, 1 + i // 2, (i % 2) * (32 << 20),
-                                 STATE_DICT_SIZES[i % len(STATE_DICT_SIZES)], pid, namespace)
-                      for i in range(tensors)]
-        for file, lines in (("tensor.jsonl", tensor), ("state-dict.jsonl", state_dict)):
-            with open(os.path.join(directory, file), "w") as f:
-                f.writelines(json.dumps(d) + "\n" for d in lines)
+        blocks = 1 + (tensors + 1) // 2
+        handles = {"c": [ipc_handle(b) for b in range(blocks)],
+                   "e": [expandable_handle(pid, chunks(TENSOR_BYTES if b == 0 else BLOCK_BYTES))
+                         for b in range(blocks)]}
+        for i, (alloc, handle) in enumerate(handles.items()):
+            first = i * per_alloc
+            tensor = [descriptor(name, first + s, handle[0], 0, TENSOR_BYTES, pid, namespace)
+                      for s in range(1 + reopens)]
+            state_dict = [descriptor(name, first + 1 + reopens + t, handle[1 + t // 2], (t % 2) * (32 << 20),
+                                     STATE_DICT_SIZES[t % len(STATE_DICT_SIZES)], pid, namespace)
+                          for t in range(tensors)]
+            for case, lines in (("tensor", tensor), ("state-dict", state_dict)):
+                with open(os.path.join(directory, f"{case}-{alloc}.jsonl"), "w") as f:
+                    f.writelines(json.dumps(d) + "\n" for d in lines)
         print("ready", name, slots, flush=True)
         sys.stdin.read()
     finally:
         os.unlink(SHM + name)
 
 
-SUMMARY = ["warm_up_ms", "first_open_us", "first_open_counter_us", "first_open_ipc_open_us",
-           "first_open_event_open_us", "reopen_us", "reopen_event_open_us", "open_us", "open_ipc_open_us",
-           "open_event_open_us"]
+SUMMARY = ["warm_up_ms", "first_open_us", "first_open_counter_us", "first_open_ipc_open_us", "first_open_pidfd_us",
+           "first_open_chunk_map_us", "first_open_event_open_us", "reopen_us", "reopen_event_open_us", "open_us",
+           "open_ipc_open_us", "open_pidfd_us", "open_chunk_map_us", "open_event_open_us"]
 
 
 def summary(jsonl):
@@ -82,7 +115,7 @@ def summary(jsonl):
     with open(jsonl) as f:
         for line in f:
             d = json.loads(line)
-            runs.setdefault(d["build"], {}).setdefault(d["case"], []).append(d)
+            runs.setdefault(d["build"], {}).setdefault(f"{d['case']} {d['alloc']}", []).append(d)
     for build, cases in runs.items():
         print(build)
         for case, lines in cases.items():
