@@ -3,8 +3,7 @@ package org.cudaipc4j.cuda.ipc;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
-import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
+import org.cudaipc4j.base.WarmUpRounds;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.DriverCalls;
@@ -17,14 +16,11 @@ import org.cudaipc4j.cuda.driver.DriverCalls;
  * refusal costs a few microseconds then, against tens with an exception made for each.
  */
 public final class IpcOpenWarmUp {
-    /** Rounds of the calls: enough for the JIT's first tier to take them. */
-    static final int ROUNDS = 400;
+    /** Rounds of the calls: enough for the JIT's optimizing tier to take them. */
+    static final int ROUNDS = 4000;
 
-    /**
-     * The time the rounds may take in all; they stop once they have taken it (a driver that searches before it
-     * refuses). Judged on the sum: one round that a collection or the scheduler held up must not end them.
-     */
-    static final long BUDGET_NANOS = 20_000_000;
+    /** The time the rounds may take in all ({@link WarmUpRounds}): a driver may search before it refuses. */
+    static final long BUDGET_NANOS = 100_000_000;
 
     private IpcOpenWarmUp() {}
 
@@ -38,28 +34,7 @@ public final class IpcOpenWarmUp {
      */
     public static int run(Context context) {
         byte[] none = new byte[IpcMemHandle.SIZE];
-        return repeat(() -> round(context, none), ROUNDS, BUDGET_NANOS, System::nanoTime);
-    }
-
-    /**
-     * Runs {@code round} up to {@code rounds} times, while the runs have taken less than {@code budgetNanos} by
-     * {@code clock} in all and each returned true.
-     *
-     * @return the rounds run
-     */
-    static int repeat(BooleanSupplier round, int rounds, long budgetNanos, LongSupplier clock) {
-        long spent = 0;
-        int made = 0;
-        while (made < rounds && spent < budgetNanos) {
-            long t0 = clock.getAsLong();
-            boolean goOn = round.getAsBoolean();
-            spent += clock.getAsLong() - t0;
-            made++;
-            if (!goOn) {
-                break;
-            }
-        }
-        return made;
+        return WarmUpRounds.repeat(() -> round(context, none), ROUNDS, BUDGET_NANOS);
     }
 
     /** One round of the calls; false when the driver opened what it should have refused (closed again here). */

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.WarmUpRounds;
 import org.cudaipc4j.cuda.ipc.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
@@ -36,6 +37,21 @@ final class ReaderWarmUp {
 
     /** How often a re-open's Java side runs after those rounds. */
     static final int REOPEN_ROUNDS = 5000;
+
+    /**
+     * How often, at most, each step of the driver's side runs ({@link #driverPath}, {@link #successPath}): a fresh
+     * JVM's downcall costs several microseconds until the JIT's optimizing tier has compiled its path, which takes
+     * thousands of calls; each loop also stops at its time budget, since each round is the driver's work too.
+     */
+    static final int DRIVER_ROUNDS = 4000;
+
+    /** The time the event rounds and the own share's cache hits may take, each loop in all. */
+    static final long ROUNDS_BUDGET_NANOS = 100_000_000;
+
+    /**
+     * The time the own share's first opens may take in all: each maps and unmaps a block through the driver.
+     */
+    static final long FIRST_OPEN_BUDGET_NANOS = 250_000_000;
 
     /**
      * A version 2 {@code 'e'} handle as torch writes it (version, type, pid, padding, chunk size, chunk count, fd
@@ -140,9 +156,12 @@ final class ReaderWarmUp {
      * An open that succeeds, from start to end, on memory of this process's own: one granule of VMM memory exported
      * as a descriptor and shared as an expandable segment of this process is (an {@code 'e'} handle, no event),
      * opened through a scratch reader (own leases, a counter file laid out as torch's in a private temporary
-     * directory) and held; then {@value #ROUNDS} times a further share of that storage (a cache hit) and a first
-     * share of another storage of the block, each opened and closed; then all of it closed and removed. Every step an
-     * open takes but the driver's IPC calls and the event then runs the way a share of another process's takes it.
+     * directory) and held; then, up to {@value #DRIVER_ROUNDS} times within {@link #ROUNDS_BUDGET_NANOS}, a further
+     * share of that storage (a cache hit) and a first share of another storage of the block, each opened and closed;
+     * then, the block unmapped, up to {@value #DRIVER_ROUNDS} times within {@link #FIRST_OPEN_BUDGET_NANOS}, a first
+     * share of it opened (the producer's pidfd, its descriptor taken, the chunk imported and mapped) and closed
+     * (unmapped); then all of it closed and removed. Every step an open takes but the driver's IPC calls and the
+     * event then runs the way a share of another process's takes it.
      * Best effort: without VMM, or where {@code pidfd_getfd} or the import is refused here, a share's first open
      * runs the rest for the first time.
      *
@@ -164,13 +183,22 @@ final class ReaderWarmUp {
                     TensorLayout layout = TensorLayout.contiguous(DType.UINT8, 1);
                     file.set(0, 1);
                     try (TorchTensorView held = scratch.open(ownShare(own, 0, file, 0, layout), stream)) {
-                        for (int round = 0; round < ROUNDS; round++) {
+                        WarmUpRounds.repeat(() -> {
                             file.set(1, 1);
                             scratch.open(ownShare(own, 0, file, 1, layout), stream).close();
                             file.set(2, 1);
                             scratch.open(ownShare(own, 1, file, 2, layout), stream).close();
-                        }
+                            return true;
+                        }, DRIVER_ROUNDS, ROUNDS_BUDGET_NANOS);
                     }
+                    // A first share of a block not mapped yet, opened and closed (so mapped and unmapped): the
+                    // producer's pidfd opened, its descriptors taken, the chunks imported and mapped, as for each
+                    // new block of a state dict.
+                    WarmUpRounds.repeat(() -> {
+                        file.set(3, 1);
+                        scratch.open(ownShare(own, 0, file, 3, layout), stream).close();
+                        return true;
+                    }, DRIVER_ROUNDS, FIRST_OPEN_BUDGET_NANOS);
                 } finally {
                     Libc.close(exported);
                 }
@@ -216,20 +244,22 @@ final class ReaderWarmUp {
     }
 
     /**
-     * The open path's driver side in {@code context} (current), with its own memory, {@value #ROUNDS} times: an event
-     * made, waited on by {@code stream} and destroyed, an empty view made and closed; then the IPC opens' calls on a
+     * The open path's driver side in {@code context} (current), with its own memory, up to {@value #DRIVER_ROUNDS}
+     * times within {@link #ROUNDS_BUDGET_NANOS}: an event made, waited on by {@code stream} and destroyed, an empty
+     * view made and closed; then the IPC opens' calls on a
      * handle the driver refuses ({@link IpcOpenWarmUp}), once through {@link IpcMemHandle#open} for its refusal's
      * path; then {@link #successPath}, or where that was refused, one granule of this device's VMM memory exported and
      * mapped back as an expandable segment's chunks are ({@link ChunkedVmmMapping}), then released.
      */
     static void driverPath(TorchReader reader, Context context, Stream stream) {
         context.makeCurrent();
-        for (int round = 0; round < ROUNDS; round++) {
+        WarmUpRounds.repeat(() -> {
             try (Event e = Event.create(context)) {
                 stream.waitEvent(e);
             }
             reader.open(EMPTY, stream).close();
-        }
+            return true;
+        }, DRIVER_ROUNDS, ROUNDS_BUDGET_NANOS);
         IpcOpenWarmUp.run(context);
         try {
             IpcMemHandle.fromBytes(new byte[64]).open(context, true).close(); // the driver refuses

@@ -46,7 +46,9 @@ public final class StubDriverReaderChild {
             TorchReader reader = new TorchReader(ctx, leases);
             reader.warmUp(stream);
             System.out.println("warmed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
+            long fds = openDescriptors(); // after one warm-up: the JVM's own lazily opened files are open by now
             System.out.println("own share opened " + ReaderWarmUp.successPath(ctx, stream));
+            System.out.println("descriptors kept " + (openDescriptors() - fds));
             List<TorchTensorView> views = new ArrayList<>();
             StringBuilder hits = new StringBuilder();
             for (int b = 0; b < blocks; b++) {
@@ -74,6 +76,15 @@ public final class StubDriverReaderChild {
                 v.close();
             }
             System.out.println("closed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
+        }
+    }
+
+    /** The descriptors open in this process now. */
+    private static long openDescriptors() {
+        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.count() - 1; // less the listing's own
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
