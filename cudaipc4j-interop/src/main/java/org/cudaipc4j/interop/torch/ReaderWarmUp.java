@@ -62,6 +62,19 @@ final class ReaderWarmUp {
                 .put((byte) 'e').putInt(pid).putInt(0).putLong(chunkBytes).putLong(1).putInt(fd).array();
     }
 
+    /** Rounds of {@link #successPath} between two of {@link #otherBranches}. */
+    static final int OTHER_BRANCHES_EVERY = 64;
+
+    /** A version 2 {@code 'c'} handle of 64 zero bytes: no process's, which the driver refuses. */
+    private static final TorchHandle REFUSED_LEGACY = TorchHandle.parse(legacyHandle());
+
+    private static byte[] legacyHandle() {
+        byte[] b = new byte[2 + TorchHandle.IPC_HANDLE_BYTES];
+        b[0] = 2;
+        b[1] = 'c';
+        return b;
+    }
+
     /** An empty storage's share: opens as an empty view. */
     private static final TorchShare EMPTY = new TorchShare(0, null, 0, 0, null, -1, null, false, null);
 
@@ -182,8 +195,10 @@ final class ReaderWarmUp {
                             local.bytes(), exported));
                     TensorLayout layout = TensorLayout.contiguous(DType.UINT8, 1);
                     file.set(0, 1);
+                    int[] rounds = {0};
                     try (TorchTensorView held = scratch.open(ownShare(own, 0, file, 0, layout), stream)) {
                         WarmUpRounds.repeat(() -> {
+                            otherBranches(++rounds[0], scratch, own, file, layout, stream);
                             file.set(1, 1);
                             scratch.open(ownShare(own, 0, file, 1, layout), stream).close();
                             file.set(2, 1);
@@ -195,6 +210,7 @@ final class ReaderWarmUp {
                     // producer's pidfd opened, its descriptors taken, the chunks imported and mapped, as for each
                     // new block of a state dict.
                     WarmUpRounds.repeat(() -> {
+                        otherBranches(++rounds[0], scratch, own, file, layout, stream);
                         file.set(3, 1);
                         scratch.open(ownShare(own, 0, file, 3, layout), stream).close();
                         return true;
@@ -211,6 +227,35 @@ final class ReaderWarmUp {
         } finally {
             removeScratchDirectory(dir);
         }
+    }
+
+    /**
+     * Every {@value #OTHER_BRANCHES_EVERY}th round of {@link #successPath}, what the own share's opens cannot take,
+     * so that the JIT compiles {@link TorchReader#open} with both sides of its branches (a side it never saw taken
+     * becomes a trap that deoptimizes the compiled open, at a real share's first open): a legacy ({@code 'c'}) share
+     * whose IPC handle the driver refuses, a share whose producer's event must be waited on (the driver refuses to
+     * open an event handle of no process), and an open timed by phases, as the benchmark times them.
+     */
+    private static void otherBranches(int round, TorchReader scratch, TorchHandle own, TorchCounterFile file,
+            TensorLayout layout, Stream stream) {
+        if (round % OTHER_BRANCHES_EVERY != 0) {
+            return;
+        }
+        file.set(4, 1);
+        try {
+            scratch.open(new TorchShare(0, REFUSED_LEGACY, 1, 0, file.name(), 4, new byte[64], true, layout), stream)
+                    .close();
+        } catch (CudaException refused) {
+            // expected: the handle is no process's
+        }
+        file.set(5, 1);
+        try {
+            scratch.open(new TorchShare(0, own, 1, 0, file.name(), 5, new byte[64], true, layout), stream).close();
+        } catch (CudaException refused) {
+            // expected: the event handle is no process's
+        }
+        file.set(6, 1);
+        scratch.open(ownShare(own, 0, file, 6, layout), stream, new OpenPhases()).close();
     }
 
     /** A one-byte share without an event of {@code handle}'s storage at {@code offset}, with {@code slot}. */
