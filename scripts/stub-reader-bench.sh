@@ -33,7 +33,7 @@ allocs=${ALLOCS:-c}
 die() { echo "stub-reader-bench: $*" >&2; exit 1; }
 for n in "$repeats" "$reopens" "$tensors"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPEATS, REOPENS and TENSORS are whole numbers from 1, got '$n'"; done
 [[ $aot == launcher || $aot == trained || $aot == both ]] || die "AOT takes launcher, trained or both, got '$aot'"
-for a in ${allocs//,/ }; do [[ $a == c || $a == e ]] || die "ALLOCS takes c and e, got '$a'"; done
+[[ $allocs =~ ^[ce](,[ce])*$ ]] || die "ALLOCS takes c, e or c,e, got '$allocs'"
 for j in "${jars[@]}"; do [ -f "$j" ] || die "no jar $j (build first: scripts/mvn.sh -q -B install -DskipTests)"; done
 . "$root/scripts/java-home.sh"
 find_java_home || die "needs a Java 25 runtime (JAVA_HOME or /usr/lib/jvm)"
@@ -62,7 +62,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 mkfifo "$work/producer.in"
-"${shares[@]}" producer "$work" "$reopens" "$tensors" < "$work/producer.in" > "$work/ready" &
+"${shares[@]}" producer "$work" "$reopens" "$tensors" "$allocs" < "$work/producer.in" > "$work/ready" &
 producer=$!
 exec {hold}>"$work/producer.in"
 for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
@@ -103,7 +103,7 @@ for j in "${jars[@]}"; do
         [ -f "$out/builds/$i-$case-$alloc.aot" ] || die "no AOT cache was recorded by a $case reader of $j ($alloc)"
       done
     done
-    builds+=("$copy|$out/builds/$i-CASE.aot|$i:${j##*/}/trained")
+    builds+=("$copy|$out/builds/$i-|$i:${j##*/}/trained") # a prefix: each reader's cache is PREFIX$case-$alloc.aot
   fi
 done
 
@@ -112,8 +112,8 @@ for ((round = 1; round <= repeats; round++)); do
     IFS='|' read -r jar cache label <<< "$b"
     for alloc in ${allocs//,/ }; do
       for case in tensor state-dict; do
-        c=${cache/CASE/$case-$alloc}
-        [[ $cache == *CASE* ]] || c=$cache
+        c=$cache
+        [[ $c == *.aot ]] || c+="$case-$alloc.aot"
         reader "$jar" "$label" "$case" "$alloc" -XX:AOTCache="$c" -Xlog:aot=off -Xlog:cds=off
       done
     done

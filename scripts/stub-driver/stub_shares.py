@@ -2,15 +2,17 @@
 readers' figures. 'c' shares carry legacy IPC handles; 'e' shares expandable segments' chunks: descriptors of this
 process (empty memfds, which the stub driver imports as any descriptor), taken by the reader with pidfd_getfd.
 
-  stub_shares.py producer DIR REOPENS TENSORS   makes the counter file and DIR/tensor-c.jsonl, DIR/state-dict-c.jsonl,
-                                                DIR/tensor-e.jsonl, DIR/state-dict-e.jsonl, prints "ready NAME SLOTS",
-                                                removes the file when stdin closes
+  stub_shares.py producer DIR REOPENS TENSORS ALLOCS
+                                                makes the counter file and, for each allocator of ALLOCS (c, e or
+                                                c,e), DIR/tensor-ALLOC.jsonl and DIR/state-dict-ALLOC.jsonl; prints
+                                                "ready NAME SLOTS", removes the file when stdin closes
   stub_shares.py reset NAME SLOTS               every slot of NAME set to 1, as torch's producer sets it at a share
   stub_shares.py summary JSONL                  medians per build of the readers' JSON lines
 """
 import ctypes
 import json
 import os
+import resource
 import secrets
 import signal
 import statistics
@@ -40,9 +42,23 @@ def expandable_handle(pid, fds):
     return struct.pack("<BBiiQQ", 2, ord("e"), pid, 0, CHUNK_BYTES, len(fds)) + struct.pack(f"<{len(fds)}i", *fds)
 
 
+def chunk_count(block_bytes):
+    return -(-block_bytes // CHUNK_BYTES)
+
+
 def chunks(block_bytes):
     """Descriptors of this process, one per chunk of a block, kept open while the process lives."""
-    return [os.memfd_create("stub-chunk") for _ in range(-(-block_bytes // CHUNK_BYTES))]
+    return [os.memfd_create("stub-chunk") for _ in range(chunk_count(block_bytes))]
+
+
+def allow_descriptors(count):
+    """Raises this process's descriptor limit to hold COUNT more, up to its hard limit; exits in one line if short."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = count + 64  # and what the interpreter holds
+    if need > soft and (hard == resource.RLIM_INFINITY or need <= hard):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+    elif need > soft:
+        sys.exit(f"stub_shares: {count} chunk descriptors need a descriptor limit of {need}, the hard limit is {hard}")
 
 
 def descriptor(name, slot, handle, offset, size, pid, pid_namespace):
@@ -68,28 +84,30 @@ def allow_pidfd_getfd():
         pass  # no prctl or no Yama: the same user's ptrace rights hold
 
 
-def producer(directory, reopens, tensors):
+def producer(directory, reopens, tensors, allocs):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the counter file is removed on a SIGTERM too
     allow_pidfd_getfd()
     pid = os.getpid()
     name = f"/torch_{pid}_{secrets.randbelow(1 << 31)}_0"
     per_alloc = 1 + reopens + tensors
-    slots = 2 * per_alloc
+    slots = len(allocs) * per_alloc
     if slots > SLOT_COUNT:
-        sys.exit(f"stub_shares: {slots} shares do not fit one counter file ({SLOT_COUNT} slots)")
+        sys.exit(f"stub_shares: {slots} shares ({per_alloc} per allocator) do not fit one counter file"
+                 f" ({SLOT_COUNT} slots)")
+    blocks = 1 + (tensors + 1) // 2
+    if "e" in allocs:
+        allow_descriptors(chunk_count(TENSOR_BYTES) + (blocks - 1) * chunk_count(BLOCK_BYTES))
     fd = os.open(SHM + name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
     try:
         os.ftruncate(fd, HEADER_BYTES + 8 * SLOT_COUNT)
         os.pwrite(fd, struct.pack("<i", 1), 0)  # the process count, as torch's allocator leaves it
         os.close(fd)
         reset(name, slots)
-        # one 64 MiB storage shared 1 + REOPENS times; a state dict of two tensors per block; 'c', then 'e'
+        # one 64 MiB storage shared 1 + REOPENS times; a state dict of two tensors per block; per allocator
         namespace = os.stat("/proc/self/ns/pid").st_ino
-        blocks = 1 + (tensors + 1) // 2
-        handles = {"c": [ipc_handle(b) for b in range(blocks)],
-                   "e": [expandable_handle(pid, chunks(TENSOR_BYTES if b == 0 else BLOCK_BYTES))
-                         for b in range(blocks)]}
-        for i, (alloc, handle) in enumerate(handles.items()):
+        for i, alloc in enumerate(allocs):
+            handle = ([ipc_handle(b) for b in range(blocks)] if alloc == "c" else
+                      [expandable_handle(pid, chunks(TENSOR_BYTES if b == 0 else BLOCK_BYTES)) for b in range(blocks)])
             first = i * per_alloc
             tensor = [descriptor(name, first + s, handle[0], 0, TENSOR_BYTES, pid, namespace)
                       for s in range(1 + reopens)]
@@ -126,8 +144,8 @@ def summary(jsonl):
 
 if __name__ == "__main__":
     command = sys.argv[1] if len(sys.argv) > 1 else ""
-    if command == "producer" and len(sys.argv) == 5:
-        producer(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    if command == "producer" and len(sys.argv) == 6 and sys.argv[5] and set(sys.argv[5].split(",")) <= {"c", "e"}:
+        producer(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), list(dict.fromkeys(sys.argv[5].split(","))))
     elif command == "reset" and len(sys.argv) == 4:
         reset(sys.argv[2], int(sys.argv[3]))
     elif command == "summary" and len(sys.argv) == 3:
