@@ -173,8 +173,9 @@ final class ReaderWarmUp {
      * share of that storage (a cache hit) and a first share of another storage of the block, each opened and closed;
      * then, the block unmapped, up to {@value #DRIVER_ROUNDS} times within {@link #FIRST_OPEN_BUDGET_NANOS}, a first
      * share of it opened (the producer's pidfd, its descriptor taken, the chunk imported and mapped) and closed
-     * (unmapped); then all of it closed and removed. Every step an open takes but the driver's IPC calls and the
-     * event then runs the way a share of another process's takes it.
+     * (unmapped); now and then, in both loops, the opens the own share cannot make ({@link #otherBranches}); then all
+     * of it closed and removed. Every step of a successful open but the driver's IPC opens and the wait on the
+     * producer's event then runs the way a share of another process's takes it.
      * Best effort: without VMM, or where {@code pidfd_getfd} or the import is refused here, a share's first open
      * runs the rest for the first time.
      *
@@ -230,15 +231,16 @@ final class ReaderWarmUp {
     }
 
     /**
-     * Every {@value #OTHER_BRANCHES_EVERY}th round of {@link #successPath}, what the own share's opens cannot take,
-     * so that the JIT compiles {@link TorchReader#open} with both sides of its branches (a side it never saw taken
-     * becomes a trap that deoptimizes the compiled open, at a real share's first open): a legacy ({@code 'c'}) share
-     * whose IPC handle the driver refuses, a share whose producer's event must be waited on (the driver refuses to
-     * open an event handle of no process), and an open timed by phases, as the benchmark times them.
+     * At the first and then every {@value #OTHER_BRANCHES_EVERY}th round of {@link #successPath}, what the own
+     * share's opens cannot take, so that the JIT compiles {@link TorchReader#open} having seen both sides of its
+     * branches (a side it never saw taken becomes a trap that deoptimizes the compiled open, at a real share's first
+     * open): a legacy ({@code 'c'}) share whose IPC handle the driver refuses, a share whose producer's event must be
+     * waited on (the driver refuses to open an event handle of no process, so the wait itself still runs only in
+     * {@link #driverPath}'s rounds), and an open timed by phases, as the benchmark times them.
      */
     private static void otherBranches(int round, TorchReader scratch, TorchHandle own, TorchCounterFile file,
             TensorLayout layout, Stream stream) {
-        if (round % OTHER_BRANCHES_EVERY != 0) {
+        if ((round - 1) % OTHER_BRANCHES_EVERY != 0) { // the first round too: a slow driver may allow few
             return;
         }
         file.set(4, 1);
