@@ -12,12 +12,15 @@ import org.cudaipc4j.interop.TorchHandle;
 
 /**
  * A torch reader on the stub driver, for {@link TorchReaderStubDriverTest}: {@code args} are the counter file's
- * name and the number of blocks. Each block holds two storages of 4096 bytes (offsets 0 and 4096), each shared
- * twice, slots {@code 4b .. 4b + 3}. Warms up, opens every share, prints one line per fact the test checks, closes
- * every view, prints {@code closed}.
+ * name and the number of blocks, then for expandable segments ({@code 'e'}) the producer's pid and its chunks'
+ * descriptors (two per block, {@link #CHUNK_BYTES} each); without them the blocks are legacy ({@code 'c'}). Each
+ * block holds two storages of 4096 bytes (offsets 0 and 4096), each shared twice, slots {@code 4b .. 4b + 3}. Warms
+ * up, opens every share, prints one line per fact the test checks, closes every view, prints {@code closed}.
  */
 public final class StubDriverReaderChild {
     static final long STORAGE_BYTES = 4096;
+    /** An expandable segment's chunk: the stub driver's granularity. */
+    static final long CHUNK_BYTES = 2L << 20;
 
     private StubDriverReaderChild() {}
 
@@ -32,9 +35,20 @@ public final class StubDriverReaderChild {
         return h;
     }
 
+    /** Block {@code b}'s handle as torch writes it (version 2, 'e'): chunks {@code fds[2b]} and {@code fds[2b+1]}. */
+    static byte[] expandableHandle(int pid, int[] fds, int b) {
+        return java.nio.ByteBuffer.allocate(2 + 4 + 4 + 8 + 8 + 2 * 4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .put((byte) 2).put((byte) 'e').putInt(pid).putInt(0).putLong(CHUNK_BYTES).putLong(2)
+                .putInt(fds[2 * b]).putInt(fds[2 * b + 1]).array();
+    }
+
     public static void main(String[] args) {
         String counter = args[0];
         int blocks = Integer.parseInt(args[1]);
+        boolean expandable = args.length > 2;
+        int producer = expandable ? Integer.parseInt(args[2]) : 0;
+        int[] chunks = expandable
+                ? java.util.Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray() : null;
         TensorLayout layout = TensorLayout.contiguous(DType.UINT8, STORAGE_BYTES);
         byte[] event = new byte[64];
         java.util.Arrays.fill(event, (byte) 7);
@@ -49,15 +63,23 @@ public final class StubDriverReaderChild {
             long fds = openDescriptors(); // after one warm-up: the JVM's own lazily opened files are open by now
             System.out.println("own share opened " + ReaderWarmUp.successPath(ctx, stream));
             System.out.println("descriptors kept " + (openDescriptors() - fds));
+            fds = openDescriptors();
             List<TorchTensorView> views = new ArrayList<>();
             StringBuilder hits = new StringBuilder();
             for (int b = 0; b < blocks; b++) {
-                TorchHandle h = TorchHandle.parse(handle(b));
+                TorchHandle h = TorchHandle.parse(expandable ? expandableHandle(producer, chunks, b) : handle(b));
                 for (int s = 0; s < 4; s++) {
                     long offset = (s / 2) * STORAGE_BYTES;
                     TorchShare share = new TorchShare(0, h, STORAGE_BYTES, offset, counter, 4L * b + s, event, true,
                             layout);
-                    TorchTensorView v = reader.open(share, stream);
+                    TorchTensorView v;
+                    try {
+                        v = reader.open(share, stream);
+                    } catch (TorchInteropException refused) { // pidfd_getfd refused here: the test says why
+                        System.out.println("refused " + refused.getMessage());
+                        views.reversed().forEach(TorchTensorView::close);
+                        return;
+                    }
                     views.add(v);
                     hits.append(v.cacheHit() ? 'h' : 'm');
                     if (s == 1 && v.address() != views.get(views.size() - 2).address()) {
@@ -75,7 +97,8 @@ public final class StubDriverReaderChild {
             for (TorchTensorView v : views.reversed()) {
                 v.close();
             }
-            System.out.println("closed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
+            System.out.println("closed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages()
+                    + " descriptors kept " + (openDescriptors() - fds));
         }
     }
 
