@@ -55,35 +55,36 @@ final class ReaderWarmUp {
 
     /**
      * A version 2 {@code 'e'} handle as torch writes it (version, type, pid, padding, chunk size, chunk count, fd
-     * numbers; little-endian) of one chunk: {@code pid}'s descriptor {@code fd}, {@code chunkBytes} long.
+     * numbers; little-endian): {@code pid}'s descriptors {@code fds}, chunks of {@code chunkBytes} each.
      */
-    private static byte[] expandableHandle(int pid, long chunkBytes, int fd) {
-        return ByteBuffer.allocate(2 + 4 + 4 + 8 + 8 + 4).order(ByteOrder.LITTLE_ENDIAN).put((byte) 2)
-                .put((byte) 'e').putInt(pid).putInt(0).putLong(chunkBytes).putLong(1).putInt(fd).array();
+    static byte[] expandableHandle(int pid, long chunkBytes, int... fds) {
+        ByteBuffer b = ByteBuffer.allocate(2 + 4 + 4 + 8 + 8 + 4 * fds.length).order(ByteOrder.LITTLE_ENDIAN)
+                .put((byte) 2).put((byte) 'e').putInt(pid).putInt(0).putLong(chunkBytes).putLong(fds.length);
+        for (int fd : fds) {
+            b.putInt(fd);
+        }
+        return b.array();
     }
 
     /** Rounds of {@link #successPath} between two of {@link #otherBranches}. */
     static final int OTHER_BRANCHES_EVERY = 64;
 
-    /** A version 2 {@code 'c'} handle of 64 zero bytes: no process's, which the driver refuses. */
-    private static final TorchHandle REFUSED_LEGACY = TorchHandle.parse(legacyHandle());
-
-    private static byte[] legacyHandle() {
-        byte[] b = new byte[2 + TorchHandle.IPC_HANDLE_BYTES];
-        b[0] = 2;
-        b[1] = 'c';
-        return b;
-    }
+    /** A legacy ({@code 'c'}) handle of 64 zero bytes: no process's, which the driver refuses. */
+    private static final TorchHandle REFUSED_LEGACY = TorchHandle.parse(new byte[TorchHandle.IPC_HANDLE_BYTES]);
 
     /** An empty storage's share: opens as an empty view. */
     private static final TorchShare EMPTY = new TorchShare(0, null, 0, 0, null, -1, null, false, null);
 
     private ReaderWarmUp() {}
 
-    /** A one-byte share of a legacy handle's storage at {@code offset}, with {@code slot} of {@code file}. */
-    private static TorchShare legacyShare(byte[] handle, long offset, TorchCounterFile file, long slot,
-            TensorLayout layout) {
-        return new TorchShare(0, TorchHandle.parse(handle), 1, offset, file.name(), slot, new byte[64], true, layout);
+    /**
+     * A one-byte share of {@code handle}'s storage at {@code offset}, with {@code slot} of {@code file}; with
+     * {@code waitOnEvent}, an event to wait on of 64 zero bytes (no process's, which the driver refuses to open).
+     */
+    private static TorchShare share(TorchHandle handle, long offset, TorchCounterFile file, long slot,
+            TensorLayout layout, boolean waitOnEvent) {
+        return new TorchShare(0, handle, 1, offset, file.name(), slot, waitOnEvent ? new byte[64] : null, waitOnEvent,
+                layout);
     }
 
     /**
@@ -105,7 +106,7 @@ final class ReaderWarmUp {
                 TensorLayout layout = TensorLayout.contiguous(DType.UINT8, 1);
                 for (int round = 0; round < ROUNDS; round++) {
                     // handles parsed anew each round, as each share's are: their keys are made on first use
-                    TorchShare share = legacyShare(legacy, 0, file, 0, layout);
+                    TorchShare share = share(TorchHandle.parse(legacy), 0, file, 0, layout, true);
                     TorchHandle expandable = TorchHandle.parse(expandableBytes);
                     file.set(0, 1);
                     file.set(1, 1);
@@ -124,15 +125,15 @@ final class ReaderWarmUp {
                 }
                 // A re-open (a further share of a storage open here) is what a reader repeats most: its path runs
                 // until the JIT's optimizing tier takes it.
-                TorchShare open = legacyShare(legacy, 0, file, 0, layout);
+                TorchShare open = share(TorchHandle.parse(legacy), 0, file, 0, layout, true);
                 file.set(0, 1);
                 Lease held = leases.acquire(TorchStorageKey.of(open, 0), file.name(), 0, null);
                 for (int round = 0; round < REOPEN_ROUNDS; round++) {
-                    TorchShare again = legacyShare(legacy, 0, file, 1, layout);
+                    TorchShare again = share(TorchHandle.parse(legacy), 0, file, 1, layout, true);
                     file.set(1, 1);
                     leases.acquire(TorchStorageKey.of(again, 0), file.name(), 1, null).release();
                     // and a first share of another storage in the same (mapped) file, as a state dict's next tensor
-                    TorchShare other = legacyShare(legacy, 1 + round, file, 1, layout);
+                    TorchShare other = share(TorchHandle.parse(legacy), 1 + round, file, 1, layout, true);
                     file.set(1, 1);
                     leases.acquire(TorchStorageKey.of(other, 0), file.name(), 1, null).release();
                 }
@@ -197,13 +198,13 @@ final class ReaderWarmUp {
                     TensorLayout layout = TensorLayout.contiguous(DType.UINT8, 1);
                     file.set(0, 1);
                     int[] rounds = {0};
-                    try (TorchTensorView held = scratch.open(ownShare(own, 0, file, 0, layout), stream)) {
+                    try (TorchTensorView held = scratch.open(share(own, 0, file, 0, layout, false), stream)) {
                         WarmUpRounds.repeat(() -> {
                             otherBranches(++rounds[0], scratch, own, file, layout, stream);
                             file.set(1, 1);
-                            scratch.open(ownShare(own, 0, file, 1, layout), stream).close();
+                            scratch.open(share(own, 0, file, 1, layout, false), stream).close();
                             file.set(2, 1);
-                            scratch.open(ownShare(own, 1, file, 2, layout), stream).close();
+                            scratch.open(share(own, 1, file, 2, layout, false), stream).close();
                             return true;
                         }, DRIVER_ROUNDS, ROUNDS_BUDGET_NANOS);
                     }
@@ -213,7 +214,7 @@ final class ReaderWarmUp {
                     WarmUpRounds.repeat(() -> {
                         otherBranches(++rounds[0], scratch, own, file, layout, stream);
                         file.set(3, 1);
-                        scratch.open(ownShare(own, 0, file, 3, layout), stream).close();
+                        scratch.open(share(own, 0, file, 3, layout, false), stream).close();
                         return true;
                     }, DRIVER_ROUNDS, FIRST_OPEN_BUDGET_NANOS);
                 } finally {
@@ -245,25 +246,18 @@ final class ReaderWarmUp {
         }
         file.set(4, 1);
         try {
-            scratch.open(new TorchShare(0, REFUSED_LEGACY, 1, 0, file.name(), 4, new byte[64], true, layout), stream)
-                    .close();
+            scratch.open(share(REFUSED_LEGACY, 0, file, 4, layout, true), stream).close();
         } catch (CudaException refused) {
             // expected: the handle is no process's
         }
         file.set(5, 1);
         try {
-            scratch.open(new TorchShare(0, own, 1, 0, file.name(), 5, new byte[64], true, layout), stream).close();
+            scratch.open(share(own, 0, file, 5, layout, true), stream).close();
         } catch (CudaException refused) {
             // expected: the event handle is no process's
         }
         file.set(6, 1);
-        scratch.open(ownShare(own, 0, file, 6, layout), stream, new OpenPhases()).close();
-    }
-
-    /** A one-byte share without an event of {@code handle}'s storage at {@code offset}, with {@code slot}. */
-    private static TorchShare ownShare(TorchHandle handle, long offset, TorchCounterFile file, long slot,
-            TensorLayout layout) {
-        return new TorchShare(0, handle, 1, offset, file.name(), slot, null, false, layout);
+        scratch.open(share(own, 0, file, 6, layout, false), stream, new OpenPhases()).close();
     }
 
     /** {@code pidfd_open}, {@code pidfd_getfd} and {@code close} on a descriptor of this process's own. */
@@ -293,10 +287,10 @@ final class ReaderWarmUp {
     /**
      * The open path's driver side in {@code context} (current), with its own memory, up to {@value #DRIVER_ROUNDS}
      * times within {@link #ROUNDS_BUDGET_NANOS}: an event made, waited on by {@code stream} and destroyed, an empty
-     * view made and closed; then the IPC opens' calls on a
-     * handle the driver refuses ({@link IpcOpenWarmUp}), once through {@link IpcMemHandle#open} for its refusal's
-     * path; then {@link #successPath}, or where that was refused, one granule of this device's VMM memory exported and
-     * mapped back as an expandable segment's chunks are ({@link ChunkedVmmMapping}), then released.
+     * view made and closed; then the IPC opens' calls on a handle the driver refuses ({@link IpcOpenWarmUp}), once
+     * through {@link IpcMemHandle#open} for its refusal's path; then {@link #successPath}, or where that was refused,
+     * one granule of this device's VMM memory exported and mapped back as an expandable segment's chunks are
+     * ({@link ChunkedVmmMapping}), then released.
      */
     static void driverPath(TorchReader reader, Context context, Stream stream) {
         context.makeCurrent();

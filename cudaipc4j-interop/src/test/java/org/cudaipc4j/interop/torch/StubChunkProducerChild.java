@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.coord.fd.PidFd;
 
 /**
  * The producer side of an expandable segment's shares for {@link TorchReaderStubDriverTest}: holds {@code args[0]}
@@ -12,14 +13,11 @@ import org.cudaipc4j.base.Libc;
  * keeps them until its stdin ends.
  */
 public final class StubChunkProducerChild {
-    /** {@code PR_SET_PTRACER_ANY}: (unsigned long) -1. */
-    private static final long ANY = -1;
-
     private StubChunkProducerChild() {}
 
     public static void main(String[] args) throws IOException {
         int chunks = Integer.parseInt(args[0]);
-        Libc.setPtracer(ANY); // EINVAL without Yama: the same user's ptrace rights hold then
+        PidFd.allowTakingBy(-1); // PR_SET_PTRACER_ANY; nothing to allow without Yama
         List<Integer> fds = new ArrayList<>();
         for (int i = 0; i < chunks; i++) {
             Libc.Result fd = Libc.memfdCreate("stub-chunk");

@@ -35,13 +35,6 @@ public final class StubDriverReaderChild {
         return h;
     }
 
-    /** Block {@code b}'s handle as torch writes it (version 2, 'e'): chunks {@code fds[2b]} and {@code fds[2b+1]}. */
-    static byte[] expandableHandle(int pid, int[] fds, int b) {
-        return java.nio.ByteBuffer.allocate(2 + 4 + 4 + 8 + 8 + 2 * 4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                .put((byte) 2).put((byte) 'e').putInt(pid).putInt(0).putLong(CHUNK_BYTES).putLong(2)
-                .putInt(fds[2 * b]).putInt(fds[2 * b + 1]).array();
-    }
-
     public static void main(String[] args) {
         String counter = args[0];
         int blocks = Integer.parseInt(args[1]);
@@ -67,7 +60,9 @@ public final class StubDriverReaderChild {
             List<TorchTensorView> views = new ArrayList<>();
             StringBuilder hits = new StringBuilder();
             for (int b = 0; b < blocks; b++) {
-                TorchHandle h = TorchHandle.parse(expandable ? expandableHandle(producer, chunks, b) : handle(b));
+                TorchHandle h = TorchHandle.parse(expandable
+                        ? ReaderWarmUp.expandableHandle(producer, CHUNK_BYTES, chunks[2 * b], chunks[2 * b + 1])
+                        : handle(b));
                 for (int s = 0; s < 4; s++) {
                     long offset = (s / 2) * STORAGE_BYTES;
                     TorchShare share = new TorchShare(0, h, STORAGE_BYTES, offset, counter, 4L * b + s, event, true,
