@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.cudaipc4j.testing.OpenDescriptors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -167,24 +168,15 @@ class ExitOrderTest {
             fds = order.descriptors();
             assertEquals(3, fds.size(), "two pidfds and an epoll instance: " + fds);
             assertEquals(List.of("anon_inode:[pidfd]", "anon_inode:[pidfd]", "anon_inode:[eventpoll]"),
-                    fds.stream().map(ExitOrderTest::target).toList());
+                    fds.stream().map(OpenDescriptors::target).toList());
             order.close();
             assertEquals(List.of(), order.descriptors());
             order.close(); // idempotent
         }
         for (int fd : fds) {
-            String now = target(fd);
-            assertFalse(now.equals("anon_inode:[pidfd]") || now.equals("anon_inode:[eventpoll]"),
+            String now = OpenDescriptors.target(fd); // null: closed
+            assertFalse("anon_inode:[pidfd]".equals(now) || "anon_inode:[eventpoll]".equals(now),
                     "fd " + fd + " still " + now);
-        }
-    }
-
-    /** Where /proc/self/fd/{@code fd} points, or "closed". */
-    static String target(int fd) {
-        try {
-            return Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
-        } catch (IOException e) {
-            return "closed";
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.cudaipc4j.testing.OpenDescriptors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -494,8 +495,8 @@ class SupervisorTest {
             sv.close();
             assertEquals(List.of(), sv.descriptors());
             for (int fd : fds) {
-                String now = ExitOrderTest.target(fd);
-                assertFalse(now.equals("anon_inode:[pidfd]") || now.equals("anon_inode:[eventpoll]"),
+                String now = OpenDescriptors.target(fd); // null: closed
+                assertFalse("anon_inode:[pidfd]".equals(now) || "anon_inode:[eventpoll]".equals(now),
                         "fd " + fd + " still " + now);
             }
             assertThrows(IllegalStateException.class, () -> sv.start(commands));

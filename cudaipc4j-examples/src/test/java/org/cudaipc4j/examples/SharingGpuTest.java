@@ -5,16 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.cudaipc4j.coord.fd.FdChannel;
 import org.cudaipc4j.coord.fd.FdMessage;
 import org.cudaipc4j.coord.fd.FdServer;
@@ -36,6 +33,7 @@ import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.cuda.ipc.VmmMapping;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.OpenDescriptors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -160,42 +158,21 @@ class SharingGpuTest {
                 Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
              SharedMemoryExport export = a.export()) {
             exported = export.fileDescriptors()[0];
-            kind = Files.readSymbolicLink(Path.of("/proc/self/fd/" + exported)).toString();
+            kind = OpenDescriptors.target(exported);
         }
         // Closed, or since reused by something of another kind.
-        assertTrue(!kind.equals(target(exported)), "the export's descriptor " + exported + " is closed with it");
-        Map<Integer, String> before = descriptorsOf(kind);
+        assertTrue(!kind.equals(OpenDescriptors.target(exported)),
+                "the export's descriptor " + exported + " is closed with it");
+        List<Integer> before = OpenDescriptors.referringTo(kind);
         long freeBefore = ctx.memInfo().free();
         try (MemoryImporter importer = MemoryImporter.open(ctx, 1)) {
             importer.warmUp();
             importer.warmUp(); // once per device and process: the second does nothing
         }
-        assertEquals(before, descriptorsOf(kind), "descriptors of exported memory (" + kind + ") left by the warm-up");
+        assertEquals(before, OpenDescriptors.referringTo(kind),
+                "descriptors of exported memory (" + kind + ") left by the warm-up");
         long kept = freeBefore - ctx.memInfo().free();
         assertTrue(kept < granularity, "the warm-up kept " + kept + " bytes of device memory");
-    }
-
-    /** This process's descriptors whose target is {@code kind}, by number. */
-    private static Map<Integer, String> descriptorsOf(String kind) throws IOException {
-        Map<Integer, String> found = new TreeMap<>();
-        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            for (Path fd : fds.toList()) {
-                int n = Integer.parseInt(fd.getFileName().toString());
-                if (kind.equals(target(n))) {
-                    found.put(n, kind);
-                }
-            }
-        }
-        return found;
-    }
-
-    /** Where descriptor {@code fd} of this process points, or null when it is not open. */
-    private static String target(int fd) {
-        try {
-            return Files.readSymbolicLink(Path.of("/proc/self/fd/" + fd)).toString();
-        } catch (IOException e) {
-            return null;
-        }
     }
 
     @Test

@@ -1,8 +1,6 @@
 package org.cudaipc4j.examples;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -15,6 +13,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.ipc.ImportedMemory;
 import org.cudaipc4j.cuda.ipc.MemoryImporter;
 import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
+import org.cudaipc4j.testing.OpenDescriptors;
 
 /**
  * The importing process of {@link SharingGpuTest}: {@code SOCKET EXPECTED VALUE} connects, receives a memory
@@ -37,8 +36,8 @@ public final class SharingPeer {
             exit = importAndWrite(ctx, args);
         }
         // Counting descriptors would not do: the driver opens and closes its own meanwhile.
-        String open = RECEIVED.entrySet().stream().filter(e -> e.getValue().equals(target(e.getKey())))
-                .map(e -> e.getKey() + " " + e.getValue()).findFirst().orElse(null);
+        String open = RECEIVED.entrySet().stream()
+                .filter(e -> e.getValue().equals(OpenDescriptors.target(e.getKey()))).map(e -> e.getKey() + " " + e.getValue()).findFirst().orElse(null);
         System.out.println(open == null ? "FDS closed" : "FDS open " + open);
         System.exit(exit);
     }
@@ -53,7 +52,7 @@ public final class SharingPeer {
                 SharedMemoryDescriptor descriptor = SharedMemoryDescriptor.fromBytes(message.payload());
                 int[] fds = message.fds().stream().mapToInt(OwnedFd::value).toArray();
                 for (int fd : fds) {
-                    RECEIVED.put(fd, target(fd));
+                    RECEIVED.put(fd, OpenDescriptors.target(fd));
                 }
                 long t0 = System.nanoTime();
                 ImportedMemory first = importer.map(descriptor, fds);
@@ -74,15 +73,6 @@ public final class SharingPeer {
         } catch (RuntimeException e) {
             System.out.println("ERROR " + e.getMessage());
             return 1;
-        }
-    }
-
-    /** The file descriptor {@code fd} names now ({@code /proc/self/fd}), or null when it is not open. */
-    private static String target(int fd) {
-        try {
-            return Files.readSymbolicLink(Path.of("/proc/self/fd", Integer.toString(fd))).toString();
-        } catch (IOException e) {
-            return null;
         }
     }
 }

@@ -25,6 +25,7 @@ import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.OpenDescriptors;
 import org.cudaipc4j.testing.ShmLeaks;
 import org.cudaipc4j.testing.Waits;
 import org.junit.jupiter.api.Assumptions;
@@ -49,7 +50,7 @@ class FdChannelTest {
 
     /** Asserts that the only descriptor of {@code fd}'s file still open is {@code fd} itself. */
     private static void assertOnlyTheOriginalIsOpen(OwnedFd fd, String why) {
-        assertEquals(List.of(fd.value()), FdCounts.referringTo(FdCounts.target(fd.value())), why);
+        assertEquals(List.of(fd.value()), OpenDescriptors.referringTo(OpenDescriptors.target(fd.value())), why);
     }
 
     /** Two connected channels of this process (a socket pair), for messages written by hand. */
@@ -68,16 +69,16 @@ class FdChannelTest {
         // What each object under test holds: its socket, and the files sent.
         List<String> targets = new ArrayList<>();
         try (FdServer server = FdServer.open(); OwnedFd a = memfd("alpha"); OwnedFd b = memfd("beta")) {
-            targets.add(FdCounts.target(server.descriptor()));
-            targets.add(FdCounts.target(a.value()));
-            targets.add(FdCounts.target(b.value()));
+            targets.add(OpenDescriptors.target(server.descriptor()));
+            targets.add(OpenDescriptors.target(a.value()));
+            targets.add(OpenDescriptors.target(b.value()));
             Path dir = server.socket().getParent();
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
             CompletableFuture<FdChannel> accepted = CompletableFuture.supplyAsync(() -> server.accept(LIMIT));
             try (FdChannel client = FdChannel.connect(server.socket(), LIMIT);
                  FdChannel peer = accepted.get(30, TimeUnit.SECONDS)) {
-                targets.add(FdCounts.target(client.descriptor()));
-                targets.add(FdCounts.target(peer.descriptor()));
+                targets.add(OpenDescriptors.target(client.descriptor()));
+                targets.add(OpenDescriptors.target(peer.descriptor()));
                 assertEquals(ProcessHandle.current().pid(), peer.peer().pid());
                 assertEquals(Libc.getuid(), peer.peer().uid());
                 byte[] big = new byte[300_000];
@@ -109,7 +110,7 @@ class FdChannelTest {
             assertTrue(Files.exists(server.socket()));
         }
         for (String target : targets) {
-            assertEquals(List.of(), FdCounts.referringTo(target), target + " still open");
+            assertEquals(List.of(), OpenDescriptors.referringTo(target), target + " still open");
         }
     }
 
@@ -157,9 +158,9 @@ class FdChannelTest {
     @Test
     void warmUpLeavesNothingOpenAndTheTransportWorksAfterIt() throws Exception {
         // The warm-up's descriptors are the sockets of its pair and the copy of one sent over it: no socket stays.
-        List<String> before = FdCounts.sockets();
+        List<String> before = OpenDescriptors.sockets();
         FdChannel.warmUp();
-        assertEquals(before, FdCounts.sockets(), "sockets open after a warm-up");
+        assertEquals(before, OpenDescriptors.sockets(), "sockets open after a warm-up");
         try (FdServer server = FdServer.open(); OwnedFd a = memfd("after warm-up")) {
             CompletableFuture<FdChannel> accepted = CompletableFuture.supplyAsync(() -> server.accept(LIMIT));
             try (FdChannel client = FdChannel.connect(server.socket(), LIMIT);
@@ -370,7 +371,8 @@ class FdChannelTest {
                 sender.send(new byte[] {1}, most);
                 try (FdMessage m = receiver.receive(LIMIT)) {
                     assertEquals(Native.MAX_FDS, m.fds().size());
-                    assertEquals(Native.MAX_FDS + 1, FdCounts.referringTo(FdCounts.target(a.value())).size());
+                    String received = OpenDescriptors.target(a.value());
+                    assertEquals(Native.MAX_FDS + 1, OpenDescriptors.referringTo(received).size());
                 }
                 assertOnlyTheOriginalIsOpen(a, "all copies closed with their message");
             }
@@ -578,10 +580,10 @@ class FdChannelTest {
             String target;
             try (OwnedFd copy = takeOrSkip(pid, fd)) {
                 assertEquals("held by another process", contents(copy));
-                target = FdCounts.target(copy.value());
+                target = OpenDescriptors.target(copy.value());
                 assertTrue(target.startsWith("/memfd:held"), target);
             }
-            assertEquals(List.of(), FdCounts.referringTo(target), "the copy is closed");
+            assertEquals(List.of(), OpenDescriptors.referringTo(target), "the copy is closed");
             CoordinationException noFd = assertThrows(CoordinationException.class, () -> PidFd.take(pid, 999));
             assertEquals("pidfd_getfd(pid " + pid + ", fd 999) failed: process " + pid + " has no open descriptor 999",
                     noFd.getMessage());
@@ -623,14 +625,14 @@ class FdChannelTest {
     @Test
     void ownedDescriptorsCloseOnceAndRefuseUseAfterwards() throws Exception {
         OwnedFd fd = memfd("once");
-        String target = FdCounts.target(fd.value());
+        String target = OpenDescriptors.target(fd.value());
         fd.close();
         fd.close();
         assertFalse(fd.isOpen());
         assertThrows(IllegalStateException.class, fd::value);
         assertThrows(IllegalArgumentException.class, () -> OwnedFd.adopt(-1));
         assertThrows(IllegalArgumentException.class, () -> OwnedFd.adopt(999_999));
-        assertEquals(List.of(), FdCounts.referringTo(target));
+        assertEquals(List.of(), OpenDescriptors.referringTo(target));
     }
 
     /** Whether the thread named {@code name} (its native name: the JVM sets it) is blocked in poll. */

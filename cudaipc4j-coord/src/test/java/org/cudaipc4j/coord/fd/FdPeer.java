@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.testing.OpenDescriptors;
 import org.cudaipc4j.testing.Waits;
 
 /**
@@ -35,12 +36,13 @@ public final class FdPeer {
                      FdMessage m = channel.receive(Duration.ofSeconds(30))) {
                     System.out.println("PAYLOAD " + new String(m.payload(), StandardCharsets.UTF_8));
                     for (OwnedFd fd : m.fds()) {
-                        received.add(FdCounts.target(fd.value()));
+                        received.add(OpenDescriptors.target(fd.value()));
                         byte[] head = Files.readAllBytes(Path.of("/proc/self/fd/" + fd.value()));
                         System.out.println("FD " + new String(head, StandardCharsets.UTF_8));
                     }
                 }
-                System.out.println("LEFT " + received.stream().mapToInt(t -> FdCounts.referringTo(t).size()).sum());
+                int left = received.stream().mapToInt(t -> OpenDescriptors.referringTo(t).size()).sum();
+                System.out.println("LEFT " + left);
             }
             case "hold" -> {
                 int fd = Libc.memfdCreate("held").value();

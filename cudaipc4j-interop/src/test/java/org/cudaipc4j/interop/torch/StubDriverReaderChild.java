@@ -9,6 +9,7 @@ import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.interop.TorchHandle;
+import org.cudaipc4j.testing.OpenDescriptors;
 
 /**
  * A torch reader on the stub driver, for {@link TorchReaderStubDriverTest}: {@code args} are the counter file's
@@ -53,10 +54,10 @@ public final class StubDriverReaderChild {
             TorchReader reader = new TorchReader(ctx, leases);
             reader.warmUp(stream);
             System.out.println("warmed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
-            long fds = openDescriptors(); // after one warm-up: the JVM's own lazily opened files are open by now
+            long fds = OpenDescriptors.count(); // after one warm-up: the JVM's own lazily opened files are open by now
             System.out.println("own share opened " + ReaderWarmUp.successPath(ctx, stream));
-            System.out.println("descriptors kept " + (openDescriptors() - fds));
-            fds = openDescriptors();
+            System.out.println("descriptors kept " + (OpenDescriptors.count() - fds));
+            fds = OpenDescriptors.count();
             List<TorchTensorView> views = new ArrayList<>();
             StringBuilder hits = new StringBuilder();
             for (int b = 0; b < blocks; b++) {
@@ -93,16 +94,7 @@ public final class StubDriverReaderChild {
                 v.close();
             }
             System.out.println("closed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages()
-                    + " descriptors kept " + (openDescriptors() - fds));
-        }
-    }
-
-    /** The descriptors open in this process now. */
-    private static long openDescriptors() {
-        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
-            return fds.count() - 1; // less the listing's own
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+                    + " descriptors kept " + (OpenDescriptors.count() - fds));
         }
     }
 

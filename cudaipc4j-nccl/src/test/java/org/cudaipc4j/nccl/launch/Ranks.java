@@ -3,12 +3,8 @@ package org.cudaipc4j.nccl.launch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
-import java.util.stream.Stream;
 
 /** Ranks on threads of this JVM, over loopback, and the checks that nothing of them is left. */
 final class Ranks implements AutoCloseable {
@@ -188,21 +183,6 @@ final class Ranks implements AutoCloseable {
         List<String> left = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
                 .map(Thread::getName).filter(n -> n.startsWith("cudaipc4j-rendezvous-")).toList();
         assertEquals(List.of(), left, "threads of closed rank groups");
-    }
-
-    /** This process's open sockets, from /proc/self/fd. */
-    static long openSockets() {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.filter(p -> {
-                try {
-                    return Files.readSymbolicLink(p).toString().startsWith("socket:");
-                } catch (IOException e) {
-                    return false; // closed while listed
-                }
-            }).count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** A latch that a listener counts down. */

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.cudaipc4j.testing.OpenDescriptors;
 import org.cudaipc4j.testing.Ports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ class RendezvousTest {
 
     @Test
     void everyRankGetsThePayloadMeetsAtBarriersAndClosesWithoutFaultsOrLeftovers() throws Exception {
-        long socketsBefore = Ranks.openSockets();
+        List<String> socketsBefore = OpenDescriptors.sockets();
         int port = ranks.host(4);
         List<CompletableFuture<RankGroup>> members = new ArrayList<>();
         for (int r = 1; r < 4; r++) {
@@ -69,7 +70,7 @@ class RendezvousTest {
             assertEquals(Optional.empty(), g.fault(), g.toString());
         }
         Ranks.assertNoThreadsLeft();
-        assertEquals(socketsBefore, Ranks.openSockets(), "sockets left open");
+        assertEquals(socketsBefore, OpenDescriptors.sockets(), "sockets left open");
     }
 
     @Test
@@ -103,25 +104,13 @@ class RendezvousTest {
     void aPortTakenIsOneLineAndLeavesNoSocketOpen() throws IOException {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             int port = taken.getLocalPort();
-            long before = openSockets();
+            List<String> before = OpenDescriptors.sockets();
             Throwable e = failure(ranks.start(options(0, 2, port).build()));
             assertInstanceOf(RendezvousException.class, e);
             assertTrue(e.getMessage().startsWith("rendezvous on 127.0.0.1:" + port + ": cannot listen there: "),
                     e.getMessage());
-            assertEquals(before, openSockets(), "the socket that could not listen is closed, not left to a cleaner");
-        }
-    }
-
-    /** Sockets open in this JVM now. */
-    private static long openSockets() throws IOException {
-        try (var fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
-            return fds.filter(fd -> {
-                try {
-                    return java.nio.file.Files.readSymbolicLink(fd).toString().startsWith("socket:");
-                } catch (IOException gone) {
-                    return false; // closed while listed (the listing's own descriptor)
-                }
-            }).count();
+            assertEquals(before, OpenDescriptors.sockets(),
+                    "the socket that could not listen is closed, not left to a cleaner");
         }
     }
 
