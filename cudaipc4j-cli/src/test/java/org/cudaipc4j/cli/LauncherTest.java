@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,40 @@ class LauncherTest {
                 + " --size 4K"), unset.out());
         Launch chosen = launch(root, jdk, "4", null);
         assertEquals("4", field(chosen.out(), "connections"), chosen.out());
+    }
+
+    @Test
+    void theToolsJvmOptionsAreThoseTheTestsRunItWith(@TempDir Path tmp) throws Exception {
+        Launch launch = launch(project(tmp), standInJdk(tmp), null, null);
+        assertEquals(0, launch.exit(), launch.out());
+        assertTrue(launch.out().contains(" args=--enable-native-access=ALL-UNNAMED "
+                + String.join(" ", ToolRun.LAUNCHER_JVM_OPTIONS) + " -jar "), launch.out());
+    }
+
+    /**
+     * With the launcher's options the JVM's own lines go to standard error: here those of an AOT cache that cannot be
+     * mapped, which a JVM with its default logging writes to standard output. (The tool's stdout is checked by
+     * scripts and by these tests; a JVM's line there once failed a check, a warning that its performance-data file
+     * was locked by a JVM of the same pid in another PID namespace.)
+     */
+    @Test
+    void theJvmsOwnLinesGoToStandardError(@TempDir Path tmp) throws Exception {
+        Path noCache = Files.writeString(tmp.resolve("not-a-cache.aot"), "not an AOT cache");
+        Process p = ToolRun.start(List.of("-XX:AOTCache=" + noCache), "--version");
+        p.getOutputStream().close();
+        var err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out + err.get());
+        assertTrue(out.matches("cudaipc4j \\S+\n"), "standard output: " + out);
+        assertTrue(err.get().contains("An error has occurred while processing the AOT cache"),
+                "standard error: " + err.get());
     }
 
     @Test

@@ -45,10 +45,25 @@ public final class ToolRun {
         this.driverFilesBefore = driverFilesBefore;
     }
 
+    /**
+     * The JVM options the launcher ({@code ./cudaipc4j}) gives the tool besides native access and its AOT cache
+     * (LauncherTest checks that it still does): the tests run the tool's JVM as users do, the JVM's own lines on
+     * standard error, where they cannot break a check of standard output.
+     */
+    static final List<String> LAUNCHER_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xlog:disable",
+            "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr");
+
     public static Process start(String... args) {
+        return start(List.of(), args);
+    }
+
+    /** The tool's JVM with {@code jvmOptions} after the launcher's, running {@code args}. */
+    static Process start(List<String> jvmOptions, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        cmd.addAll(LAUNCHER_JVM_OPTIONS);
+        cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(org.cudaipc4j.testing.JavaProcess.classPath());
         cmd.add(Main.class.getName());
