@@ -4,7 +4,8 @@
 # (scripts/stub-driver/libcuda-stub.c, built here with cc) whose calls return at once, on shares laid out as torch's
 # (a counter file in /dev/shm; scripts/stub-driver/stub_shares.py) for each allocator of ALLOCS ('c': legacy IPC
 # handles; 'e': expandable segments, whose chunks are the producer's descriptors, taken with pidfd_getfd as from
-# torch's producer). What a reader takes there is its
+# torch's producer; 'pool': a memory-pool buffer's first import, its pool's descriptor taken the same way). What a
+# reader takes there is its
 # process's own work around the driver's calls (the JVM's and the kernel's): what the Java figures of
 # scripts/interop-bench.sh hold above the driver's. Each JAR (default: this build's) runs in alternating fresh
 # processes, as the launcher starts it (an AOT cache trained the launcher's way, no stub); with AOT=trained or both,
@@ -13,7 +14,7 @@
 # Writes each reader's JSON line, with its build, to OUT/stub-reader-bench.jsonl and prints the medians per build.
 # Needs a Java 25 runtime (JAVA_HOME, else /usr/lib/jvm), cc and python3; no GPU, no torch.
 # Usage: scripts/stub-reader-bench.sh OUT [JAR...]
-#   REPEATS=10 REOPENS=50 TENSORS=100 ALLOCS=c (c, e or c,e) AOT=launcher|trained|both CC=cc
+#   REPEATS=10 REOPENS=50 TENSORS=100 ALLOCS=c (c, e, pool, comma-separated) AOT=launcher|trained|both CC=cc
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -33,7 +34,7 @@ allocs=${ALLOCS:-c}
 die() { echo "stub-reader-bench: $*" >&2; exit 1; }
 for n in "$repeats" "$reopens" "$tensors"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPEATS, REOPENS and TENSORS are whole numbers from 1, got '$n'"; done
 [[ $aot == launcher || $aot == trained || $aot == both ]] || die "AOT takes launcher, trained or both, got '$aot'"
-[[ $allocs =~ ^[ce](,[ce])*$ ]] || die "ALLOCS takes c, e or c,e, got '$allocs'"
+[[ $allocs =~ ^(c|e|pool)(,(c|e|pool))*$ ]] || die "ALLOCS takes c, e, pool or several, comma-separated, got '$allocs'"
 for j in "${jars[@]}"; do [ -f "$j" ] || die "no jar $j (build first: scripts/mvn.sh -q -B install -DskipTests)"; done
 . "$root/scripts/java-home.sh"
 find_java_home || die "needs a Java 25 runtime (JAVA_HOME or /usr/lib/jvm)"
@@ -69,6 +70,9 @@ for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
 read -r word counter slots < "$work/ready" || die "the shares' producer did not start"
 [ "$word" = ready ] || die "the shares' producer said '$word'"
 
+# The cases read for ALLOC: a torch allocator's tensor and state dict, or a pool buffer's first import.
+cases() { if [ "$1" = pool ]; then echo pool; else echo tensor state-dict; fi; }
+
 # reader JAR LABEL CASE ALLOC [JVM options]: one fresh reader on the stub; its line, with LABEL, to the figures
 # (none without a LABEL: a reader that records a cache, whose JVM reports that on standard error, kept in a log).
 reader() {
@@ -97,7 +101,7 @@ for j in "${jars[@]}"; do
   if [ "$aot" != trained ]; then builds+=("$copy|$out/builds/$i.aot|$i:${j##*/}/launcher"); fi
   if [ "$aot" != launcher ]; then
     for alloc in ${allocs//,/ }; do
-      for case in tensor state-dict; do
+      for case in $(cases "$alloc"); do
         reader "$copy" "" "$case" "$alloc" -XX:AOTCacheOutput="$out/builds/$i-$case-$alloc.aot" -Xlog:aot=off \
           -Xlog:cds=off
         [ -f "$out/builds/$i-$case-$alloc.aot" ] || die "no AOT cache was recorded by a $case reader of $j ($alloc)"
@@ -111,7 +115,7 @@ for ((round = 1; round <= repeats; round++)); do
   for b in "${builds[@]}"; do
     IFS='|' read -r jar cache label <<< "$b"
     for alloc in ${allocs//,/ }; do
-      for case in tensor state-dict; do
+      for case in $(cases "$alloc"); do
         c=$cache
         [[ $c == *.aot ]] || c+="$case-$alloc.aot"
         reader "$jar" "$label" "$case" "$alloc" -XX:AOTCache="$c" -Xlog:aot=off -Xlog:cds=off

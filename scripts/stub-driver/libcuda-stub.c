@@ -196,7 +196,11 @@ CUresult cuMemPoolExportPointer(void *data, uint64_t pointer) {
   ((unsigned char *) data)[0] = 3;
   return SUCCESS;
 }
-CUresult cuMemPoolImportPointer(uint64_t *pointer, void *pool, void *data) { *pointer = address(); return SUCCESS; }
+CUresult cuMemPoolImportPointer(uint64_t *pointer, void *pool, void *data) {
+  if (!data || !pointer || none(data)) return INVALID_VALUE;  // export data of no buffer, as the driver answers it
+  *pointer = address();
+  return SUCCESS;
+}
 
 // Modules and kernels: loaded, never run.
 CUresult cuModuleLoadData(void **module, const void *image) { *module = object(); return SUCCESS; }

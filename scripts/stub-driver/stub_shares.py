@@ -1,10 +1,12 @@
 """Shares for readers on the stub driver (scripts/stub-reader-bench.sh), laid out as torch's, and the medians of the
 readers' figures. 'c' shares carry legacy IPC handles; 'e' shares expandable segments' chunks: descriptors of this
-process (empty memfds, which the stub driver imports as any descriptor), taken by the reader with pidfd_getfd.
+process (empty memfds, which the stub driver imports as any descriptor), taken by the reader with pidfd_getfd; a
+'pool' export is a memory-pool buffer's, whose pool descriptor (an empty memfd too) is taken the same way.
 
   stub_shares.py producer DIR REOPENS TENSORS ALLOCS
-                                                makes the counter file and, for each allocator of ALLOCS (c, e or
-                                                c,e), DIR/tensor-ALLOC.jsonl and DIR/state-dict-ALLOC.jsonl; prints
+                                                makes the counter file and, for each allocator of ALLOCS (c, e,
+                                                pool, comma-separated), DIR/tensor-ALLOC.jsonl and
+                                                DIR/state-dict-ALLOC.jsonl ('pool': DIR/pool-pool.jsonl); prints
                                                 "ready NAME SLOTS", removes the file when stdin closes
   stub_shares.py reset NAME SLOTS               every slot of NAME set to 1, as torch's producer sets it at a share
   stub_shares.py summary JSONL                  medians per build of the readers' JSON lines
@@ -70,6 +72,13 @@ def descriptor(name, slot, handle, offset, size, pid, pid_namespace):
             "event": {"ipc_handle": event_handle(slot).hex(), "wait": True}}
 
 
+def pool_descriptor(fd, pid, pid_namespace):
+    """A pool buffer of TENSOR_BYTES exported through descriptor FD of this process, as the library describes one."""
+    return {"cudaipc4j_descriptor": "1.0", "kind": "pool", "device_uuid": DEVICE_UUID, "bytes": TENSOR_BYTES,
+            "exporter": {"pid": pid, "pid_namespace": pid_namespace, "export_id": 1}, "handle_type": "posix_fd",
+            "fds": 1, "fd_numbers": [fd], "pool_id": 1, "pointer_export": bytes(range(1, 65)).hex()}
+
+
 def reset(name, slots):
     with open(SHM + name, "r+b") as f:
         f.seek(HEADER_BYTES)
@@ -90,7 +99,8 @@ def producer(directory, reopens, tensors, allocs):
     pid = os.getpid()
     name = f"/torch_{pid}_{secrets.randbelow(1 << 31)}_0"
     per_alloc = 1 + reopens + tensors
-    slots = len(allocs) * per_alloc
+    torch_allocs = [a for a in allocs if a in ("c", "e")]
+    slots = max(1, len(torch_allocs) * per_alloc)
     if slots > SLOT_COUNT:
         sys.exit(f"stub_shares: {slots} shares ({per_alloc} per allocator) do not fit one counter file"
                  f" ({SLOT_COUNT} slots)")
@@ -105,7 +115,10 @@ def producer(directory, reopens, tensors, allocs):
         reset(name, slots)
         # one 64 MiB storage shared 1 + REOPENS times; a state dict of two tensors per block; per allocator
         namespace = os.stat("/proc/self/ns/pid").st_ino
-        for i, alloc in enumerate(allocs):
+        if "pool" in allocs:
+            with open(os.path.join(directory, "pool-pool.jsonl"), "w") as f:
+                f.write(json.dumps(pool_descriptor(os.memfd_create("stub-pool"), pid, namespace)) + "\n")
+        for i, alloc in enumerate(torch_allocs):
             handle = ([ipc_handle(b) for b in range(blocks)] if alloc == "c" else
                       [expandable_handle(pid, chunks(TENSOR_BYTES if b == 0 else BLOCK_BYTES)) for b in range(blocks)])
             first = i * per_alloc
@@ -125,7 +138,8 @@ def producer(directory, reopens, tensors, allocs):
 
 SUMMARY = ["warm_up_ms", "first_open_us", "first_open_counter_us", "first_open_ipc_open_us", "first_open_pidfd_us",
            "first_open_chunk_map_us", "first_open_event_open_us", "reopen_us", "reopen_event_open_us", "open_us",
-           "open_ipc_open_us", "open_pidfd_us", "open_chunk_map_us", "open_event_open_us"]
+           "open_ipc_open_us", "open_pidfd_us", "open_chunk_map_us", "open_event_open_us", "pidfd_us",
+           "pool_import_us", "pointer_import_us"]
 
 
 def summary(jsonl):
@@ -144,7 +158,7 @@ def summary(jsonl):
 
 if __name__ == "__main__":
     command = sys.argv[1] if len(sys.argv) > 1 else ""
-    if command == "producer" and len(sys.argv) == 6 and sys.argv[5] and set(sys.argv[5].split(",")) <= {"c", "e"}:
+    if command == "producer" and len(sys.argv) == 6 and sys.argv[5] and set(sys.argv[5].split(",")) <= {"c", "e", "pool"}:
         producer(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), list(dict.fromkeys(sys.argv[5].split(","))))
     elif command == "reset" and len(sys.argv) == 4:
         reset(sys.argv[2], int(sys.argv[3]))
