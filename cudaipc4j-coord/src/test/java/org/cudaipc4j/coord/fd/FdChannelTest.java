@@ -39,7 +39,7 @@ class FdChannelTest {
 
     /**
      * A memfd holding {@code text}, owned by the caller, with a name of its own: every descriptor that refers to it
-     * is a copy of this one ({@link FdCounts#referringTo}).
+     * is a copy of this one ({@link OpenDescriptors#referringTo}).
      */
     private static OwnedFd memfd(String text) throws IOException {
         OwnedFd fd = OwnedFd.adopt(Libc.memfdCreate("fdtest-" + ProcessHandle.current().pid() + "-"
