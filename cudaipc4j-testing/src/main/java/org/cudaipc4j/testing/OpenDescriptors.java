@@ -7,6 +7,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -33,20 +35,19 @@ public final class OpenDescriptors {
     /** The descriptors open now that refer to {@code target}, in ascending order. */
     public static List<Integer> referringTo(String target) {
         List<Integer> found = new ArrayList<>();
-        for (int fd : numbers()) {
-            if (target.equals(target(fd))) {
+        targets().forEach((fd, t) -> {
+            if (t.equals(target)) {
                 found.add(fd);
             }
-        }
+        });
         return found;
     }
 
     /** The sockets open now ({@code socket:[inode]}), for a check that code which opens sockets closes them all. */
     public static List<String> sockets() {
         List<String> found = new ArrayList<>();
-        for (int fd : numbers()) {
-            String t = target(fd);
-            if (t != null && t.startsWith("socket:")) {
+        for (String t : targets().values()) {
+            if (t.startsWith("socket:")) {
                 found.add(t);
             }
         }
@@ -56,21 +57,28 @@ public final class OpenDescriptors {
 
     /** How many descriptors are open now, whatever they refer to. */
     public static int count() {
-        return numbers().size();
+        return targets().size();
     }
 
-    /** The numbers of the descriptors open now, in ascending order; the listing's own, closed by then, is left out. */
-    private static List<Integer> numbers() {
-        List<Integer> listed = new ArrayList<>();
+    /**
+     * The descriptors open now and what each refers to, by number, each link read once; the listing's own, closed
+     * by then, is left out.
+     */
+    private static SortedMap<Integer, String> targets() {
+        List<Path> listed;
         try (Stream<Path> fds = Files.list(SELF)) {
-            for (Path fd : fds.toList()) {
-                listed.add(Integer.parseInt(fd.getFileName().toString()));
-            }
+            listed = fds.toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        listed.removeIf(fd -> target(fd) == null);
-        listed.sort(null);
-        return listed;
+        SortedMap<Integer, String> open = new TreeMap<>();
+        for (Path fd : listed) {
+            int number = Integer.parseInt(fd.getFileName().toString());
+            String t = target(number);
+            if (t != null) {
+                open.put(number, t);
+            }
+        }
+        return open;
     }
 }
