@@ -5,9 +5,8 @@
 # (a counter file in /dev/shm; scripts/stub-driver/stub_shares.py) for each allocator of ALLOCS ('c': legacy IPC
 # handles; 'e': expandable segments, whose chunks are the producer's descriptors, taken with pidfd_getfd as from
 # torch's producer; 'pool': a memory-pool buffer's first import, its pool's descriptor taken the same way). What a
-# reader takes there is its
-# process's own work around the driver's calls (the JVM's and the kernel's): what the Java figures of
-# scripts/interop-bench.sh hold above the driver's. Each JAR (default: this build's) runs in alternating fresh
+# reader takes there is its process's own work around the driver's calls (the JVM's and the kernel's): what the Java
+# figures of scripts/interop-bench.sh hold above the driver's. Each JAR (default: this build's) runs in alternating fresh
 # processes, as the launcher starts it (an AOT cache trained the launcher's way, no stub); with AOT=trained or both,
 # also with an AOT cache recorded by an unrecorded reader of the same case first (-XX:AOTCacheOutput, JEP 514), as a
 # service would train one on its own workload.
