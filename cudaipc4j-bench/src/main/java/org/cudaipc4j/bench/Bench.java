@@ -16,7 +16,7 @@ import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
-import org.cudaipc4j.simpleipc.backend.Sizes;
+import org.cudaipc4j.tool.Sizes;
 
 /**
  * One bench: end-to-end phases of simpleIPC runs, per-step latency, barrier latency, fill bandwidth through

@@ -79,7 +79,7 @@ public final class BenchCharts {
             throw new IllegalArgumentException("bench chart: '" + json + "' is not UTF-8 text");
         } catch (IOException e) {
             throw new IllegalArgumentException("bench chart: cannot read '" + json + "': "
-                    + org.cudaipc4j.simpleipc.Failures.fileReason(e));
+                    + org.cudaipc4j.tool.Failures.fileReason(e));
         }
         com.google.gson.JsonElement parsed;
         try {

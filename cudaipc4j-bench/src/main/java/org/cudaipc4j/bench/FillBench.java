@@ -25,7 +25,7 @@ import org.cudaipc4j.cuda.ipc.MemoryPool;
 import org.cudaipc4j.cuda.ipc.ShareableHandleType;
 import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
 import org.cudaipc4j.cuda.ipc.VmmAllocation;
-import org.cudaipc4j.simpleipc.backend.Sizes;
+import org.cudaipc4j.tool.Sizes;
 
 /**
  * Import latency and fill bandwidth through each way of sharing memory: this process allocates one buffer per size

@@ -15,14 +15,14 @@ import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.Event;
+import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.ipc.ImportedMemory;
 import org.cudaipc4j.cuda.ipc.MemoryImporter;
 import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
-import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.simpleipc.DriverStartUp;
-import org.cudaipc4j.simpleipc.ProcessExit;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import org.cudaipc4j.simpleipc.kernels.MismatchCount;
+import org.cudaipc4j.tool.ProcessExit;
 
 /**
  * The measuring side of {@link FillBench}, run in its own JVM so the memory is mapped in a process other than the

@@ -104,7 +104,7 @@ final class InteropFigures {
         } catch (java.nio.charset.CharacterCodingException e) {
             throw new IllegalArgumentException(file + " is not UTF-8 text");
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + file + ": " + org.cudaipc4j.simpleipc.Failures
+            throw new IllegalArgumentException("cannot read " + file + ": " + org.cudaipc4j.tool.Failures
                     .fileReason(e));
         }
         List<Descriptor> out = new ArrayList<>();

@@ -19,8 +19,8 @@ import org.cudaipc4j.nccl.ReduceOp;
 import org.cudaipc4j.nccl.Watchdog;
 import org.cudaipc4j.nccl.launch.LaunchEnvironment;
 import org.cudaipc4j.nccl.launch.RendezvousOptions;
-import org.cudaipc4j.simpleipc.backend.Sizes;
 import org.cudaipc4j.simpleipc.nccl.NcclRotation;
+import org.cudaipc4j.tool.Sizes;
 
 /**
  * One rank of the NCCL benchmark, started by a launcher (see {@code scripts/nccl-bench.sh}, which runs torch's

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.simpleipc.backend.Sizes;
 import org.cudaipc4j.simpleipc.nccl.LocalRanks;
+import org.cudaipc4j.tool.Sizes;
 
 /**
  * {@code bench --only nccl}: starts {@link NcclBench} ranks on this machine (each a host of its own to NCCL when

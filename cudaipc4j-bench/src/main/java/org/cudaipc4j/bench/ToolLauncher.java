@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.coord.JvmCommand;
-import org.cudaipc4j.simpleipc.ExitCodes;
-import org.cudaipc4j.simpleipc.ProcessExit;
+import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.ProcessExit;
 
 /**
  * Starts the tool as a fresh process the way the {@code cudaipc4j} script does: the same java binary, class path

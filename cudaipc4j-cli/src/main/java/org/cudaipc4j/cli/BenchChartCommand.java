@@ -3,7 +3,7 @@ package org.cudaipc4j.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.cudaipc4j.bench.BenchCharts;
-import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.tool.ExitCodes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 

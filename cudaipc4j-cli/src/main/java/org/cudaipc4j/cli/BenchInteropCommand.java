@@ -12,7 +12,7 @@ import org.cudaipc4j.bench.InteropBench;
 import org.cudaipc4j.bench.InteropBench.Case;
 import org.cudaipc4j.bench.InteropBench.Plan;
 import org.cudaipc4j.interop.Descriptor;
-import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.tool.ExitCodes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -12,7 +12,7 @@ import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.ipc.IpcCapabilities;
 import org.cudaipc4j.cuda.ipc.IpcPath;
-import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.tool.ExitCodes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

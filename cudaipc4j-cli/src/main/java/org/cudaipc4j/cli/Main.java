@@ -1,13 +1,13 @@
 package org.cudaipc4j.cli;
 
 import java.io.PrintWriter;
-import org.cudaipc4j.simpleipc.ExitCodes;
-import org.cudaipc4j.simpleipc.Failures;
-import org.cudaipc4j.simpleipc.LineAtomicOutput;
-import org.cudaipc4j.simpleipc.ProcessExit;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions;
 import org.cudaipc4j.simpleipc.SimpleIpcParent;
-import org.cudaipc4j.simpleipc.UsageException;
+import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.Failures;
+import org.cudaipc4j.tool.LineAtomicOutput;
+import org.cudaipc4j.tool.ProcessExit;
+import org.cudaipc4j.tool.UsageException;
 import picocli.CommandLine;
 
 /**

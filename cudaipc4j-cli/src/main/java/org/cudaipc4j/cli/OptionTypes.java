@@ -9,8 +9,8 @@ import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Sync;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Verify;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
-import org.cudaipc4j.simpleipc.backend.Sizes;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
+import org.cudaipc4j.tool.Sizes;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 

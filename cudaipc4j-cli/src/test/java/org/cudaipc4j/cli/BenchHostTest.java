@@ -17,7 +17,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import javax.imageio.ImageIO;
-import org.cudaipc4j.simpleipc.ExitCodes;
+import org.cudaipc4j.tool.ExitCodes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
-import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.tool.ExitCodes;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 

@@ -11,8 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions;
+import org.cudaipc4j.tool.ExitCodes;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

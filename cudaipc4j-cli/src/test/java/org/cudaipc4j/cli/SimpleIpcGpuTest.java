@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.testing.GpuTest;
+import org.cudaipc4j.tool.ExitCodes;
 import org.junit.jupiter.api.Test;
 
 /** The whole program on real GPUs, as a user runs it. */

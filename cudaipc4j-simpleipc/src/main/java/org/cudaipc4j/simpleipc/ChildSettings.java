@@ -15,6 +15,7 @@ import org.cudaipc4j.simpleipc.SimpleIpcOptions.Sync;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Verify;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill;
+import org.cudaipc4j.tool.ProcessExit;
 
 /**
  * What a simpleIPC child is told: the run's options as the parent parsed them, and its own place in the group. It

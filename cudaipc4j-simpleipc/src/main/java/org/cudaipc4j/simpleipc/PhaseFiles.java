@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.cudaipc4j.tool.ProcessExit;
 
 /**
  * The children's phase logs: a private temporary folder, removed when closed. It is named after the group's

@@ -2,6 +2,7 @@ package org.cudaipc4j.simpleipc;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.cudaipc4j.tool.Failures;
 
 /**
  * An owner for a growing list of resources, closed in reverse order of adding. The first cleanup failure is

@@ -21,6 +21,9 @@ import org.cudaipc4j.simpleipc.backend.Backend.PeerBuffer;
 import org.cudaipc4j.simpleipc.backend.Backend.PeerEvent;
 import org.cudaipc4j.simpleipc.backend.BackendException;
 import org.cudaipc4j.simpleipc.cuda.CudaAttachment;
+import org.cudaipc4j.tool.Failures;
+import org.cudaipc4j.tool.LineAtomicOutput;
+import org.cudaipc4j.tool.ProcessExit;
 
 /**
  * Child process {@code id} of a simpleIPC run (the sample run with one integer argument). Started by the parent

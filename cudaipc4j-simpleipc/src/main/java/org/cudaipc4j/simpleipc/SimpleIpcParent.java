@@ -19,7 +19,10 @@ import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.NoIpcDeviceException;
-import org.cudaipc4j.simpleipc.backend.Sizes;
+import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.Failures;
+import org.cudaipc4j.tool.Sizes;
+import org.cudaipc4j.tool.UsageException;
 
 /**
  * The parent of a simpleIPC run (the sample run with no argument).

@@ -4,6 +4,7 @@ import com.google.gson.GsonBuilder;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.cudaipc4j.tool.ExitCodes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -38,7 +39,7 @@ final class DescribeCommand implements Callable<Integer> {
         } catch (BadInputException e) {
             err.println("cudaipc4j: " + e.getMessage());
             err.flush();
-            return InteropExit.USAGE;
+            return ExitCodes.USAGE;
         }
         if (json) {
             out.println(new GsonBuilder().setPrettyPrinting().create().toJson(d.fields()));
@@ -48,6 +49,6 @@ final class DescribeCommand implements Callable<Integer> {
             }
         }
         out.flush();
-        return InteropExit.OK;
+        return ExitCodes.OK;
     }
 }

@@ -1,6 +1,7 @@
 package org.cudaipc4j.cli.interop;
 
 import java.util.concurrent.Callable;
+import org.cudaipc4j.tool.ExitCodes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -28,6 +29,6 @@ public final class InteropCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("cudaipc4j: interop needs a command: "
                 + String.join(" or ", spec.subcommands().keySet()) + " (try --help)");
         spec.commandLine().getErr().flush();
-        return InteropExit.USAGE;
+        return ExitCodes.USAGE;
     }
 }

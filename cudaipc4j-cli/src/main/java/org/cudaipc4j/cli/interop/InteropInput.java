@@ -12,7 +12,7 @@ import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorFormatException;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TorchHandle;
-import org.cudaipc4j.simpleipc.Failures;
+import org.cudaipc4j.tool.Failures;
 
 /**
  * What the commands' argument names: a descriptor of format 1.0 or a bare torch storage handle, read from a file,

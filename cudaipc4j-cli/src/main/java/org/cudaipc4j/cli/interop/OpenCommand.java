@@ -4,6 +4,8 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.cudaipc4j.cuda.Cuda;
+import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.Failures;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -46,25 +48,25 @@ final class OpenCommand implements Callable<Integer> {
             Opening opening = Opening.of(InteropInput.parse(arg, () -> System.in));
             String cannot = opening.whyNot();
             if (cannot != null) {
-                return fail(err, InteropExit.FAILURE, "cannot open this from the command line: " + cannot);
+                return fail(err, ExitCodes.FAILURE, "cannot open this from the command line: " + cannot);
             }
             String unusable = Cuda.unavailableReason().orElse(null);
             if (unusable != null) {
-                return fail(err, InteropExit.WAIVED, "waived: nothing to open on: " + unusable);
+                return fail(err, ExitCodes.WAIVED, "waived: nothing to open on: " + unusable);
             }
             List<String> lines = opening.open(device);
             for (String line : lines) {
                 out.println(line);
             }
             out.flush();
-            return InteropExit.OK;
+            return ExitCodes.OK;
         } catch (BadInputException e) {
-            return fail(err, InteropExit.USAGE, e.getMessage());
+            return fail(err, ExitCodes.USAGE, e.getMessage());
         } catch (RuntimeException e) {
-            if ("1".equals(System.getenv("CUDAIPC4J_DEBUG"))) {
+            if (Failures.debug()) {
                 e.printStackTrace(err);
             }
-            return fail(err, InteropExit.FAILURE, oneLine(e));
+            return fail(err, ExitCodes.FAILURE, Failures.oneLine(e));
         }
     }
 
@@ -72,19 +74,5 @@ final class OpenCommand implements Callable<Integer> {
         err.println("cudaipc4j: " + message);
         err.flush();
         return code;
-    }
-
-    /** The message and its causes' where they add something (as the tool words its failures), on one line. */
-    static String oneLine(Throwable e) {
-        String msg = e.getMessage() == null || e.getMessage().isBlank() ? e.getClass().getSimpleName()
-                : e.getMessage();
-        StringBuilder line = new StringBuilder(msg);
-        Throwable c = e.getCause();
-        for (int depth = 0; c != null && depth < 16; depth++, c = c.getCause()) {
-            if (c.getMessage() != null && !line.toString().contains(c.getMessage())) {
-                line.append(": ").append(c.getMessage());
-            }
-        }
-        return line.toString().replace('\n', ' ');
     }
 }

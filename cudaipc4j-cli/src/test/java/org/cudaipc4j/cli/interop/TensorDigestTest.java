@@ -10,7 +10,6 @@ import java.nio.ByteOrder;
 import java.util.Random;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
-import org.cudaipc4j.simpleipc.ExitCodes;
 import org.cudaipc4j.testing.TensorBytes;
 import org.junit.jupiter.api.Test;
 
@@ -64,14 +63,6 @@ class TensorDigestTest {
         TensorLayout sizeOne = TensorLayout.of(DType.INT32, new long[] {1, 8}, new long[] {99, 1}, 2);
         assertTrue(TensorDigest.contiguous(sizeOne), "a dimension of size 1 may have any stride");
         assertEquals(walk(sizeOne, storage), TensorDigest.sha256(sizeOne, host(storage)));
-    }
-
-    @Test
-    void theExitCodesAreTheTools() {
-        assertEquals(ExitCodes.OK, InteropExit.OK);
-        assertEquals(ExitCodes.FAILURE, InteropExit.FAILURE);
-        assertEquals(ExitCodes.WAIVED, InteropExit.WAIVED);
-        assertEquals(ExitCodes.USAGE, InteropExit.USAGE);
     }
 
     /** Element by element in row-major order, as the GPU tests check tensors. */

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.BackendException;
-import org.cudaipc4j.simpleipc.backend.Sizes;
+import org.cudaipc4j.tool.Sizes;
 
 /**
  * simpleIPC's devices simulated in host shared memory, with CUDA's ordering semantics, so the whole program runs

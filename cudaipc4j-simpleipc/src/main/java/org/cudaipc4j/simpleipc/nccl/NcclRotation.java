@@ -27,8 +27,8 @@ import org.cudaipc4j.nccl.Watchdog;
 import org.cudaipc4j.nccl.launch.LaunchEnvironment;
 import org.cudaipc4j.nccl.launch.RendezvousException;
 import org.cudaipc4j.nccl.launch.RendezvousOptions;
-import org.cudaipc4j.simpleipc.ProcessExit;
-import org.cudaipc4j.simpleipc.backend.Sizes;
+import org.cudaipc4j.tool.ProcessExit;
+import org.cudaipc4j.tool.Sizes;
 
 /**
  * One rank of the rotation over NCCL. Each rank's buffer is split into one part per rank; at turn {@code t} rank

@@ -1,4 +1,4 @@
-package org.cudaipc4j.simpleipc;
+package org.cudaipc4j.tool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

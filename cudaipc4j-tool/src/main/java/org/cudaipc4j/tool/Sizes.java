@@ -1,4 +1,4 @@
-package org.cudaipc4j.simpleipc.backend;
+package org.cudaipc4j.tool;
 
 import java.time.Duration;
 import java.util.Locale;

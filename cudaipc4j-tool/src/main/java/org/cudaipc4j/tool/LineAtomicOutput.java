@@ -1,4 +1,4 @@
-package org.cudaipc4j.simpleipc;
+package org.cudaipc4j.tool;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;

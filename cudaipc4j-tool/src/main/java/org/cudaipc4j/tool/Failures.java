@@ -1,4 +1,4 @@
-package org.cudaipc4j.simpleipc;
+package org.cudaipc4j.tool;
 
 /**
  * How the tool words a failure. A class of its own, free of the CLI library, so that child processes use it

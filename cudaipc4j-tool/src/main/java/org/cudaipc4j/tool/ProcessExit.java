@@ -1,4 +1,4 @@
-package org.cudaipc4j.simpleipc;
+package org.cudaipc4j.tool;
 
 import org.cudaipc4j.coord.ProcessEnd;
 

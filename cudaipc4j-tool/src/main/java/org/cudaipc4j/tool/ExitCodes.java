@@ -1,4 +1,4 @@
-package org.cudaipc4j.simpleipc;
+package org.cudaipc4j.tool;
 
 /** Exit codes of the tool; {@link #WAIVED} is the sample's EXIT_WAIVED. */
 public final class ExitCodes {
