@@ -3,7 +3,7 @@
 process that exports a memory-pool buffer), the Python readers timed the same way as the Java reader
 (`cudaipc4j bench interop`), and the table of medians.
 
-Nothing travels pickled: a producer writes the descriptors it shares as JSON lines (docs/interop.md, format 1.0)
+Nothing travels pickled: a producer writes the descriptors it shares as JSON lines (docs/interop-format.md, format 1.0)
 into a file the script names; every reader parses them before it starts its clock.
 
   interop_bench_py.py torch-producer TENSORS SEED         shares on request (commands on stdin, answers on stdout):

@@ -1,7 +1,7 @@
 """Share CUDA memory between Python and cudaipc4j's Java processes.
 
 ``share(tensor)`` describes a torch tensor through torch's own sharing, for a Java reader; ``open(descriptor)`` gives
-a tensor over memory a Java process exported. The descriptor is the JSON format of docs/interop.md
+a tensor over memory a Java process exported. The descriptor is the JSON format of docs/interop-format.md
 (:mod:`cudaipc4j.descriptor`). CUDA, torch and CuPy are imported only by the calls that need them, so the format and
 the handle parser work with the standard library alone.
 """

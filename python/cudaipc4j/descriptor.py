@@ -1,4 +1,4 @@
-"""The JSON descriptor, format 1.0: what one side hands the other to share one allocation (docs/interop.md).
+"""The JSON descriptor, format 1.0: what one side hands the other to share one allocation (docs/interop-format.md).
 
 A :class:`Descriptor` is checked when it is built, whether by hand or by :func:`from_json`, so every descriptor that
 exists is one a reader of the format accepts. :func:`to_json` writes the documented compact form (fields in the
@@ -200,7 +200,7 @@ class TorchShare:
 
 @dataclass(frozen=True)
 class Descriptor:
-    """One shared allocation, and optionally the tensor in it. Checked on construction (see docs/interop.md)."""
+    """One shared allocation, and optionally the tensor in it. Checked on construction (see docs/interop-format.md)."""
     kind: str
     bytes: int
     exporter: Exporter

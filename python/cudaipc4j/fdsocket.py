@@ -1,4 +1,4 @@
-"""The client side of cudaipc4j's descriptor socket (org.cudaipc4j.coord.fd.FdChannel; docs/interop.md, "The
+"""The client side of cudaipc4j's descriptor socket (org.cudaipc4j.coord.fd.FdChannel; docs/interop-format.md, "The
 descriptor socket"): a Unix stream socket whose messages are a 12-byte little-endian header ``{magic "CIFD", payload
 length, fd count}`` sent with the fds attached (SCM_RIGHTS), then the payload."""
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Signing into a Java exporter's holder table (org.cudaipc4j.coord.ExportHolders), so the exporter sees that this
-process maps its export and frees it only after the release. Layout and protocol: docs/interop.md, "Leases".
+process maps its export and frees it only after the release. Layout and protocol: docs/interop-format.md, "The
+holder table".
 
 The table is a file in /dev/shm mapped shared by every process. Entries are claimed and released by compare-and-set
 of a 64-bit state word, the same ``lock cmpxchg`` the JVM's VarHandle uses; Python has no atomics on a mapping, so

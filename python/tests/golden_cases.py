@@ -1,4 +1,4 @@
-"""The golden cases of docs/interop.md ("Golden cases"): the same values the Java side writes, so both sides'
+"""The golden cases of docs/interop-format.md ("Golden cases"): the same values the Java side writes, so both sides'
 files are equal byte for byte."""
 from cudaipc4j import torch_handle
 from cudaipc4j.descriptor import Descriptor, Event, Exporter, Tensor, TorchShare

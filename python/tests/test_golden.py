@@ -1,8 +1,8 @@
 """Golden descriptors: this side's files are regenerated and compared byte for byte; the Java side's are read.
 
 Set CUDAIPC4J_REGENERATE_GOLDEN=1 to rewrite interop-golden/python/ on purpose (after a deliberate format change,
-which docs/interop.md's "Golden cases" must show too); the test then fails so that a run that rewrote files is never
-mistaken for a passing one.
+which docs/interop-format.md's "Golden cases" must show too); the test then fails so that a run that rewrote files is
+never mistaken for a passing one.
 """
 import os
 from pathlib import Path
@@ -14,7 +14,7 @@ from golden_cases import CASES
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "interop-golden"
-DOC = ROOT / "docs" / "interop.md"
+DOC = ROOT / "docs" / "interop-format.md"
 
 
 def _file_text(case: str) -> bytes:
@@ -35,7 +35,7 @@ def test_this_sides_golden_file_is_what_the_writer_writes(case):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_documented_form_is_what_the_writer_writes(case):
-    # docs/interop.md shows every golden case's exact line; the Java side reads its values from there
+    # docs/interop-format.md shows every golden case's exact line; the Java side reads its values from there
     assert f"`{case}`: `{descriptor.to_json(CASES[case])}`" in DOC.read_text(encoding="utf-8")
 
 

@@ -1,4 +1,5 @@
-"""Signing into a holder table laid out as org.cudaipc4j.coord.ExportHolders writes it (docs/interop.md, "Leases")."""
+"""Signing into a holder table laid out as org.cudaipc4j.coord.ExportHolders writes it (docs/interop-format.md, "The
+holder table")."""
 import os
 import struct
 import subprocess

@@ -48,7 +48,7 @@ def fake_torch(monkeypatch):
 def test_the_fields_are_rebuild_cuda_tensors_parameters_in_order():
     import inspect
     assert tuple(inspect.signature(_rebuild_cuda_tensor).parameters) == tuples.FIELDS
-    # the order docs/interop.md and the spec give for reduce_tensor's arguments
+    # the order docs/interop-guide.md and the spec give for reduce_tensor's arguments
     assert tuples.FIELDS[7:10] == ("storage_handle", "storage_size_bytes", "storage_offset_bytes")
     assert tuples.FIELDS[11:] == ("ref_counter_handle", "ref_counter_offset", "event_handle", "event_sync_required")
 

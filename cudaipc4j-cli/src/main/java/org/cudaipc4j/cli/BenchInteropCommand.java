@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code cudaipc4j bench interop CASE FILE}: this process, fresh, as the reader of what another process shares,
  * timed as {@code scripts/interop-bench.sh} times Python's readers beside it. FILE holds the descriptors, one JSON
- * line each ({@code docs/interop.md}). The command line is checked here; {@link InteropBench#run} measures and
+ * line each ({@code docs/interop-format.md}). The command line is checked here; {@link InteropBench#run} measures and
  * gives one JSON line, printed and also appended to {@code --out}.
  * <ul>
  *   <li>{@code tensor}: torch shares of one storage: the first opened through {@code TorchReader}, the others are

@@ -35,7 +35,7 @@ import org.cudaipc4j.base.IdleStrategy;
  * <h2>Layout</h2>
  * Described once as {@link MemoryLayout}s ({@code HEADER}, {@code ENTRY}); offsets and var handles are taken from
  * them. Integers are native (little-endian) and naturally aligned. Python signs in through the same layout
- * ({@code docs/interop.md}, "Leases"), so it does not change without a new magic.
+ * ({@code docs/interop-format.md}, "The holder table"), so it does not change without a new magic.
  * <pre>
  *  +-----------------------------------------------+ 0   header
  *  | magic "CPHOLDS2" (written last, with release) | 0

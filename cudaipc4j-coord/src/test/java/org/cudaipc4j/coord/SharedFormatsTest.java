@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The shared formats of this module, pinned: the numbers below are the ones the code used before the layouts were
- * described as {@link java.lang.foreign.MemoryLayout}s (and the ones {@code docs/interop.md} and the Python package
- * read), so a change to a layout shows here.
+ * described as {@link java.lang.foreign.MemoryLayout}s (and the ones {@code docs/interop-format.md} and the Python
+ * package read), so a change to a layout shows here.
  */
 class SharedFormatsTest {
 

@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import java.util.HexFormat;
 
 /**
- * The weight-sync checksum of a tensor's bytes ({@code wsum64}, docs/interop.md), both ways: the Java trainer
+ * The weight-sync checksum of a tensor's bytes ({@code wsum64}, docs/interop-format.md), both ways: the Java trainer
  * announces it and the Python server recomputes it on the GPU; the torch trainer computes it on the GPU and the Java
  * server recomputes it here. The bytes are read as little-endian 64-bit words {@code w[0..n)}, summed as
  * {@code sum(w[i] * (2i + 1)) mod 2^64}. The odd weights make it depend on each word's position, so a shifted or

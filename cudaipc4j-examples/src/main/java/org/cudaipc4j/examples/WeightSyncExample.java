@@ -34,7 +34,7 @@ import org.cudaipc4j.interop.torch.TorchTensorView;
  * recorded after the update, and the reader waits on it even when the block is mapped already (torch's own reader
  * skips that wait on its cache hit). The server sums on the host: the round's tensors are copied in chunks into two
  * pinned buffers in turn, a chunk summed while the next one is copied ({@link ChunkedWeightSum}). At the end both
- * sides report their memory: see {@link Report}. The messages are {@code weightsync/2} (docs/interop.md).
+ * sides report their memory: see {@link Report}. The messages are {@code weightsync/2} (docs/interop-format.md).
  *
  * <pre>java -cp ... org.cudaipc4j.examples.WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e]]]</pre>
  */

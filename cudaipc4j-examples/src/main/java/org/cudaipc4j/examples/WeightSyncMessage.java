@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One line of the weight-sync conversation ({@code weightsync/2}, docs/interop.md): the version word, the message's
- * type, then its fields separated by single spaces; a {@code tensor} line ends with the descriptor's JSON (one line).
+ * One line of the weight-sync conversation ({@code weightsync/2}, docs/interop-format.md): the version word, the
+ * message's type, then its fields separated by single spaces; a {@code tensor} line ends with the descriptor's JSON
+ * (one line).
  * A torch trainer and a Java server use {@code hello, round, tensor, ok, end, bye, memory}; a Java trainer and a
  * Python server use {@code ready, hello, export, mapped, round, checksum, ok, end, memory, bye}.
  */

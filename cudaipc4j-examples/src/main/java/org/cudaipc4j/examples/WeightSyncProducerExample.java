@@ -31,7 +31,8 @@ import org.cudaipc4j.interop.DescriptorJson;
  * {@code cudaipc4j.open} and holds its lease. Each round the trainer rewrites every tensor in place
  * ({@link ExportedStateDict#update}) and announces each tensor's {@link WeightSum}; the server recomputes them on the
  * GPU over its mappings. At the end the server drops its tensors, the trainer sees every lease released, frees its
- * memory, and both report their figures ({@link Report}). The messages are {@code weightsync/2} (docs/interop.md).
+ * memory, and both report their figures ({@link Report}). The messages are {@code weightsync/2}
+ * (docs/interop-format.md).
  *
  * <pre>java -cp ... org.cudaipc4j.examples.WeightSyncProducerExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS
  *     [pool|vmm|legacy]]]</pre>

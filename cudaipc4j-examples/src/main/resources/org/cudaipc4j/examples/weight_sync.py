@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The weight-sync example's Python side, both ways; speaks the weightsync/2 messages of docs/interop.md on stdout
-(to the Java side) and stdin (from it). PYTHONPATH must reach the cudaipc4j package.
+"""The weight-sync example's Python side, both ways; speaks the weightsync/2 messages of docs/interop-format.md on
+stdout (to the Java side) and stdin (from it). PYTHONPATH must reach the cudaipc4j package.
 
     python3 weight_sync.py trainer ROUNDS TENSORS SEED   # torch trainer, Java server (WeightSyncExample)
     python3 weight_sync.py server SOCKET                 # Java trainer, Python server (WeightSyncProducerExample)

@@ -2,7 +2,8 @@ package org.cudaipc4j.interop;
 
 /**
  * An element type of a tensor, named as torch names it without the {@code torch.} prefix: the stable names of the
- * descriptor's {@code tensor.dtype} (docs/interop.md). Every dtype torch can share over CUDA, with its element size.
+ * descriptor's {@code tensor.dtype} (docs/interop-format.md). Every dtype torch can share over CUDA, with its element
+ * size.
  */
 public enum DType {
     /** {@code torch.bool}, 1-byte elements. */

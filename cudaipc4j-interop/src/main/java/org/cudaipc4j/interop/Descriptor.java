@@ -6,8 +6,8 @@ import java.util.UUID;
 
 /**
  * The language-neutral description of one shared allocation (and optionally the tensor in it): the JSON descriptor
- * of format 1.0 ({@code docs/interop.md}), read and written by {@link DescriptorJson}. An immutable value, checked
- * when made: every field the format requires for the kind is there and of the right size.
+ * of format 1.0 ({@code docs/interop-format.md}), read and written by {@link DescriptorJson}. An immutable value,
+ * checked when made: every field the format requires for the kind is there and of the right size.
  *
  * @param kind         how the memory travels
  * @param deviceUuid   the exporter's GPU; null only for {@link Kind#TORCH}
@@ -425,7 +425,7 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
 
     /**
      * {@return the same with {@code name} as the exporter's holder table, in which importers sign in under the export
-     * id (docs/interop.md, "Leases")}
+     * id (docs/interop-format.md, "The holder table")}
      *
      * @param name the table's name ({@code ExportHolders.name()} of {@code cudaipc4j-coord}), or null for none
      */

@@ -10,7 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The JSON text of a {@link Descriptor}, format 1.0 ({@code docs/interop.md}, "rules of the text").
+ * The JSON text of a {@link Descriptor}, format 1.0 ({@code docs/interop-format.md}, "Rules of the text").
  *
  * <p>Writing is canonical, so that Java and Python write the same bytes: fields in the documented order, absent
  * optional fields left out (the six {@code torch} fields always written, {@code null} where torch has none), no

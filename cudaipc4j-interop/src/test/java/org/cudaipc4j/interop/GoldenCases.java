@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * The seven golden cases of {@code docs/interop.md} ("Golden cases"), with its fixed values: each side writes them to
- * {@code interop-golden/<side>/<case>.json}.
+ * The seven golden cases of {@code docs/interop-format.md} ("Golden cases"), with its fixed values: each side writes
+ * them to {@code interop-golden/<side>/<case>.json}.
  */
 final class GoldenCases {
     static final UUID GPU = UUID.fromString("01234567-89ab-cdef-0123-456789abcdef");

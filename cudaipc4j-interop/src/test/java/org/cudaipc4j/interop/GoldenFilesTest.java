@@ -60,7 +60,7 @@ class GoldenFilesTest {
         }
     }
 
-    /** Each side writes the same bytes for every case of docs/interop.md: Java's files and Python's are equal. */
+    /** Each side writes the same bytes for every golden case (docs/interop-format.md): Java's and Python's agree. */
     @Test
     void bothSidesWriteTheSameBytes() throws IOException {
         Path java = golden().resolve("java");

@@ -22,7 +22,7 @@ import org.cudaipc4j.interop.TorchHandle;
 /**
  * A {@link DeviceBuffer} handed to unmodified torch consumers as torch's own sharing tuple (the 15 arguments of
  * {@code torch.multiprocessing.reductions.rebuild_cuda_tensor}, as vLLM's and sglang's weight loaders receive
- * them), keeping torch's producer contract from Java ({@code docs/interop.md}, "Handing torch its own tuple"):
+ * them), keeping torch's producer contract from Java ({@code docs/interop-guide.md}, "Handing torch its own tuple"):
  * <ul>
  *   <li>the handle is the raw 64-byte {@code cudaIpcMemHandle_t}, which every torch reader takes as a legacy handle
  *       ({@code getIpcDevPtr} in {@code c10/cuda/CUDACachingAllocator.cpp}: exactly 64 bytes is raw);</li>
