@@ -201,7 +201,7 @@ public final class ChildRuntime implements AutoCloseable {
     private void watch() {
         long period = TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_MILLIS);
         while (!stopping) {
-            if (Pids.parentGone(parentPid)) {
+            if (ParentWatch.gone(parentPid)) {
                 System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
                         + ") is gone; exiting");
                 System.err.flush();

@@ -1,5 +1,6 @@
 package org.cudaipc4j.tool;
 
+import org.cudaipc4j.coord.ParentWatch;
 import org.cudaipc4j.coord.ProcessEnd;
 
 /**
@@ -22,71 +23,20 @@ public final class ProcessExit {
 
     private ProcessExit() {}
 
-    /** How often {@link #whenGone} looks whether the process that started this one is still its parent. */
-    private static final long WATCH_MILLIS = 200;
-
     /**
-     * Runs {@code end} with the pid that the environment variable {@code variable} holds ({@code value}, read by
-     * the caller), the process that started this one, once that process has ended: at once when it is no longer
-     * this process's parent, else within {@value #WATCH_MILLIS} ms of this process being handed to another parent
-     * (which the kernel does as its parent exits, also one killed by SIGKILL and not yet reaped, and before its pid
-     * can be reused); nothing when the variable is not set. For a process of the tool that another started and that
-     * must not outlive it.
-     *
-     * @param variable the environment variable's name, for the message of a value that is no pid
-     * @param value its value, or null
-     * @param end what ends this process, given the pid
-     * @throws IllegalArgumentException when the variable holds no pid of another process
-     */
-    public static void whenGone(String variable, String value, java.util.function.LongConsumer end) {
-        if (value == null || value.isBlank()) {
-            return;
-        }
-        long pid;
-        try {
-            pid = Long.parseLong(value.strip());
-        } catch (NumberFormatException e) {
-            pid = -1;
-        }
-        if (pid <= 1 || pid == ProcessHandle.current().pid()) {
-            throw new IllegalArgumentException(variable + "=" + value + " is not the pid of the process that"
-                    + " started this one");
-        }
-        if (parentPid() != pid) {
-            end.accept(pid);
-            return;
-        }
-        long started = pid;
-        Thread.ofPlatform().daemon().name("cudaipc4j-watch-" + pid).start(() -> {
-            try {
-                while (parentPid() == started) {
-                    Thread.sleep(WATCH_MILLIS);
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
-            end.accept(started);
-        });
-    }
-
-    /**
-     * {@link #whenGone} for a process a bench started ({@link #BENCH_PID_ENV} holds {@code value}); a value that is
-     * not the pid of another process ends this process with one line and {@link ExitCodes#USAGE}.
+     * {@link ParentWatch#whenGone} for a process a bench started ({@link #BENCH_PID_ENV} holds {@code value}); a value
+     * that is not the pid of another process ends this process with one line and {@link ExitCodes#USAGE}.
      *
      * @param value the variable's value, or null
      * @param end what ends this process, given the bench's pid
      */
     public static void whenBenchGone(String value, java.util.function.LongConsumer end) {
         try {
-            whenGone(BENCH_PID_ENV, value, end);
+            ParentWatch.whenGone(BENCH_PID_ENV, value, end);
         } catch (IllegalArgumentException e) {
             System.err.println("cudaipc4j: " + e.getMessage());
             exit(ExitCodes.USAGE);
         }
-    }
-
-    private static long parentPid() {
-        return ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
     }
 
     /** Flushes standard output and error and ends the process with {@code code}; does not return. */

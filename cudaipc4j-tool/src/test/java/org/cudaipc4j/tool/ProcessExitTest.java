@@ -30,24 +30,4 @@ class ProcessExitTest {
         assumeTrue(Boolean.parseBoolean(line[1]), "this JVM keeps no performance-data file: nothing to check");
         assertFalse(Files.exists(ProcessExit.perfDataFile(pid)), "left: " + ProcessExit.perfDataFile(pid));
     }
-
-    /** Not set: nothing watched. Not this process's parent: gone, at once. No pid of another process: refused. */
-    @Test
-    void whenGoneEndsAtOnceWhenTheStarterIsNoLongerTheParentAndRefusesWhatIsNoPid() {
-        java.util.List<Long> ended = new java.util.ArrayList<>();
-        ProcessExit.whenGone("V", null, ended::add);
-        ProcessExit.whenGone("V", " ", ended::add);
-        assertEquals(List.of(), ended);
-
-        long notTheParent = (1L << 22) + 1;
-        ProcessExit.whenGone("V", Long.toString(notTheParent), ended::add);
-        assertEquals(List.of(notTheParent), ended);
-
-        for (String bad : List.of("x", "0", "1", "-3", Long.toString(ProcessHandle.current().pid()))) {
-            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
-                    IllegalArgumentException.class, () -> ProcessExit.whenGone("V", bad, ended::add), bad);
-            assertEquals("V=" + bad + " is not the pid of the process that started this one", e.getMessage());
-        }
-        assertEquals(1, ended.size());
-    }
 }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.cudaipc4j.coord.ParentWatch;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
@@ -27,7 +28,6 @@ import org.cudaipc4j.nccl.Watchdog;
 import org.cudaipc4j.nccl.launch.LaunchEnvironment;
 import org.cudaipc4j.nccl.launch.RendezvousException;
 import org.cudaipc4j.nccl.launch.RendezvousOptions;
-import org.cudaipc4j.tool.ProcessExit;
 import org.cudaipc4j.tool.Sizes;
 
 /**
@@ -241,7 +241,7 @@ public final class NcclRotation {
 
     /** Ends this rank when the tool that started it ends ({@link #PARENT_ENV}); nothing without the variable. */
     private void endWithParent(int rank) {
-        ProcessExit.whenGone(PARENT_ENV, System.getenv(PARENT_ENV), pid -> {
+        ParentWatch.whenGone(PARENT_ENV, System.getenv(PARENT_ENV), pid -> {
             err.println("cudaipc4j: rank " + rank + " ends: the tool that started it (pid " + pid + ") is gone");
             err.flush();
             Runtime.getRuntime().halt(1);

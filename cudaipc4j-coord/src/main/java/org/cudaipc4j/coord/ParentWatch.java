@@ -1,0 +1,79 @@
+package org.cudaipc4j.coord;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+
+/**
+ * The one test of "the process that started this one is gone", and the watch that acts on it. A child that must not
+ * outlive its starter (a simpleIPC child, an NCCL rank, a run of the tool under a bench) learns the starter's pid
+ * from it, and ends within one period of the kernel handing this process to another parent, which it does as the
+ * starter exits (also one killed by SIGKILL and not yet reaped), before the pid can be reused.
+ * {@link ChildRuntime}'s watchdog asks {@link #gone} beside its heartbeat; a process without a control block starts
+ * {@link #whenGone}.
+ */
+public final class ParentWatch {
+    /** How often {@link #whenGone}'s thread looks. */
+    public static final Duration PERIOD = Duration.ofMillis(200);
+
+    private ParentWatch() {}
+
+    /**
+     * {@return true once {@code starter} is gone or is no longer this process's parent}
+     *
+     * @param starter the pid of the process that started this one, as this process learnt it
+     */
+    public static boolean gone(long starter) {
+        return Pids.parentGone(starter);
+    }
+
+    /**
+     * Runs {@code end} with the pid that the environment variable {@code variable} holds ({@code value}, read by the
+     * caller) once that process is {@linkplain #gone gone}: at once when it already is, else from a daemon thread
+     * within {@link #PERIOD} of it; nothing when the variable is not set.
+     *
+     * @param variable the environment variable's name, for the message of a value that is no pid
+     * @param value its value, or null
+     * @param end what ends this process, given the pid
+     * @throws IllegalArgumentException when the variable holds no pid of another process
+     */
+    public static void whenGone(String variable, String value, LongConsumer end) {
+        if (value == null || value.isBlank()) {
+            return;
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            pid = -1;
+        }
+        if (pid <= 1 || pid == Pids.self()) {
+            throw new IllegalArgumentException(variable + "=" + value + " is not the pid of the process that"
+                    + " started this one");
+        }
+        whenGone(pid, end);
+    }
+
+    /**
+     * Runs {@code end} with {@code starter} once it is {@linkplain #gone gone}: at once when it already is, else
+     * from a daemon thread within {@link #PERIOD} of it.
+     *
+     * @param starter the pid of the process that started this one
+     * @param end what ends this process, given the pid
+     */
+    public static void whenGone(long starter, LongConsumer end) {
+        if (gone(starter)) {
+            end.accept(starter);
+            return;
+        }
+        Thread.ofPlatform().daemon().name("cudaipc4j-parent-watch-" + starter).start(() -> {
+            while (!gone(starter)) {
+                LockSupport.parkNanos(PERIOD.toNanos());
+                if (Thread.interrupted()) {
+                    return;
+                }
+            }
+            end.accept(starter);
+        });
+    }
+}
