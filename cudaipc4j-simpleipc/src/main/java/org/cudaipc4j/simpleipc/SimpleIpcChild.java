@@ -21,6 +21,7 @@ import org.cudaipc4j.simpleipc.backend.Backend.PeerBuffer;
 import org.cudaipc4j.simpleipc.backend.Backend.PeerEvent;
 import org.cudaipc4j.simpleipc.backend.BackendException;
 import org.cudaipc4j.simpleipc.cuda.CudaAttachment;
+import org.cudaipc4j.tool.ExitCodes;
 import org.cudaipc4j.tool.Failures;
 import org.cudaipc4j.tool.LineAtomicOutput;
 import org.cudaipc4j.tool.ProcessExit;
@@ -52,18 +53,7 @@ public final class SimpleIpcChild {
         PhaseLog phases = new PhaseLog();
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
-        ChildSettings settings;
-        try {
-            settings = ChildSettings.fromArguments(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            if (!e.getMessage().equals(ChildSettings.USAGE)) {
-                System.err.println(ChildSettings.USAGE);
-            }
-            System.exit(64);
-            return;
-        }
-        int id = settings.id();
+        ChildSettings settings = settingsOrExit(args);
         if (settings.backend() == SimpleIpcOptions.BackendKind.CUDA) {
             DriverStartUp.applySingleStreamDefaults(); // see SimpleIpcParent
             DriverStartUp.prelinkInBackground();
@@ -79,9 +69,50 @@ public final class SimpleIpcChild {
         // descriptors, which come once the parent has exported: none of that waits on the way to the first step.
         CompletableFuture<ChildRuntime> joining = new CompletableFuture<>();
         CompletableFuture<FdDistribution.Request> fdRequest = new CompletableFuture<>();
+        startJoining(settings, phases, joining, fdRequest);
+
+        int exit = runInGroup(settings, joining, fdRequest, phases);
+        // A request that was never answered (a dismissed group, a failure before the buffers) closes its connection
+        // (closing is idempotent).
+        if (fdRequest.isDone() && !fdRequest.isCompletedExceptionally()) {
+            fdRequest.join().close();
+        }
+        if (exit == DISMISSED) {
+            // Started ahead of the device selection for a group that turned out otherwise: nothing to report.
+            ProcessExit.exit(0, settings.quietExit());
+        }
+        phases.mark("exit");
+        if (settings.phaseFile() != null) {
+            phases.writeTo(settings.phaseFile());
+        }
+        ProcessExit.exit(exit, settings.quietExit());
+    }
+
+    /** The child's settings from its arguments; a bad argument ends the process with the usage (exit 64). */
+    private static ChildSettings settingsOrExit(String[] args) {
+        try {
+            return ChildSettings.fromArguments(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            if (!e.getMessage().equals(ChildSettings.USAGE)) {
+                System.err.println(ChildSettings.USAGE);
+            }
+            ProcessExit.exit(ExitCodes.USAGE);
+            throw e; // not reached
+        }
+    }
+
+    /**
+     * Joins the group on a thread of its own, then (with {@code --ipc vmm|pool}) asks the parent's socket for the
+     * descriptors; completes {@code joining} and {@code fdRequest}, or both exceptionally.
+     */
+    private static void startJoining(ChildSettings settings, PhaseLog phases,
+            CompletableFuture<ChildRuntime> joining, CompletableFuture<FdDistribution.Request> fdRequest) {
+        int id = settings.id();
         Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
             try {
-                joining.complete(ChildRuntime.join(settings.segment(), SimpleIpcSlot.LAYOUT, id, settings.run().timeout()));
+                joining.complete(ChildRuntime.join(settings.segment(), SimpleIpcSlot.LAYOUT, id,
+                        settings.run().timeout()));
                 phases.mark("joined");
             } catch (Throwable t) {
                 joining.completeExceptionally(t);
@@ -96,8 +127,13 @@ public final class SimpleIpcChild {
                 }
             }
         });
+    }
 
+    /** Starts the driver beside the join, runs the child's part in the group and returns its exit code. */
+    private static int runInGroup(ChildSettings settings, CompletableFuture<ChildRuntime> joining,
+            CompletableFuture<FdDistribution.Request> fdRequest, PhaseLog phases) {
         int exit;
+        int id = settings.id();
         try (Backend backend = Backends.create(settings.backend(), settings.run())) {
             RuntimeException driverFailure = null;
             try {
@@ -134,20 +170,7 @@ public final class SimpleIpcChild {
             System.out.printf("Process %d: %s%n", id, Failures.oneLine(e));
             exit = 1;
         }
-        // A request that was never answered (a dismissed group, a failure before the buffers) closes its connection
-        // (closing is idempotent).
-        if (fdRequest.isDone() && !fdRequest.isCompletedExceptionally()) {
-            fdRequest.join().close();
-        }
-        if (exit == DISMISSED) {
-            // Started ahead of the device selection for a group that turned out otherwise: nothing to report.
-            ProcessExit.exit(0, settings.quietExit());
-        }
-        phases.mark("exit");
-        if (settings.phaseFile() != null) {
-            phases.writeTo(settings.phaseFile());
-        }
-        ProcessExit.exit(exit, settings.quietExit());
+        return exit;
     }
 
     /** What the join thread produced, or its failure rethrown as it was. */
@@ -216,20 +239,27 @@ public final class SimpleIpcChild {
     }
 
     /** From the attachment to the verification and the release of what was opened. */
-    @SuppressWarnings("try") // the request is only closed: its message is what is used
     private static int work(ChildRuntime runtime, Attachment attachment, ChildSettings settings,
             CompletableFuture<FdDistribution.Request> fdRequest, PhaseLog phases) {
-        long bytes = settings.run().bytes();
-        int rounds = settings.run().rounds();
-        Duration timeout = settings.run().timeout();
-        int corrupt = settings.run().corruptProcess();
-        boolean verifyOnDevice = settings.run().verifyOnDevice();
-        ControlBlock block = runtime.block();
-        int id = runtime.index();
-        int n = block.processCount();
         phases.mark("attached");
-        block.awaitReady(timeout, "handles");
+        runtime.block().awaitReady(settings.run().timeout(), "handles");
         phases.mark("ready");
+        Peers peers = openPeers(runtime.block(), attachment, settings, fdRequest);
+        phases.mark("opened");
+        rotate(runtime, attachment, settings, peers, phases);
+        return verifyAndRelease(runtime, attachment, settings, peers, phases);
+    }
+
+    /** Every process's buffer and, with {@code --sync events}, event, in slot order; the attachment owns them. */
+    private record Peers(List<PeerBuffer> buffers, List<PeerEvent> events) {}
+
+    /** Opens every process's buffer (and event, or the counters) that the parent published in the block. */
+    @SuppressWarnings("try") // the request is only closed: its message is what is used
+    private static Peers openPeers(ControlBlock block, Attachment attachment, ChildSettings settings,
+            CompletableFuture<FdDistribution.Request> fdRequest) {
+        long bytes = settings.run().bytes();
+        Duration timeout = settings.run().timeout();
+        int n = block.processCount();
         // The attachment owns what it opens and closes it before itself.
         List<PeerBuffer> buffers = new ArrayList<>(n);
         List<PeerEvent> events = new ArrayList<>(n);
@@ -255,8 +285,21 @@ public final class SimpleIpcChild {
                 }
             }
         }
-        phases.mark("opened");
+        return new Peers(buffers, events);
+    }
 
+    /** The sample's rotation: each step fills the buffer this process owns the turn of, then a barrier. */
+    private static void rotate(ChildRuntime runtime, Attachment attachment, ChildSettings settings, Peers peers,
+            PhaseLog phases) {
+        int rounds = settings.run().rounds();
+        Duration timeout = settings.run().timeout();
+        int corrupt = settings.run().corruptProcess();
+        boolean counters = settings.run().counters();
+        List<PeerBuffer> buffers = peers.buffers();
+        List<PeerEvent> events = peers.events();
+        ControlBlock block = runtime.block();
+        int id = runtime.index();
+        int n = block.processCount();
         Barrier barrier = block.barrier(id, timeout);
         long steps = (long) n * rounds;
         // Buffer b's previous writer is always the next process, (id + 1) % n. Alone in the group, that is this
@@ -329,12 +372,22 @@ public final class SimpleIpcChild {
         phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
         phases.mark(PhaseLog.TOTAL + "deviceWaitMicros", deviceWaitNs / 1000);
         phases.mark(PhaseLog.TOTAL + "outputMicros", outputNs / 1000);
+    }
 
-        if (!alone) {
-            awaitWrites(attachment, counters, events, id, (int) steps);
+    /** After the last step: checks this process's own buffer and, when it holds, gives back what was opened. */
+    private static int verifyAndRelease(ChildRuntime runtime, Attachment attachment, ChildSettings settings,
+            Peers peers, PhaseLog phases) {
+        long bytes = settings.run().bytes();
+        boolean verifyOnDevice = settings.run().verifyOnDevice();
+        boolean counters = settings.run().counters();
+        ControlBlock block = runtime.block();
+        int id = runtime.index();
+        int n = block.processCount();
+        if (n > 1) {
+            awaitWrites(attachment, counters, peers.events(), id, n * settings.run().rounds());
         }
         byte expected = (byte) ((id + 1) % n);
-        Verification v = verify(attachment, buffers.get(id), expected, verifyOnDevice, id, phases);
+        Verification v = verify(attachment, peers.buffers().get(id), expected, verifyOnDevice, id, phases);
         if (!v.ok()) {
             String difference = String.format("at offset %d: expected %d, got %d (%d of %d bytes wrong)",
                     v.firstBadOffset(), Byte.toUnsignedInt(expected), v.actual(), v.badBytes(), bytes);

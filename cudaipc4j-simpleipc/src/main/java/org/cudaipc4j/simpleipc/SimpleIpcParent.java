@@ -129,40 +129,9 @@ public final class SimpleIpcParent {
             phases.mark("driver");
             report.backend = backend.name();
             report.simulated = backend.simulated();
-            // The sample's selection messages follow the backend line, and nothing is printed for a bad request.
-            List<String> selectionLog = new ArrayList<>();
-            List<Integer> selected;
-            try {
-                selected = backend.selectDevices(options.devices(), SimpleIpcOptions.MAX_DEVICES, selectionLog::add);
-            } catch (IllegalArgumentException e) {
-                throw new UsageException(e.getMessage());
-            } finally {
-                if (!selectionLog.isEmpty()) {
-                    printBackendLine();
-                    selectionLog.forEach(out::println);
-                }
-            }
-            printBackendLine();
-            if (backend.simulated() && options.kernel() == org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill.SIMPLE) {
-                out.println("Note: --kernel simple is for GPUs; simulated devices fill their buffers on the CPU");
-            }
-            for (int device : selected) {
-                java.util.Optional<String> why = backend.unsupported(device, options.ipc());
-                if (why.isPresent()) {
-                    throw new NoIpcDeviceException(NO_IPC_DEVICES + ": " + why.get());
-                }
-            }
+            List<Integer> selected = selectDevices(backend);
             phases.mark("selected");
-            int n = selected.size() * options.procsPerDevice();
-            if (n > ControlBlock.MAX_PROCESSES) {
-                throw new UsageException(selected.size() + " devices x " + options.procsPerDevice()
-                        + " processes per device exceeds the limit of " + ControlBlock.MAX_PROCESSES + " processes"
-                        + " (lower --procs-per-device, or choose fewer with --devices)");
-            }
-            if (options.corruptProcess() >= n) {
-                throw new UsageException("--inject-corruption: there is no process " + options.corruptProcess()
-                        + " in a run of " + n + " (0 to " + (n - 1) + ")");
-            }
+            int n = processCount(selected);
             report.devices = selected;
             report.processes = n;
             // Concatenation, not a format string: the first Formatter of a JVM costs milliseconds, here on the way
@@ -194,6 +163,59 @@ public final class SimpleIpcParent {
                 early.dismissAndClose();
             }
         }
+    }
+
+    /**
+     * The devices the run uses, as {@code --devices} asks, after the backend line and the sample's selection
+     * messages.
+     *
+     * @throws UsageException for a selection the backend refuses
+     * @throws NoIpcDeviceException when a selected device cannot share memory as {@code --ipc} asks
+     */
+    private List<Integer> selectDevices(Backend backend) {
+        // The sample's selection messages follow the backend line, and nothing is printed for a bad request.
+        List<String> selectionLog = new ArrayList<>();
+        List<Integer> selected;
+        try {
+            selected = backend.selectDevices(options.devices(), SimpleIpcOptions.MAX_DEVICES, selectionLog::add);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        } finally {
+            if (!selectionLog.isEmpty()) {
+                printBackendLine();
+                selectionLog.forEach(out::println);
+            }
+        }
+        printBackendLine();
+        if (backend.simulated() && options.kernel() == org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill.SIMPLE) {
+            out.println("Note: --kernel simple is for GPUs; simulated devices fill their buffers on the CPU");
+        }
+        for (int device : selected) {
+            java.util.Optional<String> why = backend.unsupported(device, options.ipc());
+            if (why.isPresent()) {
+                throw new NoIpcDeviceException(NO_IPC_DEVICES + ": " + why.get());
+            }
+        }
+        return selected;
+    }
+
+    /**
+     * {@return the run's process count on {@code selected}}
+     *
+     * @throws UsageException when it exceeds what a control block holds, or {@code --inject-corruption} names none
+     */
+    private int processCount(List<Integer> selected) {
+        int n = selected.size() * options.procsPerDevice();
+        if (n > ControlBlock.MAX_PROCESSES) {
+            throw new UsageException(selected.size() + " devices x " + options.procsPerDevice()
+                    + " processes per device exceeds the limit of " + ControlBlock.MAX_PROCESSES + " processes"
+                    + " (lower --procs-per-device, or choose fewer with --devices)");
+        }
+        if (options.corruptProcess() >= n) {
+            throw new UsageException("--inject-corruption: there is no process " + options.corruptProcess()
+                    + " in a run of " + n + " (0 to " + (n - 1) + ")");
+        }
+        return n;
     }
 
     /**
