@@ -104,6 +104,37 @@ final class BenchCommand implements Callable<Integer> {
 
     /** The options, checked: every bad value is a usage error before anything runs. */
     private Bench.Settings validate() {
+        List<String> only = parts();
+        atLeast("--repeat", repeat, 1);
+        List<String> runArguments = runArguments();
+        List<Integer> procs = processCounts();
+        if (only.contains("barrier") && procs.stream().allMatch(p -> p < 2)
+                && spec.commandLine().getParseResult().hasMatchedOption("--only")) {
+            throw usage("--only barrier needs a process count of 2 or more in --procs (a round trip takes two),"
+                    + " got " + procsText);
+        }
+        atLeast("--step-count", stepCount, 1);
+        if (stepCount > Bench.MAX_STEP_COUNT) {
+            throw usage("--step-count must be at most " + Bench.MAX_STEP_COUNT + ", got " + stepCount);
+        }
+        atLeast("--step-pairs", stepPairs, 1);
+        long stepSize = byteCount("--step-size", stepSizeText, "--step-size must be at least 1 byte, got '%s'");
+        List<String> stepKernels = stepKernels();
+        atLeast("--barrier-rounds", barrierRounds, 1);
+        List<Long> sizes = new ArrayList<>();
+        for (String size : list("--sizes", sizesText)) {
+            sizes.add(byteCount("--sizes", size, "--sizes: sizes must be at least 1 byte, got '%s'"));
+        }
+        atLeast("--fill-iterations", fillIterations, 1);
+        if (out != null) {
+            makeOut();
+        }
+        return new Bench.Settings(only, repeat, backend, runArguments, procs, stepCount, stepPairs, stepSize,
+                stepKernels, barrierRounds, sizes, fillIterations, out, toolMainClass);
+    }
+
+    /** {@code --only}'s parts, each once, in the order given. */
+    private List<String> parts() {
         List<String> only = new ArrayList<>();
         for (String part : list("--only", onlyText)) {
             if (!Bench.PARTS.contains(part)) {
@@ -113,7 +144,11 @@ final class BenchCommand implements Callable<Integer> {
                 only.add(part);
             }
         }
-        atLeast("--repeat", repeat, 1);
+        return only;
+    }
+
+    /** The arguments of each run of the tool: {@code --backend} unless auto, then {@code --run-args}, checked. */
+    private List<String> runArguments() {
         if (!Set.of("cuda", "host", "auto").contains(backend)) {
             throw usage("--backend must be cuda, host or auto, got '" + backend + "'");
         }
@@ -128,6 +163,11 @@ final class BenchCommand implements Callable<Integer> {
         if (problem != null) {
             throw usage("--run-args: " + problem);
         }
+        return runArguments;
+    }
+
+    /** {@code --procs}: process counts a control block holds. */
+    private List<Integer> processCounts() {
         List<Integer> procs = new ArrayList<>();
         for (String p : list("--procs", procsText)) {
             int count;
@@ -142,25 +182,29 @@ final class BenchCommand implements Callable<Integer> {
             }
             procs.add(count);
         }
-        if (only.contains("barrier") && procs.stream().allMatch(p -> p < 2)
-                && spec.commandLine().getParseResult().hasMatchedOption("--only")) {
-            throw usage("--only barrier needs a process count of 2 or more in --procs (a round trip takes two),"
-                    + " got " + procsText);
-        }
-        atLeast("--step-count", stepCount, 1);
-        if (stepCount > Bench.MAX_STEP_COUNT) {
-            throw usage("--step-count must be at most " + Bench.MAX_STEP_COUNT + ", got " + stepCount);
-        }
-        atLeast("--step-pairs", stepPairs, 1);
-        long stepSize;
+        return procs;
+    }
+
+    /**
+     * A byte size of {@code option}, at least 1.
+     *
+     * @param tooSmall the message for a size of 0, with {@code %s} for the text given
+     */
+    private long byteCount(String option, String text, String tooSmall) {
+        long bytes;
         try {
-            stepSize = Sizes.parseBytes(stepSizeText);
+            bytes = Sizes.parseBytes(text);
         } catch (IllegalArgumentException e) {
-            throw usage("--step-size: " + e.getMessage());
+            throw usage(option + ": " + e.getMessage());
         }
-        if (stepSize < 1) {
-            throw usage("--step-size must be at least 1 byte, got '" + stepSizeText + "'");
+        if (bytes < 1) {
+            throw usage(tooSmall.replace("%s", text));
         }
+        return bytes;
+    }
+
+    /** {@code --step-kernels}: kernel names, each once. */
+    private List<String> stepKernels() {
         List<String> stepKernels = new ArrayList<>();
         for (String kernel : list("--step-kernels", stepKernelsText)) {
             String name;
@@ -173,47 +217,32 @@ final class BenchCommand implements Callable<Integer> {
                 stepKernels.add(name);
             }
         }
-        atLeast("--barrier-rounds", barrierRounds, 1);
-        List<Long> sizes = new ArrayList<>();
-        for (String size : list("--sizes", sizesText)) {
-            long bytes;
-            try {
-                bytes = Sizes.parseBytes(size);
-            } catch (IllegalArgumentException e) {
-                throw usage("--sizes: " + e.getMessage());
-            }
-            if (bytes < 1) {
-                throw usage("--sizes: sizes must be at least 1 byte, got '" + size + "'");
-            }
-            sizes.add(bytes);
+        return stepKernels;
+    }
+
+    /** Makes {@code --out} now, so that a folder that cannot be written is refused before the bench runs. */
+    private void makeOut() {
+        if (out.toString().isEmpty()) {
+            throw usage("--out: empty folder name");
         }
-        atLeast("--fill-iterations", fillIterations, 1);
-        if (out != null) {
-            if (out.toString().isEmpty()) {
-                throw usage("--out: empty folder name");
-            }
-            if (Files.exists(out) && !Files.isDirectory(out)) {
-                throw usage("--out: " + out + " exists and is not a directory");
-            }
-            // Made now, so that a folder that cannot be written is refused before the bench runs, not after it.
-            List<Path> made = new ArrayList<>();
-            for (Path d = out.toAbsolutePath(); d != null && !Files.exists(d); d = d.getParent()) {
-                made.addFirst(d);
-            }
-            try {
-                Files.createDirectories(out);
-            } catch (java.io.IOException | SecurityException e) {
-                throw usage("--out: cannot make the folder " + out + ": " + Failures.fileReason(e));
-            }
-            for (Path d : made) {
-                d.toFile().deleteOnExit(); // at exit, deepest first, each only while empty: a failed bench's go
-            }
-            if (!Files.isWritable(out)) {
-                throw usage("--out: cannot write into " + out);
-            }
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw usage("--out: " + out + " exists and is not a directory");
         }
-        return new Bench.Settings(only, repeat, backend, runArguments, procs, stepCount, stepPairs, stepSize,
-                stepKernels, barrierRounds, sizes, fillIterations, out, toolMainClass);
+        List<Path> made = new ArrayList<>();
+        for (Path d = out.toAbsolutePath(); d != null && !Files.exists(d); d = d.getParent()) {
+            made.addFirst(d);
+        }
+        try {
+            Files.createDirectories(out);
+        } catch (java.io.IOException | SecurityException e) {
+            throw usage("--out: cannot make the folder " + out + ": " + Failures.fileReason(e));
+        }
+        for (Path d : made) {
+            d.toFile().deleteOnExit(); // at exit, deepest first, each only while empty: a failed bench's go
+        }
+        if (!Files.isWritable(out)) {
+            throw usage("--out: cannot write into " + out);
+        }
     }
 
     private List<String> list(String option, String text) {
