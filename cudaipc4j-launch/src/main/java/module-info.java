@@ -7,6 +7,7 @@
  */
 module org.cudaipc4j.launch {
     requires org.cudaipc4j.base;
+    requires org.cudaipc4j.coord; // Durations: the wording of its limits
 
     exports org.cudaipc4j.launch;
 }

@@ -11,6 +11,7 @@ module org.cudaipc4j.nccl {
     requires transitive org.cudaipc4j.cuda;
     requires transitive org.cudaipc4j.launch; // NcclRank takes RendezvousOptions and gives a RankGroup
     requires org.cudaipc4j.base;
+    requires org.cudaipc4j.coord; // Durations: the wording of its limits
 
     exports org.cudaipc4j.nccl;
 }

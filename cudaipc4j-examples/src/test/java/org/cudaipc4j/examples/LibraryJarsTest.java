@@ -87,16 +87,16 @@ class LibraryJarsTest {
     }
 
     @org.junit.jupiter.api.Test
-    void launchNeedsOnlyJavaBaseAndTheSharedBase() {
-        assertEquals(List.of("org.cudaipc4j.launch -> java.base", "org.cudaipc4j.launch -> org.cudaipc4j.base"),
-                jdeps("launch", "base"));
+    void launchNeedsOnlyJavaBaseTheSharedBaseAndTheCoordinationLibrary() {
+        assertEquals(List.of("org.cudaipc4j.launch -> java.base", "org.cudaipc4j.launch -> org.cudaipc4j.base",
+                "org.cudaipc4j.launch -> org.cudaipc4j.coord"), jdeps("launch", "coord", "base"));
     }
 
     @org.junit.jupiter.api.Test
-    void ncclNeedsOnlyJavaBaseTheSharedBaseTheCudaLibraryAndTheLaunchLibrary() {
+    void ncclNeedsOnlyJavaBaseTheSharedBaseAndTheCudaLaunchAndCoordinationLibraries() {
         assertEquals(List.of("org.cudaipc4j.nccl -> java.base", "org.cudaipc4j.nccl -> org.cudaipc4j.base",
-                "org.cudaipc4j.nccl -> org.cudaipc4j.cuda", "org.cudaipc4j.nccl -> org.cudaipc4j.launch"),
-                jdeps("nccl", "cuda", "launch", "base"));
+                "org.cudaipc4j.nccl -> org.cudaipc4j.coord", "org.cudaipc4j.nccl -> org.cudaipc4j.cuda",
+                "org.cudaipc4j.nccl -> org.cudaipc4j.launch"), jdeps("nccl", "cuda", "launch", "coord", "base"));
     }
 
     @ParameterizedTest
@@ -136,7 +136,9 @@ class LibraryJarsTest {
                 LIBRARY_MODULES.containsAll(e.targets()), "a qualified export to a library of the project only: " + e));
         Set<String> requires = switch (library) {
             case "base" -> Set.of("java.base");
-            case "nccl" -> Set.of("java.base", "org.cudaipc4j.base", "org.cudaipc4j.cuda", "org.cudaipc4j.launch");
+            case "launch" -> Set.of("java.base", "org.cudaipc4j.base", "org.cudaipc4j.coord");
+            case "nccl" -> Set.of("java.base", "org.cudaipc4j.base", "org.cudaipc4j.coord", "org.cudaipc4j.cuda",
+                    "org.cudaipc4j.launch");
             default -> Set.of("java.base", "org.cudaipc4j.base");
         };
         assertEquals(requires,

@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
+import org.cudaipc4j.coord.Durations;
 
 /**
  * The machinery of a {@link RankGroup} that is the same on every rank: its connections (a star around rank 0), a
@@ -355,8 +356,8 @@ abstract sealed class GroupWatch permits HostSide, MemberSide {
                 over = closing ? List.of() : watch.overdue(System.nanoTime());
             }
             for (HeartbeatWatch.Silent s : over) {
-                raise(new Fault(s.rank(), Fault.Kind.HUNG,
-                        "rank " + s.rank() + " hung: silent for " + Durations.seconds(s.silentNanos())));
+                String silence = Durations.seconds(Duration.ofNanos(s.silentNanos()));
+                raise(new Fault(s.rank(), Fault.Kind.HUNG, "rank " + s.rank() + " hung: silent for " + silence));
             }
         }
     }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.coord.Durations;
 
 /**
  * Rank 0's side of a {@link RankGroup}. Joining, it listens on the group's address, runs each connection's handshake
@@ -108,7 +109,7 @@ final class HostSide extends GroupWatch {
                 long now = System.nanoTime();
                 if (now - deadline >= 0) {
                     String line = "rendezvous on " + where + ": " + ranks(missing(peers.keySet())) + " of " + size
-                            + " did not arrive within " + Durations.text(options.joinTimeout());
+                            + " did not arrive within " + Durations.millisOrSeconds(options.joinTimeout());
                     peers.values().forEach(c -> c.finish(Wire.textFrame(Wire.REFUSE, line)));
                     throw new RendezvousException(line);
                 }
@@ -306,7 +307,7 @@ final class HostSide extends GroupWatch {
     @Override
     String notReleased(int gen, Duration timeout) {
         return ranks(missing(arrivals.getOrDefault(gen, Set.of()))) + " of " + size + " did not arrive within "
-                + Durations.text(timeout);
+                + Durations.millisOrSeconds(timeout);
     }
 
     /** Under the lock: releases barrier {@code gen} once rank 0 and every other rank reached it. */

@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.coord.Durations;
 
 /**
  * The side of a {@link RankGroup} of every rank but 0. Joining, it connects to rank 0, retrying until the join
@@ -28,7 +29,7 @@ final class MemberSide extends GroupWatch {
     void join() throws RendezvousException, InterruptedException {
         long start = System.nanoTime();
         long deadline = start + options.joinTimeout().toNanos();
-        String timeout = Durations.text(options.joinTimeout());
+        String timeout = Durations.millisOrSeconds(options.joinTimeout());
         long backoff = 20;
         IOException last = null;
         while (true) {
@@ -179,7 +180,7 @@ final class MemberSide extends GroupWatch {
 
     @Override
     String notReleased(int gen, Duration timeout) {
-        return "rank 0 at " + where + " did not release it within " + Durations.text(timeout);
+        return "rank 0 at " + where + " did not release it within " + Durations.millisOrSeconds(timeout);
     }
 
     // ------------------------------------------------------------------------------------------------ faults

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.cudaipc4j.coord.Durations;
 
 /**
  * What {@link Rendezvous#join} needs: this rank, the group's size, rank 0's address, the shared secret, this
@@ -66,8 +67,8 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
         positive("heartbeatInterval", heartbeatInterval);
         positive("silenceLimit", silenceLimit);
         if (silenceLimit.compareTo(heartbeatInterval) <= 0) {
-            throw new IllegalArgumentException("silence limit " + Durations.text(silenceLimit)
-                    + " must be longer than the heartbeat interval " + Durations.text(heartbeatInterval));
+            throw new IllegalArgumentException("silence limit " + Durations.millisOrSeconds(silenceLimit)
+                    + " must be longer than the heartbeat interval " + Durations.millisOrSeconds(heartbeatInterval));
         }
     }
 
