@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 java=${1:-}
 [ $# -gt 0 ] && shift
 [ -n "$java" ] || { [ -x .jre/bin/java ] && java=.jre/bin/java || java=$JAVA_HOME/bin/java; }
-modules=(cudaipc4j-testing cudaipc4j-base cudaipc4j-cuda cudaipc4j-coord cudaipc4j-interop cudaipc4j-nccl cudaipc4j-tool cudaipc4j-simpleipc cudaipc4j-bench cudaipc4j-cli cudaipc4j-examples)
+modules=(cudaipc4j-testing cudaipc4j-base cudaipc4j-cuda cudaipc4j-coord cudaipc4j-launch cudaipc4j-interop cudaipc4j-nccl cudaipc4j-tool cudaipc4j-simpleipc cudaipc4j-bench cudaipc4j-cli cudaipc4j-examples)
 cp="" tests=""
 for m in "${modules[@]}"; do
   [ -d "$m/target/test-classes" ] && { cp+="$m/target/test-classes:"; tests+="$m/target/test-classes:"; }

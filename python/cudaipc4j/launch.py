@@ -1,7 +1,7 @@
 """Who this process is in its group of ranks, as the launcher that started it says (torchrun, Open MPI's mpirun,
 Slurm's srun, or cudaipc4j's own variables): rank, size, local rank, the rendezvous address and its shared secret.
 
-The same rules as the Java side (``org.cudaipc4j.nccl.launch``), byte for byte for the derived ports and secrets;
+The same rules as the Java side (``org.cudaipc4j.launch``), byte for byte for the derived ports and secrets;
 ``interop-golden/launch/cases.json`` holds the cases both sides' tests check. docs/multinode.md ("Launchers")
 describes every variable. Only the standard library is used.
 """

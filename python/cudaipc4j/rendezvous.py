@@ -1,5 +1,5 @@
 """The rendezvous that hands rank 0's payload (NCCL's unique id) to every rank, then keeps the ranks watching each
-other: the Python side of ``org.cudaipc4j.nccl.launch``, speaking the same protocol (docs/multinode.md, "Rendezvous
+other: the Python side of ``org.cudaipc4j.launch``, speaking the same protocol (docs/multinode.md, "Rendezvous
 protocol"), so that either side can be rank 0. Standard library only; threads for the heartbeats.
 
 ``join(rank, size, (host, port), secret=..., nccl_version=..., payload=...)`` returns a :class:`RankGroup` once all

@@ -17,7 +17,7 @@ from cudaipc4j.launch import HostPort, JobIdentity, Launcher, LaunchEnvironmentE
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "interop-golden" / "launch" / "cases.json"
-JAVA_VARIABLES = (ROOT / "cudaipc4j-nccl" / "src" / "main" / "java" / "org" / "cudaipc4j" / "nccl" / "launch"
+JAVA_VARIABLES = (ROOT / "cudaipc4j-launch" / "src" / "main" / "java" / "org" / "cudaipc4j" / "launch"
                   / "LaunchVariables.java")
 
 

@@ -7,5 +7,6 @@
  */
 @SuppressWarnings("module") // the libraries it is exported to are built after it
 module org.cudaipc4j.base {
-    exports org.cudaipc4j.base to org.cudaipc4j.cuda, org.cudaipc4j.coord, org.cudaipc4j.interop, org.cudaipc4j.nccl;
+    exports org.cudaipc4j.base to org.cudaipc4j.cuda, org.cudaipc4j.coord, org.cudaipc4j.launch, org.cudaipc4j.interop,
+            org.cudaipc4j.nccl;
 }

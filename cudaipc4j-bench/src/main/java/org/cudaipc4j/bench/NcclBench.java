@@ -10,6 +10,8 @@ import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.launch.LaunchEnvironment;
+import org.cudaipc4j.launch.RendezvousOptions;
 import org.cudaipc4j.nccl.Communicator;
 import org.cudaipc4j.nccl.CommunicatorOptions;
 import org.cudaipc4j.nccl.DataType;
@@ -17,8 +19,6 @@ import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclRank;
 import org.cudaipc4j.nccl.ReduceOp;
 import org.cudaipc4j.nccl.Watchdog;
-import org.cudaipc4j.nccl.launch.LaunchEnvironment;
-import org.cudaipc4j.nccl.launch.RendezvousOptions;
 import org.cudaipc4j.simpleipc.nccl.NcclRotation;
 import org.cudaipc4j.tool.Sizes;
 

@@ -98,8 +98,8 @@ class LauncherTest {
 
     /** Every module the jar is built from. */
     @ParameterizedTest
-    @ValueSource(strings = {"cudaipc4j-base", "cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-interop",
-        "cudaipc4j-nccl", "cudaipc4j-tool",
+    @ValueSource(strings = {"cudaipc4j-base", "cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-launch",
+        "cudaipc4j-interop", "cudaipc4j-nccl", "cudaipc4j-tool",
         "cudaipc4j-simpleipc", "cudaipc4j-bench", "cudaipc4j-cli"})
     void aSourceNewerThanTheJarMakesItStale(String module, @TempDir Path tmp) throws Exception {
         Path root = project(tmp);

@@ -220,15 +220,4 @@ class BarrierTest {
         assertTrue(Libc.hasFutex() || !System.getProperty("os.name").equals("Linux"),
                 "Linux on " + System.getProperty("os.arch") + " should block on a futex");
     }
-
-    @Test
-    void durationsAreFormattedForPeople() {
-        assertEquals("30 s", Durations.format(Duration.ofSeconds(30)));
-        assertEquals("1.5 s", Durations.format(Duration.ofMillis(1500)));
-        assertEquals("250 ms", Durations.format(Duration.ofMillis(250)));
-        assertEquals("0 ms", Durations.format(Duration.ZERO));
-        assertEquals("2 min", Durations.format(Duration.ofMinutes(2)));
-        assertEquals("1 min 30 s", Durations.format(Duration.ofSeconds(90)));
-        assertEquals("1 h 5 min", Durations.format(Duration.ofMinutes(65)));
-    }
 }

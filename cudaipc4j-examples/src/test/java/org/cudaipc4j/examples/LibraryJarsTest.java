@@ -33,12 +33,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class LibraryJarsTest {
     private static final Set<String> LIBRARY_MODULES = Set.of("org.cudaipc4j.base", "org.cudaipc4j.cuda",
-            "org.cudaipc4j.coord", "org.cudaipc4j.interop", "org.cudaipc4j.nccl");
+            "org.cudaipc4j.coord", "org.cudaipc4j.launch", "org.cudaipc4j.interop", "org.cudaipc4j.nccl");
 
     private static Path jarOf(String library) {
         Class<?> probe = switch (library) {
             case "cuda" -> Device.class;
             case "nccl" -> org.cudaipc4j.nccl.Nccl.class;
+            case "launch" -> org.cudaipc4j.launch.Rendezvous.class;
             case "base" -> org.cudaipc4j.base.Libc.class;
             default -> ControlBlock.class;
         };
@@ -86,13 +87,20 @@ class LibraryJarsTest {
     }
 
     @org.junit.jupiter.api.Test
-    void ncclNeedsOnlyJavaBaseTheSharedBaseAndTheCudaLibrary() {
+    void launchNeedsOnlyJavaBaseTheSharedBaseAndTheCoordinationLibrary() {
+        assertEquals(List.of("org.cudaipc4j.launch -> java.base", "org.cudaipc4j.launch -> org.cudaipc4j.base",
+                "org.cudaipc4j.launch -> org.cudaipc4j.coord"), jdeps("launch", "coord", "base"));
+    }
+
+    @org.junit.jupiter.api.Test
+    void ncclNeedsOnlyJavaBaseTheSharedBaseAndTheCudaLaunchAndCoordinationLibraries() {
         assertEquals(List.of("org.cudaipc4j.nccl -> java.base", "org.cudaipc4j.nccl -> org.cudaipc4j.base",
-                "org.cudaipc4j.nccl -> org.cudaipc4j.cuda"), jdeps("nccl", "cuda", "base"));
+                "org.cudaipc4j.nccl -> org.cudaipc4j.coord", "org.cudaipc4j.nccl -> org.cudaipc4j.cuda",
+                "org.cudaipc4j.nccl -> org.cudaipc4j.launch"), jdeps("nccl", "cuda", "launch", "coord", "base"));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"base", "cuda", "coord", "nccl"})
+    @ValueSource(strings = {"base", "cuda", "coord", "launch", "nccl"})
     void holdsOnlyItsOwnClassesAndTheLicense(String library) throws IOException {
         Path jar = requireJar(library);
         List<String> foreign = new ArrayList<>();
@@ -107,7 +115,7 @@ class LibraryJarsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"base", "cuda", "coord", "nccl"})
+    @ValueSource(strings = {"base", "cuda", "coord", "launch", "nccl"})
     void exportsItsApiPackageOnly(String library) {
         Path jar = requireJar(library);
         ModuleDescriptor module = ModuleFinder.of(jar).findAll().iterator().next().descriptor();
@@ -116,7 +124,8 @@ class LibraryJarsTest {
                 .map(ModuleDescriptor.Exports::source).collect(Collectors.toSet());
         Set<String> api = switch (library) {
             case "coord" -> Set.of("org.cudaipc4j.coord", "org.cudaipc4j.coord.fd");
-            case "nccl" -> Set.of("org.cudaipc4j.nccl", "org.cudaipc4j.nccl.launch");
+            case "launch" -> Set.of("org.cudaipc4j.launch");
+            case "nccl" -> Set.of("org.cudaipc4j.nccl");
             case "cuda" -> Set.of("org.cudaipc4j.cuda", "org.cudaipc4j.cuda.ipc");
             case "base" -> Set.of();
             default -> throw new IllegalArgumentException(library);
@@ -127,7 +136,9 @@ class LibraryJarsTest {
                 LIBRARY_MODULES.containsAll(e.targets()), "a qualified export to a library of the project only: " + e));
         Set<String> requires = switch (library) {
             case "base" -> Set.of("java.base");
-            case "nccl" -> Set.of("java.base", "org.cudaipc4j.base", "org.cudaipc4j.cuda");
+            case "launch" -> Set.of("java.base", "org.cudaipc4j.base", "org.cudaipc4j.coord");
+            case "nccl" -> Set.of("java.base", "org.cudaipc4j.base", "org.cudaipc4j.coord", "org.cudaipc4j.cuda",
+                    "org.cudaipc4j.launch");
             default -> Set.of("java.base", "org.cudaipc4j.base");
         };
         assertEquals(requires,
@@ -141,6 +152,7 @@ class LibraryJarsTest {
         assertEquals(Set.of("org.cudaipc4j.base"),
                 module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
         module.exports().forEach(e -> assertEquals(Set.of("org.cudaipc4j.cuda", "org.cudaipc4j.coord",
-                "org.cudaipc4j.interop", "org.cudaipc4j.nccl"), e.targets(), "exported to: " + e));
+                "org.cudaipc4j.launch", "org.cudaipc4j.interop", "org.cudaipc4j.nccl"), e.targets(),
+                "exported to: " + e));
     }
 }

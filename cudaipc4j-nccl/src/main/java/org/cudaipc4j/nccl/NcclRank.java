@@ -6,11 +6,11 @@ import java.util.Optional;
 import java.util.function.Consumer;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.Context;
-import org.cudaipc4j.nccl.launch.Fault;
-import org.cudaipc4j.nccl.launch.RankGroup;
-import org.cudaipc4j.nccl.launch.Rendezvous;
-import org.cudaipc4j.nccl.launch.RendezvousException;
-import org.cudaipc4j.nccl.launch.RendezvousOptions;
+import org.cudaipc4j.launch.Fault;
+import org.cudaipc4j.launch.RankGroup;
+import org.cudaipc4j.launch.Rendezvous;
+import org.cudaipc4j.launch.RendezvousException;
+import org.cudaipc4j.launch.RendezvousOptions;
 
 /**
  * One rank of a job, joined: the rendezvous's {@link RankGroup} (rank 0 made NCCL's unique id and handed it out;

@@ -1,10 +1,10 @@
 package org.cudaipc4j.nccl;
 
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 import org.cudaipc4j.base.TimedIdleStrategy;
+import org.cudaipc4j.coord.Durations;
 
 /**
  * The one way a communicator waits on NCCL: a poll with a deadline that also watches NCCL's state and a request to
@@ -81,7 +81,7 @@ final class Poll {
                 stopIfAsked(watch);
             }
             if (System.nanoTime() - deadline > 0) {
-                throw watch.late(seconds(limit));
+                throw watch.late(Durations.seconds(limit));
             }
             backoff.idle();
         }
@@ -111,10 +111,5 @@ final class Poll {
                 lock.unlock();
             }
         }
-    }
-
-    /** {@return {@code d} in seconds with one decimal, as the messages give limits} */
-    static String seconds(Duration d) {
-        return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 }

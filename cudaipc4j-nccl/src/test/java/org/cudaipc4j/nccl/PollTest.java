@@ -123,12 +123,6 @@ class PollTest {
     }
 
     @Test
-    void theLimitIsGivenInSeconds() {
-        assertEquals("1.5 s", Poll.seconds(Duration.ofMillis(1500)));
-        assertEquals("120.0 s", Poll.seconds(Duration.ofMinutes(2)));
-    }
-
-    @Test
     void aCommunicatorBeingMadeLooksAtItsStateBeforeAStop() {
         Fake made = new Fake(() -> SUCCESS);
         made.stop = "peer 1 died";

@@ -19,6 +19,8 @@ import org.cudaipc4j.cuda.ipc.ImportedMemory;
 import org.cudaipc4j.cuda.ipc.MemoryImporter;
 import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.launch.LaunchEnvironment;
+import org.cudaipc4j.launch.RendezvousOptions;
 
 /**
  * One NCCL rank of a GPU test, in a process of its own: {@code SCENARIO RANK SIZE UNIQUE-ID-HEX [FILE]}. Prints
@@ -193,10 +195,10 @@ public final class RankProgram {
 
     /** As "receive", joined through the rendezvous its launcher's variables name (rank 0 may be a torch process). */
     private static void receiveLaunched(long ints) throws Exception {
-        org.cudaipc4j.nccl.launch.LaunchEnvironment launch = org.cudaipc4j.nccl.launch.LaunchEnvironment.fromSystem();
+        LaunchEnvironment launch = LaunchEnvironment.fromSystem();
         Nccl nccl = Nccl.load();
         try (Context context = Context.retainPrimary(Device.get(0));
-             NcclRank rank = NcclRank.join(context, nccl, org.cudaipc4j.nccl.launch.RendezvousOptions.builder(launch),
+             NcclRank rank = NcclRank.join(context, nccl, RendezvousOptions.builder(launch),
                      CommunicatorOptions.DEFAULTS.withTimeout(Duration.ofSeconds(120)), Duration.ofMillis(100),
                      line -> System.err.println("watchdog: " + line));
              Stream stream = Stream.create(context, true)) {

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
  * raw driver binding ({@code org.cudaipc4j.cuda.driver}) knows nothing of the typed layer above it, descriptor
  * passing ({@code org.cudaipc4j.coord.fd}) is built on {@code org.cudaipc4j.coord} and not the other way, and so on
  * for every package of {@code cudaipc4j-base}, {@code cudaipc4j-cuda}, {@code cudaipc4j-coord},
- * {@code cudaipc4j-interop} and {@code cudaipc4j-nccl}, read together (the modules depend on one another, so a loop could run through two).
+ * {@code cudaipc4j-launch}, {@code cudaipc4j-interop} and {@code cudaipc4j-nccl}, read together (the modules depend
+ * on one another, so a loop could run through two).
  *
  * <p>It reads the sources ({@link PackageCycles}: imports and names given in full), so it needs no GPU and runs in
  * every build: this module is built, and its tests run, before each library that uses it. A failure names each loop
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class LibraryPackageCyclesTest {
     static final List<String> LIBRARIES =
-            List.of("cudaipc4j-base", "cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-interop", "cudaipc4j-nccl");
+            List.of("cudaipc4j-base", "cudaipc4j-cuda", "cudaipc4j-coord", "cudaipc4j-launch", "cudaipc4j-interop",
+                    "cudaipc4j-nccl");
     static final List<String> APPLICATIONS = List.of("cudaipc4j-simpleipc", "cudaipc4j-bench", "cudaipc4j-cli");
 
     @Test

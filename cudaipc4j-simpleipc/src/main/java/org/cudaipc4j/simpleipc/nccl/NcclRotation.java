@@ -17,6 +17,9 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.DriverEnvironment;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.launch.LaunchEnvironment;
+import org.cudaipc4j.launch.RendezvousException;
+import org.cudaipc4j.launch.RendezvousOptions;
 import org.cudaipc4j.nccl.Communicator;
 import org.cudaipc4j.nccl.CommunicatorAbortedException;
 import org.cudaipc4j.nccl.CommunicatorOptions;
@@ -25,9 +28,6 @@ import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclRank;
 import org.cudaipc4j.nccl.ReduceOp;
 import org.cudaipc4j.nccl.Watchdog;
-import org.cudaipc4j.nccl.launch.LaunchEnvironment;
-import org.cudaipc4j.nccl.launch.RendezvousException;
-import org.cudaipc4j.nccl.launch.RendezvousOptions;
 import org.cudaipc4j.tool.Sizes;
 
 /**

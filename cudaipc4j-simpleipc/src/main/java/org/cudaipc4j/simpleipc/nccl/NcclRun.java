@@ -12,11 +12,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
+import org.cudaipc4j.launch.LaunchEnvironment;
+import org.cudaipc4j.launch.LaunchEnvironmentException;
+import org.cudaipc4j.launch.Launcher;
 import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclUnavailableException;
-import org.cudaipc4j.nccl.launch.LaunchEnvironment;
-import org.cudaipc4j.nccl.launch.LaunchEnvironmentException;
-import org.cudaipc4j.nccl.launch.Launcher;
 
 /**
  * {@code --transport nccl}: under a launcher (torchrun, Open MPI, Slurm, or our own {@code CUDAIPC4J_*} variables)

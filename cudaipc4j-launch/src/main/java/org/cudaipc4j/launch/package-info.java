@@ -1,0 +1,8 @@
+/**
+ * How ranks find each other without NCCL: the launchers' environments (torchrun, Open MPI, Slurm), the rendezvous
+ * that hands NCCL's unique id from rank 0 to the others, and the heartbeat that tells every rank when one died or hung.
+ * Uses only {@code java.base}, the libraries' base ({@code org.cudaipc4j.base}: closing) and the coordination
+ * library's {@link org.cudaipc4j.coord.Durations} (how its lines word a limit): it knows nothing of CUDA or NCCL (the
+ * unique id and the version are plain values).
+ */
+package org.cudaipc4j.launch;

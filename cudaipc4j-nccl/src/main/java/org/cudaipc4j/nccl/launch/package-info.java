@@ -1,7 +1,0 @@
-/**
- * How ranks find each other without NCCL: the launchers' environments (torchrun, Open MPI, Slurm), the rendezvous
- * that hands NCCL's unique id from rank 0 to the others, and the heartbeat that tells every rank when one died or hung.
- * Uses only {@code java.base} and the libraries' base ({@code org.cudaipc4j.base}: closing): it knows nothing of
- * CUDA or NCCL (the unique id and the version are plain values).
- */
-package org.cudaipc4j.nccl.launch;
