@@ -1,7 +1,7 @@
 /**
  * What the project's libraries share, bound or written once: libc ({@link org.cudaipc4j.base.Libc}, each function
  * linked on first use), closing several resources ({@link org.cudaipc4j.base.Closing}), idle strategies for waits
- * ({@link org.cudaipc4j.base.IdleStrategy}, {@link org.cudaipc4j.base.TimedIdleStrategy}), layout arithmetic
+ * ({@link org.cudaipc4j.base.IdleStrategy} and its implementations), layout arithmetic
  * ({@link org.cudaipc4j.base.Layouts}) and the rounds of a warm-up ({@link org.cudaipc4j.base.WarmUpRounds}).
  * Internal: exported only to the project's libraries; uses only {@code java.base}.
  */

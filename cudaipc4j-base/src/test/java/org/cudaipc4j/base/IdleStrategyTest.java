@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class IdleStrategyTest {
     @Test
     void spinsThenYieldsThenAsksToBlock() {
-        IdleStrategy idle = new IdleStrategy(2, 1, 1_000, 1_000);
+        IdleStrategy idle = new BackoffIdleStrategy(2, 1, 1_000, 1_000);
         assertTrue(idle.isSpinning());
         idle.idle();
         idle.idle();
@@ -27,9 +27,9 @@ class IdleStrategyTest {
 
     @Test
     void refusesParametersThatMakeNoSense() {
-        assertThrows(IllegalArgumentException.class, () -> new IdleStrategy(-1, 0, 1, 1));
-        assertThrows(IllegalArgumentException.class, () -> new IdleStrategy(0, 0, 0, 1));
-        assertThrows(IllegalArgumentException.class, () -> new IdleStrategy(0, 0, 2, 1));
+        assertThrows(IllegalArgumentException.class, () -> new BackoffIdleStrategy(-1, 0, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> new BackoffIdleStrategy(0, 0, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> new BackoffIdleStrategy(0, 0, 2, 1));
     }
 
     @Test
@@ -47,5 +47,40 @@ class IdleStrategyTest {
             }
         });
         assertEquals(1_000_000, idle.nextParkNanos(), "parked, each period twice the last, up to a millisecond");
+    }
+
+    /** A wait with a deadline ends on time: a park of a second is cut to what is left. */
+    @Test
+    void idleUntilNeverParksPastTheDeadline() throws InterruptedException {
+        IdleStrategy idle = IdleStrategy.periodic(Duration.ofSeconds(1));
+        long start = System.nanoTime();
+        idle.idleUntil(start + 20_000_000);
+        long took = System.nanoTime() - start;
+        assertTrue(took < 500_000_000, "parked " + took / 1_000_000 + " ms for a deadline 20 ms away");
+    }
+
+    /** An interrupted thread's wait ends at once, with the interruption, and its flag cleared. */
+    @Test
+    void anInterruptedWaitEndsWithInterruptedException() {
+        IdleStrategy idle = IdleStrategy.periodic(Duration.ofSeconds(30));
+        Thread.currentThread().interrupt();
+        long start = System.nanoTime();
+        assertThrows(InterruptedException.class, idle::idleInterruptibly);
+        assertFalse(Thread.currentThread().isInterrupted());
+        assertTrue(System.nanoTime() - start < 10_000_000_000L, "a park of 30 s was not cut short");
+    }
+
+    /** reset() starts the timed wait anew: spinning again, its parks from the shortest. */
+    @Test
+    void aTimedWaitStartsAnewOnReset() {
+        TimedIdleStrategy idle = new TimedIdleStrategy();
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < 3_000_000) {
+            idle.idle();
+        }
+        idle.idle();
+        assertTrue(idle.nextParkNanos() > 10_000, "parked at least once");
+        idle.reset();
+        assertEquals(10_000, idle.nextParkNanos());
     }
 }

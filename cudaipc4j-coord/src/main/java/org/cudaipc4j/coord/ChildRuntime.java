@@ -3,8 +3,8 @@ package org.cudaipc4j.coord;
 import java.lang.foreign.MemoryLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * A child process's membership in its group: opens the {@link ControlBlock} (checking that our parent created it),
@@ -199,7 +199,7 @@ public final class ChildRuntime implements AutoCloseable {
     }
 
     private void watch() {
-        long period = TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_MILLIS);
+        IdleStrategy idle = IdleStrategy.periodic(Duration.ofMillis(HEARTBEAT_MILLIS));
         while (!stopping) {
             if (ParentWatch.gone(parentPid)) {
                 System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
@@ -213,7 +213,7 @@ public final class ChildRuntime implements AutoCloseable {
             } catch (IllegalStateException unmapped) {
                 return;
             }
-            LockSupport.parkNanos(period);
+            idle.idle();
         }
     }
 }

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.ControlBlock.Abort;
 
@@ -83,12 +84,12 @@ final class ControlBlockAbort {
         int process = word - 2;
         // The reason follows the claim by a few stores; wait briefly, the aborter may have died in between.
         long deadline = System.nanoTime() + 100_000_000L;
+        IdleStrategy idle = IdleStrategy.backoff(0, Integer.MAX_VALUE, 1, 1); // yields: a few stores away
         while ((int) ABORT_REASON_READY.getAcquire(mem, 0L) == 0) {
             if (System.nanoTime() - deadline > 0) {
                 return Optional.of(new Abort(process, "(no reason recorded)"));
             }
-            Thread.onSpinWait();
-            Thread.yield();
+            idle.idle();
         }
         int length = Math.clamp((int) ABORT_REASON_LENGTH.get(mem, 0L), 0, MAX_REASON_BYTES);
         byte[] bytes = new byte[length];

@@ -76,7 +76,7 @@ final class ControlBlockSegment {
         long parent = expectedParent(name);
         long deadline = System.nanoTime() + timeout.toNanos();
         // Polls the file system: a short park, not a spin (the parent is usually a few milliseconds away).
-        IdleStrategy idle = new IdleStrategy(0, 0, 100_000, 1_000_000);
+        IdleStrategy idle = IdleStrategy.backoff(0, 0, 100_000, 1_000_000);
         // A file that is there but never gets a header (a foreign or truncated one) is named in the timeout's message.
         String seen = "";
         while (true) {

@@ -209,7 +209,7 @@ public final class ExportHolders implements AutoCloseable {
      */
     public void awaitReleased(long key, Deadline deadline) {
         Objects.requireNonNull(deadline, "deadline");
-        IdleStrategy idle = new IdleStrategy(0, 0, 10_000, 5_000_000); // parks of 10 us, doubling up to 5 ms
+        IdleStrategy idle = IdleStrategy.backoff(0, 0, 10_000, 5_000_000); // parks of 10 us, doubling up to 5 ms
         while (true) {
             List<Long> left = holders(key);
             if (left.isEmpty()) {

@@ -1,8 +1,8 @@
 package org.cudaipc4j.coord;
 
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
+import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * The one test of "the process that started this one is gone", and the watch that acts on it. A child that must not
@@ -67,11 +67,13 @@ public final class ParentWatch {
             return;
         }
         Thread.ofPlatform().daemon().name("cudaipc4j-parent-watch-" + starter).start(() -> {
-            while (!gone(starter)) {
-                LockSupport.parkNanos(PERIOD.toNanos());
-                if (Thread.interrupted()) {
-                    return;
+            IdleStrategy idle = IdleStrategy.periodic(PERIOD);
+            try {
+                while (!gone(starter)) {
+                    idle.idleInterruptibly();
                 }
+            } catch (InterruptedException e) {
+                return;
             }
             end.accept(starter);
         });

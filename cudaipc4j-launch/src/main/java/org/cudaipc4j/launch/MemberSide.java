@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.coord.Durations;
 
 /**
@@ -30,7 +31,8 @@ final class MemberSide extends GroupWatch {
         long start = System.nanoTime();
         long deadline = start + options.joinTimeout().toNanos();
         String timeout = Durations.millisOrSeconds(options.joinTimeout());
-        long backoff = 20;
+        // rank 0 may start later than this rank: each try a little later than the last, never past the deadline
+        IdleStrategy retry = IdleStrategy.parking(Duration.ofMillis(20), Duration.ofMillis(500));
         IOException last = null;
         while (true) {
             long left = deadline - System.nanoTime();
@@ -99,10 +101,7 @@ final class MemberSide extends GroupWatch {
                     Closing.closeQuietly(s);
                 }
             }
-            // rank 0 may start later than this rank: try again, a little later each time
-            long pause = Math.min(backoff, Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-            Thread.sleep(pause);
-            backoff = Math.min(500, backoff * 2);
+            retry.idleUntil(deadline);
         }
     }
 

@@ -3,7 +3,7 @@ package org.cudaipc4j.nccl;
 import java.time.Duration;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
-import org.cudaipc4j.base.TimedIdleStrategy;
+import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.coord.Durations;
 
 /**
@@ -66,7 +66,7 @@ final class Poll {
 
     private static void loop(Duration limit, BooleanSupplier done, boolean stopFirst, Watch watch) {
         long deadline = System.nanoTime() + limit.toNanos();
-        TimedIdleStrategy backoff = new TimedIdleStrategy();
+        IdleStrategy backoff = IdleStrategy.timed();
         while (true) {
             if (done != null && done.getAsBoolean()) {
                 return;

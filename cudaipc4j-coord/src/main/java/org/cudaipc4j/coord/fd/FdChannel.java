@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.base.Layouts;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.CoordinationException;
@@ -57,7 +58,8 @@ public final class FdChannel implements AutoCloseable {
      */
     public static FdChannel connect(Path socket, Duration timeout) {
         Deadline deadline = Deadline.after(timeout, "the connect timeout");
-        long pause = 1;
+        // The server may not be listening yet: try again, a little later each time.
+        IdleStrategy idle = IdleStrategy.parking(Duration.ofMillis(1), Duration.ofMillis(20));
         while (true) {
             OwnedFd fd = Native.socket();
             Libc.Result r;
@@ -84,8 +86,12 @@ public final class FdChannel implements AutoCloseable {
                 throw new CoordinationException("no descriptor server at " + socket + " within "
                         + Durations.format(timeout) + " (" + Libc.strerror(r.errno()) + ")");
             }
-            sleep(pause);
-            pause = Math.min(pause * 2, 20);
+            try {
+                idle.idleInterruptibly();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CoordinationException("interrupted while connecting");
+            }
         }
     }
 
@@ -334,14 +340,6 @@ public final class FdChannel implements AutoCloseable {
         return "the peer (pid " + peer.pid() + ")";
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CoordinationException("interrupted while connecting");
-        }
-    }
 
     /** The socket's descriptor, while open (the package's tests check that it is closed). */
     int descriptor() {

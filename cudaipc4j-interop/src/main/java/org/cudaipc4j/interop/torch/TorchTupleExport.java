@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.ipc.PoolBuffer;
@@ -281,13 +282,12 @@ public final class TorchTupleExport implements AutoCloseable {
      */
     public boolean awaitReleased(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = 1;
+        IdleStrategy idle = IdleStrategy.parking(Duration.ofMillis(1), Duration.ofMillis(50));
         while (held() > 0) {
             if (System.nanoTime() - deadline >= 0) {
                 return false;
             }
-            Thread.sleep(pause);
-            pause = Math.min(pause * 2, 50);
+            idle.idleInterruptibly();
         }
         return true;
     }

@@ -2,7 +2,7 @@ package org.cudaipc4j.simpleipc.cuda;
 
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
+import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
@@ -116,10 +116,9 @@ public final class CudaExport implements Backend.Export {
 
     private void awaitLastRecord() {
         long deadline = System.nanoTime() + SETTLE_MILLIS * 1_000_000;
-        long pauseNanos = 10_000;
+        IdleStrategy idle = IdleStrategy.backoff(0, 0, 10_000, 5_000_000);
         while (!event.query() && System.nanoTime() < deadline) {
-            LockSupport.parkNanos(pauseNanos);
-            pauseNanos = Math.min(pauseNanos * 2, 5_000_000);
+            idle.idle();
         }
     }
 }

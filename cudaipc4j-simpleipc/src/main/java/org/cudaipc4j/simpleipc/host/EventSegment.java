@@ -8,8 +8,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.simpleipc.backend.BackendException;
 
 /**
@@ -138,17 +138,13 @@ final class EventSegment {
     void await(long ticket, long timeoutNanos, BooleanSupplier cancelled) {
         long start = System.nanoTime();
         long nextLivenessCheck = start + LIVENESS_CHECK_NANOS;
-        long park = 1_000;
-        for (int idle = 0; completed() < ticket; idle++) {
+        IdleStrategy idle = IdleStrategy.backoff(100, 50, 1_000, MAX_PARK_NANOS);
+        while (completed() < ticket) {
             if (cancelled.getAsBoolean()) {
                 throw new StreamClosedException();
             }
-            if (idle < 100) {
-                Thread.onSpinWait();
-                continue;
-            }
-            if (idle < 150) {
-                Thread.yield();
+            if (!idle.shouldBlock()) {
+                idle.idle(); // spinning, then yielding: the record is usually microseconds away
                 continue;
             }
             long now = System.nanoTime();
@@ -160,8 +156,7 @@ final class EventSegment {
                 nextLivenessCheck = now + LIVENESS_CHECK_NANOS;
                 checkRecorderAlive(ticket);
             }
-            LockSupport.parkNanos(park);
-            park = Math.min(park * 2, MAX_PARK_NANOS);
+            idle.idle();
         }
     }
 

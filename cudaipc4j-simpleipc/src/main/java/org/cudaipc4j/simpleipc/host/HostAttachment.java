@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.BackendException;
@@ -115,7 +116,7 @@ final class HostAttachment implements Backend.Attachment {
         long offset = counterOffsets[index];
         stream.enqueue("waitCounter", () -> () -> {
             long deadline = System.nanoTime() + timeoutNanos;
-            long pause = 1_000;
+            IdleStrategy idle = IdleStrategy.backoff(0, 0, 1_000, 1_000_000);
             while ((int) ((int) COUNTER.getAcquire(m, offset) - value) < 0) {
                 if (stream.isClosed()) {
                     return;
@@ -124,8 +125,7 @@ final class HostAttachment implements Backend.Attachment {
                     throw new BackendException("counter " + index + " did not reach " + value + " within "
                             + HostBackend.seconds(timeoutNanos));
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(pause);
-                pause = Math.min(pause * 2, 1_000_000);
+                idle.idle();
             }
         });
     }
