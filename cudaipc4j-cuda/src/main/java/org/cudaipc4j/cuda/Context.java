@@ -116,7 +116,7 @@ public final class Context implements AutoCloseable {
     public void enablePeerAccess(Context peer) {
         makeCurrent();
         int r = CuDriver.CTX_ENABLE_PEER_ACCESS.call(peer.handle(), 0);
-        if (r != Cu.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+        if (r != CudaError.PEER_ACCESS_ALREADY_ENABLED.code()) {
             CuDriver.CTX_ENABLE_PEER_ACCESS.checkResult(r);
         }
     }

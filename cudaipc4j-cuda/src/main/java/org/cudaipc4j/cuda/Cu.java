@@ -1,13 +1,10 @@
 package org.cudaipc4j.cuda;
 
 import java.lang.foreign.MemorySegment;
+import org.cudaipc4j.cuda.driver.CuDriver;
 
 /** Helpers of the typed layer: result checks and the memory of copies (out-parameters: {@code DriverCalls}). */
 final class Cu {
-    static final int CUDA_SUCCESS = 0;
-    static final int CUDA_ERROR_NOT_READY = 600;
-    static final int CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
-
     /** Bytes staged per step when copying between a heap segment and device memory. */
     static final long STAGING_CHUNK = 4L << 20;
 
@@ -25,7 +22,7 @@ final class Cu {
      * named with more than its function (the kernel launched, the function looked up).
      */
     static void check(String call, int result) {
-        if (result != CUDA_SUCCESS) {
+        if (result != CuDriver.CUDA_SUCCESS) {
             throw CudaException.of(call, result);
         }
     }

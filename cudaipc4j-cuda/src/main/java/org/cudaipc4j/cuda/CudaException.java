@@ -68,7 +68,7 @@ public class CudaException extends RuntimeException {
             MemorySegment out = DriverCalls.pointerOut(arena);
             int r = name ? CuDriver.GET_ERROR_NAME.call(code, out) : CuDriver.GET_ERROR_STRING.call(code, out);
             MemorySegment text = DriverCalls.handle(out);
-            if (r != 0 || text.equals(MemorySegment.NULL)) {
+            if (r != CuDriver.CUDA_SUCCESS || text.equals(MemorySegment.NULL)) {
                 return null;
             }
             return text.reinterpret(Integer.MAX_VALUE).getString(0);

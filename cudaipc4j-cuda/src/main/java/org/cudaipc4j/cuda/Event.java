@@ -119,7 +119,7 @@ public final class Event extends ContextResource {
     /** {@return true when the work before its most recent record has finished (or it was never recorded)} */
     public boolean query() {
         int r = CuDriver.EVENT_QUERY.call(handle());
-        if (r == Cu.CUDA_ERROR_NOT_READY) {
+        if (r == CudaError.NOT_READY.code()) {
             return false;
         }
         CuDriver.EVENT_QUERY.checkResult(r);

@@ -102,7 +102,7 @@ public final class Stream extends ContextResource {
      */
     public boolean query() {
         int r = CuDriver.STREAM_QUERY.call(handle());
-        if (r == Cu.CUDA_ERROR_NOT_READY) {
+        if (r == CudaError.NOT_READY.code()) {
             return false;
         }
         CuDriver.STREAM_QUERY.checkResult(r);

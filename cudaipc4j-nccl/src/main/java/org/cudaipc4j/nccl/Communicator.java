@@ -14,6 +14,7 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.ForeignResource;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.nccl.binding.NcclCalls;
 import org.cudaipc4j.nccl.binding.NcclFunction;
 
 /**
@@ -132,7 +133,7 @@ public final class Communicator extends ForeignResource {
             try {
                 calls.requireUsable();
                 context.makeCurrent();
-                r = nccl.call(NcclFunction.ncclCommSplit, comm, color, key, out, config);
+                r = NcclCalls.ncclCommSplit(comm, color, key, out, config);
                 if (r != NcclResult.SUCCESS.code() && r != NcclResult.IN_PROGRESS.code()) {
                     throw nccl.failure(NcclFunction.ncclCommSplit, r, comm);
                 }
@@ -164,8 +165,11 @@ public final class Communicator extends ForeignResource {
      * @param stream the stream to enqueue on
      */
     public void send(DeviceMemory buffer, DataType type, int peer, Stream stream) {
-        calls.enqueue(NcclFunction.ncclSend, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm,
-                stream.handle());
+        MemorySegment data = ptr(buffer);
+        long count = count(buffer, type);
+        int to = peer(peer);
+        MemorySegment queue = stream.handle();
+        calls.enqueue(NcclFunction.ncclSend, () -> NcclCalls.ncclSend(data, count, type.code(), to, comm, queue));
     }
 
     /**
@@ -177,8 +181,11 @@ public final class Communicator extends ForeignResource {
      * @param stream the stream to enqueue on
      */
     public void recv(DeviceMemory buffer, DataType type, int peer, Stream stream) {
-        calls.enqueue(NcclFunction.ncclRecv, ptr(buffer), count(buffer, type), type.code(), peer(peer), comm,
-                stream.handle());
+        MemorySegment data = ptr(buffer);
+        long count = count(buffer, type);
+        int from = peer(peer);
+        MemorySegment queue = stream.handle();
+        calls.enqueue(NcclFunction.ncclRecv, () -> NcclCalls.ncclRecv(data, count, type.code(), from, comm, queue));
     }
 
     /**
@@ -194,8 +201,12 @@ public final class Communicator extends ForeignResource {
     public void broadcast(DeviceMemory send, DeviceMemory recv, DataType type, int root, Stream stream) {
         long count = count(recv, type);
         requireCount(send, type, count, "send");
-        calls.enqueue(NcclFunction.ncclBroadcast, ptr(send), ptr(recv), count, type.code(), peer(root), comm,
-                stream.handle());
+        MemorySegment from = ptr(send);
+        MemorySegment to = ptr(recv);
+        int sender = peer(root);
+        MemorySegment queue = stream.handle();
+        calls.enqueue(NcclFunction.ncclBroadcast,
+                () -> NcclCalls.ncclBroadcast(from, to, count, type.code(), sender, comm, queue));
     }
 
     /**
@@ -223,8 +234,12 @@ public final class Communicator extends ForeignResource {
     public void allReduce(DeviceMemory send, DeviceMemory recv, DataType type, ReduceOp op, Stream stream) {
         long count = count(recv, type);
         requireCount(send, type, count, "send");
-        calls.enqueue(NcclFunction.ncclAllReduce, ptr(send), ptr(recv), count, type.code(), op.code(), comm,
-                stream.handle());
+        MemorySegment from = ptr(send);
+        MemorySegment to = ptr(recv);
+        int reduction = op.code();
+        MemorySegment queue = stream.handle();
+        calls.enqueue(NcclFunction.ncclAllReduce,
+                () -> NcclCalls.ncclAllReduce(from, to, count, type.code(), reduction, comm, queue));
     }
 
     /**
@@ -239,7 +254,11 @@ public final class Communicator extends ForeignResource {
     public void allGather(DeviceMemory send, DeviceMemory recv, DataType type, Stream stream) {
         long count = count(send, type);
         requireCount(recv, type, count * size(), "recv");
-        calls.enqueue(NcclFunction.ncclAllGather, ptr(send), ptr(recv), count, type.code(), comm, stream.handle());
+        MemorySegment from = ptr(send);
+        MemorySegment to = ptr(recv);
+        MemorySegment queue = stream.handle();
+        calls.enqueue(NcclFunction.ncclAllGather,
+                () -> NcclCalls.ncclAllGather(from, to, count, type.code(), comm, queue));
     }
 
     /**
@@ -255,8 +274,12 @@ public final class Communicator extends ForeignResource {
     public void reduceScatter(DeviceMemory send, DeviceMemory recv, DataType type, ReduceOp op, Stream stream) {
         long count = count(recv, type);
         requireCount(send, type, count * size(), "send");
-        calls.enqueue(NcclFunction.ncclReduceScatter, ptr(send), ptr(recv), count, type.code(), op.code(), comm,
-                stream.handle());
+        MemorySegment from = ptr(send);
+        MemorySegment to = ptr(recv);
+        int reduction = op.code();
+        MemorySegment queue = stream.handle();
+        calls.enqueue(NcclFunction.ncclReduceScatter,
+                () -> NcclCalls.ncclReduceScatter(from, to, count, type.code(), reduction, comm, queue));
     }
 
     /**
@@ -271,12 +294,12 @@ public final class Communicator extends ForeignResource {
         try {
             guard.requireUsable();
             context.makeCurrent();
-            nccl.check(NcclFunction.ncclGroupStart);
+            nccl.check(NcclFunction.ncclGroupStart, NcclCalls.ncclGroupStart());
             int r;
             try {
                 calls.run();
             } finally {
-                r = nccl.call(NcclFunction.ncclGroupEnd);
+                r = NcclCalls.ncclGroupEnd();
             }
             guard.finish(NcclFunction.ncclGroupEnd, r);
         } finally {
@@ -298,7 +321,7 @@ public final class Communicator extends ForeignResource {
             context.makeCurrent();
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment out = a.allocate(ADDRESS);
-                int r = nccl.call(NcclFunction.ncclCommRegister, comm, ptr(memory), memory.bytes(), out);
+                int r = NcclCalls.ncclCommRegister(comm, ptr(memory), memory.bytes(), out);
                 calls.finish(NcclFunction.ncclCommRegister, r);
                 BufferRegistration registration = new BufferRegistration(this, memory, out.get(ADDRESS, 0));
                 synchronized (registrations) {
@@ -323,7 +346,7 @@ public final class Communicator extends ForeignResource {
                 return; // an aborted communicator took its registrations with it
             }
             context.makeCurrent();
-            int r = nccl.call(NcclFunction.ncclCommDeregister, comm, registration.handle());
+            int r = NcclCalls.ncclCommDeregister(comm, registration.handle());
             calls.finish(NcclFunction.ncclCommDeregister, r);
         } finally {
             calls.lock.unlock();
@@ -407,10 +430,10 @@ public final class Communicator extends ForeignResource {
                 }
                 context.makeCurrent();
                 try {
-                    calls.finish(NcclFunction.ncclCommFinalize, nccl.call(NcclFunction.ncclCommFinalize, comm));
+                    calls.finish(NcclFunction.ncclCommFinalize, NcclCalls.ncclCommFinalize(comm));
                     if (calls.beginDestroy()) {
                         try {
-                            nccl.check(NcclFunction.ncclCommDestroy, comm);
+                            nccl.check(NcclFunction.ncclCommDestroy, NcclCalls.ncclCommDestroy(comm));
                         } catch (RuntimeException e) {
                             calls.destroyFailed();
                             throw e;

@@ -6,8 +6,10 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.nccl.binding.NcclCalls;
 import org.cudaipc4j.nccl.binding.NcclFunction;
 
 /**
@@ -120,19 +122,19 @@ final class CommunicatorCalls {
             abortReason = reason;
         }
         context.makeCurrent();
-        int r = nccl.call(NcclFunction.ncclCommAbort, comm);
-        if (r != 0) {
-            throw nccl.failure(NcclFunction.ncclCommAbort, r, null);
-        }
+        nccl.check(NcclFunction.ncclCommAbort, NcclCalls.ncclCommAbort(comm));
     }
 
-    /** Calls {@code function} under the lock and finishes its result. */
-    void enqueue(NcclFunction function, Object... args) {
+    /**
+     * Makes {@code call} (a call of {@code function}, its arguments evaluated by the caller) under the lock and
+     * finishes its result.
+     */
+    void enqueue(NcclFunction function, IntSupplier call) {
         lock.lock();
         try {
             requireUsable();
             context.makeCurrent();
-            finish(function, nccl.call(function, args));
+            finish(function, call.getAsInt());
         } finally {
             lock.unlock();
         }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.nccl.binding.NcclCalls;
 import org.cudaipc4j.nccl.binding.NcclFunction;
 import org.cudaipc4j.nccl.binding.NcclLayouts;
 
@@ -34,7 +35,7 @@ final class CommunicatorInit {
             MemorySegment idBytes = arena.allocate(NcclLayouts.UNIQUE_ID);
             MemorySegment.copy(id.bytes(), 0, idBytes, JAVA_BYTE, 0, UniqueId.BYTES);
             MemorySegment out = arena.allocate(ADDRESS);
-            int r = nccl.call(NcclFunction.ncclCommInitRankConfig, out, size, idBytes, rank, config);
+            int r = NcclCalls.ncclCommInitRankConfig(out, size, idBytes, rank, config);
             MemorySegment comm = out.get(ADDRESS, 0);
             String what = "rank " + rank + " of " + size;
             return adopt(context, nccl, comm, arena, options.timeout(), NcclFunction.ncclCommInitRankConfig, r,
@@ -91,8 +92,8 @@ final class CommunicatorInit {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment rank = a.allocate(JAVA_INT);
             MemorySegment count = a.allocate(JAVA_INT);
-            nccl.check(NcclFunction.ncclCommUserRank, comm, rank);
-            nccl.check(NcclFunction.ncclCommCount, comm, count);
+            nccl.check(NcclFunction.ncclCommUserRank, NcclCalls.ncclCommUserRank(comm, rank));
+            nccl.check(NcclFunction.ncclCommCount, NcclCalls.ncclCommCount(comm, count));
             return new Communicator(context, nccl, comm, arena, rank.get(JAVA_INT, 0), count.get(JAVA_INT, 0),
                     timeout);
         } catch (RuntimeException e) {
@@ -118,8 +119,8 @@ final class CommunicatorInit {
     static int asyncError(Nccl nccl, MemorySegment comm) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(JAVA_INT);
-            int r = nccl.call(NcclFunction.ncclCommGetAsyncError, comm, out);
-            return r != 0 ? r : out.get(JAVA_INT, 0);
+            int r = NcclCalls.ncclCommGetAsyncError(comm, out);
+            return r != NcclResult.SUCCESS.code() ? r : out.get(JAVA_INT, 0);
         }
     }
 
@@ -128,8 +129,8 @@ final class CommunicatorInit {
             return;
         }
         try {
-            int r = nccl.call(NcclFunction.ncclCommAbort, comm);
-            if (r != 0) {
+            int r = NcclCalls.ncclCommAbort(comm);
+            if (r != NcclResult.SUCCESS.code()) {
                 cause.addSuppressed(nccl.failure(NcclFunction.ncclCommAbort, r, null));
             }
         } catch (RuntimeException e) {

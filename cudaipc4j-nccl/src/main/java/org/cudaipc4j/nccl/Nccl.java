@@ -1,24 +1,28 @@
 package org.cudaipc4j.nccl;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import org.cudaipc4j.nccl.binding.NcclCalls;
 import org.cudaipc4j.nccl.binding.NcclFunction;
 import org.cudaipc4j.nccl.binding.NcclLayouts;
 import org.cudaipc4j.nccl.binding.NcclLibrary;
 
 /**
- * A loaded NCCL library of a known, supported version, and the one place its functions are called: every call
- * goes through a {@link NcclFunction}, so the name in an error is the function that ran.
+ * A loaded NCCL library of a known, supported version, and the checked layer over its calls: a result that is not
+ * {@code ncclSuccess} becomes an {@link NcclException} naming the {@link NcclFunction} that returned it, with NCCL's
+ * description and, for a communicator, its last error.
  *
  * <p>Which file: {@link #load(String)} names it; {@link #load()} takes {@value #LIBRARY_ENV} when set, else
- * {@value #DEFAULT_LIBRARY}. All ranks of a communicator must load the same NCCL release (NCCL refuses ranks of
- * different versions); where torch brings its own NCCL, Java ranks that join torch ranks load torch's file.
+ * {@value #DEFAULT_LIBRARY}. A process calls one NCCL library: the first one accepted; another file is refused
+ * (the same file under another name is accepted). All ranks of a communicator must load the same NCCL release
+ * (NCCL refuses ranks of different versions); where torch brings its own NCCL, Java ranks that join torch ranks
+ * load torch's file.
  */
 public final class Nccl {
     /** The environment variable that names the NCCL library file (or name) to load. */
@@ -51,8 +55,8 @@ public final class Nccl {
      *
      * @param nameOrPath the library's name or path
      * @return the loaded NCCL
-     * @throws NcclUnavailableException when it does not load, has no {@code ncclGetVersion}, or is older than
-     *     {@link NcclVersion#MINIMUM}
+     * @throws NcclUnavailableException when it does not load, has no {@code ncclGetVersion}, is older than
+     *     {@link NcclVersion#MINIMUM}, or is another file than the NCCL this process already calls
      */
     public static Nccl load(String nameOrPath) {
         Objects.requireNonNull(nameOrPath, "nameOrPath");
@@ -67,20 +71,17 @@ public final class Nccl {
             throw new NcclUnavailableException("cannot load NCCL from " + nameOrPath + " (" + e.getMessage()
                     + "); install NCCL 2 or name its libnccl.so.2 in " + LIBRARY_ENV);
         }
-        MethodHandle getVersion = library.handle(NcclFunction.ncclGetVersion).orElseThrow(
-                () -> new NcclUnavailableException(nameOrPath + " has no ncclGetVersion: not an NCCL library"));
+        if (!library.has(NcclFunction.ncclGetVersion)) {
+            throw new NcclUnavailableException(nameOrPath + " has no ncclGetVersion: not an NCCL library");
+        }
         int code;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            int r = (int) getVersion.invokeWithArguments(out);
-            if (r != 0) {
+            int r = library.ncclGetVersion(out);
+            if (r != NcclResult.SUCCESS.code()) {
                 throw new NcclUnavailableException(nameOrPath + ": ncclGetVersion failed: " + NcclResult.nameOf(r));
             }
             code = out.get(JAVA_INT, 0);
-        } catch (NcclUnavailableException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("ncclGetVersion: " + t, t);
         }
         if (code < 20900) {
             throw new NcclUnavailableException(nameOrPath + " is NCCL version code " + code + "; cudaipc4j needs NCCL "
@@ -90,6 +91,11 @@ public final class Nccl {
         if (version.compareTo(NcclVersion.MINIMUM) < 0) {
             throw new NcclUnavailableException(nameOrPath + " is NCCL " + version + "; cudaipc4j needs NCCL "
                     + NcclVersion.MINIMUM + " or later");
+        }
+        NcclLibrary bound = library.bind(function -> new NcclMissingFunctionException(function, nameOrPath, version));
+        if (!bound.isSameFile(library)) {
+            throw new NcclUnavailableException("cannot load NCCL from " + nameOrPath + ": this process already calls"
+                    + " NCCL from " + bound.name() + " (one NCCL library per process)");
         }
         return new Nccl(library, version);
     }
@@ -111,8 +117,8 @@ public final class Nccl {
     public UniqueId newUniqueId() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment id = arena.allocate(NcclLayouts.UNIQUE_ID);
-            check(NcclFunction.ncclGetUniqueId, id);
-            return UniqueId.of(id.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            check(NcclFunction.ncclGetUniqueId, NcclCalls.ncclGetUniqueId(id));
+            return UniqueId.of(id.toArray(JAVA_BYTE));
         }
     }
 
@@ -122,24 +128,18 @@ public final class Nccl {
      * @param result an {@code ncclResult_t}
      */
     public String errorString(int result) {
-        return string(invoke(NcclFunction.ncclGetErrorString, result));
+        return string(NcclCalls.ncclGetErrorString(result));
     }
 
     /** NCCL's last error message for {@code comm} ({@code ncclGetLastError}); empty when none. */
     String lastError(MemorySegment comm) {
-        return string(invoke(NcclFunction.ncclGetLastError, comm));
+        return string(NcclCalls.ncclGetLastError(comm));
     }
 
-    /** Calls {@code function}, returning its {@code ncclResult_t}. */
-    int call(NcclFunction function, Object... args) {
-        return (int) invoke(function, args);
-    }
-
-    /** Calls {@code function} and throws an {@link NcclException} unless it returned {@code ncclSuccess}. */
-    void check(NcclFunction function, Object... args) {
-        int r = call(function, args);
-        if (r != 0) {
-            throw failure(function, r, null);
+    /** Throws the {@linkplain #failure failure} of {@code function} unless {@code result} is {@code ncclSuccess}. */
+    void check(NcclFunction function, int result) {
+        if (result != NcclResult.SUCCESS.code()) {
+            throw failure(function, result, null);
         }
     }
 
@@ -155,20 +155,7 @@ public final class Nccl {
         return new NcclException(function.name(), result, description);
     }
 
-    private Object invoke(NcclFunction function, Object... args) {
-        MethodHandle handle = library.handle(function)
-                .orElseThrow(() -> new NcclMissingFunctionException(function.name(), library.name(), version));
-        try {
-            return handle.invokeWithArguments(args);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(function.name() + ": " + t, t);
-        }
-    }
-
-    private static String string(Object pointer) {
-        MemorySegment p = (MemorySegment) pointer;
+    private static String string(MemorySegment p) {
         if (p.equals(MemorySegment.NULL)) {
             return "";
         }

@@ -12,11 +12,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
+import org.cudaipc4j.nccl.binding.NcclCalls;
 import org.cudaipc4j.nccl.binding.NcclFunction;
 import org.cudaipc4j.nccl.binding.NcclLayouts;
+import org.cudaipc4j.nccl.binding.NcclLibrary;
 import org.junit.jupiter.api.Test;
 
 /** The binding's tables and layouts, without NCCL: what {@code nccl.h} 2.28 says, written out independently. */
@@ -66,6 +72,25 @@ class NcclBindingTest {
             boolean string = f == NcclFunction.ncclGetErrorString || f == NcclFunction.ncclGetLastError;
             assertEquals(!string, f.returnsResult(), f.name());
         }
+    }
+
+    @Test
+    void everyDeclarationHasOneCallOfItsExactType() throws NoSuchMethodException {
+        // invokeExact needs the call's Java type to be the linked handle's, which is the declaration's
+        Map<String, MethodType> calls = new TreeMap<>();
+        for (Method m : NcclCalls.class.getDeclaredMethods()) {
+            if (Modifier.isPublic(m.getModifiers())) {
+                assertNull(calls.put(m.getName(), MethodType.methodType(m.getReturnType(), m.getParameterTypes())),
+                        "one call per function: " + m.getName());
+            }
+        }
+        Method version = NcclLibrary.class.getMethod("ncclGetVersion", MemorySegment.class);
+        calls.put(version.getName(), MethodType.methodType(version.getReturnType(), version.getParameterTypes()));
+        Map<String, MethodType> declared = new TreeMap<>();
+        for (NcclFunction f : NcclFunction.values()) {
+            declared.put(f.name(), f.descriptor().toMethodType());
+        }
+        assertEquals(declared, calls);
     }
 
     @Test

@@ -36,7 +36,7 @@ class NcclHeaderGpuTest {
 
     static Path header() {
         String home = System.getenv("NCCL_HOME");
-        Path h = Path.of(home == null ? "/usr" : home, "include", "nccl.h");
+        Path h = Path.of(home == null ? "/usr" : home, "include", NcclFunction.HEADER);
         Assumptions.assumeTrue(Files.isRegularFile(h), "no nccl.h at " + h);
         return h;
     }

@@ -24,6 +24,12 @@ import java.util.Optional;
  * threads, with the context current.
  */
 public final class CuDriver {
+    /**
+     * {@code CUDA_SUCCESS}: the {@code CUresult} of a call that succeeded, the one every check compares with; the
+     * typed layer's table of codes ({@code CudaError}) takes its success from here.
+     */
+    public static final int CUDA_SUCCESS = 0;
+
     /** Filled by each declaration's constructor, in declaration order (it must come before them). */
     private static final List<CuFunction> DECLARED = new ArrayList<>();
 

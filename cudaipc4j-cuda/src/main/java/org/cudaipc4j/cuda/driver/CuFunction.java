@@ -30,8 +30,6 @@ import java.util.Optional;
  * typed layer {@linkplain CudaLibrary#reportFailuresWith installed} for it, at each call.
  */
 public abstract sealed class CuFunction {
-    private static final int CUDA_SUCCESS = 0;
-
     private final String name;
     private final String fallback;
     /** The Java parameter types the descriptor is made from, or null where the declaration gave it. */
@@ -147,7 +145,7 @@ public abstract sealed class CuFunction {
      * @param result the {@code CUresult} returned
      */
     public final void checkResult(int result) {
-        if (result != CUDA_SUCCESS) {
+        if (result != CuDriver.CUDA_SUCCESS) {
             throw failure(result);
         }
     }

@@ -6,7 +6,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import org.cudaipc4j.base.Downcalls;
 
 /**
  * Loads the CUDA driver library once, lazily, and links downcall handles against it.
@@ -37,21 +37,6 @@ public final class CudaLibrary {
     public static final List<String> DEFAULT_NAMES = List.of("libcuda.so.1", "libcuda.so");
 
     private static final Linker LINKER = Linker.nativeLinker();
-
-    private static final MethodHandle DRIVER_NOT_FOUND;
-    private static final MethodHandle MISSING_SYMBOL;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            DRIVER_NOT_FOUND = lookup.findStatic(CudaLibrary.class, "driverNotFound",
-                    MethodType.methodType(RuntimeException.class, List.class));
-            MISSING_SYMBOL = lookup.findStatic(CudaLibrary.class, "missingSymbol",
-                    MethodType.methodType(RuntimeException.class, String.class, String.class));
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** Makes the exception for a library that did not load, from the names tried. */
     private static volatile Function<List<String>, ? extends RuntimeException> onDriverNotFound =
@@ -198,11 +183,11 @@ public final class CudaLibrary {
         MethodType type = descriptor.toMethodType();
         Loaded loaded = ProcessLibrary.INSTANCE;
         if (loaded.lookup() == null) {
-            return thrower(type, DRIVER_NOT_FOUND, loaded.namesTried());
+            return Downcalls.throwing(type, () -> driverNotFound(loaded.namesTried()));
         }
         Optional<MemorySegment> address = find(loaded.lookup(), symbol, older).map(Resolved::address);
         if (address.isEmpty()) {
-            return thrower(type, MISSING_SYMBOL, symbol, loaded.name());
+            return Downcalls.throwing(type, () -> missingSymbol(symbol, loaded.name()));
         }
         return LINKER.downcallHandle(address.get(), descriptor);
     }
@@ -234,13 +219,5 @@ public final class CudaLibrary {
         Loaded loaded = ProcessLibrary.INSTANCE;
         String older = CuDriver.named(symbol).flatMap(CuFunction::fallback).orElse(null);
         return loaded.lookup() == null ? Optional.empty() : find(loaded.lookup(), symbol, older).map(Resolved::name);
-    }
-
-    /** A handle of {@code type} that ignores its arguments and throws {@code make(args)}, made anew each call. */
-    private static MethodHandle thrower(MethodType type, MethodHandle make, Object... args) {
-        MethodHandle raise = MethodHandles.collectArguments(
-                MethodHandles.throwException(type.returnType(), RuntimeException.class), 0,
-                MethodHandles.insertArguments(make, 0, args));
-        return MethodHandles.dropArguments(raise, 0, type.parameterList());
     }
 }

@@ -10,12 +10,6 @@ import org.cudaipc4j.cuda.driver.CuSymbols;
 
 /** Helpers of the sharing layer: result checks and handle bytes (out-parameters: {@code DriverCalls}). */
 final class Checks {
-    static final int CUDA_SUCCESS = 0;
-    static final int CUDA_ERROR_INVALID_VALUE = 1;
-    static final int CUDA_ERROR_NOT_PERMITTED = 800;
-    static final int CUDA_ERROR_NOT_SUPPORTED = 801;
-    static final int CUDA_ERROR_SYSTEM_NOT_READY = 802;
-
     private Checks() {}
 
     /** The {@link CudaException} for {@code code}, returned by {@code function}. */
@@ -25,7 +19,7 @@ final class Checks {
 
     /** Attaches the failure of a clean-up call to {@code primary}, unless it succeeded. */
     static void suppress(Throwable primary, CuFunction function, int result) {
-        if (result != CUDA_SUCCESS) {
+        if (result != CuDriver.CUDA_SUCCESS) {
             primary.addSuppressed(failure(function, result));
         }
     }

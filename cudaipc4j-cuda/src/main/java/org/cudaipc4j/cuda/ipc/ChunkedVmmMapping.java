@@ -117,7 +117,7 @@ public final class ChunkedVmmMapping extends SharedRange {
             MemorySegment out = arena.allocate(JAVA_LONG);
             for (; imported < n; imported++) {
                 int r = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandles[imported], type.code());
-                if (r != Checks.CUDA_SUCCESS) {
+                if (r != CuDriver.CUDA_SUCCESS) {
                     throw withChunk(type == ShareableHandleType.FABRIC
                             ? Vmm.fabricFailure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r)
                             : Checks.failure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r), imported, n);
@@ -128,7 +128,7 @@ public final class ChunkedVmmMapping extends SharedRange {
             address = out.get(JAVA_LONG, 0);
             for (; mapped < n; mapped++) {
                 int r = CuDriver.MEM_MAP.call(address + mapped * chunkBytes, chunkBytes, 0, handles[mapped], 0);
-                if (r != Checks.CUDA_SUCCESS) {
+                if (r != CuDriver.CUDA_SUCCESS) {
                     throw withChunk(Checks.failure(CuDriver.MEM_MAP, r), mapped, n);
                 }
             }

@@ -230,7 +230,7 @@ public final class IpcMemHandle {
     private static long mappedSize(long address, long declared) {
         MemorySegment length = Checks.scratchOut();
         int r = sizeCall(address, length);
-        if (r != Checks.CUDA_SUCCESS) {
+        if (r != CuDriver.CUDA_SUCCESS) {
             if (declared < 0) {
                 throw Checks.failure(CuDriver.MEM_GET_ADDRESS_RANGE, r);
             }

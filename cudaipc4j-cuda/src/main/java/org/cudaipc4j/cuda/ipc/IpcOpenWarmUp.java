@@ -42,7 +42,7 @@ public final class IpcOpenWarmUp {
         MemorySegment out = Checks.scratchOut();
         int memory = IpcMemHandle.openCall(context, none, true, out);
         long address = out.get(JAVA_LONG, 0);
-        if (memory == Checks.CUDA_SUCCESS) {
+        if (memory == CuDriver.CUDA_SUCCESS) {
             CuDriver.IPC_CLOSE_MEM_HANDLE.call(address);
             return false;
         }
@@ -50,7 +50,7 @@ public final class IpcOpenWarmUp {
         out.get(JAVA_LONG, 0);
         int event = IpcEventHandle.openCall(context, none, out);
         MemorySegment opened = DriverCalls.handle(out);
-        if (event == Checks.CUDA_SUCCESS) {
+        if (event == CuDriver.CUDA_SUCCESS) {
             CuDriver.EVENT_DESTROY.call(opened);
             return false;
         }

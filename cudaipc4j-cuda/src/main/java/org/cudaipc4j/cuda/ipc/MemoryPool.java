@@ -82,7 +82,7 @@ public final class MemoryPool extends ForeignResource {
             MAX_SIZE.set(props, 0L, maxBytes);
             MemorySegment out = DriverCalls.pointerOut(arena);
             int r = CuDriver.MEM_POOL_CREATE.call(out, props);
-            if (r != Checks.CUDA_SUCCESS) {
+            if (r != CuDriver.CUDA_SUCCESS) {
                 throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_POOL_CREATE, r)
                         : Checks.failure(CuDriver.MEM_POOL_CREATE, r);
             }
@@ -146,14 +146,14 @@ public final class MemoryPool extends ForeignResource {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = DriverCalls.pointerOut(arena);
             int r = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code(), 0);
-            if (r != Checks.CUDA_SUCCESS) {
+            if (r != CuDriver.CUDA_SUCCESS) {
                 CuFunction imported = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE;
                 throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Checks.failure(imported, r);
             }
             pool = DriverCalls.handle(out);
             if (!context.device().uuid().equals(poolDevice)) {
                 int access = CuDriver.MEM_POOL_SET_ACCESS.call(pool, Vmm.readWriteAccess(arena, context.device()), 1);
-                if (access != Checks.CUDA_SUCCESS) {
+                if (access != CuDriver.CUDA_SUCCESS) {
                     CudaException e = Checks.failure(CuDriver.MEM_POOL_SET_ACCESS, access);
                     Closing.closeAfter(() -> CuDriver.MEM_POOL_DESTROY.check(pool), e);
                     throw e;
@@ -264,7 +264,7 @@ public final class MemoryPool extends ForeignResource {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
             int r = CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE.call(out, handle(), ShareableHandleType.FABRIC.code(),
                     0);
-            if (r != Checks.CUDA_SUCCESS) {
+            if (r != CuDriver.CUDA_SUCCESS) {
                 throw Vmm.fabricFailure(CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE, r);
             }
             return out.toArray(JAVA_BYTE);

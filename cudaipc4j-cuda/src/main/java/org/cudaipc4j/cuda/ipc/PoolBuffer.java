@@ -109,7 +109,7 @@ public final class PoolBuffer extends SharedRange {
         if (imported) {
             int synced = CuDriver.CTX_SYNCHRONIZE.call();
             int freed = CuDriver.MEM_FREE.call(address); // even after a failed wait: a broken context must not pin it
-            if (synced != Checks.CUDA_SUCCESS) {
+            if (synced != CuDriver.CUDA_SUCCESS) {
                 CudaException e = Checks.failure(CuDriver.CTX_SYNCHRONIZE, synced);
                 Checks.suppress(e, CuDriver.MEM_FREE, freed);
                 throw e;

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.Context;
+import org.cudaipc4j.cuda.CudaError;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.driver.CuDriver;
@@ -193,13 +194,13 @@ final class Vmm {
             CuDriver.MEM_ADDRESS_RESERVE.check(out, size, alignment, 0, 0);
             address = out.get(JAVA_LONG, 0);
             int r = CuDriver.MEM_MAP.call(address, size, 0, handle, 0);
-            if (r != Checks.CUDA_SUCCESS) {
+            if (r != CuDriver.CUDA_SUCCESS) {
                 CudaException e = Checks.failure(CuDriver.MEM_MAP, r);
                 Closing.closeAfter(() -> CuDriver.MEM_ADDRESS_FREE.check(address, size), e);
                 throw e;
             }
             r = CuDriver.MEM_SET_ACCESS.call(address, size, readWriteAccess(arena, device), 1);
-            if (r != Checks.CUDA_SUCCESS) {
+            if (r != CuDriver.CUDA_SUCCESS) {
                 CudaException e = Checks.failure(CuDriver.MEM_SET_ACCESS, r);
                 Closing.closeAfter(() -> CuDriver.MEM_UNMAP.check(address, size), e);
                 Closing.closeAfter(() -> CuDriver.MEM_ADDRESS_FREE.check(address, size), e);
@@ -253,8 +254,9 @@ final class Vmm {
     static CudaException fabricFailure(CuFunction function, int code) {
         String call = function.name();
         CudaException e = CudaException.of(call, code);
-        if (code == Checks.CUDA_ERROR_NOT_PERMITTED || code == Checks.CUDA_ERROR_NOT_SUPPORTED
-                || code == Checks.CUDA_ERROR_INVALID_VALUE || code == Checks.CUDA_ERROR_SYSTEM_NOT_READY) {
+        CudaError error = CudaError.of(code);
+        if (error == CudaError.NOT_PERMITTED || error == CudaError.NOT_SUPPORTED || error == CudaError.INVALID_VALUE
+                || error == CudaError.SYSTEM_NOT_READY) {
             return new CudaException(call, code, e.errorName(), e.description() + "; fabric handles need the IMEX"
                     + " service running (nvidia-imex) and an IMEX channel this process can open"
                     + " (/dev/nvidia-caps-imex-channels/channel0); without them use POSIX file descriptors");

@@ -74,7 +74,7 @@ public final class VmmAllocation extends SharedRange {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
             int r = CuDriver.MEM_CREATE.call(out, size, Vmm.allocationProp(arena, device, exportable), 0);
-            if (r != Checks.CUDA_SUCCESS) {
+            if (r != CuDriver.CUDA_SUCCESS) {
                 throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_CREATE, r)
                         : Checks.failure(CuDriver.MEM_CREATE, r);
             }
@@ -124,7 +124,7 @@ public final class VmmAllocation extends SharedRange {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
             int r = CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE.call(out, handle(), ShareableHandleType.FABRIC.code(), 0);
-            if (r != Checks.CUDA_SUCCESS) {
+            if (r != CuDriver.CUDA_SUCCESS) {
                 throw Vmm.fabricFailure(CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE, r);
             }
             return out.toArray(JAVA_BYTE);

@@ -66,7 +66,7 @@ public final class VmmMapping extends SharedRange {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
             int r = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code());
-            if (r != Checks.CUDA_SUCCESS) {
+            if (r != CuDriver.CUDA_SUCCESS) {
                 CuFunction imported = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE;
                 throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Checks.failure(imported, r);
             }

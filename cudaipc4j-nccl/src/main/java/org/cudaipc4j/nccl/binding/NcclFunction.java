@@ -9,7 +9,8 @@ import java.lang.foreign.MemoryLayout;
 
 /**
  * Every {@code libnccl.so.2} function the library calls, each declared once: the constant's name is the exported
- * symbol, its descriptor the C signature of {@code nccl.h} for Linux LP64. Callers name a function only through its
+ * symbol, its descriptor the C signature {@value #HEADER} gives it for Linux LP64 (a test checks each against the
+ * header). {@link NcclCalls} calls each through a handle linked from its constant, and errors name a function by its
  * constant, so the symbol, its signature and the name in an error message cannot disagree.
  *
  * <p>C types map as: {@code ncclResult_t}, {@code int}, {@code ncclDataType_t} and {@code ncclRedOp_t} to
@@ -87,6 +88,9 @@ public enum NcclFunction {
     ncclGroupStart(JAVA_INT),
     /** {@code ncclResult_t ncclGroupEnd()} */
     ncclGroupEnd(JAVA_INT);
+
+    /** The header that declares every function here. */
+    public static final String HEADER = "nccl.h";
 
     private final FunctionDescriptor descriptor;
 
