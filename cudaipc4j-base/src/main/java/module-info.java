@@ -1,6 +1,7 @@
 /**
  * The base the cudaipc4j libraries share (libc bound once, downcalls of a library that may lack a function, closing,
- * idle strategies, layout arithmetic, warm-up rounds), internal to them: its package is exported to the project's libraries only. See {@link org.cudaipc4j.base}.
+ * layout arithmetic, warm-up rounds), internal to them: its package is exported to the project's libraries only.
+ * See {@link org.cudaipc4j.base}.
  *
  * <p>On the module path, run with {@code --enable-native-access=org.cudaipc4j.base} beside the libraries' own
  * modules; on the class path, {@code --enable-native-access=ALL-UNNAMED}.

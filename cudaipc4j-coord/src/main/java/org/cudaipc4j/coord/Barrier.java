@@ -1,7 +1,5 @@
 package org.cudaipc4j.coord;
 
-import org.cudaipc4j.base.IdleStrategy;
-import org.cudaipc4j.base.Libc;
 import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_COUNT;
 import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_SENSE;
 import static org.cudaipc4j.coord.ControlBlockLayout.BARRIER_SENSE_OFFSET;
@@ -11,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import org.cudaipc4j.base.Libc;
 
 /**
  * One process's handle on the group's two-phase, sense-reversing barrier (the simpleIPC sample's), kept in the

@@ -4,7 +4,6 @@ import java.lang.foreign.MemoryLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * A child process's membership in its group: opens the {@link ControlBlock} (checking that our parent created it),

@@ -6,7 +6,6 @@ import java.lang.foreign.StructLayout;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
-import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.base.Libc;
 
 /**

@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.ControlBlock.Abort;
 

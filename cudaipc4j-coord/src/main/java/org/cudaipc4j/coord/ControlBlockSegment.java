@@ -19,7 +19,6 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * The shared segment under a control block: creates it and writes the header (magic last), opens it and validates

@@ -11,7 +11,6 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * Who still maps an exporter's memory, across processes: a table in a shared-memory segment that an importer signs

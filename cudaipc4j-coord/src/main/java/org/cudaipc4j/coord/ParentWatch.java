@@ -2,7 +2,6 @@ package org.cudaipc4j.coord;
 
 import java.time.Duration;
 import java.util.function.LongConsumer;
-import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * The one test of "the process that started this one is gone", and the watch that acts on it. A child that must not

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.base.IdleStrategy;
 
 /**
  * Watches the processes of one group, one per {@link ControlBlock} slot, and ends the group cleanly when anything

@@ -1,7 +1,7 @@
 /**
  * Multi-process coordination for a group of processes that share memory: no GPU needed here.
- * Uses only {@code java.base}, the libraries' shared base ({@code org.cudaipc4j.base}: libc, closing, idle
- * strategies) and this module's {@code internal} package (removals at shutdown).
+ * Uses only {@code java.base}, the libraries' shared base ({@code org.cudaipc4j.base}: libc, closing) and this
+ * module's {@code internal} package (removals at shutdown).
  *
  * <ul>
  *   <li>{@link org.cudaipc4j.coord.SharedSegment}: a private (0600) file under {@code /dev/shm}, reserved up front,
@@ -17,7 +17,11 @@
  *       dies. {@link org.cudaipc4j.coord.JvmCommand} builds the command line of a child JVM and
  *       {@link org.cudaipc4j.coord.OutputPump} copies a child's output; a member may be any program, or a process
  *       started elsewhere ({@link org.cudaipc4j.coord.Supervisor#adopt}). {@link org.cudaipc4j.coord.ProcessEnd}
- *       ends a member at once, as a killed one ends.</li>
+ *       ends a member at once, as a killed one ends; {@link org.cudaipc4j.coord.ParentWatch} ends a child whose
+ *       starter is gone.</li>
+ *   <li>{@link org.cudaipc4j.coord.IdleStrategy}: how every wait of the project, in this library and above it,
+ *       pauses between two looks ({@link org.cudaipc4j.coord.BackoffIdleStrategy},
+ *       {@link org.cudaipc4j.coord.TimedIdleStrategy}).</li>
  * </ul>
  *
  * <p>Parent:

@@ -9,8 +9,8 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.coord.Durations;
+import org.cudaipc4j.coord.IdleStrategy;
 
 /**
  * The side of a {@link RankGroup} of every rank but 0. Joining, it connects to rank 0, retrying until the join

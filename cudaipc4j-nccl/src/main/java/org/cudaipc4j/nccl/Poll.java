@@ -3,8 +3,8 @@ package org.cudaipc4j.nccl;
 import java.time.Duration;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
-import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.coord.Durations;
+import org.cudaipc4j.coord.IdleStrategy;
 
 /**
  * The one way a communicator waits on NCCL: a poll with a deadline that also watches NCCL's state and a request to

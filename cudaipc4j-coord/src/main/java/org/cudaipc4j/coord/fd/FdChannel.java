@@ -9,12 +9,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.cudaipc4j.base.IdleStrategy;
 import org.cudaipc4j.base.Layouts;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.Durations;
+import org.cudaipc4j.coord.IdleStrategy;
 
 /**
  * One end of a connected Unix stream socket that carries messages with file descriptors ({@code SCM_RIGHTS}): the

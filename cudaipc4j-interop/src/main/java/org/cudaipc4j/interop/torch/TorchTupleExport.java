@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.base.IdleStrategy;
+import org.cudaipc4j.coord.IdleStrategy;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.ipc.PoolBuffer;

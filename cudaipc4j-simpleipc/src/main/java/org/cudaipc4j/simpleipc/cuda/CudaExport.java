@@ -2,7 +2,7 @@ package org.cudaipc4j.simpleipc.cuda;
 
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.cudaipc4j.base.IdleStrategy;
+import org.cudaipc4j.coord.IdleStrategy;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;

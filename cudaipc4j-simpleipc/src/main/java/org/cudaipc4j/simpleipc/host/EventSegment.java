@@ -9,7 +9,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.cudaipc4j.base.IdleStrategy;
+import org.cudaipc4j.coord.IdleStrategy;
 import org.cudaipc4j.simpleipc.backend.BackendException;
 
 /**

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.cudaipc4j.base.IdleStrategy;
+import org.cudaipc4j.coord.IdleStrategy;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.BackendException;

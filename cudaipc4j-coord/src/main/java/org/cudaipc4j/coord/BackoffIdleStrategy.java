@@ -1,4 +1,4 @@
-package org.cudaipc4j.base;
+package org.cudaipc4j.coord;
 
 import java.util.concurrent.locks.LockSupport;
 

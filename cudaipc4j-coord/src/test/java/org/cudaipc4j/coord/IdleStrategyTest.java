@@ -1,4 +1,4 @@
-package org.cudaipc4j.base;
+package org.cudaipc4j.coord;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
