@@ -3,17 +3,20 @@
 ``share(tensor)`` describes a torch tensor through torch's own sharing, for a Java reader; ``open(descriptor)`` gives
 a tensor over memory a Java process exported. The descriptor is the JSON format of docs/interop-format.md
 (:mod:`cudaipc4j.descriptor`). CUDA, torch and CuPy are imported only by the calls that need them, so the format and
-the handle parser work with the standard library alone.
+the handle parser work with the standard library alone. Every error the package raises for its own failures is a
+:class:`Error` (:mod:`cudaipc4j.errors`).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from .descriptor import Descriptor, DescriptorError, from_json, to_json
+from .errors import Error
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["Descriptor", "DescriptorError", "from_json", "to_json", "share", "open", "torch_tuple", "__version__"]
+__all__ = ["Descriptor", "DescriptorError", "Error", "from_json", "to_json", "share", "open", "torch_tuple",
+           "__version__"]
 
 
 def share(tensor: Any, **kwargs: Any) -> Descriptor:

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import Error
 
-class CudaError(RuntimeError):
+
+class CudaError(Error, RuntimeError):
     def __init__(self, call: str, code: Any, name: str, text: str) -> None:
         super().__init__(f"{call} failed: {name} ({text})")
         self.call = call

@@ -6,9 +6,10 @@ import ctypes
 from collections.abc import Iterable
 
 from .descriptor import normalize_uuid
+from .errors import Error
 
 
-class DeviceNotFound(LookupError):
+class DeviceNotFound(Error, LookupError):
     """The descriptor's GPU is not visible to this process."""
 
 

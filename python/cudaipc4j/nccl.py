@@ -13,6 +13,8 @@ import os
 import time
 from typing import Any, Callable
 
+from .errors import Error
+
 UNIQUE_ID_BYTES = 128
 LIBRARY_ENV = "CUDAIPC4J_NCCL_LIBRARY"
 MINIMUM_VERSION = 21900
@@ -26,13 +28,21 @@ INT8, UINT8, INT32, UINT32, INT64, UINT64, FLOAT16, FLOAT32, FLOAT64, BFLOAT16, 
 SUM, PROD, MAX, MIN, AVG = range(5)
 
 
-class NcclError(RuntimeError):
+class NcclError(Error, RuntimeError):
     """An NCCL call that failed: the call, the ncclResult_t (unknown codes kept as numbers) and NCCL's text."""
 
     def __init__(self, call: str, code: int, text: str = "") -> None:
         name = RESULT_NAMES.get(code, f"ncclResult({code})")
         super().__init__(f"{call} failed: {name}" + (f": {text}" if text else ""))
         self.call, self.code = call, code
+
+
+class AbortedError(Error, RuntimeError):
+    """A communicator that was aborted, on request (a peer's fault) or after a failure; the message says why."""
+
+
+class DeadlineError(AbortedError, TimeoutError):
+    """Work or a call that did not finish within its deadline: the communicator is aborted."""
 
 
 class UniqueId(ctypes.Structure):
@@ -192,7 +202,7 @@ class Communicator:
     def _check_request(self) -> None:
         if self._abort_request:
             self.abort(self._abort_request)
-            raise RuntimeError(f"communicator aborted: {self._abort_request}")
+            raise AbortedError(f"communicator aborted: {self._abort_request}")
 
     def _wait_ready(self, call: str) -> None:
         """Polls until NCCL has finished taking ``call``, which returned ``ncclInProgress``."""
@@ -214,12 +224,12 @@ class Communicator:
             if time.monotonic() > deadline:
                 reason = f"{what} did not finish within {timeout:.1f} s"
                 self.abort(reason)
-                raise TimeoutError(f"rank {self.rank}: {reason}; aborted")
+                raise DeadlineError(f"rank {self.rank}: {reason}; aborted")
             time.sleep(pause)
 
     def _enqueue(self, call: str, *args: Any) -> None:
         if self._aborted:
-            raise RuntimeError(f"communicator aborted: {self._aborted}")
+            raise AbortedError(f"communicator aborted: {self._aborted}")
         r = self.nccl.call(call, *args)
         if r == IN_PROGRESS:
             self._wait_ready(call)

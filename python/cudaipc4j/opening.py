@@ -23,6 +23,7 @@ from typing import Any
 from . import devices, pidfd
 from ._cuda import check
 from .descriptor import Descriptor, from_json
+from .errors import Error
 
 _lock = threading.RLock()
 #: Legacy handles open once per process and context: (ordinal, handle bytes) -> [base pointer, users]
@@ -35,6 +36,10 @@ _pool_pointers: dict[tuple[tuple[int, int, int, int], bytes], list[Any]] = {}
 _tables: dict[str, list[Any]] = {}
 #: Errors of releases that ran from a finalizer (which cannot raise); the next open raises the first one
 _cleanup_errors: list[BaseException] = []
+
+
+class ReleaseError(Error, RuntimeError):
+    """A release of an earlier tensor that failed in its finalizer, which cannot raise: the next open raises it."""
 
 
 def _raw(struct_type: Any, data: bytes) -> Any:
@@ -71,7 +76,7 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
         if _cleanup_errors:  # before the descriptor is read: a share refused for this stays a share to retry
             error, more = _cleanup_errors[0], len(_cleanup_errors) - 1
             _cleanup_errors.clear()
-            raise RuntimeError(f"an earlier release failed: {error}"
+            raise ReleaseError(f"an earlier release failed: {error}"
                                + (f" (and {more} more of its steps)" if more else "")) from error
         d = descriptor if isinstance(descriptor, Descriptor) else from_json(descriptor)
         if like not in ("torch", "cupy"):

@@ -96,11 +96,13 @@ class NcclTest(support.TestCase):
 
     def test_the_deadline_aborts_a_wait_that_never_ends(self):
         comm = _communicator([nccl.IN_PROGRESS], timeout=0.02)
-        with self.assertRaisesRegex(TimeoutError, r"rank 1: ncclSend did not finish within 0\.0 s; aborted"):
+        with self.assertRaisesRegex(nccl.DeadlineError,
+                                    r"rank 1: ncclSend did not finish within 0\.0 s; aborted") as e:
             comm._wait_ready("ncclSend")
+        assert isinstance(e.exception, TimeoutError) and isinstance(e.exception, nccl.AbortedError)
         assert comm._aborted == "ncclSend did not finish within 0.0 s"
         comm = _communicator([nccl.SUCCESS])
-        with self.assertRaisesRegex(TimeoutError, r"rank 1: NCCL work did not finish within 0\.0 s; aborted"):
+        with self.assertRaisesRegex(nccl.DeadlineError, r"rank 1: NCCL work did not finish within 0\.0 s; aborted"):
             comm.wait(lambda: False, timeout=0.02)
 
     def test_waiting_for_work_ends_when_done_and_treats_success_as_healthy(self):
@@ -115,8 +117,9 @@ class NcclTest(support.TestCase):
     def test_an_abort_request_ends_a_wait_first(self):
         comm = _communicator([nccl.SUCCESS])
         comm.request_abort("rank 0 died")
-        with self.assertRaisesRegex(RuntimeError, "communicator aborted: rank 0 died"):
+        with self.assertRaisesRegex(nccl.AbortedError, "communicator aborted: rank 0 died") as e:
             comm._wait_ready("ncclSend")
+        assert isinstance(e.exception, RuntimeError)
         assert "ncclCommGetAsyncError" not in comm.nccl.calls and comm._aborted == "rank 0 died"
 
     def test_a_communicator_that_cannot_be_closed_is_aborted(self):

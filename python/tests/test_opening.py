@@ -296,6 +296,8 @@ class FailingDriverTest(support.TestCase):
             del t
             gc.collect()
             assert calls and len(opening._cleanup_errors) == 1
-            with self.assertRaisesRegex(RuntimeError, "an earlier release failed: cuIpcCloseMemHandle failed"):
+            with self.assertRaisesRegex(opening.ReleaseError,
+                                        "an earlier release failed: cuIpcCloseMemHandle failed") as e:
                 opening.open(CASES["legacy"])
+            assert isinstance(e.exception, RuntimeError)
             assert not opening._cleanup_errors
