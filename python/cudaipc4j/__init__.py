@@ -2,9 +2,11 @@
 
 ``share(tensor)`` describes a torch tensor through torch's own sharing, for a Java reader; ``open(descriptor)`` gives
 a tensor over memory a Java process exported. The descriptor is the JSON format of docs/interop-format.md
-(:mod:`cudaipc4j.descriptor`). CUDA, torch and CuPy are imported only by the calls that need them, so the format and
-the handle parser work with the standard library alone. Every error the package raises for its own failures is a
-:class:`Error` (:mod:`cudaipc4j.errors`).
+(:mod:`cudaipc4j.descriptor`). CUDA, torch and CuPy are imported only by the calls that need them, so the format, the
+handle parser, the launch variables and the rendezvous work with the standard library alone; a call that needs one
+that is not installed raises :class:`~cudaipc4j.errors.MissingDependencyError` naming the extra that brings it
+(``cudaipc4j[cuda]``, ``cudaipc4j[torch]``). Every error the package raises for its own failures is an
+:class:`Error`.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import Error
+from .errors import Error, require
 
 
 class CudaError(Error, RuntimeError):
@@ -16,7 +16,7 @@ class CudaError(Error, RuntimeError):
 
 def check(result: Any, call: str) -> Any:
     """The values of a cuda.bindings call's (error, *values) result; raises CudaError unless CUDA_SUCCESS."""
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     err, *values = result if isinstance(result, tuple) else (result,)
     if err != cu.CUresult.CUDA_SUCCESS:
         _, name = cu.cuGetErrorName(err)

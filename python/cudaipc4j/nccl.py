@@ -13,7 +13,7 @@ import os
 import time
 from typing import Any, Callable
 
-from .errors import Error
+from .errors import Error, require
 
 UNIQUE_ID_BYTES = 128
 LIBRARY_ENV = "CUDAIPC4J_NCCL_LIBRARY"
@@ -290,7 +290,7 @@ class Communicator:
 
 def torch_dtype(dtype: Any) -> int:
     """The ncclDataType_t of a torch dtype."""
-    import torch
+    torch = require("torch")
     table = {torch.int8: INT8, torch.uint8: UINT8, torch.int32: INT32, torch.int64: INT64, torch.float16: FLOAT16,
              torch.float32: FLOAT32, torch.float64: FLOAT64, torch.bfloat16: BFLOAT16, torch.bool: UINT8}
     for name, code in (("float8_e4m3fn", FLOAT8_E4M3), ("float8_e5m2", FLOAT8_E5M2), ("uint32", UINT32),
@@ -304,7 +304,7 @@ def torch_dtype(dtype: Any) -> int:
 
 def broadcast_tensor(comm: Communicator, tensor: Any, root: int) -> None:
     """Broadcasts a contiguous CUDA tensor in place from ``root`` on torch's current stream, and waits for it."""
-    import torch
+    torch = require("torch")
     if not tensor.is_contiguous():
         raise ValueError("NCCL moves contiguous tensors only")
     stream = torch.cuda.current_stream(tensor.device)

@@ -23,7 +23,7 @@ from typing import Any
 from . import devices, pidfd
 from ._cuda import check
 from .descriptor import Descriptor, from_json
-from .errors import Error
+from .errors import Error, require
 
 _lock = threading.RLock()
 #: Legacy handles open once per process and context: (ordinal, handle bytes) -> [base pointer, users]
@@ -143,7 +143,7 @@ _contexts: dict[int, Any] = {}
 
 def _primary_context(ordinal: int) -> Any:
     """The device's primary context (the one torch and CuPy use), retained once."""
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     with _lock:
         ctx = _contexts.get(ordinal)
         if ctx is None:
@@ -156,12 +156,12 @@ def _primary_context(ordinal: int) -> Any:
 def _push_context(ordinal: int) -> None:
     """Makes the device's primary context current on this thread until :func:`_pop_context`: the thread's own
     current context (torch's and CuPy's current device) is back afterwards, also on a finalizer's thread."""
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     check(cu.cuCtxPushCurrent(_primary_context(ordinal)), "cuCtxPushCurrent")
 
 
 def _pop_context() -> None:
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     check(cu.cuCtxPopCurrent(), "cuCtxPopCurrent")
 
 
@@ -179,7 +179,7 @@ class _Mapping:
     """One imported allocation, mapped in this process; :meth:`release` undoes everything once."""
 
     def __init__(self, d: Descriptor, ordinal: int, fds: list[int]) -> None:
-        from cuda.bindings import driver as cu
+        cu = require("cuda.bindings.driver")
         self.d = d
         self.ordinal = ordinal
         self.size = d.bytes
@@ -338,7 +338,7 @@ def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
     if not undo:
         return
     try:
-        from cuda.bindings import driver as cu
+        cu = require("cuda.bindings.driver")
     except ImportError:
         cu = None
     # the mapping's steps last first, and the lease only after them: the exporter may free once it sees the release
@@ -399,7 +399,7 @@ def _undo_steps(cu: Any, steps: list[tuple[str, Any]]) -> None:
 
 
 def _wait_ipc_event(handle: bytes, ordinal: int, stream: Any) -> None:
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     with _current(ordinal):
         event = check(cu.cuIpcOpenEventHandle(_raw(cu.CUipcEventHandle, handle)), "cuIpcOpenEventHandle")
         try:
@@ -416,13 +416,13 @@ def _current_stream(ordinal: int, like: str) -> Any:
     when that library is absent."""
     if like == "cupy":
         try:
-            import cupy
+            cupy = require("cupy")
         except ImportError:
             return 0
         with cupy.cuda.Device(ordinal):
             return cupy.cuda.get_current_stream().ptr
     try:
-        import torch
+        torch = require("torch")
     except ImportError:
         return 0
     return torch.cuda.current_stream(ordinal)
@@ -440,7 +440,7 @@ class _ArrayInterface:
 
 def _torch_tensor(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides: tuple[int, ...],
                   offset: int) -> Any:
-    import torch
+    torch = require("torch")
     torch_dtype = getattr(torch, dtype)
     device = torch.device("cuda", mapping.ordinal)
     if mapping.size == 0:
@@ -455,7 +455,7 @@ def _torch_tensor(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides
 
 def _cupy_array(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides: tuple[int, ...],
                 offset: int) -> Any:
-    import cupy
+    cupy = require("cupy")
     try:
         np_dtype = cupy.dtype(dtype)
     except TypeError:
@@ -474,8 +474,8 @@ def _wait_before_torch(d: Descriptor, ordinal: int, stream: Any) -> tuple[Any, A
     """All of a torch share's open before torch's reader takes it: torch and its reader imported, the device, dtype
     and shape checked, the producer's event waited on - for every share, also one whose storage is open already
     (torch skips that wait). Returns torch's dtype and size."""
-    import torch
-    import torch.multiprocessing.reductions  # noqa: F401 - the reader, imported before the share is given to it
+    torch = require("torch")
+    require("torch.multiprocessing.reductions")  # the reader, imported before the share is given to it
     t, s = d.tensor, d.torch
     if t is None:
         raise ValueError("a torch descriptor without its tensor's dtype and shape cannot be opened")
@@ -494,16 +494,15 @@ def _wait_before_torch(d: Descriptor, ordinal: int, stream: Any) -> tuple[Any, A
 
 def _rebuild_torch(d: Descriptor, ordinal: int, dtype: Any, size: Any, like: str) -> Any:
     """A torch share opened by torch's own reader (rebuild_cuda_tensor): its cache, its reference counting."""
-    import torch
-    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    torch = require("torch")
+    reductions = require("torch.multiprocessing.reductions")
     t, s = d.tensor, d.torch
     with torch.cuda.device(ordinal):
-        tensor = rebuild_cuda_tensor(
+        tensor = reductions.rebuild_cuda_tensor(
             torch.Tensor, size, t.strides, t.offset, torch.storage.TypedStorage,
             dtype, ordinal, s.handle, s.storage_bytes, s.storage_offset_bytes, False,
             None if s.ref_counter_file is None else s.ref_counter_file.encode(), s.ref_counter_offset or 0,
             bytes(64), False)  # the event was waited on before, on every share
     if like == "cupy":
-        import cupy
-        return cupy.from_dlpack(tensor)
+        return require("cupy").from_dlpack(tensor)
     return tensor

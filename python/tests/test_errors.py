@@ -18,6 +18,7 @@ BUILTIN_BASES = {
     "cudaipc4j._cuda.CudaError": (RuntimeError,),
     "cudaipc4j.descriptor.DescriptorError": (ValueError,),
     "cudaipc4j.devices.DeviceNotFound": (LookupError,),
+    "cudaipc4j.errors.MissingDependencyError": (ModuleNotFoundError,),
     "cudaipc4j.fdsocket.ProtocolError": (ConnectionError,),
     "cudaipc4j.holders.HoldersError": (RuntimeError,),
     "cudaipc4j.launch.LaunchEnvironmentError": (ValueError,),
