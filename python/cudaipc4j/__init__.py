@@ -10,7 +10,8 @@ that is not installed raises :class:`~cudaipc4j.errors.MissingDependencyError` n
 """
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from .descriptor import Descriptor, DescriptorError, from_json, to_json
 from .errors import Error
@@ -20,21 +21,25 @@ __version__ = "0.1.0.dev0"
 __all__ = ["Descriptor", "DescriptorError", "Error", "from_json", "to_json", "share", "open", "torch_tuple",
            "__version__"]
 
+# The three calls import their modules when called, so that ``import cudaipc4j`` stays light; their signatures are
+# the implementations' own (test_package.py compares them).
 
-def share(tensor: Any, **kwargs: Any) -> Descriptor:
+
+def share(tensor: Any, *, export_id: int | None = None) -> Descriptor:
     """The descriptor of a CUDA torch tensor, through torch's own sharing (see :func:`cudaipc4j.sharing.share`)."""
     from .sharing import share as _share
-    return _share(tensor, **kwargs)
+    return _share(tensor, export_id=export_id)
 
 
-def open(descriptor: Descriptor | str | bytes, **kwargs: Any) -> Any:  # noqa: A001 - the package's verb
+def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = None,  # noqa: A001 - the verb
+         device: int | None = None, stream: Any = None, like: Literal["torch", "cupy"] = "torch") -> Any:
     """A tensor over memory another process exported (see :func:`cudaipc4j.opening.open`)."""
     from .opening import open as _open
-    return _open(descriptor, **kwargs)
+    return _open(descriptor, fds=fds, device=device, stream=stream, like=like)
 
 
-def torch_tuple(descriptor: Descriptor | str | bytes, **kwargs: Any) -> tuple[Any, ...]:
+def torch_tuple(descriptor: Descriptor | str | bytes, *, device: int | None = None) -> tuple[Any, ...]:
     """torch's own ``rebuild_cuda_tensor`` arguments for a torch descriptor (see
     :func:`cudaipc4j.tuples.torch_tuple`)."""
     from .tuples import torch_tuple as _torch_tuple
-    return _torch_tuple(descriptor, **kwargs)
+    return _torch_tuple(descriptor, device=device)

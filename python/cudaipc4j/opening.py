@@ -18,7 +18,7 @@ import os
 import threading
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from . import devices, pidfd
 from ._cuda import check
@@ -59,8 +59,8 @@ def _close_fds(fds: list[int]) -> None:
             pass
 
 
-def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = None, device: int | None = None,
-         stream: Any = None, like: str = "torch") -> Any:  # noqa: A001
+def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = None,  # noqa: A001 - the verb
+         device: int | None = None, stream: Any = None, like: Literal["torch", "cupy"] = "torch") -> Any:
     """A tensor over the memory ``descriptor`` names.
 
     :param fds: the descriptor's fds (now owned by this call); None takes them with pidfd_getfd

@@ -1,12 +1,14 @@
-"""The package installs like a library: no dependency beyond the standard library, the CUDA and torch packages as
-extras that a call lacking one names."""
+"""The package installs and types like a library: no dependency beyond the standard library, the CUDA and torch
+packages as extras that a call lacking one names, its annotations shipped (py.typed), the top-level calls typed as
+the implementations are."""
+import inspect
 import sys
 import tomllib
 from pathlib import Path
 from unittest import mock
 
 import cudaipc4j
-from cudaipc4j import devices, errors, nccl, opening
+from cudaipc4j import devices, errors, nccl, opening, sharing, tuples
 
 from . import support
 from .golden_cases import CASES
@@ -22,6 +24,18 @@ class PackageTest(support.TestCase):
         extras = project["optional-dependencies"]
         assert extras["cuda"] == ["cuda-bindings", "cuda-core"] and extras["torch"] == ["torch"]
         assert project["license"] == {"text": "Apache-2.0"}
+
+    def test_its_annotations_are_shipped(self):
+        assert (PYTHON_DIR / "cudaipc4j" / "py.typed").is_file()
+        assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["cudaipc4j"]
+
+    def test_the_top_level_calls_are_typed_as_their_implementations(self):
+        for call, implementation in ((cudaipc4j.open, opening.open), (cudaipc4j.share, sharing.share),
+                                     (cudaipc4j.torch_tuple, tuples.torch_tuple)):
+            with self.subTest(call=call.__name__):
+                assert inspect.signature(call) == inspect.signature(implementation)
+                assert not [p for p in inspect.signature(call).parameters.values()
+                            if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
 
     def test_a_call_that_needs_an_extra_it_lacks_names_it(self):
         calls = [
