@@ -23,7 +23,8 @@ class PackageTest(support.TestCase):
         assert project["dependencies"] == []
         extras = project["optional-dependencies"]
         assert extras["cuda"] == ["cuda-bindings", "cuda-core"] and extras["torch"] == ["torch"]
-        assert project["license"] == {"text": "Apache-2.0"}
+        assert project["license"] == {"text": "Apache-2.0"}  # the form every setuptools from 61 on reads
+        assert PYPROJECT["build-system"]["requires"] == ["setuptools>=61"]
 
     def test_its_annotations_are_shipped(self):
         assert (PYTHON_DIR / "cudaipc4j" / "py.typed").is_file()
