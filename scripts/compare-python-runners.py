@@ -32,6 +32,10 @@ def main() -> int:
             ok = False
             print(f"{NAME}: the tests failed under {run.runner} (exit {run.returncode}):\n{run.output[-3000:]}",
                   file=sys.stderr)
+        if run.repeated:
+            ok = False
+            print(f"{NAME}: {run.runner} reports subtests under one id more than once (give each its own"
+                  f" parameters):\n  " + "\n  ".join(run.repeated), file=sys.stderr)
     kinds = {"tests": (unit.tests, py.tests)}
     if py.subtests or not unit.subtests:
         kinds["subtests"] = (unit.subtests, py.subtests)

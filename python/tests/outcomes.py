@@ -40,6 +40,7 @@ class Run:
     output: str
     tests: dict[str, Outcome]
     subtests: dict[str, Outcome]
+    repeated: tuple[str, ...]  # subtests reported more than once under one id, which counts hide
 
 
 def pytest_available() -> bool:
@@ -72,7 +73,9 @@ def run(runner: str, start: Path, top: Path | None = None, *, args: Sequence[str
         records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()] \
             if report.exists() else []
     tests, subtests = _merge(records)
-    return Run(runner, done.returncode, done.stdout + done.stderr, tests, subtests)
+    ids = [r["id"] for r in records if r["parent"] is not None]
+    repeated = tuple(sorted({i for i in ids if ids.count(i) > 1}))
+    return Run(runner, done.returncode, done.stdout + done.stderr, tests, subtests, repeated)
 
 
 def _merge(records: list[dict[str, Any]]) -> tuple[dict[str, Outcome], dict[str, Outcome]]:

@@ -39,17 +39,17 @@ class PackageTest(support.TestCase):
                             if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
 
     def test_a_call_that_needs_an_extra_it_lacks_names_it(self):
-        calls = [
-            ("cuda", lambda: opening.open(CASES["legacy"], device=0), "cudaipc4j[cuda]"),
-            ("cuda", devices.visible_devices, "cudaipc4j[cuda]"),
-            ("torch", lambda: cudaipc4j.share(object()), "cudaipc4j[torch]"),
-            ("torch", lambda: cudaipc4j.torch_tuple(CASES["torch-c"], device=0), "cudaipc4j[torch]"),
-            ("torch", lambda: nccl.torch_dtype("float32"), "cudaipc4j[torch]"),
-        ]
+        calls = {
+            "open": ("cuda", lambda: opening.open(CASES["legacy"], device=0), "cudaipc4j[cuda]"),
+            "visible_devices": ("cuda", devices.visible_devices, "cudaipc4j[cuda]"),
+            "share": ("torch", lambda: cudaipc4j.share(object()), "cudaipc4j[torch]"),
+            "torch_tuple": ("torch", lambda: cudaipc4j.torch_tuple(CASES["torch-c"], device=0), "cudaipc4j[torch]"),
+            "torch_dtype": ("torch", lambda: nccl.torch_dtype("float32"), "cudaipc4j[torch]"),
+        }
         # their imports fail, as where they are not installed, also where a GPU test imported them before
         blocked = {"cuda": ("cuda", "cuda.bindings", "cuda.bindings.driver"), "torch": ("torch",)}
-        for missing, call, extra in calls:
-            with self.subTest(missing=missing, extra=extra, call=getattr(call, "__name__", "")):
+        for name, (missing, call, extra) in calls.items():
+            with self.subTest(call=name):
                 self.patch_modules(dict.fromkeys(blocked[missing]))
                 with self.assertRaises(errors.MissingDependencyError) as e:
                     call()
