@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import Error, require
 
-class CudaError(RuntimeError):
+
+class CudaError(Error, RuntimeError):
     def __init__(self, call: str, code: Any, name: str, text: str) -> None:
         super().__init__(f"{call} failed: {name} ({text})")
         self.call = call
@@ -14,7 +16,7 @@ class CudaError(RuntimeError):
 
 def check(result: Any, call: str) -> Any:
     """The values of a cuda.bindings call's (error, *values) result; raises CudaError unless CUDA_SUCCESS."""
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     err, *values = result if isinstance(result, tuple) else (result,)
     if err != cu.CUresult.CUDA_SUCCESS:
         _, name = cu.cuGetErrorName(err)

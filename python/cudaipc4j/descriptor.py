@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import Error
+
 FORMAT_MAJOR = 1
 FORMAT_MINOR = 0
 FORMAT = f"{FORMAT_MAJOR}.{FORMAT_MINOR}"
@@ -34,7 +36,7 @@ _SHM_NAME = re.compile(r"/[^/\x00]{1,254}")
 _HOLDERS_NAME = re.compile(r"cudaipc4j-[A-Za-z0-9_-]{1,200}")
 
 
-class DescriptorError(ValueError):
+class DescriptorError(Error, ValueError):
     """A descriptor that this reader refuses; the message is one line and names the field."""
 
 

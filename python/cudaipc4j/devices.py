@@ -6,9 +6,10 @@ import ctypes
 from collections.abc import Iterable
 
 from .descriptor import normalize_uuid
+from .errors import Error, require
 
 
-class DeviceNotFound(LookupError):
+class DeviceNotFound(Error, LookupError):
     """The descriptor's GPU is not visible to this process."""
 
 
@@ -26,9 +27,8 @@ def resolve(uuid: str, visible: Iterable[tuple[int, str]]) -> int:
 
 def visible_devices() -> list[tuple[int, str]]:
     """(ordinal, UUID) of every device the CUDA driver shows this process."""
-    from cuda.bindings import driver as cu
-
     from ._cuda import check
+    cu = require("cuda.bindings.driver")
     check(cu.cuInit(0), "cuInit")
     count = check(cu.cuDeviceGetCount(), "cuDeviceGetCount")
     out = []

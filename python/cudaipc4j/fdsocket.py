@@ -10,6 +10,8 @@ import struct
 import time
 from typing import TYPE_CHECKING
 
+from .errors import Error
+
 if TYPE_CHECKING:
     from .descriptor import Descriptor
 
@@ -19,7 +21,7 @@ MAX_PAYLOAD = 16 << 20
 MAX_FDS = 253
 
 
-class ProtocolError(ConnectionError):
+class ProtocolError(Error, ConnectionError):
     """The peer broke the protocol or went away; any fds that arrived were closed."""
 
 

@@ -15,6 +15,8 @@ import os
 import struct
 import threading
 
+from .errors import Error
+
 MAGIC = 0x3253444C4F485043  # "CPHOLDS2"
 HEADER = 64
 ENTRY = 32
@@ -24,7 +26,7 @@ MAX_ENTRIES = 1 << 16
 DIRECTORY = "/dev/shm"
 
 
-class HoldersError(RuntimeError):
+class HoldersError(Error, RuntimeError):
     """The table cannot be used: missing, not a table, full, or no atomics here."""
 
 

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
+from .errors import Error
+
 __all__ = ["Launcher", "HostPort", "JobIdentity", "LaunchEnvironment", "LaunchEnvironmentError", "detect",
            "from_environ", "expand_slurm_nodelist", "first_slurm_node", "VARIABLES", "MAX_NAMES",
            "MAX_CHARACTERS", "FIRST_PORT", "PORT_COUNT"]
@@ -70,7 +72,7 @@ class Launcher(enum.Enum):
     NONE = "NONE"
 
 
-class LaunchEnvironmentError(ValueError):
+class LaunchEnvironmentError(Error, ValueError):
     """A launcher's variable with a value that cannot be used, or one needed and missing; one line naming it."""
 
     def __init__(self, variable: str, message: str):

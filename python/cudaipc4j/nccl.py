@@ -13,6 +13,8 @@ import os
 import time
 from typing import Any, Callable
 
+from .errors import Error, require
+
 UNIQUE_ID_BYTES = 128
 LIBRARY_ENV = "CUDAIPC4J_NCCL_LIBRARY"
 MINIMUM_VERSION = 21900
@@ -26,13 +28,21 @@ INT8, UINT8, INT32, UINT32, INT64, UINT64, FLOAT16, FLOAT32, FLOAT64, BFLOAT16, 
 SUM, PROD, MAX, MIN, AVG = range(5)
 
 
-class NcclError(RuntimeError):
+class NcclError(Error, RuntimeError):
     """An NCCL call that failed: the call, the ncclResult_t (unknown codes kept as numbers) and NCCL's text."""
 
     def __init__(self, call: str, code: int, text: str = "") -> None:
         name = RESULT_NAMES.get(code, f"ncclResult({code})")
         super().__init__(f"{call} failed: {name}" + (f": {text}" if text else ""))
         self.call, self.code = call, code
+
+
+class AbortedError(Error, RuntimeError):
+    """A communicator that was aborted, on request (a peer's fault) or after a failure; the message says why."""
+
+
+class DeadlineError(AbortedError, TimeoutError):
+    """Work or a call that did not finish within its deadline: the communicator is aborted."""
 
 
 class UniqueId(ctypes.Structure):
@@ -192,7 +202,7 @@ class Communicator:
     def _check_request(self) -> None:
         if self._abort_request:
             self.abort(self._abort_request)
-            raise RuntimeError(f"communicator aborted: {self._abort_request}")
+            raise AbortedError(f"communicator aborted: {self._abort_request}")
 
     def _wait_ready(self, call: str) -> None:
         """Polls until NCCL has finished taking ``call``, which returned ``ncclInProgress``."""
@@ -214,12 +224,12 @@ class Communicator:
             if time.monotonic() > deadline:
                 reason = f"{what} did not finish within {timeout:.1f} s"
                 self.abort(reason)
-                raise TimeoutError(f"rank {self.rank}: {reason}; aborted")
+                raise DeadlineError(f"rank {self.rank}: {reason}; aborted")
             time.sleep(pause)
 
     def _enqueue(self, call: str, *args: Any) -> None:
         if self._aborted:
-            raise RuntimeError(f"communicator aborted: {self._aborted}")
+            raise AbortedError(f"communicator aborted: {self._aborted}")
         r = self.nccl.call(call, *args)
         if r == IN_PROGRESS:
             self._wait_ready(call)
@@ -280,7 +290,7 @@ class Communicator:
 
 def torch_dtype(dtype: Any) -> int:
     """The ncclDataType_t of a torch dtype."""
-    import torch
+    torch = require("torch")
     table = {torch.int8: INT8, torch.uint8: UINT8, torch.int32: INT32, torch.int64: INT64, torch.float16: FLOAT16,
              torch.float32: FLOAT32, torch.float64: FLOAT64, torch.bfloat16: BFLOAT16, torch.bool: UINT8}
     for name, code in (("float8_e4m3fn", FLOAT8_E4M3), ("float8_e5m2", FLOAT8_E5M2), ("uint32", UINT32),
@@ -294,7 +304,7 @@ def torch_dtype(dtype: Any) -> int:
 
 def broadcast_tensor(comm: Communicator, tensor: Any, root: int) -> None:
     """Broadcasts a contiguous CUDA tensor in place from ``root`` on torch's current stream, and waits for it."""
-    import torch
+    torch = require("torch")
     if not tensor.is_contiguous():
         raise ValueError("NCCL moves contiguous tensors only")
     stream = torch.cuda.current_stream(tensor.device)

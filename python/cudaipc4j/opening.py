@@ -18,11 +18,12 @@ import os
 import threading
 import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from . import devices, pidfd
 from ._cuda import check
 from .descriptor import Descriptor, from_json
+from .errors import Error, require
 
 _lock = threading.RLock()
 #: Legacy handles open once per process and context: (ordinal, handle bytes) -> [base pointer, users]
@@ -35,6 +36,10 @@ _pool_pointers: dict[tuple[tuple[int, int, int, int], bytes], list[Any]] = {}
 _tables: dict[str, list[Any]] = {}
 #: Errors of releases that ran from a finalizer (which cannot raise); the next open raises the first one
 _cleanup_errors: list[BaseException] = []
+
+
+class ReleaseError(Error, RuntimeError):
+    """A release of an earlier tensor that failed in its finalizer, which cannot raise: the next open raises it."""
 
 
 def _raw(struct_type: Any, data: bytes) -> Any:
@@ -54,8 +59,8 @@ def _close_fds(fds: list[int]) -> None:
             pass
 
 
-def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = None, device: int | None = None,
-         stream: Any = None, like: str = "torch") -> Any:  # noqa: A001
+def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = None,  # noqa: A001 - the verb
+         device: int | None = None, stream: Any = None, like: Literal["torch", "cupy"] = "torch") -> Any:
     """A tensor over the memory ``descriptor`` names.
 
     :param fds: the descriptor's fds (now owned by this call); None takes them with pidfd_getfd
@@ -71,7 +76,7 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
         if _cleanup_errors:  # before the descriptor is read: a share refused for this stays a share to retry
             error, more = _cleanup_errors[0], len(_cleanup_errors) - 1
             _cleanup_errors.clear()
-            raise RuntimeError(f"an earlier release failed: {error}"
+            raise ReleaseError(f"an earlier release failed: {error}"
                                + (f" (and {more} more of its steps)" if more else "")) from error
         d = descriptor if isinstance(descriptor, Descriptor) else from_json(descriptor)
         if like not in ("torch", "cupy"):
@@ -138,7 +143,7 @@ _contexts: dict[int, Any] = {}
 
 def _primary_context(ordinal: int) -> Any:
     """The device's primary context (the one torch and CuPy use), retained once."""
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     with _lock:
         ctx = _contexts.get(ordinal)
         if ctx is None:
@@ -151,12 +156,12 @@ def _primary_context(ordinal: int) -> Any:
 def _push_context(ordinal: int) -> None:
     """Makes the device's primary context current on this thread until :func:`_pop_context`: the thread's own
     current context (torch's and CuPy's current device) is back afterwards, also on a finalizer's thread."""
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     check(cu.cuCtxPushCurrent(_primary_context(ordinal)), "cuCtxPushCurrent")
 
 
 def _pop_context() -> None:
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     check(cu.cuCtxPopCurrent(), "cuCtxPopCurrent")
 
 
@@ -174,7 +179,7 @@ class _Mapping:
     """One imported allocation, mapped in this process; :meth:`release` undoes everything once."""
 
     def __init__(self, d: Descriptor, ordinal: int, fds: list[int]) -> None:
-        from cuda.bindings import driver as cu
+        cu = require("cuda.bindings.driver")
         self.d = d
         self.ordinal = ordinal
         self.size = d.bytes
@@ -333,7 +338,7 @@ def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
     if not undo:
         return
     try:
-        from cuda.bindings import driver as cu
+        cu = require("cuda.bindings.driver")
     except ImportError:
         cu = None
     # the mapping's steps last first, and the lease only after them: the exporter may free once it sees the release
@@ -394,7 +399,7 @@ def _undo_steps(cu: Any, steps: list[tuple[str, Any]]) -> None:
 
 
 def _wait_ipc_event(handle: bytes, ordinal: int, stream: Any) -> None:
-    from cuda.bindings import driver as cu
+    cu = require("cuda.bindings.driver")
     with _current(ordinal):
         event = check(cu.cuIpcOpenEventHandle(_raw(cu.CUipcEventHandle, handle)), "cuIpcOpenEventHandle")
         try:
@@ -411,13 +416,13 @@ def _current_stream(ordinal: int, like: str) -> Any:
     when that library is absent."""
     if like == "cupy":
         try:
-            import cupy
+            cupy = require("cupy")
         except ImportError:
             return 0
         with cupy.cuda.Device(ordinal):
             return cupy.cuda.get_current_stream().ptr
     try:
-        import torch
+        torch = require("torch")
     except ImportError:
         return 0
     return torch.cuda.current_stream(ordinal)
@@ -435,7 +440,7 @@ class _ArrayInterface:
 
 def _torch_tensor(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides: tuple[int, ...],
                   offset: int) -> Any:
-    import torch
+    torch = require("torch")
     torch_dtype = getattr(torch, dtype)
     device = torch.device("cuda", mapping.ordinal)
     if mapping.size == 0:
@@ -450,7 +455,7 @@ def _torch_tensor(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides
 
 def _cupy_array(mapping: _Mapping, dtype: str, shape: tuple[int, ...], strides: tuple[int, ...],
                 offset: int) -> Any:
-    import cupy
+    cupy = require("cupy")
     try:
         np_dtype = cupy.dtype(dtype)
     except TypeError:
@@ -469,8 +474,8 @@ def _wait_before_torch(d: Descriptor, ordinal: int, stream: Any) -> tuple[Any, A
     """All of a torch share's open before torch's reader takes it: torch and its reader imported, the device, dtype
     and shape checked, the producer's event waited on - for every share, also one whose storage is open already
     (torch skips that wait). Returns torch's dtype and size."""
-    import torch
-    import torch.multiprocessing.reductions  # noqa: F401 - the reader, imported before the share is given to it
+    torch = require("torch")
+    require("torch.multiprocessing.reductions")  # the reader, imported before the share is given to it
     t, s = d.tensor, d.torch
     if t is None:
         raise ValueError("a torch descriptor without its tensor's dtype and shape cannot be opened")
@@ -489,16 +494,15 @@ def _wait_before_torch(d: Descriptor, ordinal: int, stream: Any) -> tuple[Any, A
 
 def _rebuild_torch(d: Descriptor, ordinal: int, dtype: Any, size: Any, like: str) -> Any:
     """A torch share opened by torch's own reader (rebuild_cuda_tensor): its cache, its reference counting."""
-    import torch
-    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    torch = require("torch")
+    reductions = require("torch.multiprocessing.reductions")
     t, s = d.tensor, d.torch
     with torch.cuda.device(ordinal):
-        tensor = rebuild_cuda_tensor(
+        tensor = reductions.rebuild_cuda_tensor(
             torch.Tensor, size, t.strides, t.offset, torch.storage.TypedStorage,
             dtype, ordinal, s.handle, s.storage_bytes, s.storage_offset_bytes, False,
             None if s.ref_counter_file is None else s.ref_counter_file.encode(), s.ref_counter_offset or 0,
             bytes(64), False)  # the event was waited on before, on every share
     if like == "cupy":
-        import cupy
-        return cupy.from_dlpack(tensor)
+        return require("cupy").from_dlpack(tensor)
     return tensor

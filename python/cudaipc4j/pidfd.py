@@ -7,13 +7,15 @@ import ctypes
 import errno
 import os
 
+from .errors import Error
+
 SYS_PIDFD_OPEN = 434  # the same on x86-64 and aarch64 (the unified syscall table)
 SYS_PIDFD_GETFD = 438
 
 _libc = None
 
 
-class FdAccessError(OSError):
+class FdAccessError(Error, OSError):
     """Another process's fd could not be taken; the message says why and what to change (errno is kept)."""
 
     def __str__(self) -> str:

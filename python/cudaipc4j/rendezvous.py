@@ -23,8 +23,10 @@ import time
 from decimal import Decimal, InvalidOperation
 from typing import Callable, NamedTuple
 
-__all__ = ["Fault", "RankGroup", "RendezvousError", "join", "join_launched", "nccl_version_text", "silence_limit_from",
-           "SILENCE_LIMIT_VARIABLE"]
+from .errors import Error
+
+__all__ = ["ClosedError", "Fault", "RankGroup", "RendezvousError", "join", "join_launched", "nccl_version_text",
+           "silence_limit_from", "SILENCE_LIMIT_VARIABLE"]
 
 MAGIC = b"C4J-RDZV"
 MAJOR = 1
@@ -56,7 +58,7 @@ class Fault(NamedTuple):
     message: str
 
 
-class RendezvousError(Exception):
+class RendezvousError(Error):
     """A rendezvous or barrier that did not complete; the message is one line. ``fault`` is set when a rank failed."""
 
     def __init__(self, message: str, fault: Fault | None = None):
@@ -64,7 +66,11 @@ class RendezvousError(Exception):
         self.fault = fault
 
 
-class _ProtocolError(OSError):
+class ClosedError(RendezvousError, RuntimeError):
+    """A barrier of a group that was closed."""
+
+
+class _ProtocolError(Error, OSError):
     """A peer broke the protocol; the message is the line to tell it."""
 
 
@@ -320,7 +326,7 @@ class RankGroup:
         deadline = time.monotonic() + timeout
         with self._lock:
             if self._closing:
-                raise RuntimeError(f"rank group of rank {self.rank} is closed")
+                raise ClosedError(f"rank group of rank {self.rank} is closed")
             self._generation += 1
             gen = self._generation
             if self.rank == 0:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .descriptor import DTYPE_SIZES, Descriptor, Event, Exporter, Tensor, TorchShare, normalize_uuid
+from .errors import require
 from .pidfd import pid_namespace
 
 _ids = itertools.count(1)
@@ -58,7 +59,7 @@ def from_rebuild_args(args: Sequence[Any], *, device_uuid: str | None, pid: int 
 
 def device_uuid_of(index: int) -> str:
     """The UUID of torch's device ``index`` (torch prints it without the ``GPU-`` prefix)."""
-    import torch
+    torch = require("torch")
     uuid = torch.cuda.get_device_properties(index).uuid
     raw = getattr(uuid, "bytes", None)
     return normalize_uuid(bytes(raw)[:16] if raw is not None else str(uuid))
@@ -72,8 +73,8 @@ def share(tensor: Any, *, export_id: int | None = None) -> Descriptor:
     ``torch.cuda.ipc_collect()`` runs. The producer must not modify the tensor before the reader has waited on the
     event (torch records it on the current stream at share time).
     """
-    import torch
-    from torch.multiprocessing.reductions import rebuild_cuda_tensor, reduce_tensor
+    torch = require("torch")
+    reductions = require("torch.multiprocessing.reductions")
 
     if not isinstance(tensor, torch.Tensor):
         raise TypeError(f"share() takes a torch.Tensor, got {type(tensor).__name__}")
@@ -82,7 +83,7 @@ def share(tensor: Any, *, export_id: int | None = None) -> Descriptor:
     if tensor.layout != torch.strided or tensor.is_nested:
         raise ValueError(f"share() takes a strided dense tensor, got layout {tensor.layout}")
     dtype_name(tensor.dtype)
-    rebuild, args = reduce_tensor(tensor.detach())  # detach: a non-leaf that requires grad shares its data too
-    if rebuild is not rebuild_cuda_tensor:
+    rebuild, args = reductions.reduce_tensor(tensor.detach())  # detach: a non-leaf that requires grad shares its data too
+    if rebuild is not reductions.rebuild_cuda_tensor:
         raise ValueError(f"torch shared this tensor through {getattr(rebuild, '__name__', rebuild)}, not as CUDA memory")
     return from_rebuild_args(args, device_uuid=device_uuid_of(int(args[6])), export_id=export_id)

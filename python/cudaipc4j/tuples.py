@@ -14,6 +14,7 @@ import threading
 from typing import Any
 
 from .descriptor import Descriptor, from_json
+from .errors import require
 
 #: ``rebuild_cuda_tensor``'s parameters, in order (torch/multiprocessing/reductions.py; the order of the arguments
 #: ``reduce_tensor`` returns)
@@ -56,7 +57,7 @@ def torch_tuple(descriptor: Descriptor | str | bytes, *, device: int | None = No
         ordinal = devices.ordinal_of(d.device_uuid)
     else:
         raise ValueError("the descriptor names no device: pass device=<this process's ordinal of the exporter's GPU>")
-    import torch
+    torch = require("torch")
     if s.handle is not None:
         key = (s.ref_counter_file, s.ref_counter_offset)
         with _built_lock:

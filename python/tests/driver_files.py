@@ -2,9 +2,9 @@
 when torch shares a CUDA tensor. A torch process leaves its file behind even when it exits normally: the driver
 removes it when the process's context is torn down, which torch never does (a C program that exits without
 cudaDeviceReset leaves it too, see docs/harness/rotation.cu). So the tests remove the files of a child once it has
-ended, and a GPU test after which one of an ended process is left fails (conftest.py).
+ended, and a GPU test after which one of an ended process is left fails (support.py).
 
-Run as ``driver_files.py PID`` it waits for process PID to end and then removes its files: how the pytest process,
+Run as ``driver_files.py PID`` it waits for process PID to end and then removes its files: how the test process,
 which shares tensors itself, has its own removed once it is gone (a live process's driver still uses them)."""
 import os
 import select

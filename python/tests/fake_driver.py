@@ -2,7 +2,6 @@
 mappings and releases (and the fds' fate) is tested without a GPU. Each call returns (CUDA_SUCCESS, value)."""
 import ctypes
 import enum
-import sys
 import types
 
 
@@ -29,8 +28,9 @@ class _Namespace(types.SimpleNamespace):
     pass
 
 
-def install(monkeypatch, fail=None):
-    """Puts a fake driver in sys.modules; returns its call log. ``fail`` names a call that returns an error."""
+def install(test, fail=None):
+    """Puts a fake driver in sys.modules for the support.TestCase ``test``; returns its call log. ``fail`` names a call
+    that returns an error."""
     calls = []
     counter = iter(range(0x1000, 0x100000, 0x100))
 
@@ -77,9 +77,7 @@ def install(monkeypatch, fail=None):
     bindings.driver = d
     cuda = types.ModuleType("cuda")
     cuda.bindings = bindings
-    monkeypatch.setitem(sys.modules, "cuda", cuda)
-    monkeypatch.setitem(sys.modules, "cuda.bindings", bindings)
-    monkeypatch.setitem(sys.modules, "cuda.bindings.driver", d)
+    test.patch_modules({"cuda": cuda, "cuda.bindings": bindings, "cuda.bindings.driver": d})
     return calls
 
 

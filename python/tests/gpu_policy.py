@@ -1,4 +1,4 @@
-"""Whether a test marked ``gpu`` runs, is skipped, or fails: the rule conftest.py applies.
+"""Whether a test marked ``gpu`` runs, is skipped, or fails: the rule support.TestCase applies under both runners.
 
 Without a GPU (or torch, or cuda.bindings) a GPU test is skipped with the reason. On the GPU machine
 ``CUDAIPC4J_REQUIRE_GPU=1`` is set, and there a GPU test that does not run - skipped for any reason, by this rule or

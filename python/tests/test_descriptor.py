@@ -1,10 +1,10 @@
 """The descriptor's reader and writer: round trips, unknown fields, newer versions, and every malformed input."""
 import json
 
-import pytest
-
 from cudaipc4j import descriptor as d
-from golden_cases import CASES
+
+from . import support
+from .golden_cases import CASES
 
 
 def mutated(case, change):
@@ -13,49 +13,17 @@ def mutated(case, change):
     return json.dumps(value)
 
 
-def refused(text, *expected):
-    with pytest.raises(d.DescriptorError) as e:
+def refused(test, text, *expected):
+    with test.assertRaises(d.DescriptorError) as e:
         d.from_json(text)
-    message = str(e.value)
+    message = str(e.exception)
     assert "\n" not in message
     for part in expected:
         assert part in message, message
     return message
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_round_trip(case):
-    text = d.to_json(CASES[case])
-    assert d.from_json(text) == CASES[case]
-    assert d.from_json(text.encode()) == CASES[case]
-    assert d.to_json(d.from_json(json.dumps(json.loads(text), indent=2))) == text  # whitespace is free to readers
-
-
-def test_unknown_fields_are_ignored_everywhere():
-    def add(v):
-        v["future_field"] = {"x": [1, 2]}
-        v["exporter"]["future"] = 1
-        v["tensor"]["layout"] = "strided"
-        v["event"]["flags"] = 3
-        v["torch"]["extra"] = None
-    assert d.from_json(mutated("torch-c", add)) == CASES["torch-c"]
-
-
-def test_a_newer_minor_is_read_and_written_back_as_this_one():
-    text = mutated("legacy", lambda v: v.update(cudaipc4j_descriptor="1.7"))
-    read = d.from_json(text)
-    assert read == CASES["legacy"] and read.minor == 7
-    assert d.to_json(read) == d.to_json(CASES["legacy"])
-
-
-@pytest.mark.parametrize("version", ["2.0", "10.3"])
-def test_a_newer_major_is_refused_in_one_line(version):
-    # checked before anything else: a 2.0 descriptor may have other fields entirely
-    message = refused(json.dumps({"cudaipc4j_descriptor": version, "kind": "quantum"}))
-    assert message == f"descriptor format {version} is newer than this reader's 1.x"
-
-
-@pytest.mark.parametrize("text, field", [
+MALFORMED_TEXTS = [
     (b"\xff\xfe", "not UTF-8"),
     ("{", "not JSON"),
     ("[]", "(top level)"),
@@ -67,23 +35,7 @@ def test_a_newer_major_is_refused_in_one_line(version):
     ('{"cudaipc4j_descriptor":"1"}', "cudaipc4j_descriptor"),
     ('{"cudaipc4j_descriptor":"01.0"}', "cudaipc4j_descriptor"),
     ('{"cudaipc4j_descriptor":"0.9"}', "older"),
-])
-def test_malformed_text_is_refused(text, field):
-    refused(text, field)
-
-
-@pytest.mark.parametrize("number", ["1e3", "1.0", "NaN", "-Infinity", "9" * 21, "9" * 5000])
-def test_numbers_that_are_no_64_bit_integers_are_refused_by_the_fields_name(number):
-    text = d.to_json(CASES["legacy"]).replace('"bytes":33554437', '"bytes":' + number)
-    assert number in text
-    shown = number if len(number) <= 80 else number[:77] + "..."
-    refused(text, "descriptor field bytes: expected an integer from 0 to 9223372036854775807, got " + shown)
-
-
-def test_an_unknown_field_may_hold_any_number():
-    text = d.to_json(CASES["legacy"])[:-1] + ', "later": [1e3, NaN, ' + "9" * 30 + "]}"
-    assert d.from_json(text) == CASES["legacy"]
-
+]
 
 MUTATIONS = [
     ("legacy", lambda v: v.pop("kind"), "field kind: missing"),
@@ -141,54 +93,98 @@ MUTATIONS = [
 ]
 
 
-@pytest.mark.parametrize("case, change, expected", MUTATIONS, ids=[m[2] for m in MUTATIONS])
-def test_malformed_fields_are_refused_naming_the_field(case, change, expected):
-    refused(mutated(case, change), expected)
+class DescriptorTest(support.TestCase):
+    def test_round_trip(self):
+        for case in sorted(CASES):
+            with self.subTest(case=case):
+                text = d.to_json(CASES[case])
+                assert d.from_json(text) == CASES[case]
+                assert d.from_json(text.encode()) == CASES[case]
+                # whitespace is free to readers
+                assert d.to_json(d.from_json(json.dumps(json.loads(text), indent=2))) == text
 
+    def test_unknown_fields_are_ignored_everywhere(self):
+        def add(v):
+            v["future_field"] = {"x": [1, 2]}
+            v["exporter"]["future"] = 1
+            v["tensor"]["layout"] = "strided"
+            v["event"]["flags"] = 3
+            v["torch"]["extra"] = None
+        assert d.from_json(mutated("torch-c", add)) == CASES["torch-c"]
 
-def test_null_optional_fields_read_as_absent():
-    text = mutated("legacy", lambda v: v.update(tensor=None, event=None, fds=None))
-    assert d.from_json(text) == CASES["legacy"]
+    def test_a_newer_minor_is_read_and_written_back_as_this_one(self):
+        text = mutated("legacy", lambda v: v.update(cudaipc4j_descriptor="1.7"))
+        read = d.from_json(text)
+        assert read == CASES["legacy"] and read.minor == 7
+        assert d.to_json(read) == d.to_json(CASES["legacy"])
 
+    def test_a_newer_major_is_refused_in_one_line(self):
+        for version in ["2.0", "10.3"]:
+            with self.subTest(version=version):
+                # checked before anything else: a 2.0 descriptor may have other fields entirely
+                message = refused(self, json.dumps({"cudaipc4j_descriptor": version, "kind": "quantum"}))
+                assert message == f"descriptor format {version} is newer than this reader's 1.x"
 
-def test_uuid_and_hex_are_read_in_either_case_and_written_in_lower_case():
-    text = d.to_json(CASES["legacy"]).replace("89ab-cdef", "89AB-CDEF").replace("0a0b0c", "0A0B0C")
-    assert d.to_json(d.from_json(text)) == d.to_json(CASES["legacy"])
+    def test_malformed_text_is_refused(self):
+        for text, field in MALFORMED_TEXTS:
+            with self.subTest(text=text):
+                refused(self, text, field)
 
+    def test_numbers_that_are_no_64_bit_integers_are_refused_by_the_fields_name(self):
+        for number in ["1e3", "1.0", "NaN", "-Infinity", "9" * 21, "9" * 5000]:
+            shown = number if len(number) <= 80 else number[:77] + "..."
+            with self.subTest(number=shown):
+                text = d.to_json(CASES["legacy"]).replace('"bytes":33554437', '"bytes":' + number)
+                assert number in text
+                refused(self, text, "descriptor field bytes: expected an integer from 0 to 9223372036854775807, got "
+                        + shown)
 
-def test_strings_are_written_as_ascii_escapes():
-    value = json.loads(d.to_json(CASES["torch-c"]))
-    value["torch"]["ref_counter_file"] = "/torch_\u00e9\t\"x\\"
-    read = d.from_json(json.dumps(value))
-    assert '"ref_counter_file":"/torch_\\u00e9\\t\\"x\\\\"' in d.to_json(read)
+    def test_an_unknown_field_may_hold_any_number(self):
+        text = d.to_json(CASES["legacy"])[:-1] + ', "later": [1e3, NaN, ' + "9" * 30 + "]}"
+        assert d.from_json(text) == CASES["legacy"]
 
+    def test_malformed_fields_are_refused_naming_the_field(self):
+        for i, (case, change, expected) in enumerate(MUTATIONS):
+            with self.subTest(mutation=i, expected=expected):
+                refused(self, mutated(case, change), expected)
 
-def test_empty_torch_storage():
-    share = d.TorchShare(None, 0, 0, None, None, 0)
-    desc = d.Descriptor(kind="torch", bytes=0, exporter=d.Exporter(1, 0, 1), torch=share,
-                        tensor=d.Tensor("float32", (0, 3), (3, 1), 0))
-    text = d.to_json(desc)
-    assert '"torch":{"handle":null,"storage_bytes":0,"storage_offset_bytes":0,"ref_counter_file":null,' \
-           '"ref_counter_offset":null,"device_index":0}' in text
-    assert d.from_json(text) == desc
+    def test_null_optional_fields_read_as_absent(self):
+        text = mutated("legacy", lambda v: v.update(tensor=None, event=None, fds=None))
+        assert d.from_json(text) == CASES["legacy"]
 
+    def test_uuid_and_hex_are_read_in_either_case_and_written_in_lower_case(self):
+        text = d.to_json(CASES["legacy"]).replace("89ab-cdef", "89AB-CDEF").replace("0a0b0c", "0A0B0C")
+        assert d.to_json(d.from_json(text)) == d.to_json(CASES["legacy"])
 
-def test_stride_zero_and_views_are_bounded_by_their_last_element():
-    t = d.Tensor("float32", (4, 1000), (0, 1), 0)  # an expanded row: 1000 floats
-    assert t.extent_bytes() == 4000
-    d.Descriptor(kind="legacy", device_uuid=CASES["legacy"].device_uuid, bytes=4000,
-                 exporter=d.Exporter(1, 0, 1), ipc_handle=bytes(64), tensor=t)
-    assert d.Tensor("bfloat16", (1024, 4), (1024, 1), 3).extent_bytes() == (3 + 1023 * 1024 + 3 + 1) * 2
+    def test_strings_are_written_as_ascii_escapes(self):
+        value = json.loads(d.to_json(CASES["torch-c"]))
+        value["torch"]["ref_counter_file"] = "/torch_\u00e9\t\"x\\"
+        read = d.from_json(json.dumps(value))
+        assert '"ref_counter_file":"/torch_\\u00e9\\t\\"x\\\\"' in d.to_json(read)
 
+    def test_empty_torch_storage(self):
+        share = d.TorchShare(None, 0, 0, None, None, 0)
+        desc = d.Descriptor(kind="torch", bytes=0, exporter=d.Exporter(1, 0, 1), torch=share,
+                            tensor=d.Tensor("float32", (0, 3), (3, 1), 0))
+        text = d.to_json(desc)
+        assert '"torch":{"handle":null,"storage_bytes":0,"storage_offset_bytes":0,"ref_counter_file":null,' \
+               '"ref_counter_offset":null,"device_index":0}' in text
+        assert d.from_json(text) == desc
 
-def test_every_dtype_has_a_size():
-    for name, size in d.DTYPE_SIZES.items():
-        assert d.Tensor(name, (2,), (1,), 0).extent_bytes() == 2 * size
+    def test_stride_zero_and_views_are_bounded_by_their_last_element(self):
+        t = d.Tensor("float32", (4, 1000), (0, 1), 0)  # an expanded row: 1000 floats
+        assert t.extent_bytes() == 4000
+        d.Descriptor(kind="legacy", device_uuid=CASES["legacy"].device_uuid, bytes=4000,
+                     exporter=d.Exporter(1, 0, 1), ipc_handle=bytes(64), tensor=t)
+        assert d.Tensor("bfloat16", (1024, 4), (1024, 1), 3).extent_bytes() == (3 + 1023 * 1024 + 3 + 1) * 2
 
+    def test_every_dtype_has_a_size(self):
+        for name, size in d.DTYPE_SIZES.items():
+            assert d.Tensor(name, (2,), (1,), 0).extent_bytes() == 2 * size
 
-def test_uuid_from_bytes_and_bare_string():
-    raw = bytes.fromhex("0123456789abcdef0123456789abcdef")
-    assert d.normalize_uuid(raw) == "GPU-01234567-89ab-cdef-0123-456789abcdef"
-    assert d.normalize_uuid("01234567-89AB-cdef-0123-456789abcdef") == "GPU-01234567-89ab-cdef-0123-456789abcdef"
-    with pytest.raises(d.DescriptorError):
-        d.normalize_uuid(b"short")
+    def test_uuid_from_bytes_and_bare_string(self):
+        raw = bytes.fromhex("0123456789abcdef0123456789abcdef")
+        assert d.normalize_uuid(raw) == "GPU-01234567-89ab-cdef-0123-456789abcdef"
+        assert d.normalize_uuid("01234567-89AB-cdef-0123-456789abcdef") == "GPU-01234567-89ab-cdef-0123-456789abcdef"
+        with self.assertRaises(d.DescriptorError):
+            d.normalize_uuid(b"short")

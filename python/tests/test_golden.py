@@ -7,10 +7,10 @@ never mistaken for a passing one.
 import os
 from pathlib import Path
 
-import pytest
-
 from cudaipc4j import descriptor
-from golden_cases import CASES
+
+from . import support
+from .golden_cases import CASES
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "interop-golden"
@@ -21,43 +21,44 @@ def _file_text(case: str) -> bytes:
     return (descriptor.to_json(CASES[case]) + "\n").encode("ascii")
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_this_sides_golden_file_is_what_the_writer_writes(case):
-    path = GOLDEN / "python" / f"{case}.json"
-    if os.environ.get("CUDAIPC4J_REGENERATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(_file_text(case))
-        pytest.fail(f"rewrote {path.relative_to(ROOT)}: unset CUDAIPC4J_REGENERATE_GOLDEN and run again")
-    assert path.is_file(), f"{path} is missing: run with CUDAIPC4J_REGENERATE_GOLDEN=1 once"
-    assert path.read_bytes() == _file_text(case)
-    assert descriptor.from_json(path.read_bytes()) == CASES[case]
-
-
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_the_documented_form_is_what_the_writer_writes(case):
-    # docs/interop-format.md shows every golden case's exact line; the Java side reads its values from there
-    assert f"`{case}`: `{descriptor.to_json(CASES[case])}`" in DOC.read_text(encoding="utf-8")
-
-
-def test_every_golden_file_of_this_side_is_a_case():
-    names = {p.stem for p in (GOLDEN / "python").glob("*.json")}
-    assert names == set(CASES)
-
-
 def _java_files():
     return sorted((GOLDEN / "java").glob("*.json")) if (GOLDEN / "java").is_dir() else []
 
 
-@pytest.mark.parametrize("path", _java_files(), ids=lambda p: p.name)
-def test_java_golden_files_read_and_write_back_byte_for_byte(path):
-    d = descriptor.from_json(path.read_bytes())
-    assert (descriptor.to_json(d) + "\n").encode("ascii") == path.read_bytes()
-    if path.stem in CASES:
-        assert d == CASES[path.stem]
-        assert path.read_bytes() == _file_text(path.stem)
+class GoldenTest(support.TestCase):
+    def test_this_sides_golden_file_is_what_the_writer_writes(self):
+        for case in sorted(CASES):
+            with self.subTest(case=case):
+                path = GOLDEN / "python" / f"{case}.json"
+                if os.environ.get("CUDAIPC4J_REGENERATE_GOLDEN") == "1":
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(_file_text(case))
+                    self.fail(f"rewrote {path.relative_to(ROOT)}: unset CUDAIPC4J_REGENERATE_GOLDEN and run again")
+                assert path.is_file(), f"{path} is missing: run with CUDAIPC4J_REGENERATE_GOLDEN=1 once"
+                assert path.read_bytes() == _file_text(case)
+                assert descriptor.from_json(path.read_bytes()) == CASES[case]
 
+    def test_the_documented_form_is_what_the_writer_writes(self):
+        # docs/interop-format.md shows every golden case's exact line; the Java side reads its values from there
+        doc = DOC.read_text(encoding="utf-8")
+        for case in sorted(CASES):
+            with self.subTest(case=case):
+                assert f"`{case}`: `{descriptor.to_json(CASES[case])}`" in doc
 
-def test_java_golden_files_are_all_there():
-    # Without them the cross-check above would run on nothing and pass.
-    names = {p.stem for p in _java_files()}
-    assert set(CASES) <= names, f"interop-golden/java lacks {sorted(set(CASES) - names)}"
+    def test_every_golden_file_of_this_side_is_a_case(self):
+        names = {p.stem for p in (GOLDEN / "python").glob("*.json")}
+        assert names == set(CASES)
+
+    def test_java_golden_files_read_and_write_back_byte_for_byte(self):
+        for path in _java_files():
+            with self.subTest(path=path.name):
+                d = descriptor.from_json(path.read_bytes())
+                assert (descriptor.to_json(d) + "\n").encode("ascii") == path.read_bytes()
+                if path.stem in CASES:
+                    assert d == CASES[path.stem]
+                    assert path.read_bytes() == _file_text(path.stem)
+
+    def test_java_golden_files_are_all_there(self):
+        # Without them the cross-check above would run on nothing and pass.
+        names = {p.stem for p in _java_files()}
+        assert set(CASES) <= names, f"interop-golden/java lacks {sorted(set(CASES) - names)}"

@@ -4,9 +4,9 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from cudaipc4j import pidfd
+
+from . import support
 
 
 def _child_with_a_pipe():
@@ -18,44 +18,45 @@ def _child_with_a_pipe():
     return child, r, w
 
 
-def test_take_an_fd_of_a_child_by_number():
-    child, r, w = _child_with_a_pipe()
-    try:
+class PidfdTest(support.TestCase):
+    def test_take_an_fd_of_a_child_by_number(self):
+        child, r, w = _child_with_a_pipe()
         try:
-            (fd,) = pidfd.take_fds(child.pid, [w])
-        except pidfd.FdAccessError as e:
-            if e.errno == errno.EPERM:
-                pytest.skip(f"this machine refuses ptrace over a child: {e}")
-            raise
-        os.write(fd, b"y")
-        assert os.read(r, 1) == b"y"
-        os.close(fd)
-        with pytest.raises(pidfd.FdAccessError, match=f"fd 999 of pid {child.pid}: the process has no such open fd"):
-            pidfd.take_fds(child.pid, [w, 999])
-    finally:
-        child.kill()
-        child.wait()
-        child.stdin.close()
-        child.stdout.close()
-        os.close(r)
-    with pytest.raises(pidfd.FdAccessError, match="has exited"):
-        pidfd.take_fds(child.pid, [w])
+            try:
+                (fd,) = pidfd.take_fds(child.pid, [w])
+            except pidfd.FdAccessError as e:
+                if e.errno == errno.EPERM:
+                    self.skipTest(f"this machine refuses ptrace over a child: {e}")
+                raise
+            os.write(fd, b"y")
+            assert os.read(r, 1) == b"y"
+            os.close(fd)
+            with self.assertRaisesRegex(pidfd.FdAccessError,
+                                        f"fd 999 of pid {child.pid}: the process has no such open fd"):
+                pidfd.take_fds(child.pid, [w, 999])
+        finally:
+            child.kill()
+            child.wait()
+            child.stdin.close()
+            child.stdout.close()
+            os.close(r)
+        with self.assertRaisesRegex(pidfd.FdAccessError, "has exited"):
+            pidfd.take_fds(child.pid, [w])
 
+    def test_every_refusal_says_why(self):
+        for err, part in [
+            (errno.ESRCH, "the process has exited (or runs in another PID namespace"),
+            (errno.EPERM, "ptrace rights over the exporter"),
+            (errno.EBADF, "has no such open fd"),
+            (errno.ENOSYS, "Linux 5.6 or newer"),
+            (errno.EMFILE, "ulimit -n"),
+            (errno.EINVAL, "invalid argument"),
+            (errno.EACCES, os.strerror(errno.EACCES)),
+        ]:
+            with self.subTest(err=errno.errorcode[err]):
+                message = pidfd.explain(err, 459, 45, "pidfd_getfd")
+                assert part in message and "fd 45 of pid 459" in message and "\n" not in message
 
-@pytest.mark.parametrize("err, part", [
-    (errno.ESRCH, "the process has exited (or runs in another PID namespace"),
-    (errno.EPERM, "ptrace rights over the exporter"),
-    (errno.EBADF, "has no such open fd"),
-    (errno.ENOSYS, "Linux 5.6 or newer"),
-    (errno.EMFILE, "ulimit -n"),
-    (errno.EINVAL, "invalid argument"),
-    (errno.EACCES, os.strerror(errno.EACCES)),
-])
-def test_every_refusal_says_why(err, part):
-    message = pidfd.explain(err, 459, 45, "pidfd_getfd")
-    assert part in message and "fd 45 of pid 459" in message and "\n" not in message
-
-
-def test_pid_namespace_of_self():
-    assert pidfd.pid_namespace() == os.stat("/proc/self/ns/pid").st_ino
-    assert pidfd.pid_namespace(2 ** 22 + 7) == 0
+    def test_pid_namespace_of_self(self):
+        assert pidfd.pid_namespace() == os.stat("/proc/self/ns/pid").st_ino
+        assert pidfd.pid_namespace(2 ** 22 + 7) == 0

@@ -1,14 +1,16 @@
 """The rendezvous and the group's watch (cudaipc4j.rendezvous), with ranks on threads over loopback."""
 import gc
+import os
 import socket
 import struct
 import threading
 import warnings
 from concurrent.futures import Future
-
-import pytest
+from unittest import mock
 
 from cudaipc4j import rendezvous as rdzv
+
+from . import support
 
 SECRET = b"s3cret"
 ID = bytes((i * 7 + 1) % 256 for i in range(128))
@@ -63,15 +65,6 @@ class Ranks:
             t.join()
 
 
-@pytest.fixture
-def ranks():
-    r = Ranks()
-    yield r
-    r.close()
-    left = [t.name for t in threading.enumerate() if t.name.startswith("cudaipc4j-rendezvous-")]
-    assert left == []
-
-
 def failure(f: Future) -> BaseException:
     e = f.exception(WAIT)
     assert e is not None, f"expected a failure, got {f.result()}"
@@ -103,7 +96,6 @@ def raw_join(port, rank, size, nccl=NCCL, secret=SECRET, keep=False):
 
 
 def open_sockets() -> int:
-    import os
     count = 0
     for fd in os.listdir("/proc/self/fd"):
         try:
@@ -113,236 +105,235 @@ def open_sockets() -> int:
     return count
 
 
-def test_every_rank_gets_the_payload_meets_at_barriers_and_closes_without_faults(ranks):
-    sockets_before = open_sockets()
-    groups = ranks.group(4)
-    assert all(g.payload == ID for g in groups)
-    for _ in range(3):
-        done = [Future() for _ in groups]
-
-        def meet(g, f):
-            g.barrier(WAIT)
-            f.set_result(True)
-
-        threads = [threading.Thread(target=meet, args=(g, f)) for g, f in zip(groups, done)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert all(f.done() and f.result() for f in done)
-    ranks.close()
-    assert [g.fault() for g in groups] == [None] * 4
-    assert open_sockets() == sockets_before
-
-
-def test_ranks_started_before_rank_zero_wait_for_it(ranks):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    one = ranks.start(1, 2, port)
-    ranks.start(0, 2, port)
-    assert one.result(WAIT).payload == ID
-
-
-def test_rank_zero_names_the_ranks_that_did_not_arrive(ranks):
-    port = ranks.host(4, join_timeout=0.7)
-    one = ranks.start(1, 4, port)
-    line = f"rendezvous on 127.0.0.1:{port}: ranks 2, 3 of 4 did not arrive within 700 ms"
-    assert str(failure(ranks.futures[0])) == line
-    assert str(failure(one)) == line
-
-
-def test_a_rank_without_rank_zero_says_who_did_not_answer(ranks):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    e = failure(ranks.start(1, 2, port, join_timeout=0.3))
-    assert str(e).startswith(f"rank 0 at 127.0.0.1:{port} did not answer within 300 ms")
-
-
-def test_a_wrong_secret_is_refused_and_rank_zero_keeps_waiting(ranks):
-    port = ranks.host(2)
-    assert str(failure(ranks.start(1, 2, port, secret=b"guess"))).endswith(": wrong secret")
-    assert ranks.start(1, 2, port).result(WAIT).payload == ID
-
-
-def test_wrong_size_rank_out_of_range_and_duplicates_are_refused_one_by_one(ranks):
-    port = ranks.host(3)
-    assert str(failure(ranks.start(2, 4, port))).endswith("rank 2 was started for 4 ranks, rank 0 for 3")
-    assert raw_join(port, 7, 3).endswith("rank 7 is out of range: ranks 1 to 2 join rank 0")
-    one = raw_join(port, 1, 3, keep=True)
-    try:
-        assert raw_join(port, 1, 3).endswith("rank 1 has already joined")
-        two = ranks.start(2, 3, port)
-        kind, body = rdzv._read_frame(one)
-        assert (kind, body) == (rdzv.START, ID)
-        assert two.result(WAIT).payload == ID
-        one.sendall(rdzv._frame(rdzv.GOODBYE))
-    finally:
-        one.close()
-
-
-def test_garbage_is_dropped_without_harm(ranks):
-    port = ranks.host(2)
-    with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
-        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert s.recv(1) == b""
-    assert ranks.start(1, 2, port).result(WAIT).payload == ID
-
-
-def test_a_newer_protocol_version_is_refused_in_one_line_naming_both(ranks):
-    port = ranks.host(2)
-    with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
-        s.sendall(rdzv.MAGIC + struct.pack(">HH", 2, 3))
-        assert rdzv._read_preamble(s) == (1, 0)
-        kind, body = rdzv._read_frame(s)
-        assert kind == rdzv.REFUSE
-        assert body.decode() == f"rendezvous protocol 2.3 refused: rank 0 at 127.0.0.1:{port} speaks 1.0"
-    assert ranks.start(1, 2, port).result(WAIT).payload == ID
-
-
-def test_an_oversized_frame_is_refused(ranks):
-    port = ranks.host(2)
-    with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
-        s.sendall(rdzv._preamble())
-        rdzv._read_preamble(s)
-        assert rdzv._read_frame(s)[0] == rdzv.CHALLENGE
-        s.sendall(struct.pack(">IB", 1 << 30, rdzv.JOIN))
-        kind, body = rdzv._read_frame(s)
-        assert kind == rdzv.REFUSE
-        assert body.decode().endswith("frame of 1073741824 bytes refused: the limit is 65536")
-    assert ranks.start(1, 2, port).result(WAIT).payload == ID
-
-
-def test_a_stranger_who_says_nothing_is_dropped_at_its_deadline(ranks):
-    port = ranks.host(2, handshake_timeout=0.3)
-    with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
-        assert ranks.start(1, 2, port).result(WAIT).payload == ID
-        assert s.recv(1) == b""
-
-
-def test_an_nccl_version_mismatch_ends_the_rendezvous_with_one_line_naming_both(ranks):
-    port = ranks.host(3)
-    one = raw_join(port, 1, 3, keep=True)
-    try:
-        two = ranks.start(2, 3, port, nccl_version=22803)
-        line = (f"rendezvous on 127.0.0.1:{port}: rank 2 has NCCL 2.28.3, rank 0 has NCCL 2.28.9: all ranks must"
-                f" load the same NCCL")
-        assert str(failure(two)) == line
-        assert str(failure(ranks.futures[0])) == line
-        assert rdzv._read_frame(one) == (rdzv.REFUSE, line.encode())
-    finally:
-        one.close()
-
-
-def test_a_dead_rank_is_reported_to_every_rank(ranks):
-    g = ranks.group(3)
-    at0, at1 = fault_of(g[0]), fault_of(g[1])
-    g[2]._abandon()
-    f = rdzv.Fault(2, "DIED", "rank 2 died: its connection closed without a goodbye")
-    assert at0.result(WAIT) == f
-    assert at1.result(WAIT) == f
-    with pytest.raises(rdzv.RendezvousError) as e:
-        g[1].barrier(WAIT)
-    assert e.value.fault == f
-    assert str(e.value) == "barrier 1: rank 2 died: its connection closed without a goodbye"
-
-
-def test_a_silent_rank_is_reported_hung_to_every_rank(ranks):
-    g = ranks.group(3)
-    at0, at1 = fault_of(g[0]), fault_of(g[1])
-    g[2]._pause_heartbeats()
-    f = at0.result(WAIT)
-    assert (f.rank, f.kind) == (2, "HUNG")
-    assert f.message.startswith("rank 2 hung: silent for 1.")
-    assert at1.result(WAIT) == f
-
-
-def test_a_silent_rank_zero_is_reported_hung_by_every_rank(ranks):
-    g = ranks.group(3)
-    at1, at2 = fault_of(g[1]), fault_of(g[2])
-    g[0]._pause_heartbeats()
-    for f in (at1.result(WAIT), at2.result(WAIT)):
-        assert (f.rank, f.kind) == (0, "HUNG")
-
-
-def test_rank_zero_closing_first_waits_for_the_goodbyes_then_leaves(ranks):
-    g = ranks.group(2)
-    at1 = fault_of(g[1])
-    g[0].close()
-    assert at1.result(WAIT) == rdzv.Fault(0, "LEFT", "rank 0 left the group before rank 1 closed")
-    assert g[0].fault() is None
-
-
-def test_a_barrier_times_out_naming_who_did_not_arrive(ranks):
-    g = ranks.group(3)
-    with pytest.raises(rdzv.RendezvousError, match=r"^barrier 1: ranks 1, 2 of 3 did not arrive within 200 ms$"):
-        g[0].barrier(0.2)
-
-
-def test_the_silence_limit_comes_from_the_variable_and_is_checked(monkeypatch):
-    assert rdzv.silence_limit_from(None) == 3.0
-    assert rdzv.silence_limit_from("1.5") == 1.5
-    with pytest.raises(ValueError, match="CUDAIPC4J_HEARTBEAT_TIMEOUT=soon is not a number of seconds"):
-        rdzv.silence_limit_from("soon")
-    with pytest.raises(ValueError, match="must be longer than the heartbeat interval"):
-        rdzv.join(0, 1, ("127.0.0.1", 0), payload=b"", heartbeat_interval=1.0, silence_limit=1.0)
-    monkeypatch.setenv("CUDAIPC4J_HEARTBEAT_TIMEOUT", "0")
-    with pytest.raises(ValueError, match="CUDAIPC4J_HEARTBEAT_TIMEOUT=0"):
-        rdzv.join(0, 1, ("127.0.0.1", 0), payload=b"")
-
-
-def test_a_group_of_one_is_rank_zero_alone():
-    with rdzv.join(0, 1, ("127.0.0.1", 0), payload=ID) as g:
-        assert g.payload == ID
-        g.barrier(0.001)
-        assert g.fault() is None
-
-
-def test_the_launcher_gives_rank_size_address_and_secret(ranks):
-    from cudaipc4j import launch
-    port = ranks.host(2)
-    env = launch.detect({"CUDAIPC4J_RANK": "1", "CUDAIPC4J_WORLD_SIZE": "2", "CUDAIPC4J_RENDEZVOUS": f"127.0.0.1:{port}",
-                         "CUDAIPC4J_RENDEZVOUS_SECRET": SECRET.decode()})
-    g = rdzv.join_launched(env, nccl_version=NCCL, heartbeat_interval=0.1, silence_limit=1.0)
-    ranks.futures.append(_done(g))
-    assert (g.rank, g.size, g.payload) == (1, 2, ID)
-    assert rdzv._where("fd00::1", 29400) == "[fd00::1]:29400"
-
-
 def _done(value) -> Future:
     f: Future = Future()
     f.set_result(value)
     return f
 
 
-def test_versions_are_written_as_nccl_writes_them():
-    assert rdzv.nccl_version_text(22809) == "2.28.9"
-    assert rdzv.nccl_version_text(21903) == "2.19.3"
-    assert rdzv.nccl_version_text(2708) == "2.7.8"
+class RendezvousTest(support.TestCase):
+    """Ranks on threads; every group that joined is closed after the test, and no thread of theirs is left."""
+
+    def setUp(self):
+        self.ranks = Ranks()
+        self.addCleanup(self._all_closed)
+
+    def _all_closed(self):
+        self.ranks.close()
+        left = [t.name for t in threading.enumerate() if t.name.startswith("cudaipc4j-rendezvous-")]
+        assert left == []
+
+    def test_every_rank_gets_the_payload_meets_at_barriers_and_closes_without_faults(self):
+        sockets_before = open_sockets()
+        groups = self.ranks.group(4)
+        assert all(g.payload == ID for g in groups)
+        for _ in range(3):
+            done = [Future() for _ in groups]
+
+            def meet(g, f):
+                g.barrier(WAIT)
+                f.set_result(True)
+
+            threads = [threading.Thread(target=meet, args=(g, f)) for g, f in zip(groups, done)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert all(f.done() and f.result() for f in done)
+        self.ranks.close()
+        assert [g.fault() for g in groups] == [None] * 4
+        assert open_sockets() == sockets_before
+
+    def test_ranks_started_before_rank_zero_wait_for_it(self):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        one = self.ranks.start(1, 2, port)
+        self.ranks.start(0, 2, port)
+        assert one.result(WAIT).payload == ID
+
+    def test_rank_zero_names_the_ranks_that_did_not_arrive(self):
+        port = self.ranks.host(4, join_timeout=0.7)
+        one = self.ranks.start(1, 4, port)
+        line = f"rendezvous on 127.0.0.1:{port}: ranks 2, 3 of 4 did not arrive within 700 ms"
+        assert str(failure(self.ranks.futures[0])) == line
+        assert str(failure(one)) == line
+
+    def test_a_rank_without_rank_zero_says_who_did_not_answer(self):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        e = failure(self.ranks.start(1, 2, port, join_timeout=0.3))
+        assert str(e).startswith(f"rank 0 at 127.0.0.1:{port} did not answer within 300 ms")
+
+    def test_a_wrong_secret_is_refused_and_rank_zero_keeps_waiting(self):
+        port = self.ranks.host(2)
+        assert str(failure(self.ranks.start(1, 2, port, secret=b"guess"))).endswith(": wrong secret")
+        assert self.ranks.start(1, 2, port).result(WAIT).payload == ID
+
+    def test_wrong_size_rank_out_of_range_and_duplicates_are_refused_one_by_one(self):
+        port = self.ranks.host(3)
+        assert str(failure(self.ranks.start(2, 4, port))).endswith("rank 2 was started for 4 ranks, rank 0 for 3")
+        assert raw_join(port, 7, 3).endswith("rank 7 is out of range: ranks 1 to 2 join rank 0")
+        one = raw_join(port, 1, 3, keep=True)
+        try:
+            assert raw_join(port, 1, 3).endswith("rank 1 has already joined")
+            two = self.ranks.start(2, 3, port)
+            kind, body = rdzv._read_frame(one)
+            assert (kind, body) == (rdzv.START, ID)
+            assert two.result(WAIT).payload == ID
+            one.sendall(rdzv._frame(rdzv.GOODBYE))
+        finally:
+            one.close()
+
+    def test_garbage_is_dropped_without_harm(self):
+        port = self.ranks.host(2)
+        with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(1) == b""
+        assert self.ranks.start(1, 2, port).result(WAIT).payload == ID
+
+    def test_a_newer_protocol_version_is_refused_in_one_line_naming_both(self):
+        port = self.ranks.host(2)
+        with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
+            s.sendall(rdzv.MAGIC + struct.pack(">HH", 2, 3))
+            assert rdzv._read_preamble(s) == (1, 0)
+            kind, body = rdzv._read_frame(s)
+            assert kind == rdzv.REFUSE
+            assert body.decode() == f"rendezvous protocol 2.3 refused: rank 0 at 127.0.0.1:{port} speaks 1.0"
+        assert self.ranks.start(1, 2, port).result(WAIT).payload == ID
+
+    def test_an_oversized_frame_is_refused(self):
+        port = self.ranks.host(2)
+        with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
+            s.sendall(rdzv._preamble())
+            rdzv._read_preamble(s)
+            assert rdzv._read_frame(s)[0] == rdzv.CHALLENGE
+            s.sendall(struct.pack(">IB", 1 << 30, rdzv.JOIN))
+            kind, body = rdzv._read_frame(s)
+            assert kind == rdzv.REFUSE
+            assert body.decode().endswith("frame of 1073741824 bytes refused: the limit is 65536")
+        assert self.ranks.start(1, 2, port).result(WAIT).payload == ID
+
+    def test_a_stranger_who_says_nothing_is_dropped_at_its_deadline(self):
+        port = self.ranks.host(2, handshake_timeout=0.3)
+        with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
+            assert self.ranks.start(1, 2, port).result(WAIT).payload == ID
+            assert s.recv(1) == b""
+
+    def test_an_nccl_version_mismatch_ends_the_rendezvous_with_one_line_naming_both(self):
+        port = self.ranks.host(3)
+        one = raw_join(port, 1, 3, keep=True)
+        try:
+            two = self.ranks.start(2, 3, port, nccl_version=22803)
+            line = (f"rendezvous on 127.0.0.1:{port}: rank 2 has NCCL 2.28.3, rank 0 has NCCL 2.28.9: all ranks must"
+                    f" load the same NCCL")
+            assert str(failure(two)) == line
+            assert str(failure(self.ranks.futures[0])) == line
+            assert rdzv._read_frame(one) == (rdzv.REFUSE, line.encode())
+        finally:
+            one.close()
+
+    def test_a_dead_rank_is_reported_to_every_rank(self):
+        g = self.ranks.group(3)
+        at0, at1 = fault_of(g[0]), fault_of(g[1])
+        g[2]._abandon()
+        f = rdzv.Fault(2, "DIED", "rank 2 died: its connection closed without a goodbye")
+        assert at0.result(WAIT) == f
+        assert at1.result(WAIT) == f
+        with self.assertRaises(rdzv.RendezvousError) as e:
+            g[1].barrier(WAIT)
+        assert e.exception.fault == f
+        assert str(e.exception) == "barrier 1: rank 2 died: its connection closed without a goodbye"
+
+    def test_a_silent_rank_is_reported_hung_to_every_rank(self):
+        g = self.ranks.group(3)
+        at0, at1 = fault_of(g[0]), fault_of(g[1])
+        g[2]._pause_heartbeats()
+        f = at0.result(WAIT)
+        assert (f.rank, f.kind) == (2, "HUNG")
+        assert f.message.startswith("rank 2 hung: silent for 1.")
+        assert at1.result(WAIT) == f
+
+    def test_a_silent_rank_zero_is_reported_hung_by_every_rank(self):
+        g = self.ranks.group(3)
+        at1, at2 = fault_of(g[1]), fault_of(g[2])
+        g[0]._pause_heartbeats()
+        for f in (at1.result(WAIT), at2.result(WAIT)):
+            assert (f.rank, f.kind) == (0, "HUNG")
+
+    def test_rank_zero_closing_first_waits_for_the_goodbyes_then_leaves(self):
+        g = self.ranks.group(2)
+        at1 = fault_of(g[1])
+        g[0].close()
+        assert at1.result(WAIT) == rdzv.Fault(0, "LEFT", "rank 0 left the group before rank 1 closed")
+        assert g[0].fault() is None
+
+    def test_a_barrier_times_out_naming_who_did_not_arrive(self):
+        g = self.ranks.group(3)
+        with self.assertRaisesRegex(rdzv.RendezvousError,
+                                    r"^barrier 1: ranks 1, 2 of 3 did not arrive within 200 ms$"):
+            g[0].barrier(0.2)
+
+    def test_the_launcher_gives_rank_size_address_and_secret(self):
+        from cudaipc4j import launch
+        port = self.ranks.host(2)
+        env = launch.detect({"CUDAIPC4J_RANK": "1", "CUDAIPC4J_WORLD_SIZE": "2",
+                             "CUDAIPC4J_RENDEZVOUS": f"127.0.0.1:{port}",
+                             "CUDAIPC4J_RENDEZVOUS_SECRET": SECRET.decode()})
+        g = rdzv.join_launched(env, nccl_version=NCCL, heartbeat_interval=0.1, silence_limit=1.0)
+        self.ranks.futures.append(_done(g))
+        assert (g.rank, g.size, g.payload) == (1, 2, ID)
+        assert rdzv._where("fd00::1", 29400) == "[fd00::1]:29400"
 
 
-def test_the_watch_reports_each_silent_rank_once():
-    w = rdzv._Watch(1.0)
-    w.watch(1, 0.0)
-    w.watch(2, 0.0)
-    w.heard(1, 0.9)
-    assert w.overdue(1.0) == []
-    assert w.overdue(1.5) == [(2, 1.5)]
-    assert w.overdue(2.5) == [(1, pytest.approx(1.6))]
-    assert w.overdue(9.0) == []
+class RendezvousPartsTest(support.TestCase):
+    def test_the_silence_limit_comes_from_the_variable_and_is_checked(self):
+        assert rdzv.silence_limit_from(None) == 3.0
+        assert rdzv.silence_limit_from("1.5") == 1.5
+        with self.assertRaisesRegex(ValueError, "CUDAIPC4J_HEARTBEAT_TIMEOUT=soon is not a number of seconds"):
+            rdzv.silence_limit_from("soon")
+        with self.assertRaisesRegex(ValueError, "must be longer than the heartbeat interval"):
+            rdzv.join(0, 1, ("127.0.0.1", 0), payload=b"", heartbeat_interval=1.0, silence_limit=1.0)
+        self.enterContext(mock.patch.dict(os.environ, {"CUDAIPC4J_HEARTBEAT_TIMEOUT": "0"}))
+        with self.assertRaisesRegex(ValueError, "CUDAIPC4J_HEARTBEAT_TIMEOUT=0"):
+            rdzv.join(0, 1, ("127.0.0.1", 0), payload=b"")
 
+    def test_a_group_of_one_is_rank_zero_alone(self):
+        with rdzv.join(0, 1, ("127.0.0.1", 0), payload=ID) as g:
+            assert g.payload == ID
+            g.barrier(0.001)
+            assert g.fault() is None
 
-def test_a_port_taken_is_one_line_and_leaves_no_socket():
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen(1)
-        port = taken.getsockname()[1]
-        before = open_sockets()
-        with warnings.catch_warnings(record=True) as warned:
-            warnings.simplefilter("always", ResourceWarning)
-            with pytest.raises(rdzv.RendezvousError, match=f"rendezvous on 127.0.0.1:{port}: cannot listen there"):
-                rdzv.join(0, 2, ("127.0.0.1", port), secret=SECRET, payload=ID, join_timeout=1.0)
-            gc.collect()
-        assert open_sockets() == before
-        assert not [w for w in warned if issubclass(w.category, ResourceWarning)], "closed, not left to the collector"
+    def test_versions_are_written_as_nccl_writes_them(self):
+        assert rdzv.nccl_version_text(22809) == "2.28.9"
+        assert rdzv.nccl_version_text(21903) == "2.19.3"
+        assert rdzv.nccl_version_text(2708) == "2.7.8"
+
+    def test_the_watch_reports_each_silent_rank_once(self):
+        w = rdzv._Watch(1.0)
+        w.watch(1, 0.0)
+        w.watch(2, 0.0)
+        w.heard(1, 0.9)
+        assert w.overdue(1.0) == []
+        assert w.overdue(1.5) == [(2, 1.5)]
+        overdue = w.overdue(2.5)
+        assert [rank for rank, _ in overdue] == [1]
+        self.assertApprox(overdue[0][1], 1.6)
+        assert w.overdue(9.0) == []
+
+    def test_a_port_taken_is_one_line_and_leaves_no_socket(self):
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen(1)
+            port = taken.getsockname()[1]
+            before = open_sockets()
+            with warnings.catch_warnings(record=True) as warned:
+                warnings.simplefilter("always", ResourceWarning)
+                with self.assertRaisesRegex(rdzv.RendezvousError,
+                                            f"rendezvous on 127.0.0.1:{port}: cannot listen there"):
+                    rdzv.join(0, 2, ("127.0.0.1", port), secret=SECRET, payload=ID, join_timeout=1.0)
+                gc.collect()
+            assert open_sockets() == before
+            assert not [w for w in warned if issubclass(w.category, ResourceWarning)], \
+                "closed, not left to the collector"
