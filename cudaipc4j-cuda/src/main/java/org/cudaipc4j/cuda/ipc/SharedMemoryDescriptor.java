@@ -1,6 +1,12 @@
 package org.cudaipc4j.cuda.ipc;
 
-import java.nio.ByteBuffer;
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -14,17 +20,57 @@ import org.cudaipc4j.cuda.DeviceMemory;
  * UUID), who exported it, and the path's handle bytes (a legacy handle, a fabric handle, a pool pointer's export
  * data). File descriptors, where the path needs one, travel beside it ({@link #fileDescriptorCount()}).
  *
- * <p>As bytes ({@link #toBytes()}, little-endian): magic {@code "CIPCDSC1"}, then path (its
- * {@linkplain IpcPath#wireCode() wire code}, never its position in the enum), file descriptor count,
- * handle length (16-bit each, one spare), size, device UUID, exporter pid, exporter token, export id, pool id,
- * group, the exporter's PID namespace (the inode of {@code /proc/self/ns/pid}, 0 when unknown), handle bytes. {@link #fromBytes} checks each part and says what is wrong with a truncated or foreign
- * descriptor. The group is the exporter's choice (0 for none); an importer can insist on it
- * ({@link #requireGroup}). An immutable value.
+ * <p>As bytes ({@link #toBytes()}): a header (little-endian, described once as a
+ * {@link MemoryLayout}; every read and write goes through it), then the handle bytes:
+ * <pre>
+ *   0  magic "CIPCDSC1"     8  path (its {@linkplain IpcPath#wireCode() wire code}, never its position in the enum)
+ *   10 file descriptors    12 handle length       14 spare (always 0)     (16 bits each)
+ *   16 size    24 device UUID (most, least significant bits)    40 exporter pid    48 exporter token
+ *   56 export id    64 pool id    72 group    80 the exporter's PID namespace (the inode of /proc/self/ns/pid, 0 when
+ *   unknown)    88 handle bytes (legacy 64; vmm-fd 0; vmm-fabric 64; pool-fd the pointer's 64; pool-fabric the
+ *   pointer's 64 then the pool's fabric handle's 64)
+ * </pre>
+ * {@link #fromBytes} checks each part and says what is wrong with a truncated or foreign descriptor; a descriptor
+ * made from another form of the same fields ({@link #builder}) is checked the same way. The group is the exporter's
+ * choice (0 for none); an importer can insist on it ({@link #requireGroup}). An immutable value.
  */
 public final class SharedMemoryDescriptor {
     /** "CIPCDSC1" read as a little-endian long. */
     private static final long MAGIC = 0x3143_5344_4350_4943L;
-    private static final int HEADER = 8 + 8 + 8 + 16 + 8 * 6;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    /** The header of the bytes (see the class comment); the handle bytes follow it. Unaligned: read from arrays. */
+    static final StructLayout HEADER = MemoryLayout.structLayout(
+            LONG.withName("magic"),
+            SHORT.withName("path"),
+            SHORT.withName("fds"),
+            SHORT.withName("handleLength"),
+            SHORT.withName("spare"),
+            LONG.withName("bytes"),
+            LONG.withName("deviceMost"),
+            LONG.withName("deviceLeast"),
+            LONG.withName("pid"),
+            LONG.withName("token"),
+            LONG.withName("exportId"),
+            LONG.withName("poolId"),
+            LONG.withName("group"),
+            LONG.withName("pidNamespace")).withName("SharedMemoryDescriptorHeader");
+    private static final int HEADER_BYTES = (int) HEADER.byteSize();
+    private static final VarHandle MAGIC_FIELD = field("magic");
+    private static final VarHandle PATH_FIELD = field("path");
+    private static final VarHandle FDS_FIELD = field("fds");
+    private static final VarHandle HANDLE_LENGTH_FIELD = field("handleLength");
+    private static final VarHandle SPARE_FIELD = field("spare");
+    private static final VarHandle BYTES_FIELD = field("bytes");
+    private static final VarHandle DEVICE_MOST_FIELD = field("deviceMost");
+    private static final VarHandle DEVICE_LEAST_FIELD = field("deviceLeast");
+    private static final VarHandle PID_FIELD = field("pid");
+    private static final VarHandle TOKEN_FIELD = field("token");
+    private static final VarHandle EXPORT_ID_FIELD = field("exportId");
+    private static final VarHandle POOL_ID_FIELD = field("poolId");
+    private static final VarHandle GROUP_FIELD = field("group");
+    private static final VarHandle PID_NAMESPACE_FIELD = field("pidNamespace");
     /** Random per process: with the export id, names an export uniquely even when pids are reused. */
     private static final long PROCESS_TOKEN = new java.util.Random(System.nanoTime() ^ ProcessHandle.current().pid())
             .nextLong() | 1;
@@ -154,8 +200,14 @@ public final class SharedMemoryDescriptor {
         return exportId;
     }
 
-    long poolId() {
+    /** {@return the exporter's pool of a pool path's buffer (unique per exporter), 0 for the other paths} */
+    public long poolId() {
         return poolId;
+    }
+
+    /** {@return the inode of the exporter's PID namespace, 0 when unknown} */
+    public long pidNamespace() {
+        return pidNamespace;
     }
 
     /**
@@ -174,13 +226,24 @@ public final class SharedMemoryDescriptor {
 
     /** {@return the descriptor as bytes} */
     public byte[] toBytes() {
-        ByteBuffer b = ByteBuffer.allocate(HEADER + handle.length).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(MAGIC).putShort((short) path.wireCode()).putShort((short) fileDescriptorCount)
-                .putShort((short) handle.length).putShort((short) 0).putLong(bytes)
-                .putLong(device.getMostSignificantBits()).putLong(device.getLeastSignificantBits())
-                .putLong(exporterPid).putLong(exporterToken).putLong(exportId).putLong(poolId).putLong(group)
-                .putLong(pidNamespace).put(handle);
-        return b.array();
+        byte[] data = new byte[HEADER_BYTES + handle.length];
+        MemorySegment m = MemorySegment.ofArray(data);
+        MAGIC_FIELD.set(m, 0L, MAGIC);
+        PATH_FIELD.set(m, 0L, (short) path.wireCode());
+        FDS_FIELD.set(m, 0L, (short) fileDescriptorCount);
+        HANDLE_LENGTH_FIELD.set(m, 0L, (short) handle.length);
+        SPARE_FIELD.set(m, 0L, (short) 0);
+        BYTES_FIELD.set(m, 0L, bytes);
+        DEVICE_MOST_FIELD.set(m, 0L, device.getMostSignificantBits());
+        DEVICE_LEAST_FIELD.set(m, 0L, device.getLeastSignificantBits());
+        PID_FIELD.set(m, 0L, exporterPid);
+        TOKEN_FIELD.set(m, 0L, exporterToken);
+        EXPORT_ID_FIELD.set(m, 0L, exportId);
+        POOL_ID_FIELD.set(m, 0L, poolId);
+        GROUP_FIELD.set(m, 0L, group);
+        PID_NAMESPACE_FIELD.set(m, 0L, pidNamespace);
+        System.arraycopy(handle, 0, data, HEADER_BYTES, handle.length);
+        return data;
     }
 
     /**
@@ -194,55 +257,178 @@ public final class SharedMemoryDescriptor {
      */
     public static SharedMemoryDescriptor fromBytes(byte[] data) {
         Objects.requireNonNull(data, "data");
-        if (data.length < HEADER) {
+        if (data.length < HEADER_BYTES) {
             throw new IllegalArgumentException("truncated memory descriptor: " + data.length + " bytes, a descriptor"
-                    + " has at least " + HEADER);
+                    + " has at least " + HEADER_BYTES);
         }
-        ByteBuffer b = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);
-        long magic = b.getLong();
+        MemorySegment m = MemorySegment.ofArray(data);
+        long magic = (long) MAGIC_FIELD.get(m, 0L);
         if (magic != MAGIC) {
             throw new IllegalArgumentException("not a memory descriptor (magic 0x" + Long.toHexString(magic) + ")");
         }
-        int pathCode = b.getShort();
-        int fds = b.getShort();
-        int handleLength = Short.toUnsignedInt(b.getShort());
-        int spare = b.getShort();
+        int pathCode = (short) PATH_FIELD.get(m, 0L);
+        int fds = (short) FDS_FIELD.get(m, 0L);
+        int handleLength = Short.toUnsignedInt((short) HANDLE_LENGTH_FIELD.get(m, 0L));
+        int spare = (short) SPARE_FIELD.get(m, 0L);
         IpcPath path = IpcPath.ofWireCode(pathCode).orElseThrow(() -> new IllegalArgumentException(
                 "memory descriptor names an unknown path " + pathCode));
-        if (data.length != HEADER + handleLength) {
-            throw new IllegalArgumentException((data.length < HEADER + handleLength ? "truncated" : "over-long")
-                    + " memory descriptor: " + data.length + " bytes, its header announces " + (HEADER + handleLength));
+        if (data.length != HEADER_BYTES + handleLength) {
+            throw new IllegalArgumentException((data.length < HEADER_BYTES + handleLength ? "truncated" : "over-long")
+                    + " memory descriptor: " + data.length + " bytes, its header announces "
+                    + (HEADER_BYTES + handleLength));
         }
         if (spare != 0) {
             // Written as 0 by every writer of this format: anything else is another format or corruption.
             throw new IllegalArgumentException("memory descriptor has " + spare + " in its reserved field, which is"
                     + " always 0");
         }
-        int expectedHandle = switch (path) {
-            case LEGACY, VMM_FABRIC, POOL_FD -> 64;
-            case VMM_FD -> 0;
-            case POOL_FABRIC -> 128;
-        };
+        long bytes = (long) BYTES_FIELD.get(m, 0L);
+        checkFields(path, handleLength, fds, bytes);
+        return new SharedMemoryDescriptor(path, fds, bytes,
+                new UUID((long) DEVICE_MOST_FIELD.get(m, 0L), (long) DEVICE_LEAST_FIELD.get(m, 0L)),
+                (long) PID_FIELD.get(m, 0L), (long) TOKEN_FIELD.get(m, 0L), (long) EXPORT_ID_FIELD.get(m, 0L),
+                (long) POOL_ID_FIELD.get(m, 0L), (long) GROUP_FIELD.get(m, 0L), (long) PID_NAMESPACE_FIELD.get(m, 0L),
+                Arrays.copyOfRange(data, HEADER_BYTES, data.length));
+    }
+
+    /** What read bytes and built descriptors alike must satisfy: the handle and descriptor counts of the path. */
+    private static void checkFields(IpcPath path, int handleLength, int fds, long bytes) {
+        int expectedHandle = handleBytes(path);
         if (handleLength != expectedHandle || fds != (path.needsFileDescriptor() ? 1 : 0)) {
             throw new IllegalArgumentException("memory descriptor for " + path.displayName() + " carries "
                     + handleLength + " handle bytes and " + fds + " file descriptors; that path needs "
                     + expectedHandle + " and " + (path.needsFileDescriptor() ? 1 : 0));
         }
-        long bytes = b.getLong();
         if (bytes < 1) {
             throw new IllegalArgumentException("memory descriptor has a bad size " + bytes);
         }
-        UUID device = new UUID(b.getLong(), b.getLong());
-        long pid = b.getLong();
-        long token = b.getLong();
-        long exportId = b.getLong();
-        long poolId = b.getLong();
-        long group = b.getLong();
-        long pidNamespace = b.getLong();
-        byte[] handle = new byte[handleLength];
-        b.get(handle);
-        return new SharedMemoryDescriptor(path, fds, bytes, device, pid, token, exportId, poolId, group, pidNamespace,
-                handle);
+    }
+
+    /** The handle bytes a path's descriptor carries. */
+    private static int handleBytes(IpcPath path) {
+        return switch (path) {
+            case LEGACY, VMM_FABRIC, POOL_FD -> 64;
+            case VMM_FD -> 0;
+            case POOL_FABRIC -> 128;
+        };
+    }
+
+    private static VarHandle field(String name) {
+        return HEADER.varHandle(groupElement(name));
+    }
+
+    /**
+     * {@return a builder of the descriptor of {@code path}, for an export described in another form (a JSON
+     * descriptor): its process token is 0, so the descriptor never counts as {@linkplain #exportedHere() exported
+     * here}, and its file descriptor count is the path's}
+     *
+     * @param path the way the memory is shared
+     */
+    public static Builder builder(IpcPath path) {
+        return new Builder(Objects.requireNonNull(path, "path"));
+    }
+
+    /** The fields of a descriptor, set one by one; {@link #build()} checks them as {@link #fromBytes} does. */
+    public static final class Builder {
+        private final IpcPath path;
+        private long bytes;
+        private UUID device;
+        private long exporterPid;
+        private long pidNamespace;
+        private long exportId;
+        private long poolId;
+        private long group;
+        private byte[] handle = new byte[0];
+
+        private Builder(IpcPath path) {
+            this.path = path;
+        }
+
+        /**
+         * {@return this builder, with the size an importer maps}
+         *
+         * @param bytes at least 1
+         */
+        public Builder bytes(long bytes) {
+            this.bytes = bytes;
+            return this;
+        }
+
+        /**
+         * {@return this builder, with the exporter's device}
+         *
+         * @param device the device's UUID
+         */
+        public Builder device(UUID device) {
+            this.device = Objects.requireNonNull(device, "device");
+            return this;
+        }
+
+        /**
+         * {@return this builder, with the exporter's process}
+         *
+         * @param pid its pid, in its PID namespace
+         * @param pidNamespace the inode of its PID namespace, 0 when unknown
+         */
+        public Builder exporter(long pid, long pidNamespace) {
+            this.exporterPid = pid;
+            this.pidNamespace = pidNamespace;
+            return this;
+        }
+
+        /**
+         * {@return this builder, with the export's number among its exporter's exports}
+         *
+         * @param exportId the export id
+         */
+        public Builder exportId(long exportId) {
+            this.exportId = exportId;
+            return this;
+        }
+
+        /**
+         * {@return this builder, with the exporter's pool (the pool paths; 0 for the others)}
+         *
+         * @param poolId the pool's id, unique per exporter
+         */
+        public Builder poolId(long poolId) {
+            this.poolId = poolId;
+            return this;
+        }
+
+        /**
+         * {@return this builder, with the group the descriptor belongs to (0, none, unless set)}
+         *
+         * @param group the group's id
+         */
+        public Builder group(long group) {
+            this.group = group;
+            return this;
+        }
+
+        /**
+         * {@return this builder, with the path's handle bytes (see the class comment for each path's)}
+         *
+         * @param handle the handle bytes, copied
+         */
+        public Builder handle(byte[] handle) {
+            this.handle = handle.clone();
+            return this;
+        }
+
+        /**
+         * {@return the descriptor}
+         *
+         * @throws IllegalArgumentException when the handle bytes do not fit the path or the size is below 1 byte
+         * @throws NullPointerException when no device was set
+         */
+        public SharedMemoryDescriptor build() {
+            Objects.requireNonNull(device, "device");
+            int fds = path.needsFileDescriptor() ? 1 : 0;
+            checkFields(path, handle.length, fds, bytes);
+            return new SharedMemoryDescriptor(path, fds, bytes, device, exporterPid, 0, exportId, poolId, group,
+                    pidNamespace, handle.clone());
+        }
     }
 
     @Override

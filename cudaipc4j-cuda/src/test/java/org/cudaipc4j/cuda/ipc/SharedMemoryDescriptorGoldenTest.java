@@ -1,6 +1,9 @@
 package org.cudaipc4j.cuda.ipc;
 
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
@@ -46,6 +49,54 @@ class SharedMemoryDescriptorGoldenTest {
         assertBytes("0200" + "0100" + "4000", IpcPath.POOL_FD, 64);
         assertBytes("0300" + "0000" + "4000", IpcPath.VMM_FABRIC, 64);
         assertBytes("0400" + "0000" + "8000", IpcPath.POOL_FABRIC, 128);
+    }
+
+    /**
+     * A descriptor built field by field (as one made from a JSON descriptor is) has the same pinned bytes, with a
+     * process token of 0: never this process's.
+     */
+    @Test
+    void aBuiltDescriptorHasThePinnedBytesWithTokenZero() {
+        String tail = TAIL.replace("0b00000000000000", "0000000000000000");
+        IpcPath[] paths = {IpcPath.LEGACY, IpcPath.VMM_FD, IpcPath.POOL_FD, IpcPath.VMM_FABRIC, IpcPath.POOL_FABRIC};
+        String[] heads = {"0000" + "0000" + "4000", "0100" + "0100" + "0000", "0200" + "0100" + "4000",
+            "0300" + "0000" + "4000", "0400" + "0000" + "8000"};
+        int[] handles = {64, 0, 64, 64, 128};
+        for (int i = 0; i < paths.length; i++) {
+            byte[] handle = new byte[handles[i]];
+            Arrays.fill(handle, (byte) 0x5a);
+            SharedMemoryDescriptor d = SharedMemoryDescriptor.builder(paths[i]).bytes(1 << 20)
+                    .device(new UUID(3, 4)).exporter(77, 4026531836L).exportId(2).poolId(1).group(9).handle(handle)
+                    .build();
+            assertEquals(MAGIC + heads[i] + "0000" + tail + "5a".repeat(handles[i]),
+                    HexFormat.of().formatHex(d.toBytes()), paths[i].displayName());
+            assertFalse(d.exportedHere());
+            assertEquals(4026531836L, d.pidNamespace());
+            assertEquals(1, d.poolId());
+        }
+    }
+
+    @Test
+    void aBuilderRefusesWhatFromBytesRefuses() {
+        assertEquals("memory descriptor for legacy carries 0 handle bytes and 0 file descriptors; that path needs 64"
+                + " and 0", assertThrows(IllegalArgumentException.class, () -> SharedMemoryDescriptor
+                .builder(IpcPath.LEGACY).bytes(1).device(new UUID(3, 4)).build()).getMessage());
+        assertEquals("memory descriptor has a bad size 0", assertThrows(IllegalArgumentException.class,
+                () -> SharedMemoryDescriptor.builder(IpcPath.VMM_FD).device(new UUID(3, 4)).build()).getMessage());
+        assertThrows(NullPointerException.class, () -> SharedMemoryDescriptor.builder(IpcPath.VMM_FD).bytes(1)
+                .build());
+    }
+
+    /** The header's layout is the documented one: each field at its offset, 88 bytes in all. */
+    @Test
+    void theHeaderLayoutHasTheDocumentedOffsets() {
+        String[] fields = {"magic", "path", "fds", "handleLength", "spare", "bytes", "deviceMost", "deviceLeast",
+            "pid", "token", "exportId", "poolId", "group", "pidNamespace"};
+        long[] offsets = {0, 8, 10, 12, 14, 16, 24, 32, 40, 48, 56, 64, 72, 80};
+        for (int i = 0; i < fields.length; i++) {
+            assertEquals(offsets[i], SharedMemoryDescriptor.HEADER.byteOffset(groupElement(fields[i])), fields[i]);
+        }
+        assertEquals(88, SharedMemoryDescriptor.HEADER.byteSize());
     }
 
     /** The codes are the format's, spelled out here: reordering or inserting constants cannot move them. */
