@@ -64,6 +64,32 @@ public final class MemoryImporter implements AutoCloseable {
         Vmm.warmImports(context);
     }
 
+    /**
+     * The driver's steps of a new mapping, in the order {@link #map(SharedMemoryDescriptor, StepListener, int...)}
+     * runs them.
+     */
+    public enum Step {
+        /** Legacy: {@code cuIpcOpenMemHandle}. */
+        IPC_OPEN,
+        /** VMM: the allocation imported, an address range reserved, mapped and made accessible. */
+        VMM_MAP,
+        /** Pool: the pool imported and its access set (once per exporter's pool and importer). */
+        POOL_IMPORT,
+        /** Pool: the buffer's pointer imported. */
+        POINTER_IMPORT
+    }
+
+    /** Told as each step of a new mapping ends (a mapping found in the cache runs none): for timing the steps. */
+    @FunctionalInterface
+    public interface StepListener {
+        /**
+         * Called on the mapping's thread right after {@code step} ended.
+         *
+         * @param step the step that ended
+         */
+        void ended(Step step);
+    }
+
     /** An export, named by its exporter's process token and export id (or pool id). */
     record Key(long exporterToken, long id) {
         @Override
@@ -108,7 +134,20 @@ public final class MemoryImporter implements AutoCloseable {
      *                                  exported it (map your own memory directly)
      * @throws CudaException when the driver cannot map it (a closed or foreign file descriptor, a freed export)
      */
-    public synchronized ImportedMemory map(SharedMemoryDescriptor descriptor, int... fds) {
+    public ImportedMemory map(SharedMemoryDescriptor descriptor, int... fds) {
+        return map(descriptor, null, fds);
+    }
+
+    /**
+     * As {@link #map(SharedMemoryDescriptor, int...)}, telling {@code steps} as each driver step of a new mapping
+     * ends.
+     *
+     * @param descriptor the descriptor received
+     * @param steps told of each step, or null
+     * @param fds the file descriptors that came with the descriptor; the caller keeps owning them
+     * @return a use of the mapping, to close when done
+     */
+    public synchronized ImportedMemory map(SharedMemoryDescriptor descriptor, StepListener steps, int... fds) {
         requireOpen();
         if (fds.length != descriptor.fileDescriptorCount()) {
             throw new IllegalArgumentException(descriptor + " needs " + descriptor.fileDescriptorCount()
@@ -122,7 +161,7 @@ public final class MemoryImporter implements AutoCloseable {
         if (entry != null) {
             hits++;
         } else {
-            entry = new Entry(descriptor, mapNew(descriptor, fds));
+            entry = new Entry(descriptor, mapNew(descriptor, fds, steps));
             entries.put(key, entry);
             opens++;
         }
@@ -130,21 +169,9 @@ public final class MemoryImporter implements AutoCloseable {
         return new ImportedMemory(this, entry);
     }
 
-    private DeviceMemory mapNew(SharedMemoryDescriptor d, int[] fds) {
-        return switch (d.path()) {
-            case LEGACY -> {
-                try {
-                    yield IpcMemHandle.fromBytes(d.handle()).open(context, d.bytes(), true);
-                } catch (CudaException e) {
-                    if (!d.fromAnotherPidNamespace()) {
-                        throw e;
-                    }
-                    throw new CudaException(e.call(), e.code(), e.errorName(), e.description() + "; the exporter"
-                            + " (pid " + d.exporterPid() + " there) runs in another PID namespace, which legacy IPC"
-                            + " handles do not cross: export VMM or pool memory and pass its file descriptor"
-                            + " (IpcPath.VMM_FD, IpcPath.POOL_FD)");
-                }
-            }
+    private DeviceMemory mapNew(SharedMemoryDescriptor d, int[] fds, StepListener steps) {
+        DeviceMemory m = switch (d.path()) {
+            case LEGACY -> openLegacy(d);
             case VMM_FD -> VmmMapping.importFileDescriptor(context, fds[0], d.bytes());
             case VMM_FABRIC -> VmmMapping.importFabricHandle(context, d.handle(), d.bytes());
             case POOL_FD, POOL_FABRIC -> {
@@ -156,10 +183,35 @@ public final class MemoryImporter implements AutoCloseable {
                             : MemoryPool.importFabricHandle(context, java.util.Arrays.copyOfRange(h, 64, 128),
                                     d.device());
                     pools.put(poolKey, pool);
+                    if (steps != null) {
+                        steps.ended(Step.POOL_IMPORT);
+                    }
                 }
                 yield pool.importBuffer(java.util.Arrays.copyOf(d.handle(), 64), d.bytes());
             }
         };
+        if (steps != null) {
+            steps.ended(switch (d.path()) {
+                case LEGACY -> Step.IPC_OPEN;
+                case VMM_FD, VMM_FABRIC -> Step.VMM_MAP;
+                case POOL_FD, POOL_FABRIC -> Step.POINTER_IMPORT;
+            });
+        }
+        return m;
+    }
+
+    private IpcMappedMemory openLegacy(SharedMemoryDescriptor d) {
+        try {
+            return IpcMemHandle.fromBytes(d.handle()).open(context, d.bytes(), true);
+        } catch (CudaException e) {
+            if (!d.fromAnotherPidNamespace()) {
+                throw e;
+            }
+            throw new CudaException(e.call(), e.code(), e.errorName(), e.description() + "; the exporter"
+                    + " (pid " + d.exporterPid() + " there) runs in another PID namespace, which legacy IPC"
+                    + " handles do not cross: export VMM or pool memory and pass its file descriptor"
+                    + " (IpcPath.VMM_FD, IpcPath.POOL_FD)");
+        }
     }
 
     /** One use ended: keep the mapping cached, within the bound. */
