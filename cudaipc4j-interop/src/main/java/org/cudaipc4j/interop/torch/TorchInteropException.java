@@ -1,7 +1,9 @@
 package org.cudaipc4j.interop.torch;
 
+import org.cudaipc4j.interop.InteropException;
+
 /** A torch share that cannot be honoured here; the message says why and what the user can change. */
-public class TorchInteropException extends RuntimeException {
+public class TorchInteropException extends InteropException {
     private static final long serialVersionUID = 1L;
 
     /**
