@@ -17,7 +17,7 @@ import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.interop.Descriptor;
-import org.cudaipc4j.interop.torch.OpenPhases;
+import org.cudaipc4j.interop.OpenPhases;
 import org.cudaipc4j.interop.torch.TorchCounterFile;
 import org.cudaipc4j.interop.torch.TorchShare;
 

@@ -21,7 +21,7 @@ import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.BinaryDescriptors;
 import org.cudaipc4j.interop.Descriptor;
-import org.cudaipc4j.interop.torch.OpenPhases;
+import org.cudaipc4j.interop.OpenPhases;
 import org.cudaipc4j.interop.torch.TorchLeases;
 import org.cudaipc4j.interop.torch.TorchReader;
 import org.cudaipc4j.interop.torch.TorchShare;

@@ -21,6 +21,7 @@ import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.TensorLayout;
+import org.cudaipc4j.interop.OpenPhases;
 import org.cudaipc4j.interop.TorchHandle;
 
 /**

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeoutException;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.coord.JvmCommand;
+import org.cudaipc4j.interop.OpenPhases;
 
 /**
  * A reader's side of torch's reference-counter contract: one {@link Lease} per share opened here, the slot given

@@ -7,11 +7,11 @@ import org.cudaipc4j.cuda.ipc.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.DeviceMemory;
-import org.cudaipc4j.cuda.Event;
-import org.cudaipc4j.cuda.ipc.IpcEventHandle;
 import org.cudaipc4j.cuda.ipc.IpcMappedMemory;
 import org.cudaipc4j.cuda.ipc.IpcMemHandle;
 import org.cudaipc4j.cuda.Stream;
+import org.cudaipc4j.interop.OpenPhases;
+import org.cudaipc4j.interop.ProducerEvent;
 import org.cudaipc4j.interop.TorchHandle;
 
 /**
@@ -178,7 +178,9 @@ public final class TorchReader {
                         + share.storageOffsetBytes() + " ends beyond its block of " + m.memory.bytes() + " bytes");
             }
             if (share.eventSyncRequired()) {
-                waitForProducer(share, stream, phases);
+                // On every share, also one whose storage is open here already: each share carries the event
+                // recorded after the producer's last write before it.
+                ProducerEvent.queueWait(context, stream, share.eventHandle(), phases);
             }
             TorchTensorView view = new TorchTensorView(context, this, m, lease,
                     m.memory.address() + share.storageOffsetBytes(), share.storageBytes(), share.tensor());
@@ -205,21 +207,6 @@ public final class TorchReader {
                 producerFds.unmapped(m.producer);
             }
         }
-    }
-
-    /**
-     * Makes {@code stream} wait on the producer's event of {@code share}: opened, waited on, destroyed (the wait
-     * stays queued on the stream). On every share, also one whose storage is open here already: each share carries
-     * the event recorded after the producer's last write before it.
-     */
-    private void waitForProducer(TorchShare share, Stream stream, OpenPhases phases) {
-        Event e = IpcEventHandle.fromBytes(share.eventHandle()).open(context);
-        OpenPhases.lap(phases, OpenPhases.Phase.EVENT_OPEN);
-        try (e) {
-            stream.waitEvent(e);
-            OpenPhases.lap(phases, OpenPhases.Phase.EVENT_WAIT);
-        }
-        OpenPhases.lap(phases, OpenPhases.Phase.EVENT_DESTROY);
     }
 
     /**
@@ -307,6 +294,11 @@ public final class TorchReader {
     public void warmUp(Stream stream) {
         ReaderWarmUp.javaPath(producerFds);
         ReaderWarmUp.driverPath(this, context, stream);
+    }
+
+    /** {@return the context the storages are mapped into} */
+    public Context context() {
+        return context;
     }
 
     /**
