@@ -11,10 +11,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.testing.JavaProcess;
-import org.cudaipc4j.testing.ProjectRoot;
+import org.cudaipc4j.testing.StubLibraries;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,35 +27,15 @@ class TorchReaderStubDriverTest {
     private static final int BLOCKS = 3;
     private static final Path SHM = TorchCounterFile.DEFAULT_DIRECTORY;
 
-    /** The stub driver built into {@code dir}; the test is skipped without a checkout or a C compiler. */
-    private static Path stubDriver(Path dir) throws IOException, InterruptedException {
-        Optional<Path> root = ProjectRoot.find();
-        Assumptions.assumeTrue(root.isPresent(), "skipped: not run inside the project's checkout");
-        Path source = root.get().resolve("scripts/stub-driver/libcuda-stub.c");
-        Path library = dir.resolve("libcuda.so.1");
-        Process cc;
-        try {
-            cc = new ProcessBuilder("cc", "-O2", "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o",
-                    library.toString(), source.toString()).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            Assumptions.abort("skipped: no C compiler (cc) to build the stub driver: " + e.getMessage());
-            throw e;
-        }
-        String out = new String(cc.getInputStream().readAllBytes());
-        assertTrue(cc.waitFor(60, TimeUnit.SECONDS), "cc did not finish");
-        assertEquals(0, cc.exitValue(), "cc failed: " + out);
-        return library;
-    }
-
     @Test
     void sharesOpenOncePerStorageAndEverySlotIsGivenBackAtClose(@TempDir Path tmp) throws Exception {
-        Path library = stubDriver(tmp);
+        Path library = StubLibraries.build(StubLibraries.CUDA_DRIVER, tmp.resolve("libcuda.so.1"));
         readEveryShare(library);
     }
 
     @Test
     void expandableSegmentsOfAnotherProcessOpenTheSameWayAndLeaveNoDescriptor(@TempDir Path tmp) throws Exception {
-        Path library = stubDriver(tmp);
+        Path library = StubLibraries.build(StubLibraries.CUDA_DRIVER, tmp.resolve("libcuda.so.1"));
         try (JavaProcess.Interactive producer = JavaProcess.start(JavaProcess.command(StubChunkProducerChild.class,
                 List.of(), Integer.toString(2 * BLOCKS)))) {
             String[] ready = producer.readLine(Duration.ofSeconds(60)).split(" ");
