@@ -9,15 +9,15 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.ThreadLocalRandom;
 
-/** Counter files laid out as torch's producer makes them, for tests without torch. */
-final class CounterFiles {
+/** Counter files laid out as torch's producer makes them, for tests without torch (of this package and others). */
+public final class CounterFiles {
     private CounterFiles() {}
 
     /**
      * Makes {@code /torch_<pid>_<random>_0} in {@code dir}: the producer's process count 1 at byte 0 and slots
      * {@code 0..held-1} at 1, as {@code _share_cuda_()} leaves them. Returns the name torch would send.
      */
-    static String create(Path dir, int held) {
+    public static String create(Path dir, int held) {
         String name = "/torch_" + ProcessHandle.current().pid() + "_"
                 + Integer.toUnsignedString(ThreadLocalRandom.current().nextInt()) + "_0";
         ByteBuffer b = ByteBuffer.allocate((int) TorchCounterFile.FILE_BYTES).order(ByteOrder.nativeOrder());
@@ -62,7 +62,7 @@ final class CounterFiles {
         }
     }
 
-    static long slot(Path dir, String name, int slot) {
+    public static long slot(Path dir, String name, int slot) {
         return read(dir, name).getLong(TorchCounterFile.HEADER_BYTES + 8 * slot);
     }
 
