@@ -156,7 +156,8 @@ final class Vmm {
 
     /**
      * One granule of {@code context}'s device allocated, exported as a file descriptor, imported back (as the chunks
-     * of an expandable segment when {@code chunked}, else as one allocation) and mapped, then all of it released.
+     * of an expandable segment when {@code chunked}, else as one allocation through a {@link MemoryImporter}'s map)
+     * and mapped, then all of it released.
      * Best effort: on a device without VMM nothing happens, and a failure leaves the first real import to report it.
      */
     static void warmImport(Context context, boolean chunked) {
@@ -172,7 +173,12 @@ final class Vmm {
                     if (chunked) {
                         ChunkedVmmMapping.importFileDescriptors(context, new int[] {exported}, local.bytes()).close();
                     } else {
-                        VmmMapping.importFileDescriptor(context, exported, local.bytes()).close();
+                        // Through an importer's own map, as another process's export is: its first run is paid too.
+                        SharedMemoryDescriptor d = SharedMemoryDescriptor.builder(IpcPath.VMM_FD).bytes(local.bytes())
+                                .device(device.uuid()).build();
+                        try (MemoryImporter importer = MemoryImporter.open(context, 0)) {
+                            importer.map(d, exported).close();
+                        }
                     }
                 } finally {
                     Libc.close(exported);
