@@ -1,7 +1,6 @@
 package org.cudaipc4j.interop.opening;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.lang.invoke.MethodHandles;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.coord.ExportHolders;
 import org.cudaipc4j.coord.fd.OwnedFd;
@@ -30,6 +29,18 @@ import org.cudaipc4j.interop.torch.TorchTensorView;
  * torch reader's mapping).
  */
 public final class Openable {
+    static {
+        // Linked and initialized with this class, which a caller makes before it opens (Descriptors.openable): a
+        // timed first open in a fresh process does not verify them inside its clock.
+        try {
+            MethodHandles.lookup().ensureInitialized(OpenedTensor.class);
+            MethodHandles.lookup().ensureInitialized(Laps.class);
+            MethodHandles.lookup().ensureInitialized(MemoryImporter.Step.class);
+        } catch (IllegalAccessException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Descriptor descriptor;
     private final TorchHandle bareHandle;
     private final TorchShare share;
@@ -159,31 +170,43 @@ public final class Openable {
     private OpenedTensor openExport(Context context, Stream stream) {
         OpenPhases phases = options.phases();
         OpenPhases.start(phases);
-        List<AutoCloseable> taken = new ArrayList<>();
+        // What the open takes, in the order taken: holder table, hold, importer, mapping. Given back the other way.
+        AutoCloseable[] taken = new AutoCloseable[4];
+        int n = 0;
         try {
             String holdersName = descriptor.exporter().holders();
             if (holdersName != null) {
                 ExportHolders holders = ExportHolders.open(holdersName);
-                taken.add(holders);
-                taken.add(holders.hold(descriptor.exporter().exportId()));
+                taken[n++] = holders;
+                taken[n++] = holders.hold(descriptor.exporter().exportId());
                 OpenPhases.lap(phases, OpenPhases.Phase.HOLD);
             }
             MemoryImporter importer = MemoryImporter.open(context, 0); // nothing kept once this tensor closes
-            taken.add(importer);
+            taken[n++] = importer;
             ImportedMemory memory = map(importer, phases);
-            taken.add(memory);
+            taken[n++] = memory;
             Descriptor.Event event = descriptor.event();
             if (event != null && event.waitRequired()) {
                 ProducerEvent.queueWait(context, stream, event.ipcHandle(), phases);
             }
             OpenedTensor t = new OpenedTensor(context, memory.address(), descriptor.bytes(), descriptor.tensor(),
-                    false, true, taken.reversed().toArray(AutoCloseable[]::new));
+                    false, true, reversed(taken, n));
             OpenPhases.lap(phases, OpenPhases.Phase.VIEW);
             return t;
         } catch (RuntimeException e) {
-            Closing.closeAfter(() -> Closing.closeAll(taken.reversed().toArray(AutoCloseable[]::new)), e);
+            AutoCloseable[] giveBack = reversed(taken, n);
+            Closing.closeAfter(() -> Closing.closeAll(giveBack), e);
             throw e;
         }
+    }
+
+    /** The first {@code n} of {@code taken}, last first. */
+    private static AutoCloseable[] reversed(AutoCloseable[] taken, int n) {
+        AutoCloseable[] r = new AutoCloseable[n];
+        for (int i = 0; i < n; i++) {
+            r[i] = taken[n - 1 - i];
+        }
+        return r;
     }
 
     /**
@@ -191,12 +214,7 @@ public final class Openable {
      * and closed here once the driver has imported them (it holds its own reference).
      */
     private ImportedMemory map(MemoryImporter importer, OpenPhases phases) {
-        MemoryImporter.StepListener steps = phases == null ? null : step -> phases.lap(switch (step) {
-            case IPC_OPEN -> OpenPhases.Phase.IPC_OPEN;
-            case VMM_MAP -> OpenPhases.Phase.VMM_MAP;
-            case POOL_IMPORT -> OpenPhases.Phase.POOL_IMPORT;
-            case POINTER_IMPORT -> OpenPhases.Phase.POINTER_IMPORT;
-        });
+        MemoryImporter.StepListener steps = phases == null ? null : new Laps(phases);
         int[] given = options.fds();
         if (given != null || binary.fileDescriptorCount() == 0) {
             return importer.map(binary, steps, given == null ? new int[0] : given);
@@ -214,6 +232,26 @@ public final class Openable {
         } finally {
             Closing.closeAll(fds);
             OpenPhases.lap(phases, OpenPhases.Phase.FD_CLOSE);
+        }
+    }
+
+    /**
+     * The importer's steps as phases of the open. A class, not a lambda, with no switch: a timed first open in a
+     * fresh process does not link a lambda or load a switch's map inside its clock.
+     */
+    private static final class Laps implements MemoryImporter.StepListener {
+        private final OpenPhases phases;
+
+        Laps(OpenPhases phases) {
+            this.phases = phases;
+        }
+
+        @Override
+        public void ended(MemoryImporter.Step step) {
+            phases.lap(step == MemoryImporter.Step.IPC_OPEN ? OpenPhases.Phase.IPC_OPEN
+                    : step == MemoryImporter.Step.VMM_MAP ? OpenPhases.Phase.VMM_MAP
+                    : step == MemoryImporter.Step.POOL_IMPORT ? OpenPhases.Phase.POOL_IMPORT
+                    : OpenPhases.Phase.POINTER_IMPORT);
         }
     }
 }

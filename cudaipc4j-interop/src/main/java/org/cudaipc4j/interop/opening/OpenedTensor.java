@@ -19,6 +19,8 @@ public final class OpenedTensor extends ForeignResource implements DeviceMemory 
     private final long bytes;
     private final TensorLayout layout;
     private final boolean cacheHit;
+    /** Whether closing waits for the context's work first (a torch view waits by itself). */
+    private final boolean synchronizeFirst;
     /** What the open took, in the order it is given back. */
     private final AutoCloseable[] owned;
 
@@ -35,14 +37,8 @@ public final class OpenedTensor extends ForeignResource implements DeviceMemory 
         this.bytes = bytes;
         this.layout = layout;
         this.cacheHit = cacheHit;
-        if (synchronizeFirst) {
-            AutoCloseable[] all = new AutoCloseable[owned.length + 1];
-            all[0] = context::synchronize; // no read of the mapping may still run when it goes
-            System.arraycopy(owned, 0, all, 1, owned.length);
-            this.owned = all;
-        } else {
-            this.owned = owned.clone();
-        }
+        this.synchronizeFirst = synchronizeFirst;
+        this.owned = owned;
     }
 
     /** The device address of the first byte (0 when nothing is mapped). */
@@ -71,9 +67,25 @@ public final class OpenedTensor extends ForeignResource implements DeviceMemory 
         return cacheHit;
     }
 
+    /** Waits for the context's work (no read of the mapping may still run when it goes), then gives all back. */
     @Override
     protected void releaseResource() {
-        Closing.closeAll(owned);
+        RuntimeException failure = null;
+        if (synchronizeFirst) {
+            try {
+                context().synchronize();
+            } catch (RuntimeException e) {
+                failure = e; // a context with a sticky error: what the open took goes back all the same
+            }
+        }
+        try {
+            Closing.closeAll(owned);
+        } catch (RuntimeException e) {
+            failure = Closing.firstOf(failure, e);
+        }
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     @Override
