@@ -10,12 +10,12 @@ import org.cudaipc4j.interop.Descriptor;
  * started, the device's primary context made current and the library's warm-up done ({@link InteropReads}) before
  * the clock starts; the result is one JSON line ({@link InteropFigures}).
  * <ul>
- *   <li>{@link Case#TENSOR}: torch shares of one storage: the first opened through {@code TorchReader}, the others
- *       are cached re-opens (the storage open already); with a bandwidth share, the device-to-device copy
- *       bandwidth from a share's mapping into local memory against local to local;</li>
+ *   <li>{@link Case#TENSOR}: torch shares of one storage: the first opened ({@code Descriptors.open} through a
+ *       {@code TorchReader}), the others are cached re-opens (the storage open already); with a bandwidth share,
+ *       the device-to-device copy bandwidth from a share's mapping into local memory against local to local;</li>
  *   <li>{@link Case#STATE_DICT}: every torch share opened, one after the other;</li>
- *   <li>{@link Case#POOL}: a memory-pool export with {@code fd_numbers}: the fd taken with {@code pidfd_getfd},
- *       the pool and the pointer imported by {@code MemoryImporter}.</li>
+ *   <li>{@link Case#POOL}: a memory-pool export with {@code fd_numbers} opened ({@code Descriptors.open}): the fd
+ *       taken with {@code pidfd_getfd}, the pool and the pointer imported by {@code MemoryImporter}.</li>
  * </ul>
  */
 public final class InteropBench {

@@ -3,9 +3,7 @@ package org.cudaipc4j.bench;
 import java.lang.management.ClassLoadingMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import org.cudaipc4j.coord.fd.OwnedFd;
 import org.cudaipc4j.coord.fd.PidFd;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
@@ -15,29 +13,29 @@ import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.ipc.MemoryImporter;
-import org.cudaipc4j.cuda.ipc.MemoryPool;
-import org.cudaipc4j.cuda.ipc.PoolBuffer;
-import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.interop.BinaryDescriptors;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.OpenPhases;
+import org.cudaipc4j.interop.opening.Descriptors;
+import org.cudaipc4j.interop.opening.OpenOptions;
+import org.cudaipc4j.interop.opening.Openable;
+import org.cudaipc4j.interop.opening.OpenedTensor;
 import org.cudaipc4j.interop.torch.TorchLeases;
 import org.cudaipc4j.interop.torch.TorchReader;
-import org.cudaipc4j.interop.torch.TorchShare;
-import org.cudaipc4j.interop.torch.TorchTensorView;
 import org.cudaipc4j.simpleipc.DriverStartUp;
 
 /**
- * The measuring part of the interop benchmark ({@link InteropBench}), in this process. Before the clock starts: the driver's functions
- * linked and warmed as in a simpleIPC child ({@link DriverStartUp#prelinkInBackground()}, through the library's
- * warm-up for a short-lived process, {@link Cuda#prelinkInBackground}; waited for: it warms the IPC, event, VMM
- * and pool imports the readers call), torch's leases started ({@link TorchLeases#start()}, documented to be started early), the driver started,
- * the device's primary context current, a stream made, the descriptors parsed; the reader's
- * {@link TorchReader#warmUp}, or for a pool export the importer's {@link MemoryImporter#warmUp()} and {@link PidFd#warmUp()}. Each open is
- * also timed phase by phase ({@link OpenPhases}; the pool's steps one by one). The clock then times the open calls alone: a torch share's mapping (or its cache
- * hit), its lease and its stream's wait on the producer's event; a pool export's {@code pidfd_getfd} and import.
- * Nothing is synchronized inside a timing.
+ * The measuring part of the interop benchmark ({@link InteropBench}), in this process. Before the clock starts: the
+ * driver's functions linked and warmed as in a simpleIPC child ({@link DriverStartUp#prelinkInBackground()}, through
+ * the library's warm-up for a short-lived process, {@link Cuda#prelinkInBackground}; waited for: it warms the IPC,
+ * event, VMM and pool imports the readers call), torch's leases started ({@link TorchLeases#start()}, documented to be
+ * started early), the driver started, the device's primary context current, a stream made, the descriptors parsed and
+ * checked by the library's {@link Descriptors#openable}; the open's warm-up ({@link Descriptors#warmUp}: the reader's
+ * {@link TorchReader#warmUp}, or for a pool export the importer's {@link MemoryImporter#warmUp()} and
+ * {@link PidFd#warmUp()}, then the open's own path). The clock then times the library's open
+ * calls alone ({@link Openable#open}): a torch share's mapping (or its cache hit), its lease and its stream's wait on
+ * the producer's event; a pool export's {@code pidfd_getfd}, imports and descriptor close. Each open is also timed
+ * phase by phase ({@link OpenPhases}, given in its options). Nothing is synchronized inside a timing.
  */
 final class InteropReads {
     /** Batches of the bandwidth measurement, alternating mapped and local; the median is reported. */
@@ -68,7 +66,7 @@ final class InteropReads {
                 return switch (plan.benchCase()) {
                     case TENSOR -> tensor(plan, context, stream, new TorchReader(context, leases));
                     case STATE_DICT -> stateDict(plan, context, stream, new TorchReader(context, leases));
-                    case POOL -> pool(plan.descriptors().getFirst(), context);
+                    case POOL -> pool(plan.descriptors().getFirst(), context, stream);
                 };
             }
         }
@@ -89,25 +87,31 @@ final class InteropReads {
     /** The first share opened, then the others (cache hits), then the bandwidth through a mapping. */
     private static InteropFigures tensor(InteropBench.Plan plan, Context context, Stream stream,
             TorchReader reader) {
-        List<TorchShare> shares = plan.descriptors().stream().map(TorchShare::of).toList();
-        Descriptor first = plan.descriptors().getFirst();
-        InteropFigures figures = new InteropFigures("tensor", InteropFigures.alloc(first), first.bytes(), 1);
-        List<TorchTensorView> views = new ArrayList<>();
+        // Checked and parsed before the clock; each open adds its phases to a record of its own.
+        OpenOptions options = OpenOptions.defaults().withTorchReader(reader);
+        OpenPhases firstPhases = new OpenPhases();
+        Openable first = Descriptors.openable(plan.descriptors().getFirst(), options.withPhases(firstPhases));
+        OpenPhases[] reopenPhases = new OpenPhases[plan.descriptors().size() - 1];
+        Openable[] reopenables = new Openable[reopenPhases.length];
+        for (int i = 0; i < reopenables.length; i++) {
+            reopenPhases[i] = new OpenPhases();
+            reopenables[i] = Descriptors.openable(plan.descriptors().get(i + 1), options.withPhases(reopenPhases[i]));
+        }
+        Descriptor d = plan.descriptors().getFirst();
+        InteropFigures figures = new InteropFigures("tensor", InteropFigures.alloc(d), d.bytes(), 1);
+        List<OpenedTensor> views = new ArrayList<>();
         try {
-            warmUp(figures, reader, stream);
-            OpenPhases firstPhases = new OpenPhases();
+            warmUp(figures, context, stream, options);
             long classes = LOADED.getTotalLoadedClassCount();
             long t0 = System.nanoTime();
-            views.add(reader.open(shares.getFirst(), stream, firstPhases));
+            views.add(first.open(context, stream));
             long firstNanos = System.nanoTime() - t0;
             figures.put("first_open_classes_loaded", LOADED.getTotalLoadedClassCount() - classes);
-            long[] reopens = new long[shares.size() - 1];
-            OpenPhases[] reopenPhases = new OpenPhases[reopens.length];
-            for (int i = 1; i < shares.size(); i++) {
-                reopenPhases[i - 1] = new OpenPhases();
+            long[] reopens = new long[reopenables.length];
+            for (int i = 0; i < reopenables.length; i++) {
                 t0 = System.nanoTime();
-                views.add(reader.open(shares.get(i), stream, reopenPhases[i - 1]));
-                reopens[i - 1] = System.nanoTime() - t0;
+                views.add(reopenables[i].open(context, stream));
+                reopens[i] = System.nanoTime() - t0;
             }
             for (int i = 1; i < views.size(); i++) {
                 if (!views.get(i).cacheHit()) {
@@ -132,7 +136,7 @@ final class InteropReads {
                 }
             }
             if (plan.bandwidth() != null) {
-                TorchTensorView bw = reader.open(TorchShare.of(plan.bandwidth()), stream);
+                OpenedTensor bw = Descriptors.open(plan.bandwidth(), context, stream, options);
                 views.add(bw);
                 stream.synchronize();
                 double[] gbps = bandwidth(context, stream, bw, plan.iterations());
@@ -148,18 +152,19 @@ final class InteropReads {
     /** Every share opened, one after the other, as a server maps a state dict. */
     private static InteropFigures stateDict(InteropBench.Plan plan, Context context, Stream stream,
             TorchReader reader) {
-        List<TorchShare> shares = plan.descriptors().stream().map(TorchShare::of).toList();
+        OpenPhases phases = new OpenPhases();
+        OpenOptions options = OpenOptions.defaults().withTorchReader(reader).withPhases(phases);
+        List<Openable> shares = plan.descriptors().stream().map(d -> Descriptors.openable(d, options)).toList();
         long bytes = plan.descriptors().stream().mapToLong(Descriptor::bytes).sum();
         InteropFigures figures = new InteropFigures("state-dict", InteropFigures.alloc(plan.descriptors().getFirst()),
                 bytes, shares.size());
-        List<TorchTensorView> views = new ArrayList<>(shares.size());
+        List<OpenedTensor> views = new ArrayList<>(shares.size());
         try {
-            warmUp(figures, reader, stream);
-            OpenPhases phases = new OpenPhases();
+            warmUp(figures, context, stream, options);
             long classes = LOADED.getTotalLoadedClassCount();
             long t0 = System.nanoTime();
-            for (TorchShare s : shares) {
-                views.add(reader.open(s, stream, phases));
+            for (Openable s : shares) {
+                views.add(s.open(context, stream));
             }
             long nanos = System.nanoTime() - t0;
             figures.put("open_classes_loaded", LOADED.getTotalLoadedClassCount() - classes);
@@ -172,10 +177,10 @@ final class InteropReads {
         }
     }
 
-    /** The reader's documented warm-up, before the clock; its time reported as {@code warm_up_ms}. */
-    private static void warmUp(InteropFigures figures, TorchReader reader, Stream stream) {
+    /** The open's documented warm-up, before the clock; its time reported as {@code warm_up_ms}. */
+    private static void warmUp(InteropFigures figures, Context context, Stream stream, OpenOptions options) {
         long w0 = System.nanoTime();
-        reader.warmUp(stream);
+        Descriptors.warmUp(context, stream, options);
         stream.synchronize();
         figures.put("warm_up_ms", (System.nanoTime() - w0) / 1e6);
     }
@@ -186,38 +191,28 @@ final class InteropReads {
     }
 
     /**
-     * The pool export's fd taken from the exporter and the pool and pointer imported, as {@link MemoryImporter#map}
-     * does for a pool export it has not seen (pool import with its access, then the pointer), timed step by step:
-     * {@code pidfd_us}, {@code pool_import_us}, {@code pointer_import_us}.
+     * The pool export's first open ({@link Descriptors#open}): its fd taken from the exporter by number, the pool and
+     * the pointer imported by the importer, the fd closed, timed whole ({@code first_open_us}) and step by step from
+     * the open's phases: {@code pidfd_us}, {@code pool_import_us}, {@code pointer_import_us}.
      */
-    private static InteropFigures pool(Descriptor d, Context context) {
-        SharedMemoryDescriptor binary = BinaryDescriptors.toBinary(d);
+    private static InteropFigures pool(Descriptor d, Context context, Stream stream) {
+        OpenPhases phases = new OpenPhases();
+        Openable pool = Descriptors.openable(d, OpenOptions.defaults().withPhases(phases));
         InteropFigures figures = new InteropFigures("pool", "pool", d.bytes(), 1);
-        try (MemoryImporter importer = MemoryImporter.open(context, 0)) {
-            long w0 = System.nanoTime();
-            importer.warmUp();
-            PidFd.warmUp();
-            figures.put("warm_up_ms", (System.nanoTime() - w0) / 1e6);
-        }
+        warmUp(figures, context, stream, OpenOptions.defaults());
         long t0 = System.nanoTime();
-        OwnedFd fd = PidFd.take(d.exporter().pid(), d.fdNumbers()[0]);
+        OpenedTensor buffer = pool.open(context, stream);
         long t1 = System.nanoTime();
-        MemoryPool pool;
-        try {
-            pool = MemoryPool.importFileDescriptor(context, fd.value(), binary.device());
-        } finally {
-            fd.close(); // after the clock for both: cuda.core's reader closes its copy after the import too
-        }
-        long t2 = System.nanoTime();
-        try (pool) {
-            PoolBuffer buffer = pool.importBuffer(Arrays.copyOf(binary.handle(), 64), binary.bytes());
-            long t3 = System.nanoTime();
-            try (buffer) {
-                figures.put("first_open_us", (t3 - t0) / 1e3).put("pidfd_us", (t1 - t0) / 1e3)
-                        .put("pool_import_us", (t2 - t1) / 1e3).put("pointer_import_us", (t3 - t2) / 1e3);
-            }
+        try (buffer) {
+            figures.put("first_open_us", (t1 - t0) / 1e3).put("pidfd_us", micros(phases, OpenPhases.Phase.PIDFD))
+                    .put("pool_import_us", micros(phases, OpenPhases.Phase.POOL_IMPORT))
+                    .put("pointer_import_us", micros(phases, OpenPhases.Phase.POINTER_IMPORT));
         }
         return figures;
+    }
+
+    private static double micros(OpenPhases phases, OpenPhases.Phase phase) {
+        return phases.nanos(phase) / 1e3;
     }
 
     /**

@@ -26,12 +26,12 @@ import picocli.CommandLine.Spec;
  * line each ({@code docs/interop-format.md}). The command line is checked here; {@link InteropBench#run} measures and
  * gives one JSON line, printed and also appended to {@code --out}.
  * <ul>
- *   <li>{@code tensor}: torch shares of one storage: the first opened through {@code TorchReader}, the others are
- *       cached re-opens (the storage open already); with {@code --bandwidth}, the device-to-device copy bandwidth
- *       from a share's mapping into local memory against local to local;</li>
+ *   <li>{@code tensor}: torch shares of one storage: the first opened ({@code Descriptors.open} through a
+ *       {@code TorchReader}), the others are cached re-opens (the storage open already); with {@code --bandwidth},
+ *       the device-to-device copy bandwidth from a share's mapping into local memory against local to local;</li>
  *   <li>{@code state-dict}: every torch share of the file opened, one after the other;</li>
- *   <li>{@code pool}: a memory-pool export with {@code fd_numbers}: the fd taken with {@code pidfd_getfd}, the pool
- *       and the pointer imported by {@code MemoryImporter}.</li>
+ *   <li>{@code pool}: a memory-pool export with {@code fd_numbers} opened ({@code Descriptors.open}): the fd taken
+ *       with {@code pidfd_getfd}, the pool and the pointer imported by {@code MemoryImporter}.</li>
  * </ul>
  * With {@code --driver-only} ({@code tensor} and {@code state-dict}, legacy shares), the reader's driver calls alone,
  * through the binding directly: the floor of {@code interop_bench_py.py driver-reader}, made through FFM.
