@@ -21,20 +21,23 @@ import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TorchHandle;
+import org.cudaipc4j.interop.opening.Descriptors;
+import org.cudaipc4j.interop.opening.OpenOptions;
+import org.cudaipc4j.interop.opening.OpenedTensor;
 import org.cudaipc4j.interop.torch.TorchLeases;
 import org.cudaipc4j.interop.torch.TorchReader;
 import org.cudaipc4j.interop.torch.TorchShare;
-import org.cudaipc4j.interop.torch.TorchTensorView;
 
 /**
  * The weight-sync pattern: a PyTorch trainer ({@code weight_sync.py}) shares a seeded state dict of about 100 tensors
- * (mixed dtypes with bf16, 1 KiB to 256 MiB) and updates it in place each round; this JVM, the server, maps every
- * share with {@link TorchReader}, checks the {@link WeightSum} of its bytes against the trainer's (which torch computes
- * on the GPU) and gives every slot back. The trainer shares each tensor anew every round: each share carries the event
- * recorded after the update, and the reader waits on it even when the block is mapped already (torch's own reader
- * skips that wait on its cache hit). The server sums on the host: the round's tensors are copied in chunks into two
- * pinned buffers in turn, a chunk summed while the next one is copied ({@link ChunkedWeightSum}). At the end both
- * sides report their memory: see {@link Report}. The messages are {@code weightsync/2} (docs/interop-format.md).
+ * (mixed dtypes with bf16, 1 KiB to 256 MiB) and updates it in place each round; this JVM, the server, opens every
+ * share's descriptor with {@link Descriptors#open} through one {@link TorchReader}, checks the {@link WeightSum} of
+ * its bytes against the trainer's (which torch computes on the GPU) and gives every slot back. The trainer shares each
+ * tensor anew every round: each share carries the event recorded after the update, and the open waits on it even when
+ * the block is mapped already (torch's own reader skips that wait on its cache hit). The server sums on the host:
+ * the round's tensors are copied in chunks into two pinned buffers in turn, a chunk summed while the next one is
+ * copied ({@link ChunkedWeightSum}). At the end both sides report their memory: see {@link Report}. The messages
+ * are {@code weightsync/2} (docs/interop-format.md).
  *
  * <pre>java -cp ... org.cudaipc4j.examples.WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e]]]</pre>
  */
@@ -178,7 +181,7 @@ public final class WeightSyncExample {
         // Started before CUDA's first use: it starts a small JVM (the lease watcher).
         try (TorchLeases leases = TorchLeases.start()) {
             book = leases.bookPath();
-            TorchReader reader = null;
+            OpenOptions options = null;
             org.cudaipc4j.cuda.Stream stream = null;
             MemorySegment[] host = null;
             try {
@@ -191,7 +194,7 @@ public final class WeightSyncExample {
                     }
                     round = r.round();
                     List<WeightSyncMessage.Tensor> lines = new ArrayList<>();
-                    List<TorchTensorView> views = new ArrayList<>();
+                    List<OpenedTensor> views = new ArrayList<>();
                     try {
                         for (int i = 0; i < r.tensors(); i++) {
                             if (!(WeightSyncMessage.parse(in.readLine()) instanceof WeightSyncMessage.Tensor t)) {
@@ -201,7 +204,8 @@ public final class WeightSyncExample {
                             if (ctx == null) {
                                 ctx = Context.retainPrimary(Device.byUuid(d.deviceUuid()));
                                 stream = org.cudaipc4j.cuda.Stream.create(ctx, true);
-                                reader = new TorchReader(ctx, leases);
+                                // One reader for every share: a block torch shares again is mapped once.
+                                options = OpenOptions.defaults().withTorchReader(new TorchReader(ctx, leases));
                                 // Host memory, owned by the context; allocated before the first figure all the same.
                                 PinnedArena pinned = PinnedArena.open(ctx);
                                 host = new MemorySegment[] {pinned.allocate(CHUNK, 4096),
@@ -215,7 +219,7 @@ public final class WeightSyncExample {
                                         + allocator.allocConf());
                             }
                             lines.add(t);
-                            views.add(reader.open(share, stream));
+                            views.add(Descriptors.open(d, ctx, stream, options));
                         }
                         // Every view's wait on its producer's event is on this stream: the copies come after it.
                         long[] sums = wsum64(views, host, stream, round, lines);
@@ -260,7 +264,7 @@ public final class WeightSyncExample {
      *
      * @throws IllegalStateException for a tensor whose size is not a multiple of 8, naming it
      */
-    private static long[] wsum64(List<TorchTensorView> views, MemorySegment[] host, org.cudaipc4j.cuda.Stream stream,
+    private static long[] wsum64(List<OpenedTensor> views, MemorySegment[] host, org.cudaipc4j.cuda.Stream stream,
             int round, List<WeightSyncMessage.Tensor> lines) {
         long[] sizes = new long[views.size()];
         for (int i = 0; i < sizes.length; i++) {

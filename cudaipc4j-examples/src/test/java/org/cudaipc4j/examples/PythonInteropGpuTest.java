@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -21,13 +20,16 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.ipc.ImportedMemory;
-import org.cudaipc4j.cuda.ipc.MemoryImporter;
 import org.cudaipc4j.cuda.ipc.MemoryPool;
 import org.cudaipc4j.cuda.ipc.ShareableHandleType;
 import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
 import org.cudaipc4j.cuda.ipc.SharedMemoryExport;
 import org.cudaipc4j.cuda.ipc.VmmAllocation;
+import org.cudaipc4j.interop.BinaryDescriptors;
+import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.opening.Descriptors;
+import org.cudaipc4j.interop.opening.OpenOptions;
+import org.cudaipc4j.interop.opening.OpenedTensor;
 import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
@@ -117,23 +119,23 @@ class PythonInteropGpuTest {
 
     @Test
     void theJvmImportsACudaCorePoolBuffer() throws Exception {
-        try (FdServer server = FdServer.open(); MemoryImporter importer = MemoryImporter.open(ctx, 2)) {
+        try (FdServer server = FdServer.open()) {
             JavaProcess.Interactive python = JavaProcess.start(List.of("python3", script.toString(), "export-pool",
                     server.socket().toString(), Long.toString(BYTES), "23", "32"));
             DriverFileLeaks.removeWhenEnded(python.pid());
             try (FdChannel channel = server.accept(LIMIT)) {
                 try (FdMessage m = channel.receive(LIMIT)) {
-                    SharedMemoryDescriptor d = SharedMemoryDescriptor.fromBytes(m.payload());
-                    List<Integer> fds = new ArrayList<>();
-                    for (OwnedFd fd : m.fds()) {
-                        fds.add(fd.value());
-                    }
-                    try (ImportedMemory memory = importer.map(d, fds.stream().mapToInt(Integer::intValue).toArray())) {
+                    // The binary descriptor cuda.core's side sends, opened as any descriptor is, with its fd.
+                    Descriptor d = BinaryDescriptors.fromBinary(SharedMemoryDescriptor.fromBytes(m.payload()));
+                    int[] fds = m.fds().stream().mapToInt(OwnedFd::value).toArray();
+                    int resources = ctx.openResources();
+                    try (OpenedTensor memory = Descriptors.open(d, ctx, stream,
+                            OpenOptions.defaults().withFds(fds))) {
                         assertEquals(BYTES, memory.bytes());
                         assertNull(Bytes.firstDifference(memory, (byte) 23), "cuda.core's bytes");
                         memory.memset((byte) 32);
                     }
-                    assertTrue(importer.evict(d), "unmapped before the exporter frees");
+                    assertEquals(resources, ctx.openResources(), "unmapped before the exporter frees");
                 }
                 channel.send("done".getBytes(StandardCharsets.UTF_8), List.of());
             }
