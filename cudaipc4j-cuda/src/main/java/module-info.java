@@ -9,14 +9,18 @@
  * {@link org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor} that travels and the
  * {@link org.cudaipc4j.cuda.ipc.MemoryImporter} that maps it.
  *
- * <p>The raw bindings ({@code org.cudaipc4j.cuda.driver}) are internal; libc is bound in {@code org.cudaipc4j.base},
+ * <p>The raw bindings ({@code org.cudaipc4j.cuda.driver}) are internal, read only by the benchmarks' figure of the
+ * driver's calls alone; libc is bound in {@code org.cudaipc4j.base},
  * which the project's libraries share. On the module path, run with
  * {@code --enable-native-access=org.cudaipc4j.base,org.cudaipc4j.cuda}; on the class path,
  * {@code --enable-native-access=ALL-UNNAMED}.
  */
+@SuppressWarnings("module") // the benchmarks are built after it
 module org.cudaipc4j.cuda {
     requires org.cudaipc4j.base;
 
     exports org.cudaipc4j.cuda;
     exports org.cudaipc4j.cuda.ipc;
+    // bench interop --driver-only: the reader's driver calls alone, through the binding itself
+    exports org.cudaipc4j.cuda.driver to org.cudaipc4j.bench;
 }
