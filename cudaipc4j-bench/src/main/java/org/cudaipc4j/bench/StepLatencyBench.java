@@ -32,11 +32,12 @@ import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
  * <p>When an MPS control daemon is running, every configuration runs under it and, with the daemon's pipe
  * directory hidden from the processes, without it.
  */
-final class StepLatencyBench {
-    record Breakdown(int process, double streamWaitMicros, double fillLaunchMicros, double recordMicros,
+public final class StepLatencyBench {
+    /** Where one process's time per step went, in microseconds. */
+    public record Breakdown(int process, double streamWaitMicros, double fillLaunchMicros, double recordMicros,
             double barrierMicros, double deviceWaitMicros, double outputMicros) {
         /** The host's own time per step: its calls and its output, not the barrier or the waits for its device. */
-        double ownMicros() {
+        public double ownMicros() {
             return streamWaitMicros + fillLaunchMicros + recordMicros + outputMicros;
         }
     }
@@ -45,7 +46,7 @@ final class StepLatencyBench {
      * One configuration's figures; {@code kernelMicros} is NaN on simulated devices, {@code mps} whether the
      * processes ran under an MPS daemon.
      */
-    record Result(String kernel, boolean mps, int processes, long bytes, long steps, double kernelMicros,
+    public record Result(String kernel, boolean mps, int processes, long bytes, long steps, double kernelMicros,
             double microsPerStep, double marginalMicrosPerStep, List<Double> pairMarginals, double hostShare,
             Breakdown process0, Breakdown slowestCalls) {}
 
@@ -60,7 +61,7 @@ final class StepLatencyBench {
      * What the runs share: backend, step size, steps of the shorter run of a pair, pairs per configuration, the
      * MPS environments to try, and the class whose main runs the tool.
      */
-    record Plan(BackendKind backend, long bytes, int steps, int pairs, List<String> kernels, List<Integer> processCounts,
+    public record Plan(BackendKind backend, long bytes, int steps, int pairs, List<String> kernels, List<Integer> processCounts,
             Map<String, Double> kernelMicros, Path mpsPipeDirectory, String toolMainClass) {
         int runs() {
             return 2 * pairs * kernels.size() * processCounts.size() * (mpsPipeDirectory == null ? 1 : 2);
@@ -71,7 +72,7 @@ final class StepLatencyBench {
     static final int LONGER = 3;
 
     /** The kernel name of runs on simulated devices, which have no kernels. */
-    static final String SIMULATED = "simulated";
+    public static final String SIMULATED = "simulated";
 
     private StepLatencyBench() {}
 
@@ -85,7 +86,7 @@ final class StepLatencyBench {
     }
 
     /** Runs every configuration; {@code ranOne} is told after each simpleIPC run. */
-    static List<Result> run(Plan plan, PrintStream out, Runnable ranOne) {
+    public static List<Result> run(Plan plan, PrintStream out, Runnable ranOne) {
         List<Result> results = new ArrayList<>();
         List<Boolean> mpsModes = plan.mpsPipeDirectory() == null ? List.of(false) : List.of(true, false);
         for (boolean mps : mpsModes) {

@@ -1,4 +1,4 @@
-package org.cudaipc4j.bench;
+package org.cudaipc4j.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,10 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.cudaipc4j.cli.Main;
+import org.cudaipc4j.bench.StepLatencyBench;
 import org.junit.jupiter.api.Test;
 
-/** The step-cost runs of the bench, on the tool itself (the bench's package, where the tool's classes are). */
+/** The step-cost runs of the bench, on the tool itself (in the command line's tests, where the tool's classes are). */
 class StepLatencyToolTest {
     @Test
     void eachProcessCountRunsItsPairsAndReportsTheirMedianAndTheHostsOwnTime() {
