@@ -32,10 +32,10 @@ import org.cudaipc4j.simpleipc.DriverStartUp;
  * started early), the driver started, the device's primary context current, a stream made, the descriptors parsed and
  * checked by the library's {@link Descriptors#openable}; the open's warm-up ({@link Descriptors#warmUp}: the reader's
  * {@link TorchReader#warmUp}, or for a pool export the importer's {@link MemoryImporter#warmUp()} and
- * {@link PidFd#warmUp()}, then the open's own path). The clock then times the library's open
- * calls alone ({@link Openable#open}): a torch share's mapping (or its cache hit), its lease and its stream's wait on
- * the producer's event; a pool export's {@code pidfd_getfd}, imports and descriptor close. Each open is also timed
- * phase by phase ({@link OpenPhases}, given in its options). Nothing is synchronized inside a timing.
+ * {@link PidFd#warmUp()}, then the open's own path). The clock then times the
+ * library's open calls alone ({@link Openable#open}): a torch share's mapping (or its cache hit), its lease and its
+ * stream's wait on the producer's event; a pool export's {@code pidfd_getfd}, imports and descriptor close. Each open
+ * is also timed phase by phase ({@link OpenPhases}, given in its options). Nothing is synchronized inside a timing.
  */
 final class InteropReads {
     /** Batches of the bandwidth measurement, alternating mapped and local; the median is reported. */

@@ -21,6 +21,11 @@ import org.cudaipc4j.interop.TorchHandle;
  * The stream waits on the descriptor's event when it asks for that; the wait is queued, nothing blocks. The
  * returned {@link OpenedTensor} owns what the open took and gives it all back at its close.
  *
+ * <p>Each open of a {@code legacy}, {@code vmm} or {@code pool} descriptor maps it anew (a pool is imported for each
+ * of its buffers): keep one opened tensor per export and share it, since the driver opens a legacy handle only once
+ * per context at a time. Torch shares are mapped once per block by their reader, which a caller shares among its
+ * opens ({@link OpenOptions#withTorchReader}).
+ *
  * <p>{@code open} is {@code openable(d, options).open(context, stream)}: call the two halves apart where the checks
  * must come before the driver is touched (a command line that reports a refusal first) or outside a timing
  * ({@code cudaipc4j bench interop} times the open alone).

@@ -27,6 +27,8 @@ final class OpenWarmUp {
     static void run(Context context, Stream stream, OpenOptions options) {
         TorchReader reader = options.torchReader();
         if (reader != null) {
+            // The reader's warm-up first: it loads the classes the open meets, so the open's own rounds are compiled
+            // against all of them and no later load undoes what the compiler assumed.
             reader.warmUp(stream);
             torchPath(context, stream, reader);
         } else {
