@@ -1,6 +1,6 @@
 /**
- * The command line (see {@link org.cudaipc4j.cli}): the entry point {@code Main}, the sample's options, {@code devices},
- * {@code bench} and {@code interop}. Its runnable jar puts everything on the class path; this descriptor states what
+ * The command line (see {@link org.cudaipc4j.cli}): the entry point {@code Main}, the sample's options,
+ * {@code devices}, {@code bench} and {@code interop}. Its runnable jar puts everything on the class path; this descriptor states what
  * the commands use.
  */
 module org.cudaipc4j.cli {

@@ -8,9 +8,10 @@ import java.util.concurrent.locks.LockSupport;
  * backoff up to {@code maxParkNanos}, so that a long wait costs almost no CPU.
  *
  * <p>When there are more waiting processes than CPUs, spinning only delays the process everyone waits for, so
- * {@link IdleStrategy#forParticipants} spins little and yields early. Where the kernel offers it, a barrier blocks on a futex
- * once {@link #shouldBlock()} (woken by the last process to arrive) instead of parking blindly. Its phases are
- * counted in calls; {@link TimedIdleStrategy} measures them in time instead. Not thread-safe: one per waiting thread.
+ * {@link IdleStrategy#forParticipants} spins little and yields early. Where the kernel offers it, a barrier blocks on
+ * a futex once {@link #shouldBlock()} (woken by the last process to arrive) instead of parking blindly. Its phases
+ * are counted in calls; {@link TimedIdleStrategy} measures them in time instead. Not thread-safe: one per waiting
+ * thread.
  */
 public final class BackoffIdleStrategy implements IdleStrategy {
     private final int maxSpins;
@@ -50,6 +51,19 @@ public final class BackoffIdleStrategy implements IdleStrategy {
 
     @Override
     public void idle() {
+        idleAtMost(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void idleUntil(long deadlineNanos) throws InterruptedException {
+        idleAtMost(Math.max(1, deadlineNanos - System.nanoTime()));
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+    }
+
+    /** Spins, yields, or parks for the current period but no longer than {@code limitNanos}. */
+    private void idleAtMost(long limitNanos) {
         if (spins < maxSpins) {
             spins++;
             Thread.onSpinWait();
@@ -57,21 +71,8 @@ public final class BackoffIdleStrategy implements IdleStrategy {
             yields++;
             Thread.yield();
         } else {
-            LockSupport.parkNanos(parkNanos);
+            LockSupport.parkNanos(Math.min(parkNanos, limitNanos));
             parkNanos = Math.min(parkNanos << 1, maxParkNanos);
-        }
-    }
-
-    @Override
-    public void idleUntil(long deadlineNanos) throws InterruptedException {
-        if (spins < maxSpins || yields < maxYields) {
-            idle();
-        } else {
-            LockSupport.parkNanos(Math.max(1, Math.min(parkNanos, deadlineNanos - System.nanoTime())));
-            parkNanos = Math.min(parkNanos << 1, maxParkNanos);
-        }
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
         }
     }
 
