@@ -15,7 +15,8 @@ import picocli.CommandLine;
  * are registered in {@link #commandLine()}.
  *
  * <p>Errors: a bad command line prints one line naming what was wrong and exits {@link ExitCodes#USAGE}; any
- * other failure prints one line and exits {@link ExitCodes#FAILURE}. Stack traces only with
+ * other failure prints one line and exits {@link ExitCodes#FAILURE}; output to a closed pipe ends it silently with
+ * {@link ExitCodes#CLOSED_PIPE}. Stack traces only with
  * {@code CUDAIPC4J_DEBUG=1}.
  */
 public final class Main {
@@ -29,9 +30,14 @@ public final class Main {
         }
         int code = run(args);
         if (code == ExitCodes.OK && System.out.checkError()) {
-            // A result nobody can read (a full disk, a closed pipe) is no success.
-            System.err.println("cudaipc4j: cannot write to standard output");
-            code = ExitCodes.FAILURE;
+            // A result nobody can read is no success: a closed pipe ends the tool silently, as SIGPIPE ends a Unix
+            // tool (the JVM ignores the signal); a full disk is an error.
+            if (LineAtomicOutput.standardOutputIsPipe()) {
+                code = ExitCodes.CLOSED_PIPE;
+            } else {
+                System.err.println("cudaipc4j: cannot write to standard output");
+                code = ExitCodes.FAILURE;
+            }
         }
         if (AotTraining.requested()) {
             AotTraining.loadOwnClasses();

@@ -155,6 +155,40 @@ class ToolPathsTest {
     }
 
     /**
+     * Output to a pipe whose reader is gone ({@code cudaipc4j ... | head -1}) ends the tool silently with 141, as
+     * SIGPIPE ends a Unix tool. The pipe is a FIFO whose only reader this test closes once the tool holds the write
+     * end (the JDK opens a redirect's file before {@code start} returns), so the tool's first write finds it closed.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"--version", "--backend host --size 4K",
+            "interop describe --help"})
+    void outputToAClosedPipeEndsSilently(String args, @TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("out");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        assertTrue(mkfifo.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+        // Opening a FIFO's read end waits for a writer, and the tool's start opens the write end: both at once.
+        java.util.concurrent.CompletableFuture<java.io.InputStream> reader = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> {
+                    try {
+                        return Files.newInputStream(fifo);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", org.cudaipc4j.testing.JavaProcess.classPath(),
+                Main.class.getName()));
+        cmd.addAll(List.of(args.split(" ")));
+        Process p = new ProcessBuilder(cmd).redirectOutput(fifo.toFile()).start();
+        reader.get(LIMIT.toSeconds(), TimeUnit.SECONDS).close();
+        p.getOutputStream().close();
+        String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals(ExitCodes.CLOSED_PIPE, p.exitValue(), err);
+        assertEquals("", err);
+    }
+
+    /**
      * A run given the pid of a bench that is gone ({@code CUDAIPC4J_BENCH_PID}: no longer its parent) stops at once
      * and leaves nothing; one whose bench lives (here this test, its parent) runs to its end; a value that is not
      * the pid of another process is one line, exit 64.

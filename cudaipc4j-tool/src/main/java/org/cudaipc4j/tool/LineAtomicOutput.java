@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.Charset;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
@@ -18,6 +20,10 @@ import java.util.Arrays;
  * (a pipe write of up to 4096 bytes is atomic).
  */
 public final class LineAtomicOutput extends OutputStream {
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFIFO = 0010000;
+    private static final int S_IFSOCK = 0140000;
+
     private final OutputStream target;
     private byte[] line = new byte[256];
     private int length;
@@ -33,6 +39,21 @@ public final class LineAtomicOutput extends OutputStream {
         Charset stderr = Charset.forName(System.getProperty("stderr.encoding", "UTF-8"), Charset.defaultCharset());
         System.setOut(new PrintStream(new LineAtomicOutput(new FileOutputStream(FileDescriptor.out)), true, stdout));
         System.setErr(new PrintStream(new LineAtomicOutput(new FileOutputStream(FileDescriptor.err)), true, stderr));
+    }
+
+    /**
+     * {@return whether standard output is a pipe or a socket} Where it is, a write can fail only because its reader
+     * is gone (a closed pipe), which a Unix tool meets as SIGPIPE and ends silently; a file's write fails for want of
+     * room, an error worth a line.
+     */
+    public static boolean standardOutputIsPipe() {
+        try {
+            // The file type bits of st_mode, through the descriptor's /proc link (an anonymous pipe has no path).
+            int type = (Integer) Files.getAttribute(Path.of("/proc/self/fd/1"), "unix:mode") & S_IFMT;
+            return type == S_IFIFO || type == S_IFSOCK;
+        } catch (IOException | RuntimeException e) {
+            return false; // no /proc or no unix attribute view: reported as any failed write
+        }
     }
 
     @Override

@@ -28,9 +28,12 @@ class ExitCodesTest {
         while (row.find()) {
             documented.add(Integer.parseInt(row.group(1)));
         }
-        assertEquals(Set.of(ExitCodes.OK, ExitCodes.FAILURE, ExitCodes.WAIVED, ExitCodes.USAGE),
-                documented);
+        assertEquals(Set.of(ExitCodes.OK, ExitCodes.FAILURE, ExitCodes.WAIVED, ExitCodes.USAGE,
+                ExitCodes.INTERRUPTED, ExitCodes.CLOSED_PIPE, ExitCodes.TERMINATED), documented);
         assertEquals(0, ExitCodes.OK);
         assertEquals(2, ExitCodes.WAIVED, "the sample's EXIT_WAIVED");
+        assertEquals(130, ExitCodes.INTERRUPTED, "as a shell reports SIGINT");
+        assertEquals(141, ExitCodes.CLOSED_PIPE, "as a shell reports SIGPIPE");
+        assertEquals(143, ExitCodes.TERMINATED, "as a shell reports SIGTERM");
     }
 }
