@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.cudaipc4j.tool.InputFiles;
+import org.cudaipc4j.tool.UsageException;
 
 /** PNG charts from a bench's results: the end-to-end phases, the marginal step costs, the fill bandwidth. */
 public final class BenchCharts {
@@ -68,17 +70,19 @@ public final class BenchCharts {
     static JsonObject read(Path json) {
         String text;
         try {
-            text = TextFiles.utf8(json, MAX_JSON_BYTES);
+            text = InputFiles.utf8(json, MAX_JSON_BYTES);
             if (text == null) {
-                throw new IllegalArgumentException("bench chart: '" + json + "' holds more than " + MAX_JSON_BYTES
+                throw new UsageException("bench chart: '" + json + "' holds more than " + MAX_JSON_BYTES
                         + " bytes: no bench.json is that long");
             }
         } catch (java.nio.file.NoSuchFileException e) {
-            throw new IllegalArgumentException("bench chart: '" + json + "' does not exist");
-        } catch (java.nio.charset.CharacterCodingException e) {
-            throw new IllegalArgumentException("bench chart: '" + json + "' is not UTF-8 text");
+            throw new UsageException("bench chart: '" + json + "' does not exist");
+        } catch (InputFiles.NotUtf8Exception e) {
+            throw new UsageException("bench chart: '" + json + "' is not UTF-8 text");
+        } catch (InputFiles.NotRegularFileException e) {
+            throw new UsageException("bench chart: '" + json + "' is " + e.getMessage());
         } catch (IOException e) {
-            throw new IllegalArgumentException("bench chart: cannot read '" + json + "': "
+            throw new UsageException("bench chart: cannot read '" + json + "': "
                     + org.cudaipc4j.tool.Failures.fileReason(e));
         }
         com.google.gson.JsonElement parsed;
@@ -92,11 +96,11 @@ public final class BenchCharts {
             // The parser's first line, without its JSONPath ("path $.a"): the line and column say where.
             String why = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage().lines()
                     .findFirst().orElse("").replaceFirst("\\s+path \\$\\S*$", "");
-            throw new IllegalArgumentException("bench chart: '" + json + "' is not valid JSON (" + why + ")");
+            throw new UsageException("bench chart: '" + json + "' is not valid JSON (" + why + ")");
         }
         if (!parsed.isJsonObject() || CHARTED.stream().noneMatch(parsed.getAsJsonObject()::has)) {
             boolean runReport = parsed.isJsonObject() && parsed.getAsJsonObject().has("tool");
-            throw new IllegalArgumentException("bench chart: '" + json + "' holds no bench results ("
+            throw new UsageException("bench chart: '" + json + "' holds no bench results ("
                     + String.join(", ", CHARTED) + ")" + (runReport ? "; it is a run's report" : "")
                     + ": charts are drawn from the bench.json that 'cudaipc4j bench --out DIR' writes");
         }
@@ -121,12 +125,12 @@ public final class BenchCharts {
             try {
                 drawings.add(drawing(part, results, dir));
             } catch (ArithmeticException e) {
-                throw new IllegalArgumentException("bench chart: '" + json + "' has a number that is not finite in"
+                throw new UsageException("bench chart: '" + json + "' has a number that is not finite in"
                         + " its " + part + " part");
             } catch (IllegalStateException | ClassCastException | NullPointerException
                      | UnsupportedOperationException | NumberFormatException e) {
                 // Gson's accessors on a part of another shape.
-                throw new IllegalArgumentException("bench chart: '" + json + "' has bench results of an unknown"
+                throw new UsageException("bench chart: '" + json + "' has bench results of an unknown"
                         + " shape in its " + part + " part");
             }
         }

@@ -14,6 +14,7 @@ import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorFormatException;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TorchHandle;
+import org.cudaipc4j.tool.InputFiles;
 
 /**
  * The figures of one {@code bench interop} reader process and their JSON line, in the shape that
@@ -93,7 +94,7 @@ final class InteropFigures {
     static List<Descriptor> readDescriptors(Path file) {
         List<String> lines;
         try {
-            String text = TextFiles.utf8(file, MAX_SHARE_FILE_BYTES);
+            String text = InputFiles.utf8(file, MAX_SHARE_FILE_BYTES);
             if (text == null) {
                 throw new IllegalArgumentException(file + " holds more than " + MAX_SHARE_FILE_BYTES + " bytes: not a"
                         + " share file");
@@ -101,8 +102,10 @@ final class InteropFigures {
             lines = text.lines().toList();
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException("no such file: " + file);
-        } catch (java.nio.charset.CharacterCodingException e) {
+        } catch (InputFiles.NotUtf8Exception e) {
             throw new IllegalArgumentException(file + " is not UTF-8 text");
+        } catch (InputFiles.NotRegularFileException e) {
+            throw new IllegalArgumentException(file + " is " + e.getMessage());
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + file + ": " + org.cudaipc4j.tool.Failures
                     .fileReason(e));
