@@ -126,8 +126,14 @@ class BenchInteropCommandTest {
 
     @Test
     void aFileWithoutEndOrNotTextIsRefusedInOneLine() throws IOException {
-        assertEquals("bench interop: /dev/zero holds more than 67108864 bytes: not a share file",
-                refusal("pool", "/dev/zero"));
+        Path big = dir.resolve("big.jsonl");
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength((64 << 20) + 1); // sparse: no disk is used
+        }
+        assertEquals("bench interop: " + big + " holds more than 67108864 bytes: not a share file",
+                refusal("pool", big.toString()));
+        assertEquals("bench interop: /dev/zero is not a regular file (a FIFO, a device or a socket would block or"
+                + " never end)", refusal("pool", "/dev/zero"));
         Path binary = Files.write(dir.resolve("binary.jsonl"), new byte[] {'{', (byte) 0xff, '}', '\n'});
         assertEquals("bench interop: " + binary + " is not UTF-8 text", refusal("tensor", binary.toString()));
     }

@@ -257,6 +257,25 @@ class InteropCommandTest {
         String missing = dir.resolve("missing.json").toString();
         cases.put(missing, "no such file: " + missing);
         cases.put("no-such-descriptor.json", "no such file: no-such-descriptor.json");
+        // Unicode digits are no hex digits (Arabic-Indic zero, U+0660).
+        cases.put("\u0660\u0660", "the argument is not a descriptor (JSON) or a torch handle (hex): character U+0660 at"
+                + " position 0 is not a hex digit (and no file has that name)");
+        Path array = Files.writeString(dir.resolve("array.json"), "[1, 2]\n");
+        cases.put(array.toString(), array + " is a JSON array: a descriptor is a JSON object, a torch handle hex");
+        Path latin1 = Files.write(dir.resolve("latin1.json"), new byte[] {'{', '"', 'k', (byte) 0xe9, '"', '}'});
+        cases.put(latin1.toString(), latin1 + " is not a descriptor or a torch handle: its bytes are not UTF-8 (at"
+                + " byte 3)");
+        cases.put(dir.toString(), dir + " is a folder, not a file: not a descriptor or handle file");
+        Path fifo = dir.resolve("fifo.json");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        try {
+            assertTrue(mkfifo.waitFor(1, java.util.concurrent.TimeUnit.MINUTES) && mkfifo.exitValue() == 0, "mkfifo");
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        // No writer ever comes: read, it would block forever.
+        cases.put(fifo.toString(), fifo + " is not a regular file (a FIFO, a device or a socket would block or never"
+                + " end): not a descriptor or handle file");
         for (var c : cases.entrySet()) {
             for (String command : List.of("describe", "open")) {
                 Run r = run("interop", command, c.getKey());

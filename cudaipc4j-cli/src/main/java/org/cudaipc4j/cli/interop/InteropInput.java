@@ -3,16 +3,17 @@ package org.cudaipc4j.cli.interop;
 import com.google.gson.JsonParser;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.function.Supplier;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorFormatException;
 import org.cudaipc4j.interop.DescriptorJson;
 import org.cudaipc4j.interop.TorchHandle;
 import org.cudaipc4j.tool.Failures;
+import org.cudaipc4j.tool.InputFiles;
 
 /**
  * What the commands' argument names: a descriptor of format 1.0 or a bare torch storage handle, read from a file,
@@ -66,13 +67,12 @@ sealed interface InteropInput {
             path = null;
         }
         if (path != null && !arg.isEmpty() && Files.exists(path)) {
-            if (Files.isDirectory(path)) {
-                throw new BadInputException(arg + " is a directory, not a descriptor or handle file");
-            }
-            try (InputStream in = Files.newInputStream(path)) {
-                return parseText(read(in, arg), arg);
+            try {
+                return parseText(bounded(InputFiles.utf8(path, MAX_BYTES), arg), arg);
+            } catch (InputFiles.NotRegularFileException e) {
+                throw new BadInputException(arg + " is " + e.getMessage() + ": not a descriptor or handle file");
             } catch (IOException e) {
-                throw new BadInputException("cannot read " + arg + ": " + Failures.fileReason(e));
+                throw unreadable(e, arg);
             }
         }
         if (arg.contains("/") || arg.endsWith(".json")) {
@@ -83,17 +83,27 @@ sealed interface InteropInput {
 
     private static String read(InputStream in, String what) {
         try {
-            byte[] b = in.readNBytes(MAX_BYTES + 1);
-            if (b.length > MAX_BYTES) {
-                throw new BadInputException(what + " holds more than " + MAX_BYTES + " bytes: no descriptor or"
-                        + " handle is that long");
-            }
-            return new String(b, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            throw new BadInputException("no such file: " + what);
+            return bounded(InputFiles.utf8(in, MAX_BYTES), what);
         } catch (IOException e) {
-            throw new BadInputException("cannot read " + what + ": " + Failures.fileReason(e));
+            throw unreadable(e, what);
         }
+    }
+
+    private static String bounded(String text, String what) {
+        if (text == null) {
+            throw new BadInputException(what + " holds more than " + MAX_BYTES + " bytes: no descriptor or handle is"
+                    + " that long");
+        }
+        return text;
+    }
+
+    private static BadInputException unreadable(IOException e, String what) {
+        return switch (e) {
+            case NoSuchFileException n -> new BadInputException("no such file: " + what);
+            case InputFiles.NotUtf8Exception n -> new BadInputException(what + " is not a descriptor or a torch handle:"
+                    + " its bytes are " + n.getMessage());
+            default -> new BadInputException("cannot read " + what + ": " + Failures.fileReason(e));
+        };
     }
 
     /** Text of a file or of standard input: a descriptor's JSON, or a handle's hex. */
@@ -121,8 +131,11 @@ sealed interface InteropInput {
         if (hex.isEmpty()) {
             throw new BadInputException(source + " is empty: expected a descriptor's JSON or a torch handle's hex");
         }
+        if (hex.startsWith("[")) {
+            throw new BadInputException(source + " is a JSON array: a descriptor is a JSON object, a torch handle hex");
+        }
         for (int i = 0; i < hex.length(); i++) {
-            if (Character.digit(hex.charAt(i), 16) < 0) {
+            if (!HexFormat.isHexDigit(hex.charAt(i))) { // ASCII digits only: Unicode digits are no hex
                 throw new BadInputException(source + " is not a descriptor (JSON) or a torch handle (hex): "
                         + describeChar(hex.charAt(i)) + " at position " + i + " is not a hex digit"
                         + (source.equals("the argument") ? " (and no file has that name)" : ""));
@@ -132,7 +145,7 @@ sealed interface InteropInput {
             throw new BadInputException("torch handle hex has an odd number of digits (" + hex.length() + "): two"
                     + " digits make a byte");
         }
-        byte[] bytes = java.util.HexFormat.of().parseHex(hex);
+        byte[] bytes = HexFormat.of().parseHex(hex);
         try {
             return new Handle(TorchHandle.parse(bytes), source);
         } catch (IllegalArgumentException e) {
