@@ -101,6 +101,7 @@ public final class Main {
         cl.addSubcommand(new DevicesCommand());
         cl.addSubcommand(new BenchCommand(Main.class.getName(), Main::usageProblem));
         cl.addSubcommand(new org.cudaipc4j.cli.interop.InteropCommand());
+        cl.addSubcommand(new CommandLine.HelpCommand()); // help [COMMAND], as --help and COMMAND --help
         versionEverywhere(cl, new RootCommand.Version()); // every command's -V, which its help lists
         // Help fits the terminal (100 columns when there is none), so phrases are not broken early.
         cl.setUsageHelpWidth(100);

@@ -152,4 +152,38 @@ class RootCommandTest {
         }
         assertEquals(annotated, fields.size());
     }
+
+    /** {@code help [COMMAND]} prints what {@code [COMMAND] --help} prints; an unknown command is a usage error. */
+    @Test
+    void helpNamesACommandOrTheTool() {
+        for (String[] line : List.of(new String[] {}, new String[] {"interop"}, new String[] {"bench"},
+                new String[] {"devices"})) {
+            String[] help = new String[line.length + 1];
+            help[0] = "help";
+            System.arraycopy(line, 0, help, 1, line.length);
+            String[] dashDash = java.util.Arrays.copyOf(line, line.length + 1);
+            dashDash[line.length] = "--help";
+            Output byHelp = execute(help);
+            assertEquals(ExitCodes.OK, byHelp.exit, byHelp.err);
+            assertEquals(execute(dashDash).out, byHelp.out, String.join(" ", help));
+            assertTrue(byHelp.out.startsWith("Usage: cudaipc4j" + (line.length == 0 ? "" : " " + line[0])),
+                    byHelp.out);
+        }
+        Output unknown = execute("help", "frobnicate");
+        assertEquals(ExitCodes.USAGE, unknown.exit, unknown.err);
+        assertEquals(1, unknown.err.lines().count(), unknown.err);
+        assertTrue(unknown.err.contains("frobnicate"), unknown.err);
+    }
+
+    private record Output(int exit, String out, String err) {}
+
+    private static Output execute(String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new java.io.PrintWriter(out, true));
+        cl.setErr(new java.io.PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new Output(exit, out.toString(), err.toString());
+    }
 }
