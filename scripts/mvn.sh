@@ -11,6 +11,9 @@ fi
 export JAVA_HOME=$java_home
 # Maven 3.8 runs on this JDK too; its own libraries would print warnings about sun.misc.Unsafe.
 export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+# Output that is not a terminal gets no escape codes: -B turns Maven's colours off, but its console library still
+# writes a reset code on its way out.
+[ -t 1 ] || MAVEN_OPTS="$MAVEN_OPTS -Djansi.noreset=true"
 command -v mvn >/dev/null 2>&1 || { echo "mvn.sh: Maven (mvn) is not installed" >&2; exit 1; }
 cd "$root"
 exec mvn "$@"
