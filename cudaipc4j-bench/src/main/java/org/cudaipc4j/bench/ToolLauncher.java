@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.Failures;
 import org.cudaipc4j.tool.ProcessExit;
 
 /**
@@ -21,10 +22,11 @@ final class ToolLauncher {
 
     /** What a finished run of the tool printed, and its exit code. */
     record Outcome(int exitCode, String stdout, String stderr) {
-        /** The run's last line on standard error, else on standard output (where a waived run says why). */
+        /** The run's last line on standard error, else on standard output; a waived run's without its prefix. */
         String lastErrorLine() {
             String text = stderr.isBlank() ? stdout.strip() : stderr.strip();
-            return text.isEmpty() ? "(it printed nothing)" : text.substring(text.lastIndexOf('\n') + 1);
+            String line = text.isEmpty() ? "(it printed nothing)" : text.substring(text.lastIndexOf('\n') + 1);
+            return line.startsWith(Failures.WAIVED_PREFIX) ? line.substring(Failures.WAIVED_PREFIX.length()) : line;
         }
 
         /**

@@ -274,7 +274,7 @@ final class BenchCommand implements Callable<Integer> {
             String unusable = org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
             if (unusable != null) {
                 java.io.PrintWriter err = spec.commandLine().getErr();
-                err.println("cudaipc4j: bench --backend cuda: " + unusable);
+                err.println(Failures.waived("bench --backend cuda: " + unusable));
                 err.flush();
                 return ExitCodes.WAIVED;
             }
@@ -283,7 +283,7 @@ final class BenchCommand implements Callable<Integer> {
             Bench.run(settings);
         } catch (Bench.WaivedException e) {
             java.io.PrintWriter err = spec.commandLine().getErr();
-            err.println("cudaipc4j: bench: " + e.getMessage());
+            err.println(Failures.waived("bench: " + e.getMessage()));
             err.flush();
             return ExitCodes.WAIVED;
         }

@@ -13,6 +13,7 @@ import org.cudaipc4j.bench.InteropBench.Case;
 import org.cudaipc4j.bench.InteropBench.Plan;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.Failures;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -133,7 +134,7 @@ final class BenchInteropCommand implements Callable<Integer> {
         String unusable = org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
         if (unusable != null) {
             java.io.PrintWriter err = spec.commandLine().getErr();
-            err.println("cudaipc4j: bench interop: " + unusable);
+            err.println(Failures.waived("bench interop: " + unusable));
             err.flush();
             return ExitCodes.WAIVED;
         }

@@ -13,6 +13,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.ipc.IpcCapabilities;
 import org.cudaipc4j.cuda.ipc.IpcPath;
 import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.Failures;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -75,7 +76,7 @@ final class DevicesCommand implements Callable<Integer> {
                         .toJson(new Unavailable(false, unusable, List.of())));
                 out.flush();
             }
-            err.println("cudaipc4j: " + unusable + NO_GPU_HINT);
+            err.println(Failures.waived(unusable + NO_GPU_HINT));
             err.flush();
             return ExitCodes.WAIVED;
         }

@@ -20,7 +20,7 @@ class BenchWaivedTest {
         String[] args = ("bench --backend cuda " + parts).split(" ");
         JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), Main.class, List.of(ABSENT), args);
         assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
-        assertEquals("cudaipc4j: bench --backend cuda: no NVIDIA driver found: could not load"
+        assertEquals("cudaipc4j: waived: bench --backend cuda: no NVIDIA driver found: could not load"
                 + " libcudaipc4j-absent.so.1\n", r.stderr(), r.describe());
         assertEquals("", r.stdout(), r.describe());
     }
@@ -35,7 +35,7 @@ class BenchWaivedTest {
         assertEquals("Fill bandwidth: skipped (no NVIDIA driver found: could not load libcudaipc4j-absent.so.1)",
                 r.stdout().lines().findFirst().orElse(""), r.describe());
         String why = "no NVIDIA driver found: could not load libcudaipc4j-absent.so.1";
-        assertEquals("cudaipc4j: bench: nothing asked for can be measured here: fill: " + why
+        assertEquals("cudaipc4j: waived: bench: nothing asked for can be measured here: fill: " + why
                 + (parts.contains("nccl") ? "; nccl: " + why : ""), r.stderr().lines().findFirst().orElse(""),
                 r.describe());
         assertEquals(1, r.stderr().lines().count(), r.describe());
@@ -47,7 +47,8 @@ class BenchWaivedTest {
         JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(120), Main.class, List.of(ABSENT),
                 "bench", "--only", "e2e", "--repeat", "1", "--run-args=--backend cuda");
         assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
-        assertEquals("cudaipc4j: bench: run 1 of '--backend cuda' waived: No CUDA devices support IPC\n", r.stderr(),
+        assertEquals("cudaipc4j: waived: bench: run 1 of '--backend cuda' waived: No CUDA devices support IPC: no NVIDIA"
+                + " driver found: could not load libcudaipc4j-absent.so.1\n", r.stderr(),
                 r.describe());
     }
 }

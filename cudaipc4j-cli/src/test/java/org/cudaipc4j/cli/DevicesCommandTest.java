@@ -28,8 +28,8 @@ class DevicesCommandTest {
         for (String[] args : List.of(new String[] {"devices"}, new String[] {"devices", "--json"})) {
             JavaProcess.Result r = JavaProcess.run(TIMEOUT, Main.class, List.of(ABSENT), args);
             assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
-            assertEquals("cudaipc4j: no NVIDIA driver found: could not load libcudaipc4j-absent.so.1 (simpleIPC runs"
-                    + " on simulated devices without a GPU: cudaipc4j --backend host)\n", r.stderr(), r.describe());
+            assertEquals("cudaipc4j: waived: no NVIDIA driver found: could not load libcudaipc4j-absent.so.1 (simpleIPC"
+                    + " runs on simulated devices without a GPU: cudaipc4j --backend host)\n", r.stderr(), r.describe());
             if (args.length == 1) {
                 assertEquals("", r.stdout(), r.describe());
             } else {
@@ -49,7 +49,7 @@ class DevicesCommandTest {
         CommandLine cl = Main.commandLine();
         cl.setErr(new PrintWriter(err, true));
         assertEquals(ExitCodes.WAIVED, cl.execute("devices"));
-        assertEquals("cudaipc4j: no NVIDIA driver found: could not load "
+        assertEquals("cudaipc4j: waived: no NVIDIA driver found: could not load "
                 + String.join(", ", CudaLibrary.namesToTry()) + DevicesCommand.NO_GPU_HINT, err.toString().strip());
     }
 

@@ -76,16 +76,11 @@ public final class SimpleIpcParent {
         try {
             exit = runGroup(report);
         } catch (NoIpcDeviceException e) {
-            printBackendLine();
-            // The sample's exact line, preceded by the reason where the backend gave one.
+            // One line on standard error, as every waived result: the sample's sentence and the backend's reason.
             String message = e.getMessage();
-            String reason = message;
-            if (message.startsWith(NO_IPC_DEVICES + ": ")) {
-                reason = message.substring(NO_IPC_DEVICES.length() + 2);
-                out.println("Reason: " + reason);
-                message = NO_IPC_DEVICES;
-            }
-            out.println(message);
+            String reason = message.startsWith(NO_IPC_DEVICES + ": ") ? message.substring(NO_IPC_DEVICES.length() + 2)
+                    : message;
+            System.err.println(Failures.waived(message));
             report.result = "waived";
             report.waivedBecause = reason;
             exit = ExitCodes.WAIVED;

@@ -42,6 +42,19 @@ public final class Failures {
                 : String.valueOf(e.getMessage());
     }
 
+    /** What every waived result's line starts with, on standard error. */
+    public static final String WAIVED_PREFIX = "cudaipc4j: waived: ";
+
+    /**
+     * {@return the one line, for standard error, of a result that is waived (exit {@link ExitCodes#WAIVED}): the
+     * same form for every command, so that standard output carries only results}
+     *
+     * @param reason what cannot run here and why
+     */
+    public static String waived(String reason) {
+        return WAIVED_PREFIX + reason.replace('\n', ' ');
+    }
+
     /** Whether stack traces go with the one-line errors ({@code CUDAIPC4J_DEBUG=1}). */
     public static boolean debug() {
         return "1".equals(System.getenv("CUDAIPC4J_DEBUG"));

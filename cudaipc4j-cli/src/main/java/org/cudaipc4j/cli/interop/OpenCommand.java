@@ -52,7 +52,9 @@ final class OpenCommand implements Callable<Integer> {
             }
             String unusable = Cuda.unavailableReason().orElse(null);
             if (unusable != null) {
-                return fail(err, ExitCodes.WAIVED, "waived: nothing to open on: " + unusable);
+                err.println(Failures.waived("nothing to open on: " + unusable));
+                err.flush();
+                return ExitCodes.WAIVED;
             }
             List<String> lines = opening.open(device);
             for (String line : lines) {
