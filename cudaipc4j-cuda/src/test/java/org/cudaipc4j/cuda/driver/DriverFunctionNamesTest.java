@@ -53,8 +53,7 @@ class DriverFunctionNamesTest {
     /** The binding: the declarations and the classes of calls, which name every function. */
     static final String BINDING = "cudaipc4j-cuda/src/main/java/org/cudaipc4j/cuda/driver/";
     static final Set<String> BINDING_FILES = Set.of("CudaFunction.java", "DeviceCalls.java", "MemoryCalls.java",
-            "VmmCalls.java", "PoolCalls.java", "StreamCalls.java", "IpcCalls.java", "ModuleCalls.java",
-            "CuDriver.java");
+            "VmmCalls.java", "PoolCalls.java", "StreamCalls.java", "IpcCalls.java", "ModuleCalls.java");
     static final Set<String> NOT_READ = Set.of("cudaipc4j-testing");
 
     private static final Pattern NAME = Pattern.compile("cu[A-Z]\\w+");
