@@ -14,8 +14,11 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.driver.CuDriver;
-import org.cudaipc4j.cuda.driver.CuFunction;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.IpcCalls;
+import org.cudaipc4j.cuda.driver.MemoryCalls;
+import org.cudaipc4j.cuda.driver.Prelink;
+import org.cudaipc4j.cuda.driver.StreamCalls;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.OpenPhases;
 import org.cudaipc4j.interop.torch.TorchCounterFile;
@@ -71,7 +74,7 @@ final class InteropDriverCalls {
             } finally {
                 try {
                     for (long pointer : mapped.values()) {
-                        CuDriver.IPC_CLOSE_MEM_HANDLE.check(pointer);
+                        IpcCalls.ipcCloseMemHandle(pointer);
                     }
                 } finally {
                     for (TorchShare s : shares) { // unmapped first, as a reader's close does
@@ -85,10 +88,10 @@ final class InteropDriverCalls {
 
     /** Links every function the loop calls and runs the event ones once, then waits for the stream. */
     private static void warmUp(Context context, Stream stream) {
-        for (CuFunction f : new CuFunction[] {CuDriver.IPC_OPEN_MEM_HANDLE, CuDriver.IPC_OPEN_EVENT_HANDLE,
-                CuDriver.STREAM_WAIT_EVENT, CuDriver.EVENT_DESTROY, CuDriver.MEM_GET_ADDRESS_RANGE,
-                CuDriver.IPC_CLOSE_MEM_HANDLE}) {
-            f.link();
+        for (CudaFunction f : List.of(CudaFunction.cuIpcOpenMemHandle_v2, CudaFunction.cuIpcOpenEventHandle,
+                CudaFunction.cuStreamWaitEvent, CudaFunction.cuEventDestroy_v2, CudaFunction.cuMemGetAddressRange_v2,
+                CudaFunction.cuIpcCloseMemHandle)) {
+            Prelink.link(f);
         }
         try (Event e = Event.create(context, EventFlag.DISABLE_TIMING)) {
             e.record(stream);
@@ -108,23 +111,23 @@ final class InteropDriverCalls {
             long s0 = System.nanoTime();
             long last = s0;
             if (!mapped.containsKey(keys.get(i))) {
-                CuDriver.IPC_OPEN_MEM_HANDLE.check(out, blocks.get(keys.get(i)), 1);
+                IpcCalls.ipcOpenMemHandle(out, blocks.get(keys.get(i)), 1);
                 mapped.put(keys.get(i), out.get(JAVA_LONG, 0));
                 long now = System.nanoTime();
                 laps[i][0] = now - last;
                 last = now;
             }
             if (events.get(i) != null) {
-                CuDriver.IPC_OPEN_EVENT_HANDLE.check(eventOut, events.get(i));
+                IpcCalls.ipcOpenEventHandle(eventOut, events.get(i));
                 MemorySegment event = eventOut.get(ADDRESS, 0);
                 long now = System.nanoTime();
                 laps[i][1] = now - last;
                 last = now;
-                CuDriver.STREAM_WAIT_EVENT.check(streamHandle, event, 0);
+                StreamCalls.streamWaitEvent(streamHandle, event, 0);
                 now = System.nanoTime();
                 laps[i][2] = now - last;
                 last = now;
-                CuDriver.EVENT_DESTROY.check(event);
+                StreamCalls.eventDestroy(event);
                 now = System.nanoTime();
                 laps[i][3] = now - last;
                 last = now;
@@ -170,7 +173,7 @@ final class InteropDriverCalls {
         long sum = 0;
         for (long pointer : pointers) {
             long t = System.nanoTime();
-            CuDriver.MEM_GET_ADDRESS_RANGE.check(MemorySegment.NULL, size, pointer);
+            MemoryCalls.memGetAddressRange(MemorySegment.NULL, size, pointer);
             sum += System.nanoTime() - t;
         }
         return sum;

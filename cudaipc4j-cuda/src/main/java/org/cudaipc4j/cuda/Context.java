@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.DeviceCalls;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.MemoryCalls;
 
 /**
  * A retained reference to a device's primary context, and the owner of every resource made in it (buffers,
@@ -49,7 +51,7 @@ public final class Context implements AutoCloseable {
         Cuda.init();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = DriverCalls.pointerOut(arena);
-            CuDriver.DEVICE_PRIMARY_CTX_RETAIN.check(out, device.handle());
+            DeviceCalls.devicePrimaryCtxRetain(out, device.handle());
             return new Context(device, DriverCalls.handle(out));
         }
     }
@@ -80,7 +82,7 @@ public final class Context implements AutoCloseable {
     /** Makes this context current on the calling thread ({@code cuCtxSetCurrent}). */
     public void makeCurrent() {
         requireUsable();
-        CuDriver.CTX_SET_CURRENT.check(handle);
+        DeviceCalls.ctxSetCurrent(handle);
     }
 
     /** Registers a resource made in this context. */
@@ -115,16 +117,16 @@ public final class Context implements AutoCloseable {
      */
     public void enablePeerAccess(Context peer) {
         makeCurrent();
-        int r = CuDriver.CTX_ENABLE_PEER_ACCESS.call(peer.handle(), 0);
+        int r = DeviceCalls.cuCtxEnablePeerAccess(peer.handle(), 0);
         if (r != CudaError.PEER_ACCESS_ALREADY_ENABLED.code()) {
-            CuDriver.CTX_ENABLE_PEER_ACCESS.checkResult(r);
+            CudaFunction.cuCtxEnablePeerAccess.check(r);
         }
     }
 
     /** Waits for all work in this context ({@code cuCtxSynchronize}). */
     public void synchronize() {
         makeCurrent();
-        CuDriver.CTX_SYNCHRONIZE.check();
+        DeviceCalls.ctxSynchronize();
     }
 
     /** {@return free and total device memory} */
@@ -133,7 +135,7 @@ public final class Context implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment free = arena.allocate(JAVA_LONG);
             MemorySegment total = arena.allocate(JAVA_LONG);
-            CuDriver.MEM_GET_INFO.check(free, total);
+            MemoryCalls.memGetInfo(free, total);
             return new MemInfo(free.get(JAVA_LONG, 0), total.get(JAVA_LONG, 0));
         }
     }
@@ -174,7 +176,7 @@ public final class Context implements AutoCloseable {
             }
         });
         if (release) {
-            steps.add(() -> CuDriver.DEVICE_PRIMARY_CTX_RELEASE.check(device.handle()));
+            steps.add(() -> DeviceCalls.devicePrimaryCtxRelease(device.handle()));
         }
         Closing.closeAll(steps.toArray(AutoCloseable[]::new));
     }

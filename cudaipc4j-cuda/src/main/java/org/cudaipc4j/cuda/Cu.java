@@ -1,7 +1,7 @@
 package org.cudaipc4j.cuda;
 
 import java.lang.foreign.MemorySegment;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 
 /** Helpers of the typed layer: result checks and the memory of copies (out-parameters: {@code DriverCalls}). */
 final class Cu {
@@ -22,7 +22,7 @@ final class Cu {
      * named with more than its function (the kernel launched, the function looked up).
      */
     static void check(String call, int result) {
-        if (result != CuDriver.CUDA_SUCCESS) {
+        if (result != CudaFunction.CUDA_SUCCESS) {
             throw CudaException.of(call, result);
         }
     }

@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
-import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.cuda.driver.DeviceCalls;
 import org.cudaipc4j.cuda.driver.Prelink;
 
 /**
@@ -81,7 +81,7 @@ public final class Cuda {
         }
         synchronized (Cuda.class) {
             if (!initialized) {
-                CuDriver.INIT.check(0);
+                DeviceCalls.init(0);
                 initialized = true;
             }
         }
@@ -160,7 +160,7 @@ public final class Cuda {
     public static int driverVersion() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.DRIVER_GET_VERSION.check(out);
+            DeviceCalls.driverGetVersion(out);
             return out.get(JAVA_INT, 0);
         }
     }

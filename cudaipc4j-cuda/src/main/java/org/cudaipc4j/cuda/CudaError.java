@@ -3,7 +3,7 @@ package org.cudaipc4j.cuda;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 
 /**
  * The {@code CUresult} codes of {@code cuda.h} (CUDA 13.0). Codes this enum does not know map to
@@ -11,7 +11,7 @@ import org.cudaipc4j.cuda.driver.CuDriver;
  */
 public enum CudaError {
     /** No error: the call succeeded. */
-    SUCCESS(CuDriver.CUDA_SUCCESS),
+    SUCCESS(CudaFunction.CUDA_SUCCESS),
     /** An argument is out of its range of accepted values. */
     INVALID_VALUE(1),
     /** The driver could not allocate enough memory for the operation. */

@@ -2,8 +2,9 @@ package org.cudaipc4j.cuda;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.cuda.driver.DeviceCalls;
 import org.cudaipc4j.cuda.driver.DriverCalls;
 
 /**
@@ -66,9 +67,9 @@ public class CudaException extends RuntimeException {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = DriverCalls.pointerOut(arena);
-            int r = name ? CuDriver.GET_ERROR_NAME.call(code, out) : CuDriver.GET_ERROR_STRING.call(code, out);
+            int r = name ? DeviceCalls.cuGetErrorName(code, out) : DeviceCalls.cuGetErrorString(code, out);
             MemorySegment text = DriverCalls.handle(out);
-            if (r != CuDriver.CUDA_SUCCESS || text.equals(MemorySegment.NULL)) {
+            if (r != CudaFunction.CUDA_SUCCESS || text.equals(MemorySegment.NULL)) {
                 return null;
             }
             return text.reinterpret(Integer.MAX_VALUE).getString(0);

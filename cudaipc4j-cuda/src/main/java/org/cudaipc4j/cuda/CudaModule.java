@@ -9,8 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.ModuleCalls;
 
 /**
  * A loaded CUDA module ({@code CUmodule}): PTX the driver JIT-compiles for the context's device on load (and
@@ -59,13 +60,13 @@ public final class CudaModule extends ContextResource {
         MemorySegment handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = DriverCalls.pointerOut(arena);
-            CuDriver.MODULE_LOAD_DATA.check(out, image);
+            ModuleCalls.moduleLoadData(out, image);
             handle = DriverCalls.handle(out);
         }
         try {
             return new CudaModule(context, handle);
         } catch (RuntimeException e) {
-            Closing.closeAfter(() -> CuDriver.MODULE_UNLOAD.check(handle), e);
+            Closing.closeAfter(() -> ModuleCalls.moduleUnload(handle), e);
             throw e;
         }
     }
@@ -104,8 +105,8 @@ public final class CudaModule extends ContextResource {
             context.makeCurrent();
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment out = DriverCalls.pointerOut(arena);
-                Cu.check(CuDriver.MODULE_GET_FUNCTION.name() + "(" + n + ")",
-                        CuDriver.MODULE_GET_FUNCTION.call(out, handle, arena.allocateFrom(n)));
+                Cu.check(CudaFunction.cuModuleGetFunction.name() + "(" + n + ")",
+                        ModuleCalls.cuModuleGetFunction(out, handle, arena.allocateFrom(n)));
                 return new Kernel(this, n, DriverCalls.handle(out));
             }
         });
@@ -115,7 +116,7 @@ public final class CudaModule extends ContextResource {
     @Override
     void release() {
         context.makeCurrent();
-        CuDriver.MODULE_UNLOAD.check(handle);
+        ModuleCalls.moduleUnload(handle);
     }
 
     @Override

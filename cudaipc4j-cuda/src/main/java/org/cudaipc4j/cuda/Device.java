@@ -10,9 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.cudaipc4j.cuda.driver.CuDriver;
-import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.DeviceCalls;
 
 /**
  * A CUDA device. A plain, immutable value: it owns no native resource. Every factory initialises the driver
@@ -33,6 +32,11 @@ public final class Device {
     /** {@code CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR}. */
     public static final int ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 
+    /** Room for a device's name with its terminating NUL. */
+    private static final int NAME_BYTES = 256;
+    /** Room for a PCI bus id ({@code domain:bus:device.function}) with its NUL. */
+    private static final int PCI_BUS_ID_BYTES = 64;
+
     private final int ordinal;
     private final int handle;
 
@@ -46,7 +50,7 @@ public final class Device {
         Cuda.init();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.DEVICE_GET_COUNT.check(out);
+            DeviceCalls.deviceGetCount(out);
             return out.get(JAVA_INT, 0);
         }
     }
@@ -70,7 +74,7 @@ public final class Device {
     private static Device handleOf(int ordinal) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.DEVICE_GET.check(out, ordinal);
+            DeviceCalls.deviceGet(out, ordinal);
             return new Device(ordinal, out.get(JAVA_INT, 0));
         }
     }
@@ -117,18 +121,18 @@ public final class Device {
 
     /** {@return the device's name, e.g. {@code NVIDIA H200}} */
     public String name() {
-        return string(CuDriver.DEVICE_GET_NAME, 256);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(NAME_BYTES);
+            DeviceCalls.deviceGetName(out, NAME_BYTES, handle);
+            return out.getString(0);
+        }
     }
 
     /** {@return the PCI bus id, e.g. {@code 0000:19:00.0}} */
     public String pciBusId() {
-        return string(CuDriver.DEVICE_GET_PCI_BUS_ID, 64);
-    }
-
-    private String string(CuFunction.PII query, int capacity) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(capacity);
-            query.check(out, capacity, handle);
+            MemorySegment out = arena.allocate(PCI_BUS_ID_BYTES);
+            DeviceCalls.deviceGetPCIBusId(out, PCI_BUS_ID_BYTES, handle);
             return out.getString(0);
         }
     }
@@ -140,7 +144,7 @@ public final class Device {
     public UUID uuid() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_UUID);
-            CuDriver.DEVICE_GET_UUID.check(out, handle);
+            DeviceCalls.deviceGetUuid(out, handle);
             return new UUID(Long.reverseBytes(out.get(JAVA_LONG_UNALIGNED, 0)),
                     Long.reverseBytes(out.get(JAVA_LONG_UNALIGNED, 8)));
         }
@@ -150,7 +154,7 @@ public final class Device {
     public long totalMemory() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            CuDriver.DEVICE_TOTAL_MEM.check(out, handle);
+            DeviceCalls.deviceTotalMem(out, handle);
             return out.get(JAVA_LONG, 0);
         }
     }
@@ -163,7 +167,7 @@ public final class Device {
     public int attribute(int attribute) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.DEVICE_GET_ATTRIBUTE.check(out, attribute, handle);
+            DeviceCalls.deviceGetAttribute(out, attribute, handle);
             return out.get(JAVA_INT, 0);
         }
     }
@@ -213,7 +217,7 @@ public final class Device {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment flags = arena.allocate(JAVA_INT);
             MemorySegment active = arena.allocate(JAVA_INT);
-            CuDriver.DEVICE_PRIMARY_CTX_GET_STATE.check(handle, flags, active);
+            DeviceCalls.devicePrimaryCtxGetState(handle, flags, active);
             return active.get(JAVA_INT, 0) != 0;
         }
     }
@@ -226,7 +230,7 @@ public final class Device {
     public boolean canAccessPeer(Device peer) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.DEVICE_CAN_ACCESS_PEER.check(out, handle, peer.handle);
+            DeviceCalls.deviceCanAccessPeer(out, handle, peer.handle);
             return out.get(JAVA_INT, 0) != 0;
         }
     }

@@ -5,7 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.MemoryCalls;
 
 /**
  * Device memory from {@code cuMemAlloc_v2}: the only kind {@code cuIpcGetMemHandle} can export (the sharing package,
@@ -37,13 +37,13 @@ public final class DeviceBuffer extends ContextResource implements DeviceMemory 
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            CuDriver.MEM_ALLOC.check(out, bytes);
+            MemoryCalls.memAlloc(out, bytes);
             address = out.get(JAVA_LONG, 0);
         }
         try {
             return new DeviceBuffer(context, address, bytes);
         } catch (RuntimeException e) {
-            Closing.closeAfter(() -> CuDriver.MEM_FREE.check(address), e); // the context began closing meanwhile
+            Closing.closeAfter(() -> MemoryCalls.memFree(address), e); // the context began closing meanwhile
             throw e;
         }
     }
@@ -63,7 +63,7 @@ public final class DeviceBuffer extends ContextResource implements DeviceMemory 
     @Override
     void release() {
         context.makeCurrent();
-        CuDriver.MEM_FREE.check(address);
+        MemoryCalls.memFree(address);
     }
 
     @Override

@@ -3,8 +3,8 @@ package org.cudaipc4j.cuda;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
-import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.MemoryCalls;
 
 /**
  * A range of device memory: a {@link DeviceBuffer} this process allocated, a {@link DeviceSlice} of one, or memory of
@@ -63,7 +63,7 @@ public interface DeviceMemory {
     default void memset(long offset, long count, byte value) {
         long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
         context().makeCurrent();
-        CuDriver.MEMSET_D8.check(dst, value & 0xff, count);
+        MemoryCalls.memsetD8(dst, value & 0xff, count);
         DriverCalls.waitForLegacyStream();
     }
 
@@ -88,7 +88,7 @@ public interface DeviceMemory {
     default void memsetAsync(long offset, long count, byte value, Stream stream) {
         long dst = address() + Objects.checkFromIndexSize(offset, count, bytes());
         context().makeCurrent();
-        CuDriver.MEMSET_D8_ASYNC.check(dst, value & 0xff, count, stream.handle());
+        MemoryCalls.memsetD8Async(dst, value & 0xff, count, stream.handle());
     }
 
     /**
@@ -101,14 +101,14 @@ public interface DeviceMemory {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, src.byteSize(), bytes());
         context().makeCurrent();
         if (src.isNative()) {
-            CuDriver.MEMCPY_HTOD.check(dst, src, src.byteSize());
+            MemoryCalls.memcpyHtoD(dst, src, src.byteSize());
         } else {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment staging = arena.allocate(Math.min(src.byteSize(), Cu.STAGING_CHUNK));
                 for (long done = 0; done < src.byteSize(); done += staging.byteSize()) {
                     long n = Math.min(staging.byteSize(), src.byteSize() - done);
                     MemorySegment.copy(src, done, staging, 0, n);
-                    CuDriver.MEMCPY_HTOD.check(dst + done, staging, n);
+                    MemoryCalls.memcpyHtoD(dst + done, staging, n);
                 }
             }
         }
@@ -138,14 +138,14 @@ public interface DeviceMemory {
         long src = address() + Objects.checkFromIndexSize(srcOffset, dst.byteSize(), bytes());
         context().makeCurrent();
         if (dst.isNative()) {
-            CuDriver.MEMCPY_DTOH.check(dst, src, dst.byteSize());
+            MemoryCalls.memcpyDtoH(dst, src, dst.byteSize());
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment staging = arena.allocate(Math.min(dst.byteSize(), Cu.STAGING_CHUNK));
             for (long done = 0; done < dst.byteSize(); done += staging.byteSize()) {
                 long n = Math.min(staging.byteSize(), dst.byteSize() - done);
-                CuDriver.MEMCPY_DTOH.check(staging, src + done, n);
+                MemoryCalls.memcpyDtoH(staging, src + done, n);
                 MemorySegment.copy(staging, 0, dst, done, n);
             }
         }
@@ -187,7 +187,7 @@ public interface DeviceMemory {
         Cu.requireNative(src);
         long dst = address() + Objects.checkFromIndexSize(dstOffset, src.byteSize(), bytes());
         context().makeCurrent();
-        CuDriver.MEMCPY_HTOD_ASYNC.check(dst, src, src.byteSize(), stream.handle());
+        MemoryCalls.memcpyHtoDAsync(dst, src, src.byteSize(), stream.handle());
     }
 
     /**
@@ -201,7 +201,7 @@ public interface DeviceMemory {
         Cu.requireNative(dst);
         long src = address() + Objects.checkFromIndexSize(srcOffset, dst.byteSize(), bytes());
         context().makeCurrent();
-        CuDriver.MEMCPY_DTOH_ASYNC.check(dst, src, dst.byteSize(), stream.handle());
+        MemoryCalls.memcpyDtoHAsync(dst, src, dst.byteSize(), stream.handle());
     }
 
     /**
@@ -216,7 +216,7 @@ public interface DeviceMemory {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, count, bytes());
         long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
         context().makeCurrent();
-        CuDriver.MEMCPY_DTOD.check(dst, from, count);
+        MemoryCalls.memcpyDtoD(dst, from, count);
         DriverCalls.waitForLegacyStream();
     }
 
@@ -233,6 +233,6 @@ public interface DeviceMemory {
         long dst = address() + Objects.checkFromIndexSize(dstOffset, count, bytes());
         long from = src.address() + Objects.checkFromIndexSize(srcOffset, count, src.bytes());
         context().makeCurrent();
-        CuDriver.MEMCPY_DTOD_ASYNC.check(dst, from, count, stream.handle());
+        MemoryCalls.memcpyDtoDAsync(dst, from, count, stream.handle());
     }
 }

@@ -7,8 +7,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.StreamCalls;
 
 /**
  * A CUDA event: created here ({@link #create}) or opened from another process's handle (by the sharing package,
@@ -54,7 +55,7 @@ public final class Event extends ContextResource {
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = DriverCalls.pointerOut(arena);
-            CuDriver.EVENT_CREATE.check(out, EventFlag.bits(flags));
+            StreamCalls.eventCreate(out, EventFlag.bits(flags));
             return adopt(context, DriverCalls.handle(out), flags, false);
         }
     }
@@ -77,7 +78,7 @@ public final class Event extends ContextResource {
             Set<EventFlag> copy = Set.copyOf(flags); // before the context owns it: a bad set registers nothing
             return new Event(context, handle, copy, opened);
         } catch (RuntimeException e) {
-            Closing.closeAfter(() -> CuDriver.EVENT_DESTROY.check(handle), e);
+            Closing.closeAfter(() -> StreamCalls.eventDestroy(handle), e);
             throw e;
         }
     }
@@ -108,21 +109,21 @@ public final class Event extends ContextResource {
      * @param stream the stream to record on
      */
     public void record(Stream stream) {
-        CuDriver.EVENT_RECORD.check(handle(), stream.handle());
+        StreamCalls.eventRecord(handle(), stream.handle());
     }
 
     /** Waits until the work before its most recent record has finished ({@code cuEventSynchronize}). */
     public void synchronize() {
-        CuDriver.EVENT_SYNCHRONIZE.check(handle());
+        StreamCalls.eventSynchronize(handle());
     }
 
     /** {@return true when the work before its most recent record has finished (or it was never recorded)} */
     public boolean query() {
-        int r = CuDriver.EVENT_QUERY.call(handle());
+        int r = StreamCalls.cuEventQuery(handle());
         if (r == CudaError.NOT_READY.code()) {
             return false;
         }
-        CuDriver.EVENT_QUERY.checkResult(r);
+        CudaFunction.cuEventQuery.check(r);
         return true;
     }
 
@@ -139,7 +140,7 @@ public final class Event extends ContextResource {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_FLOAT);
-            int result = CuDriver.EVENT_ELAPSED_TIME.call(out, start.handle(), handle());
+            int result = StreamCalls.cuEventElapsedTime_v2(out, start.handle(), handle());
             Cu.check(ElapsedTimeCall.NAME, result);
             return out.get(JAVA_FLOAT, 0);
         }
@@ -149,7 +150,7 @@ public final class Event extends ContextResource {
     @Override
     void release() {
         context.makeCurrent();
-        CuDriver.EVENT_DESTROY.check(handle);
+        StreamCalls.eventDestroy(handle);
     }
 
     @Override
@@ -160,6 +161,6 @@ public final class Event extends ContextResource {
     /** The export elapsed times are asked of in this process, for error messages. */
     private static final class ElapsedTimeCall {
         static final String NAME = org.cudaipc4j.cuda.driver.CudaLibrary.resolvedName(
-                CuDriver.EVENT_ELAPSED_TIME.name()).orElse(CuDriver.EVENT_ELAPSED_TIME.name());
+                CudaFunction.cuEventElapsedTime_v2.name()).orElse(CudaFunction.cuEventElapsedTime_v2.name());
     }
 }

@@ -5,7 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.MemoryCalls;
 
 /**
  * Host memory this process already has (a shared-memory mapping, a buffer from another library), page-locked and
@@ -48,17 +48,17 @@ public final class HostRegistration extends ContextResource {
                     + " (address 0x" + Long.toHexString(memory.address()) + ", " + memory.byteSize() + " bytes)");
         }
         context.makeCurrent();
-        CuDriver.MEM_HOST_REGISTER.check(memory, memory.byteSize(), PORTABLE_DEVICEMAP);
+        MemoryCalls.memHostRegister(memory, memory.byteSize(), PORTABLE_DEVICEMAP);
         try {
             long device;
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment out = arena.allocate(JAVA_LONG);
-                CuDriver.MEM_HOST_GET_DEVICE_POINTER.check(out, memory, 0);
+                MemoryCalls.memHostGetDevicePointer(out, memory, 0);
                 device = out.get(JAVA_LONG, 0);
             }
             return new HostRegistration(context, memory, device);
         } catch (RuntimeException e) {
-            Closing.closeAfter(() -> CuDriver.MEM_HOST_UNREGISTER.check(memory), e);
+            Closing.closeAfter(() -> MemoryCalls.memHostUnregister(memory), e);
             throw e;
         }
     }
@@ -88,7 +88,7 @@ public final class HostRegistration extends ContextResource {
     @Override
     void release() {
         context.makeCurrent();
-        CuDriver.MEM_HOST_UNREGISTER.check(memory);
+        MemoryCalls.memHostUnregister(memory);
     }
 
     @Override

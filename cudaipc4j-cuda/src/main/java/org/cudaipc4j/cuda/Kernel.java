@@ -6,7 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.cudaipc4j.base.Layouts;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.ModuleCalls;
 
 /**
  * A kernel ({@code CUfunction}) of a {@link CudaModule}, valid while the module is open.
@@ -34,7 +35,7 @@ public final class Kernel {
         this.module = module;
         this.name = name;
         this.handle = handle;
-        this.launchCall = CuDriver.LAUNCH_KERNEL.name() + "(" + name + ")";
+        this.launchCall = CudaFunction.cuLaunchKernel.name() + "(" + name + ")";
     }
 
     /** {@code void* params[MAX_ARGS]} and the argument values they point at, grown when a launch needs more. */
@@ -107,7 +108,7 @@ public final class Kernel {
             throw new IllegalArgumentException(name + ": at most " + MAX_ARGS + " arguments, got " + args.length);
         }
         MemorySegment params = SCRATCH.get().pack(args);
-        Cu.check(launchCall, CuDriver.LAUNCH_KERNEL.call(handle, grid.x(), grid.y(), grid.z(),
+        Cu.check(launchCall, ModuleCalls.cuLaunchKernel(handle, grid.x(), grid.y(), grid.z(),
                 block.x(), block.y(), block.z(), sharedBytes, stream.handle(), params, MemorySegment.NULL));
     }
 
@@ -123,7 +124,7 @@ public final class Kernel {
         module.context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.OCCUPANCY_MAX_ACTIVE_BLOCKS_PER_MULTIPROCESSOR.check(out, handle, blockSize, sharedBytes);
+            ModuleCalls.occupancyMaxActiveBlocksPerMultiprocessor(out, handle, blockSize, sharedBytes);
             return out.get(JAVA_INT, 0);
         }
     }
@@ -155,7 +156,7 @@ public final class Kernel {
         module.requireOpen();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.FUNC_GET_ATTRIBUTE.check(out, attribute.code(), handle);
+            ModuleCalls.funcGetAttribute(out, attribute.code(), handle);
             return out.get(JAVA_INT, 0);
         }
     }

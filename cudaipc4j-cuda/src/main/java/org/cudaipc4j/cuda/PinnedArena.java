@@ -8,8 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Layouts;
-import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.MemoryCalls;
 
 /**
  * An {@link Arena} of page-locked host memory ({@code cuMemHostAlloc}, portable to every context and mapped for
@@ -72,7 +72,7 @@ public final class PinnedArena extends ContextResource implements Arena {
             MemorySegment base;
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment out = DriverCalls.pointerOut(arena);
-                CuDriver.MEM_HOST_ALLOC.check(out, request, PORTABLE | DEVICEMAP);
+                MemoryCalls.memHostAlloc(out, request, PORTABLE | DEVICEMAP);
                 base = DriverCalls.handle(out);
             }
             blocks.add(base);
@@ -98,7 +98,7 @@ public final class PinnedArena extends ContextResource implements Arena {
         context.makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            CuDriver.MEM_HOST_GET_DEVICE_POINTER.check(out, segment, 0);
+            MemoryCalls.memHostGetDevicePointer(out, segment, 0);
             return out.get(JAVA_LONG, 0);
         }
     }
@@ -112,7 +112,7 @@ public final class PinnedArena extends ContextResource implements Arena {
             for (MemorySegment block : blocks) {
                 frees.add(() -> {
                     context.makeCurrent();
-                    CuDriver.MEM_FREE_HOST.check(block);
+                    MemoryCalls.memFreeHost(block);
                 });
             }
             blocks.clear();

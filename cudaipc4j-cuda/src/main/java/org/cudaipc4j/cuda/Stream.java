@@ -3,8 +3,9 @@ package org.cudaipc4j.cuda;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.StreamCalls;
 
 /**
  * A CUDA stream: work enqueued on it runs in order. Owned by its {@link Context}. Enqueueing calls do not make the
@@ -38,13 +39,13 @@ public final class Stream extends ContextResource {
         MemorySegment handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = DriverCalls.pointerOut(arena);
-            CuDriver.STREAM_CREATE.check(out, nonBlocking ? NON_BLOCKING : 0);
+            StreamCalls.streamCreate(out, nonBlocking ? NON_BLOCKING : 0);
             handle = DriverCalls.handle(out);
         }
         try {
             return new Stream(context, handle);
         } catch (RuntimeException e) {
-            Closing.closeAfter(() -> CuDriver.STREAM_DESTROY.check(handle), e);
+            Closing.closeAfter(() -> StreamCalls.streamDestroy(handle), e);
             throw e;
         }
     }
@@ -66,7 +67,7 @@ public final class Stream extends ContextResource {
      * @param event the event to wait for
      */
     public void waitEvent(Event event) {
-        CuDriver.STREAM_WAIT_EVENT.check(handle(), event.handle(), 0);
+        StreamCalls.streamWaitEvent(handle(), event.handle(), 0);
     }
 
     /**
@@ -81,7 +82,7 @@ public final class Stream extends ContextResource {
      * @param exactly whether to wait for equality instead of at least
      */
     public void waitValue32(long address, int value, boolean exactly) {
-        CuDriver.STREAM_WAIT_VALUE32.check(handle(), address, value,
+        StreamCalls.streamWaitValue32(handle(), address, value,
                 exactly ? WAIT_VALUE_EQ : WAIT_VALUE_GEQ);
     }
 
@@ -93,7 +94,7 @@ public final class Stream extends ContextResource {
      * @param value the value to write
      */
     public void writeValue32(long address, int value) {
-        CuDriver.STREAM_WRITE_VALUE32.check(handle(), address, value, 0);
+        StreamCalls.streamWriteValue32(handle(), address, value, 0);
     }
 
     /**
@@ -101,24 +102,24 @@ public final class Stream extends ContextResource {
      * must also watch something else while they wait, such as a communicator's asynchronous error}
      */
     public boolean query() {
-        int r = CuDriver.STREAM_QUERY.call(handle());
+        int r = StreamCalls.cuStreamQuery(handle());
         if (r == CudaError.NOT_READY.code()) {
             return false;
         }
-        CuDriver.STREAM_QUERY.checkResult(r);
+        CudaFunction.cuStreamQuery.check(r);
         return true;
     }
 
     /** Waits until all work enqueued so far has finished ({@code cuStreamSynchronize}). */
     public void synchronize() {
-        CuDriver.STREAM_SYNCHRONIZE.check(handle());
+        StreamCalls.streamSynchronize(handle());
     }
 
     /** Destroys the stream ({@code cuStreamDestroy_v2}); work already enqueued still completes. */
     @Override
     void release() {
         context.makeCurrent();
-        CuDriver.STREAM_DESTROY.check(handle);
+        StreamCalls.streamDestroy(handle);
     }
 
     @Override

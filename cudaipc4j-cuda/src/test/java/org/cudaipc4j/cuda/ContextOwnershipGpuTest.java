@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.DeviceCalls;
 import org.cudaipc4j.testing.GpuTest;
 import org.junit.jupiter.api.Test;
 
@@ -68,7 +68,7 @@ class ContextOwnershipGpuTest {
             assertTrue(device.primaryContextActive(), "the reference is left to the process's end");
         } finally {
             // Released here so that later tests start with no reference held.
-            CuDriver.DEVICE_PRIMARY_CTX_RELEASE.check(device.handle());
+            DeviceCalls.devicePrimaryCtxRelease(device.handle());
         }
         assertFalse(device.primaryContextActive());
     }

@@ -10,7 +10,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The structs of {@code cuda.h} that driver calls ({@link CuDriver}) take or fill, as FFM layouts for Linux x86-64
+ * The structs of {@code cuda.h} that driver calls ({@link CudaFunction}) take or fill, as FFM layouts for Linux x86-64
  * and aarch64 (LP64): IPC handles, passed by value, are 64-byte {@link StructLayout}s.
  */
 public final class CuSymbols {

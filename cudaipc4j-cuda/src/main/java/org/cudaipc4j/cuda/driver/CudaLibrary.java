@@ -20,7 +20,7 @@ import org.cudaipc4j.base.Downcalls;
  *
  * <p>Names tried, in order: {@code libcuda.so.1}, then {@code libcuda.so}; the system property
  * {@value #NAMES_PROPERTY} (comma-separated names or paths) replaces that list. When none loads, every call
- * through {@link CuDriver} throws the exception {@link #reportFailuresWith made for a missing library}, from the
+ * of a {@link CudaFunction} throws the exception {@link #reportFailuresWith made for a missing library}, from the
  * names tried; a function the loaded library lacks throws the one made for a missing symbol, from its name. Neither
  * failure is cached as a class initialisation error, so each call reports it the same way. A checked call that the
  * driver refuses throws the exception made for a failed call.
@@ -67,7 +67,7 @@ public final class CudaLibrary {
     /**
      * Sets the exceptions that report a driver library that did not load ({@code driverNotFound}, given the names
      * tried), a function the loaded library lacks ({@code missingSymbol}, given the function's and the library's
-     * names) and a call that returned an error ({@code callFailed}, for {@link CuFunction#failure}). Until then all
+     * names) and a call that returned an error ({@code callFailed}, for {@link CudaFunction#failure}). Until then all
      * are {@link IllegalStateException}s.
      *
      * @param driverNotFound makes the exception for a library that did not load
@@ -175,7 +175,7 @@ public final class CudaLibrary {
     }
 
     /**
-     * A downcall handle for {@code symbol} with {@code descriptor} (its {@link CuFunction}'s). When the library or
+     * A downcall handle for {@code symbol} with {@code descriptor} (its {@link CudaFunction}'s). When the library or
      * the symbol is missing, the handle has the same type and throws the {@linkplain #reportFailuresWith reported}
      * exception on every call.
      */
@@ -192,11 +192,11 @@ public final class CudaLibrary {
         return LINKER.downcallHandle(address.get(), descriptor);
     }
 
-    /** The export a call to {@code symbol} goes to: its own, or its {@linkplain CuFunction#fallback fallback}'s. */
+    /** The export a call to {@code symbol} goes to: its own, or its {@linkplain CudaFunction#fallback fallback}'s. */
     record Resolved(String name, MemorySegment address) {}
 
     /**
-     * Finds {@code symbol} in {@code lookup}, else {@code older} (its {@linkplain CuFunction#fallback fallback},
+     * Finds {@code symbol} in {@code lookup}, else {@code older} (its {@linkplain CudaFunction#fallback fallback},
      * null for none); empty when neither is exported. The name {@code cuda.h} maps to always wins where the driver
      * has it.
      */
@@ -217,7 +217,7 @@ public final class CudaLibrary {
      */
     public static Optional<String> resolvedName(String symbol) {
         Loaded loaded = ProcessLibrary.INSTANCE;
-        String older = CuDriver.named(symbol).flatMap(CuFunction::fallback).orElse(null);
+        String older = CudaFunction.named(symbol).flatMap(CudaFunction::fallback).orElse(null);
         return loaded.lookup() == null ? Optional.empty() : find(loaded.lookup(), symbol, older).map(Resolved::name);
     }
 }

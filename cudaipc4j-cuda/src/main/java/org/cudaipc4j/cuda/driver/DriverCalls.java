@@ -32,6 +32,6 @@ public final class DriverCalls {
      * calls run, and a free in stream order without a stream.
      */
     public static void waitForLegacyStream() {
-        CuDriver.STREAM_SYNCHRONIZE.check(MemorySegment.NULL);
+        StreamCalls.streamSynchronize(MemorySegment.NULL);
     }
 }

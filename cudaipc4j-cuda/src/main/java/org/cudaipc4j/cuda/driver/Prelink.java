@@ -2,6 +2,7 @@ package org.cudaipc4j.cuda.driver;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -10,11 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.ToIntFunction;
 
 /**
- * Links the downcall handles of {@link CuDriver}'s functions on a background daemon thread, and warms calls once the
- * driver has started.
+ * Links the downcall handles of the driver's functions ({@link CudaFunction}) on a background daemon thread, and warms
+ * calls once the driver has started.
  *
  * <p>Linking a handle costs milliseconds the first time a descriptor is seen (the FFM linker generates a stub for
  * it); doing it while the main thread waits in the driver (cuInit, context creation) takes that off the critical
@@ -36,9 +38,14 @@ public final class Prelink {
      * A refused call per function that can be warmed, in warm-up order: given 64 bytes of zeroed scratch, returns the
      * result code.
      */
-    static final Map<CuFunction, ToIntFunction<MemorySegment>> WARM_CALLS = warmCalls();
+    static final Map<CudaFunction, ToIntFunction<MemorySegment>> WARM_CALLS = warmCalls();
     /** The names of {@link #WARM_CALLS}, in the same order. */
     private static final Set<String> WARMABLE = names(WARM_CALLS.keySet());
+
+    /** The classes that call the functions, each giving the handles of its own. */
+    private static final List<Function<CudaFunction, MethodHandle>> CALLS = List.of(DeviceCalls::handle,
+            MemoryCalls::handle, VmmCalls::handle, PoolCalls::handle, StreamCalls::handle, IpcCalls::handle,
+            ModuleCalls::handle);
 
     /** Functions linked by {@link #link}, by name: what the background thread got done. */
     static final Set<String> LINKED = ConcurrentHashMap.newKeySet();
@@ -48,53 +55,54 @@ public final class Prelink {
     private Prelink() {}
 
     /** Only calls seen refused on the GPU machine belong here: some entry points do not check every argument. */
-    private static Map<CuFunction, ToIntFunction<MemorySegment>> warmCalls() {
+    private static Map<CudaFunction, ToIntFunction<MemorySegment>> warmCalls() {
         MemorySegment none = MemorySegment.NULL;
         MemorySegment fdMinusOne = MemorySegment.ofAddress(-1);
         byte[] zeroHandle = new byte[CuSymbols.IPC_HANDLE_SIZE];
-        Map<CuFunction, ToIntFunction<MemorySegment>> w = new LinkedHashMap<>();
+        Map<CudaFunction, ToIntFunction<MemorySegment>> w = new LinkedHashMap<>();
         // out: room for any out-parameter; IPC handles passed by value are zeroed.
-        w.put(CuDriver.DEVICE_PRIMARY_CTX_RETAIN, out -> CuDriver.DEVICE_PRIMARY_CTX_RETAIN.call(out, -1));
-        w.put(CuDriver.MEM_ALLOC, out -> CuDriver.MEM_ALLOC.call(out, 0));
-        w.put(CuDriver.EVENT_CREATE, out -> CuDriver.EVENT_CREATE.call(out, 0));
-        w.put(CuDriver.IPC_GET_MEM_HANDLE, out -> CuDriver.IPC_GET_MEM_HANDLE.call(out, 0));
-        w.put(CuDriver.IPC_GET_EVENT_HANDLE, out -> CuDriver.IPC_GET_EVENT_HANDLE.call(out, none));
-        w.put(CuDriver.STREAM_CREATE, out -> CuDriver.STREAM_CREATE.call(out, 0));
-        w.put(CuDriver.MODULE_LOAD_DATA, out -> CuDriver.MODULE_LOAD_DATA.call(out, none));
-        w.put(CuDriver.MODULE_GET_FUNCTION, out -> CuDriver.MODULE_GET_FUNCTION.call(out, none, none));
-        w.put(CuDriver.IPC_OPEN_MEM_HANDLE, out -> CuDriver.IPC_OPEN_MEM_HANDLE.call(out, zeroHandle, 0));
-        w.put(CuDriver.MEM_GET_ADDRESS_RANGE, out -> CuDriver.MEM_GET_ADDRESS_RANGE.call(none, out, 0));
-        w.put(CuDriver.IPC_OPEN_EVENT_HANDLE, out -> CuDriver.IPC_OPEN_EVENT_HANDLE.call(out, zeroHandle));
-        w.put(CuDriver.STREAM_WAIT_EVENT, out -> CuDriver.STREAM_WAIT_EVENT.call(none, none, 0));
-        w.put(CuDriver.LAUNCH_KERNEL, out -> CuDriver.LAUNCH_KERNEL.call(none, 1, 1, 1, 1, 1, 1, 0, none, none, none));
-        w.put(CuDriver.EVENT_RECORD, out -> CuDriver.EVENT_RECORD.call(none, none));
-        w.put(CuDriver.EVENT_QUERY, out -> CuDriver.EVENT_QUERY.call(none));
-        w.put(CuDriver.MEMSET_D8_ASYNC, out -> CuDriver.MEMSET_D8_ASYNC.call(0, 0, 1, none));
-        w.put(CuDriver.MEMCPY_DTOH_ASYNC, out -> CuDriver.MEMCPY_DTOH_ASYNC.call(out, 0, 1, none));
-        w.put(CuDriver.STREAM_SYNCHRONIZE, out -> CuDriver.STREAM_SYNCHRONIZE.call(none));
+        w.put(CudaFunction.cuDevicePrimaryCtxRetain, out -> DeviceCalls.cuDevicePrimaryCtxRetain(out, -1));
+        w.put(CudaFunction.cuMemAlloc_v2, out -> MemoryCalls.cuMemAlloc_v2(out, 0));
+        w.put(CudaFunction.cuEventCreate, out -> StreamCalls.cuEventCreate(out, 0));
+        w.put(CudaFunction.cuIpcGetMemHandle, out -> IpcCalls.cuIpcGetMemHandle(out, 0));
+        w.put(CudaFunction.cuIpcGetEventHandle, out -> IpcCalls.cuIpcGetEventHandle(out, none));
+        w.put(CudaFunction.cuStreamCreate, out -> StreamCalls.cuStreamCreate(out, 0));
+        w.put(CudaFunction.cuModuleLoadData, out -> ModuleCalls.cuModuleLoadData(out, none));
+        w.put(CudaFunction.cuModuleGetFunction, out -> ModuleCalls.cuModuleGetFunction(out, none, none));
+        w.put(CudaFunction.cuIpcOpenMemHandle_v2, out -> IpcCalls.cuIpcOpenMemHandle_v2(out, zeroHandle, 0));
+        w.put(CudaFunction.cuMemGetAddressRange_v2, out -> MemoryCalls.cuMemGetAddressRange_v2(none, out, 0));
+        w.put(CudaFunction.cuIpcOpenEventHandle, out -> IpcCalls.cuIpcOpenEventHandle(out, zeroHandle));
+        w.put(CudaFunction.cuStreamWaitEvent, out -> StreamCalls.cuStreamWaitEvent(none, none, 0));
+        w.put(CudaFunction.cuLaunchKernel,
+                out -> ModuleCalls.cuLaunchKernel(none, 1, 1, 1, 1, 1, 1, 0, none, none, none));
+        w.put(CudaFunction.cuEventRecord, out -> StreamCalls.cuEventRecord(none, none));
+        w.put(CudaFunction.cuEventQuery, out -> StreamCalls.cuEventQuery(none));
+        w.put(CudaFunction.cuMemsetD8Async, out -> MemoryCalls.cuMemsetD8Async(0, 0, 1, none));
+        w.put(CudaFunction.cuMemcpyDtoHAsync_v2, out -> MemoryCalls.cuMemcpyDtoHAsync_v2(out, 0, 1, none));
+        w.put(CudaFunction.cuStreamSynchronize, out -> StreamCalls.cuStreamSynchronize(none));
         // Stream memory operations on registered host memory (simpleIPC's counters).
-        w.put(CuDriver.MEM_HOST_REGISTER, out -> CuDriver.MEM_HOST_REGISTER.call(none, 0, 0));
-        w.put(CuDriver.MEM_HOST_GET_DEVICE_POINTER, out -> CuDriver.MEM_HOST_GET_DEVICE_POINTER.call(out, none, 0));
-        w.put(CuDriver.STREAM_WAIT_VALUE32, out -> CuDriver.STREAM_WAIT_VALUE32.call(none, 0, 0, 0));
-        w.put(CuDriver.STREAM_WRITE_VALUE32, out -> CuDriver.STREAM_WRITE_VALUE32.call(none, 0, 0, 0));
+        w.put(CudaFunction.cuMemHostRegister_v2, out -> MemoryCalls.cuMemHostRegister_v2(none, 0, 0));
+        w.put(CudaFunction.cuMemHostGetDevicePointer_v2, out -> MemoryCalls.cuMemHostGetDevicePointer_v2(out, none, 0));
+        w.put(CudaFunction.cuStreamWaitValue32_v2, out -> StreamCalls.cuStreamWaitValue32_v2(none, 0, 0, 0));
+        w.put(CudaFunction.cuStreamWriteValue32_v2, out -> StreamCalls.cuStreamWriteValue32_v2(none, 0, 0, 0));
         // Importing VMM and pool memory: fd -1, size 0, null handles and pools.
-        w.put(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE,
-                out -> CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, fdMinusOne, 1));
-        w.put(CuDriver.MEM_GET_ALLOCATION_GRANULARITY,
-                out -> CuDriver.MEM_GET_ALLOCATION_GRANULARITY.call(out, none, 0));
-        w.put(CuDriver.MEM_ADDRESS_RESERVE, out -> CuDriver.MEM_ADDRESS_RESERVE.call(out, 0, 0, 0, 0));
-        w.put(CuDriver.MEM_MAP, out -> CuDriver.MEM_MAP.call(0, 0, 0, 0, 0));
-        w.put(CuDriver.MEM_SET_ACCESS, out -> CuDriver.MEM_SET_ACCESS.call(0, 0, none, 0));
-        w.put(CuDriver.MEM_RELEASE, out -> CuDriver.MEM_RELEASE.call(0));
-        w.put(CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE,
-                out -> CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE.call(out, fdMinusOne, 1, 0));
-        w.put(CuDriver.MEM_POOL_IMPORT_POINTER, out -> CuDriver.MEM_POOL_IMPORT_POINTER.call(out, none, none));
+        w.put(CudaFunction.cuMemImportFromShareableHandle,
+                out -> VmmCalls.cuMemImportFromShareableHandle(out, fdMinusOne, 1));
+        w.put(CudaFunction.cuMemGetAllocationGranularity,
+                out -> VmmCalls.cuMemGetAllocationGranularity(out, none, 0));
+        w.put(CudaFunction.cuMemAddressReserve, out -> VmmCalls.cuMemAddressReserve(out, 0, 0, 0, 0));
+        w.put(CudaFunction.cuMemMap, out -> VmmCalls.cuMemMap(0, 0, 0, 0, 0));
+        w.put(CudaFunction.cuMemSetAccess, out -> VmmCalls.cuMemSetAccess(0, 0, none, 0));
+        w.put(CudaFunction.cuMemRelease, out -> VmmCalls.cuMemRelease(0));
+        w.put(CudaFunction.cuMemPoolImportFromShareableHandle,
+                out -> PoolCalls.cuMemPoolImportFromShareableHandle(out, fdMinusOne, 1, 0));
+        w.put(CudaFunction.cuMemPoolImportPointer, out -> PoolCalls.cuMemPoolImportPointer(out, none, none));
         return Collections.unmodifiableMap(w);
     }
 
-    private static Set<String> names(Collection<CuFunction> functions) {
+    private static Set<String> names(Collection<CudaFunction> functions) {
         Set<String> names = new LinkedHashSet<>();
-        for (CuFunction f : functions) {
+        for (CudaFunction f : functions) {
             names.add(f.name());
         }
         return Collections.unmodifiableSet(names);
@@ -122,12 +130,12 @@ public final class Prelink {
             if (!CudaLibrary.isAvailable()) {
                 return;
             }
-            Set<CuFunction> order = new LinkedHashSet<>();
+            Set<CudaFunction> order = new LinkedHashSet<>();
             for (String name : first) {
-                order.add(CuDriver.named(name).orElseThrow());
+                order.add(CudaFunction.named(name).orElseThrow());
             }
-            order.addAll(CuDriver.functions());
-            for (CuFunction function : order) {
+            order.addAll(List.of(CudaFunction.values()));
+            for (CudaFunction function : order) {
                 link(function);
             }
             if (awaitDriver != null && !warm.isEmpty() && !Boolean.getBoolean(NO_WARM_UP_PROPERTY)) {
@@ -141,14 +149,31 @@ public final class Prelink {
         });
     }
 
-    /** Links {@code function}'s handle now. */
-    static void link(CuFunction function) {
+    /**
+     * Links {@code function}'s handle now unless it is, by initialising the holder class its call reads the handle
+     * from: what its first call would do. Without the library or the function, the handle throws the reported
+     * exception when called.
+     *
+     * @param function the function
+     */
+    public static void link(CudaFunction function) {
         try {
-            function.link();
+            handle(function);
             LINKED.add(function.name());
         } catch (RuntimeException | LinkageError e) {
             // It cannot link: the real call reports that.
         }
+    }
+
+    /** {@return the handle of {@code function}'s call, linked now unless it is} */
+    static MethodHandle handle(CudaFunction function) {
+        for (Function<CudaFunction, MethodHandle> calls : CALLS) {
+            MethodHandle handle = calls.apply(function);
+            if (handle != null) {
+                return handle;
+            }
+        }
+        throw new IllegalStateException(function + " has no call");
     }
 
     /**
@@ -165,7 +190,7 @@ public final class Prelink {
             MemorySegment scratch = arena.allocate(64, 8);
             for (String f : functions) {
                 scratch.fill((byte) 0);
-                codes.put(f, WARM_CALLS.get(CuDriver.named(f).orElseThrow()).applyAsInt(scratch));
+                codes.put(f, WARM_CALLS.get(CudaFunction.named(f).orElseThrow()).applyAsInt(scratch));
             }
         }
         return codes;
@@ -178,7 +203,7 @@ public final class Prelink {
 
     private static void requireBound(Collection<String> names) {
         for (String n : names) {
-            if (CuDriver.named(n).isEmpty()) {
+            if (CudaFunction.named(n).isEmpty()) {
                 throw new IllegalArgumentException(n + " is not a bound driver function");
             }
         }

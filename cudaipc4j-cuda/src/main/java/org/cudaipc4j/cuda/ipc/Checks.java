@@ -4,22 +4,21 @@ import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import org.cudaipc4j.base.CallScratch;
 import org.cudaipc4j.cuda.CudaException;
-import org.cudaipc4j.cuda.driver.CuDriver;
-import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 
 /** Helpers of the sharing layer: result checks and handle bytes (out-parameters: {@code DriverCalls}). */
 final class Checks {
     private Checks() {}
 
     /** The {@link CudaException} for {@code code}, returned by {@code function}. */
-    static CudaException failure(CuFunction function, int code) {
+    static CudaException failure(CudaFunction function, int code) {
         return CudaException.of(function.name(), code);
     }
 
     /** Attaches the failure of a clean-up call to {@code primary}, unless it succeeded. */
-    static void suppress(Throwable primary, CuFunction function, int result) {
-        if (result != CuDriver.CUDA_SUCCESS) {
+    static void suppress(Throwable primary, CudaFunction function, int result) {
+        if (result != CudaFunction.CUDA_SUCCESS) {
             primary.addSuppressed(failure(function, result));
         }
     }

@@ -12,7 +12,8 @@ import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.VmmCalls;
 
 /**
  * Several VMM allocations of another process, all of one size, imported ({@code cuMemImportFromShareableHandle})
@@ -116,23 +117,23 @@ public final class ChunkedVmmMapping extends SharedRange {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
             for (; imported < n; imported++) {
-                int r = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandles[imported], type.code());
-                if (r != CuDriver.CUDA_SUCCESS) {
+                int r = VmmCalls.cuMemImportFromShareableHandle(out, osHandles[imported], type.code());
+                if (r != CudaFunction.CUDA_SUCCESS) {
                     throw withChunk(type == ShareableHandleType.FABRIC
-                            ? Vmm.fabricFailure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r)
-                            : Checks.failure(CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE, r), imported, n);
+                            ? Vmm.fabricFailure(CudaFunction.cuMemImportFromShareableHandle, r)
+                            : Checks.failure(CudaFunction.cuMemImportFromShareableHandle, r), imported, n);
                 }
                 handles[imported] = out.get(JAVA_LONG, 0);
             }
-            CuDriver.MEM_ADDRESS_RESERVE.check(out, total, granularity, 0, 0);
+            VmmCalls.memAddressReserve(out, total, granularity, 0, 0);
             address = out.get(JAVA_LONG, 0);
             for (; mapped < n; mapped++) {
-                int r = CuDriver.MEM_MAP.call(address + mapped * chunkBytes, chunkBytes, 0, handles[mapped], 0);
-                if (r != CuDriver.CUDA_SUCCESS) {
-                    throw withChunk(Checks.failure(CuDriver.MEM_MAP, r), mapped, n);
+                int r = VmmCalls.cuMemMap(address + mapped * chunkBytes, chunkBytes, 0, handles[mapped], 0);
+                if (r != CudaFunction.CUDA_SUCCESS) {
+                    throw withChunk(Checks.failure(CudaFunction.cuMemMap, r), mapped, n);
                 }
             }
-            CuDriver.MEM_SET_ACCESS.check(address, total, Vmm.readWriteAccess(arena, device), 1);
+            VmmCalls.memSetAccess(address, total, Vmm.readWriteAccess(arena, device), 1);
             return new ChunkedVmmMapping(context, address, chunkBytes, handles);
         } catch (RuntimeException e) {
             undo(e, address, chunkBytes, mapped, handles, imported);
@@ -154,14 +155,14 @@ public final class ChunkedVmmMapping extends SharedRange {
             int imported) {
         for (int i = 0; i < mapped; i++) {
             long chunk = address + i * chunkBytes;
-            Closing.closeAfter(() -> CuDriver.MEM_UNMAP.check(chunk, chunkBytes), e);
+            Closing.closeAfter(() -> VmmCalls.memUnmap(chunk, chunkBytes), e);
         }
         if (address != 0) {
-            Closing.closeAfter(() -> CuDriver.MEM_ADDRESS_FREE.check(address, chunkBytes * handles.length), e);
+            Closing.closeAfter(() -> VmmCalls.memAddressFree(address, chunkBytes * handles.length), e);
         }
         for (int i = 0; i < imported; i++) {
             long handle = handles[i];
-            Closing.closeAfter(() -> CuDriver.MEM_RELEASE.check(handle), e);
+            Closing.closeAfter(() -> VmmCalls.memRelease(handle), e);
         }
     }
 
@@ -182,11 +183,11 @@ public final class ChunkedVmmMapping extends SharedRange {
         List<AutoCloseable> steps = new ArrayList<>(2 * handles.length + 1);
         for (int i = 0; i < handles.length; i++) {
             long at = address + i * chunkBytes;
-            steps.add(() -> CuDriver.MEM_UNMAP.check(at, chunkBytes));
+            steps.add(() -> VmmCalls.memUnmap(at, chunkBytes));
         }
-        steps.add(() -> CuDriver.MEM_ADDRESS_FREE.check(address, bytes));
+        steps.add(() -> VmmCalls.memAddressFree(address, bytes));
         for (long h : handles) {
-            steps.add(() -> CuDriver.MEM_RELEASE.check(h));
+            steps.add(() -> VmmCalls.memRelease(h));
         }
         Closing.closeAll(steps.toArray(AutoCloseable[]::new));
     }

@@ -8,7 +8,7 @@ import java.util.Set;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 
 /**
  * Which ways of sharing memory work on a device, and for each that does not, why: the device's attributes for each
@@ -65,7 +65,7 @@ public record IpcCapabilities(Device device, Map<IpcPath, String> unsupported) {
         device.ipcUnsupportedReason().ifPresent(r -> no.put(IpcPath.LEGACY, r));
         boolean vmm = attribute(device, ATTRIBUTE_VMM) > 0;
         if (!vmm) {
-            String noVmm = "no virtual memory management (" + CuDriver.MEM_CREATE.name() + ")";
+            String noVmm = "no virtual memory management (" + CudaFunction.cuMemCreate.name() + ")";
             no.put(IpcPath.VMM_FD, noVmm);
             no.put(IpcPath.VMM_FABRIC, noVmm);
         } else if (attribute(device, ATTRIBUTE_POSIX_FD) <= 0) {

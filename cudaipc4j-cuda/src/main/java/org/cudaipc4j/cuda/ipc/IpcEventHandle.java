@@ -11,9 +11,10 @@ import java.util.Set;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
-import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.IpcCalls;
 
 /**
  * A {@code CUipcEventHandle}: an immutable 64-byte value naming an interprocess event of another process. Thread-safe.
@@ -81,7 +82,7 @@ public final class IpcEventHandle {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(LAYOUT);
-            CuDriver.IPC_GET_EVENT_HANDLE.check(out, event.handle());
+            IpcCalls.ipcGetEventHandle(out, event.handle());
             return fromBytes(out.toArray(JAVA_BYTE));
         }
     }
@@ -95,7 +96,7 @@ public final class IpcEventHandle {
      */
     public Event open(Context context) {
         MemorySegment out = Checks.scratchOut();
-        CuDriver.IPC_OPEN_EVENT_HANDLE.checkResult(openCall(context, bytes, out));
+        CudaFunction.cuIpcOpenEventHandle.check(openCall(context, bytes, out));
         return Event.adopt(context, DriverCalls.handle(out), OPENED_FLAGS, true);
     }
 
@@ -107,7 +108,7 @@ public final class IpcEventHandle {
      */
     static int openCall(Context context, byte[] bytes, MemorySegment out) {
         context.makeCurrent();
-        return CuDriver.IPC_OPEN_EVENT_HANDLE.call(out, bytes);
+        return IpcCalls.cuIpcOpenEventHandle(out, bytes);
     }
 
     @Override

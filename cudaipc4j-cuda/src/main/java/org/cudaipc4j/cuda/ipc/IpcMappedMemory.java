@@ -2,7 +2,7 @@ package org.cudaipc4j.cuda.ipc;
 
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceMemory;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.IpcCalls;
 
 /**
  * Another process's {@code cuMemAlloc_v2} allocation, mapped into this process by {@link IpcMemHandle#open}.
@@ -27,7 +27,7 @@ public final class IpcMappedMemory extends SharedRange {
     protected void releaseResource() {
         try {
             context().makeCurrent();
-            CuDriver.IPC_CLOSE_MEM_HANDLE.check(address);
+            IpcCalls.ipcCloseMemHandle(address);
         } finally {
             IpcMemHandle.closed(key);
         }

@@ -14,8 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.DeviceBuffer;
-import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.IpcCalls;
+import org.cudaipc4j.cuda.driver.MemoryCalls;
 
 /**
  * A {@code CUipcMemHandle}: an immutable 64-byte value naming a whole {@code cuMemAlloc_v2} allocation of another
@@ -119,7 +121,7 @@ public final class IpcMemHandle {
                 buffer.context().makeCurrent();
                 try (Arena arena = Arena.ofConfined()) {
                     MemorySegment out = arena.allocate(LAYOUT);
-                    CuDriver.IPC_GET_MEM_HANDLE.check(out, ptr);
+                    IpcCalls.ipcGetMemHandle(out, ptr);
                     handle = fromBytes(out.toArray(JAVA_BYTE));
                 }
                 if (EXPORTS.size() >= sweepAt) {
@@ -191,12 +193,12 @@ public final class IpcMemHandle {
         }
         try {
             MemorySegment out = Checks.scratchOut();
-            CuDriver.IPC_OPEN_MEM_HANDLE.checkResult(openCall(context, bytes, lazyPeerAccess, out));
+            CudaFunction.cuIpcOpenMemHandle_v2.check(openCall(context, bytes, lazyPeerAccess, out));
             long address = out.get(JAVA_LONG, 0);
             try {
                 return new IpcMappedMemory(context, key, address, mappedSize(address, declaredBytes));
             } catch (RuntimeException e) {
-                Closing.closeAfter(() -> CuDriver.IPC_CLOSE_MEM_HANDLE.check(address), e);
+                Closing.closeAfter(() -> IpcCalls.ipcCloseMemHandle(address), e);
                 throw e;
             }
         } catch (RuntimeException e) {
@@ -213,7 +215,7 @@ public final class IpcMemHandle {
      */
     static int openCall(Context context, byte[] bytes, boolean lazyPeerAccess, MemorySegment out) {
         context.makeCurrent();
-        return CuDriver.IPC_OPEN_MEM_HANDLE.call(out, bytes, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
+        return IpcCalls.cuIpcOpenMemHandle_v2(out, bytes, lazyPeerAccess ? LAZY_ENABLE_PEER_ACCESS : 0);
     }
 
     /**
@@ -223,16 +225,16 @@ public final class IpcMemHandle {
      * @return the driver's result
      */
     static int sizeCall(long address, MemorySegment length) {
-        return CuDriver.MEM_GET_ADDRESS_RANGE.call(MemorySegment.NULL, length, address);
+        return MemoryCalls.cuMemGetAddressRange_v2(MemorySegment.NULL, length, address);
     }
 
     /** The allocation's size from the driver, checked against {@code declared} (-1: none declared). */
     private static long mappedSize(long address, long declared) {
         MemorySegment length = Checks.scratchOut();
         int r = sizeCall(address, length);
-        if (r != CuDriver.CUDA_SUCCESS) {
+        if (r != CudaFunction.CUDA_SUCCESS) {
             if (declared < 0) {
-                throw Checks.failure(CuDriver.MEM_GET_ADDRESS_RANGE, r);
+                throw Checks.failure(CudaFunction.cuMemGetAddressRange_v2, r);
             }
             return declared;
         }

@@ -5,8 +5,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.MemorySegment;
 import org.cudaipc4j.base.WarmUpRounds;
 import org.cudaipc4j.cuda.Context;
-import org.cudaipc4j.cuda.driver.CuDriver;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.IpcCalls;
+import org.cudaipc4j.cuda.driver.StreamCalls;
 
 /**
  * Runs the calls of {@link IpcMemHandle#open(Context, boolean)} and {@link IpcEventHandle#open(Context)} ahead of a
@@ -42,16 +44,16 @@ public final class IpcOpenWarmUp {
         MemorySegment out = Checks.scratchOut();
         int memory = IpcMemHandle.openCall(context, none, true, out);
         long address = out.get(JAVA_LONG, 0);
-        if (memory == CuDriver.CUDA_SUCCESS) {
-            CuDriver.IPC_CLOSE_MEM_HANDLE.call(address);
+        if (memory == CudaFunction.CUDA_SUCCESS) {
+            IpcCalls.cuIpcCloseMemHandle(address);
             return false;
         }
         IpcMemHandle.sizeCall(0L, out);
         out.get(JAVA_LONG, 0);
         int event = IpcEventHandle.openCall(context, none, out);
         MemorySegment opened = DriverCalls.handle(out);
-        if (event == CuDriver.CUDA_SUCCESS) {
-            CuDriver.EVENT_DESTROY.call(opened);
+        if (event == CudaFunction.CUDA_SUCCESS) {
+            StreamCalls.cuEventDestroy_v2(opened);
             return false;
         }
         return true;

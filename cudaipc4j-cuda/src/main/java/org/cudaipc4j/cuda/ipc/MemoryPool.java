@@ -17,10 +17,10 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.ForeignResource;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.driver.CuDriver;
-import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.PoolCalls;
 
 /**
  * A stream-ordered memory pool ({@code cuMemPoolCreate}) whose allocations other processes can map: the kind
@@ -81,10 +81,11 @@ public final class MemoryPool extends ForeignResource {
             LOCATION_ID.set(props, 0L, context.device().ordinal());
             MAX_SIZE.set(props, 0L, maxBytes);
             MemorySegment out = DriverCalls.pointerOut(arena);
-            int r = CuDriver.MEM_POOL_CREATE.call(out, props);
-            if (r != CuDriver.CUDA_SUCCESS) {
-                throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_POOL_CREATE, r)
-                        : Checks.failure(CuDriver.MEM_POOL_CREATE, r);
+            int r = PoolCalls.cuMemPoolCreate(out, props);
+            if (r != CudaFunction.CUDA_SUCCESS) {
+                throw exportable.contains(ShareableHandleType.FABRIC)
+                        ? Vmm.fabricFailure(CudaFunction.cuMemPoolCreate, r)
+                        : Checks.failure(CudaFunction.cuMemPoolCreate, r);
             }
             pool = DriverCalls.handle(out);
         }
@@ -107,7 +108,7 @@ public final class MemoryPool extends ForeignResource {
         try {
             return new MemoryPool(context, pool, types, imported);
         } catch (RuntimeException e) {
-            Closing.closeAfter(() -> CuDriver.MEM_POOL_DESTROY.check(pool), e);
+            Closing.closeAfter(() -> PoolCalls.memPoolDestroy(pool), e);
             throw e;
         }
     }
@@ -145,17 +146,17 @@ public final class MemoryPool extends ForeignResource {
         MemorySegment pool;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = DriverCalls.pointerOut(arena);
-            int r = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code(), 0);
-            if (r != CuDriver.CUDA_SUCCESS) {
-                CuFunction imported = CuDriver.MEM_POOL_IMPORT_FROM_SHAREABLE_HANDLE;
+            int r = PoolCalls.cuMemPoolImportFromShareableHandle(out, osHandle, type.code(), 0);
+            if (r != CudaFunction.CUDA_SUCCESS) {
+                CudaFunction imported = CudaFunction.cuMemPoolImportFromShareableHandle;
                 throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Checks.failure(imported, r);
             }
             pool = DriverCalls.handle(out);
             if (!context.device().uuid().equals(poolDevice)) {
-                int access = CuDriver.MEM_POOL_SET_ACCESS.call(pool, Vmm.readWriteAccess(arena, context.device()), 1);
-                if (access != CuDriver.CUDA_SUCCESS) {
-                    CudaException e = Checks.failure(CuDriver.MEM_POOL_SET_ACCESS, access);
-                    Closing.closeAfter(() -> CuDriver.MEM_POOL_DESTROY.check(pool), e);
+                int access = PoolCalls.cuMemPoolSetAccess(pool, Vmm.readWriteAccess(arena, context.device()), 1);
+                if (access != CudaFunction.CUDA_SUCCESS) {
+                    CudaException e = Checks.failure(CudaFunction.cuMemPoolSetAccess, access);
+                    Closing.closeAfter(() -> PoolCalls.memPoolDestroy(pool), e);
                     throw e;
                 }
             }
@@ -201,14 +202,14 @@ public final class MemoryPool extends ForeignResource {
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            CuDriver.MEM_ALLOC_FROM_POOL_ASYNC.check(out, bytes, handle(), stream.handle());
+            PoolCalls.memAllocFromPoolAsync(out, bytes, handle(), stream.handle());
             address = out.get(JAVA_LONG, 0);
         }
         try {
             stream.synchronize();
         } catch (RuntimeException e) {
             // freed in the order of the stream it was allocated on
-            Closing.closeAfter(() -> CuDriver.MEM_FREE_ASYNC.check(address, stream.handle()), e);
+            Closing.closeAfter(() -> PoolCalls.memFreeAsync(address, stream.handle()), e);
             throw e;
         }
         return PoolBuffer.adopt(this, address, bytes, false);
@@ -234,7 +235,7 @@ public final class MemoryPool extends ForeignResource {
             MemorySegment data = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
             MemorySegment.copy(exportData, 0, data, JAVA_BYTE, 0, exportData.length);
             MemorySegment out = arena.allocate(JAVA_LONG);
-            CuDriver.MEM_POOL_IMPORT_POINTER.check(out, handle(), data);
+            PoolCalls.memPoolImportPointer(out, handle(), data);
             address = out.get(JAVA_LONG, 0);
         }
         return PoolBuffer.adopt(this, address, bytes, true);
@@ -246,7 +247,7 @@ public final class MemoryPool extends ForeignResource {
         context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE.check(out, handle(),
+            PoolCalls.memPoolExportToShareableHandle(out, handle(),
                     ShareableHandleType.POSIX_FILE_DESCRIPTOR.code(), 0);
             return out.get(JAVA_INT, 0);
         }
@@ -262,10 +263,10 @@ public final class MemoryPool extends ForeignResource {
         context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
-            int r = CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE.call(out, handle(), ShareableHandleType.FABRIC.code(),
+            int r = PoolCalls.cuMemPoolExportToShareableHandle(out, handle(), ShareableHandleType.FABRIC.code(),
                     0);
-            if (r != CuDriver.CUDA_SUCCESS) {
-                throw Vmm.fabricFailure(CuDriver.MEM_POOL_EXPORT_TO_SHAREABLE_HANDLE, r);
+            if (r != CudaFunction.CUDA_SUCCESS) {
+                throw Vmm.fabricFailure(CudaFunction.cuMemPoolExportToShareableHandle, r);
             }
             return out.toArray(JAVA_BYTE);
         }
@@ -309,7 +310,7 @@ public final class MemoryPool extends ForeignResource {
         });
         steps.add(() -> {
             context().makeCurrent();
-            CuDriver.MEM_POOL_DESTROY.check(handle);
+            PoolCalls.memPoolDestroy(handle);
         });
         Closing.closeAll(steps.toArray(AutoCloseable[]::new));
     }

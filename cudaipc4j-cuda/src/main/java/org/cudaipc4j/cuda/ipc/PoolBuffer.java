@@ -8,9 +8,12 @@ import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
-import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.DeviceCalls;
 import org.cudaipc4j.cuda.driver.DriverCalls;
+import org.cudaipc4j.cuda.driver.MemoryCalls;
+import org.cudaipc4j.cuda.driver.PoolCalls;
 
 /**
  * An allocation of a {@link MemoryPool}: made here ({@link MemoryPool#allocate}) or imported from another process
@@ -36,9 +39,9 @@ public final class PoolBuffer extends SharedRange {
         } catch (RuntimeException e) {
             // Nothing ran on it yet.
             if (imported) {
-                Closing.closeAfter(() -> CuDriver.MEM_FREE.check(address), e);
+                Closing.closeAfter(() -> MemoryCalls.memFree(address), e);
             } else {
-                Closing.closeAfter(() -> CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL), e);
+                Closing.closeAfter(() -> PoolCalls.memFreeAsync(address, MemorySegment.NULL), e);
             }
             throw e;
         }
@@ -64,7 +67,7 @@ public final class PoolBuffer extends SharedRange {
         context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA);
-            CuDriver.MEM_POOL_EXPORT_POINTER.check(out, address());
+            PoolCalls.memPoolExportPointer(out, address());
             return out.toArray(JAVA_BYTE);
         }
     }
@@ -107,17 +110,17 @@ public final class PoolBuffer extends SharedRange {
         pool.forget(this);
         context().makeCurrent();
         if (imported) {
-            int synced = CuDriver.CTX_SYNCHRONIZE.call();
-            int freed = CuDriver.MEM_FREE.call(address); // even after a failed wait: a broken context must not pin it
-            if (synced != CuDriver.CUDA_SUCCESS) {
-                CudaException e = Checks.failure(CuDriver.CTX_SYNCHRONIZE, synced);
-                Checks.suppress(e, CuDriver.MEM_FREE, freed);
+            int synced = DeviceCalls.cuCtxSynchronize();
+            int freed = MemoryCalls.cuMemFree_v2(address); // even after a failed wait: a broken context must not pin it
+            if (synced != CudaFunction.CUDA_SUCCESS) {
+                CudaException e = Checks.failure(CudaFunction.cuCtxSynchronize, synced);
+                Checks.suppress(e, CudaFunction.cuMemFree_v2, freed);
                 throw e;
             }
-            CuDriver.MEM_FREE.checkResult(freed);
+            CudaFunction.cuMemFree_v2.check(freed);
             return;
         }
-        CuDriver.MEM_FREE_ASYNC.check(address, MemorySegment.NULL);
+        PoolCalls.memFreeAsync(address, MemorySegment.NULL);
         DriverCalls.waitForLegacyStream();
     }
 

@@ -15,9 +15,9 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaError;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.driver.CuDriver;
-import org.cudaipc4j.cuda.driver.CuFunction;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.VmmCalls;
 
 /** The driver structures and calls VMM allocations, mappings and pools share. */
 final class Vmm {
@@ -93,7 +93,7 @@ final class Vmm {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            CuDriver.MEM_GET_ALLOCATION_GRANULARITY.check(out, allocationProp(arena, device, types), option);
+            VmmCalls.memGetAllocationGranularity(out, allocationProp(arena, device, types), option);
             long granularity = out.get(JAVA_LONG, 0);
             GRANULARITIES.put(key, granularity);
             return granularity;
@@ -197,19 +197,19 @@ final class Vmm {
         long address;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            CuDriver.MEM_ADDRESS_RESERVE.check(out, size, alignment, 0, 0);
+            VmmCalls.memAddressReserve(out, size, alignment, 0, 0);
             address = out.get(JAVA_LONG, 0);
-            int r = CuDriver.MEM_MAP.call(address, size, 0, handle, 0);
-            if (r != CuDriver.CUDA_SUCCESS) {
-                CudaException e = Checks.failure(CuDriver.MEM_MAP, r);
-                Closing.closeAfter(() -> CuDriver.MEM_ADDRESS_FREE.check(address, size), e);
+            int r = VmmCalls.cuMemMap(address, size, 0, handle, 0);
+            if (r != CudaFunction.CUDA_SUCCESS) {
+                CudaException e = Checks.failure(CudaFunction.cuMemMap, r);
+                Closing.closeAfter(() -> VmmCalls.memAddressFree(address, size), e);
                 throw e;
             }
-            r = CuDriver.MEM_SET_ACCESS.call(address, size, readWriteAccess(arena, device), 1);
-            if (r != CuDriver.CUDA_SUCCESS) {
-                CudaException e = Checks.failure(CuDriver.MEM_SET_ACCESS, r);
-                Closing.closeAfter(() -> CuDriver.MEM_UNMAP.check(address, size), e);
-                Closing.closeAfter(() -> CuDriver.MEM_ADDRESS_FREE.check(address, size), e);
+            r = VmmCalls.cuMemSetAccess(address, size, readWriteAccess(arena, device), 1);
+            if (r != CudaFunction.CUDA_SUCCESS) {
+                CudaException e = Checks.failure(CudaFunction.cuMemSetAccess, r);
+                Closing.closeAfter(() -> VmmCalls.memUnmap(address, size), e);
+                Closing.closeAfter(() -> VmmCalls.memAddressFree(address, size), e);
                 throw e;
             }
             return address;
@@ -226,7 +226,7 @@ final class Vmm {
         try {
             address = reserveMapAndAllow(handle, size, alignment, device);
         } catch (RuntimeException e) {
-            Closing.closeAfter(() -> CuDriver.MEM_RELEASE.check(handle), e);
+            Closing.closeAfter(() -> VmmCalls.memRelease(handle), e);
             throw e;
         }
         try {
@@ -240,9 +240,9 @@ final class Vmm {
     /** Unmaps, frees the address range and releases the handle: each tried, the first failure thrown. */
     static void unmapAndRelease(long address, long size, long handle) {
         Closing.closeAll(
-                () -> CuDriver.MEM_UNMAP.check(address, size),
-                () -> CuDriver.MEM_ADDRESS_FREE.check(address, size),
-                () -> CuDriver.MEM_RELEASE.check(handle));
+                () -> VmmCalls.memUnmap(address, size),
+                () -> VmmCalls.memAddressFree(address, size),
+                () -> VmmCalls.memRelease(handle));
     }
 
     /** The 64 bytes of a fabric handle, checked. */
@@ -257,7 +257,7 @@ final class Vmm {
      * The exception for a failed fabric export or import, saying why fabric handles usually fail: the IMEX service
      * or its channel is missing.
      */
-    static CudaException fabricFailure(CuFunction function, int code) {
+    static CudaException fabricFailure(CudaFunction function, int code) {
         String call = function.name();
         CudaException e = CudaException.of(call, code);
         CudaError error = CudaError.of(code);

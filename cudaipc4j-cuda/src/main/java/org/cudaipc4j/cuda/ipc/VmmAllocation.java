@@ -13,8 +13,9 @@ import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.driver.CuDriver;
 import org.cudaipc4j.cuda.driver.CuSymbols;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.VmmCalls;
 
 /**
  * Device memory from the virtual memory management API ({@code cuMemCreate}, mapped into a reserved range of this
@@ -73,10 +74,10 @@ public final class VmmAllocation extends SharedRange {
         long handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            int r = CuDriver.MEM_CREATE.call(out, size, Vmm.allocationProp(arena, device, exportable), 0);
-            if (r != CuDriver.CUDA_SUCCESS) {
-                throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CuDriver.MEM_CREATE, r)
-                        : Checks.failure(CuDriver.MEM_CREATE, r);
+            int r = VmmCalls.cuMemCreate(out, size, Vmm.allocationProp(arena, device, exportable), 0);
+            if (r != CudaFunction.CUDA_SUCCESS) {
+                throw exportable.contains(ShareableHandleType.FABRIC) ? Vmm.fabricFailure(CudaFunction.cuMemCreate, r)
+                        : Checks.failure(CudaFunction.cuMemCreate, r);
             }
             handle = out.get(JAVA_LONG, 0);
         }
@@ -106,7 +107,7 @@ public final class VmmAllocation extends SharedRange {
         context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
-            CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE.check(out, handle(),
+            VmmCalls.memExportToShareableHandle(out, handle(),
                     ShareableHandleType.POSIX_FILE_DESCRIPTOR.code(), 0);
             return out.get(JAVA_INT, 0);
         }
@@ -123,9 +124,9 @@ public final class VmmAllocation extends SharedRange {
         context().makeCurrent();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(CuSymbols.CU_MEM_FABRIC_HANDLE);
-            int r = CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE.call(out, handle(), ShareableHandleType.FABRIC.code(), 0);
-            if (r != CuDriver.CUDA_SUCCESS) {
-                throw Vmm.fabricFailure(CuDriver.MEM_EXPORT_TO_SHAREABLE_HANDLE, r);
+            int r = VmmCalls.cuMemExportToShareableHandle(out, handle(), ShareableHandleType.FABRIC.code(), 0);
+            if (r != CudaFunction.CUDA_SUCCESS) {
+                throw Vmm.fabricFailure(CudaFunction.cuMemExportToShareableHandle, r);
             }
             return out.toArray(JAVA_BYTE);
         }

@@ -8,8 +8,8 @@ import java.util.Set;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
-import org.cudaipc4j.cuda.driver.CuDriver;
-import org.cudaipc4j.cuda.driver.CuFunction;
+import org.cudaipc4j.cuda.driver.CudaFunction;
+import org.cudaipc4j.cuda.driver.VmmCalls;
 
 /**
  * Another process's {@link VmmAllocation}, imported from its file descriptor or fabric handle
@@ -65,9 +65,9 @@ public final class VmmMapping extends SharedRange {
         long handle;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_LONG);
-            int r = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE.call(out, osHandle, type.code());
-            if (r != CuDriver.CUDA_SUCCESS) {
-                CuFunction imported = CuDriver.MEM_IMPORT_FROM_SHAREABLE_HANDLE;
+            int r = VmmCalls.cuMemImportFromShareableHandle(out, osHandle, type.code());
+            if (r != CudaFunction.CUDA_SUCCESS) {
+                CudaFunction imported = CudaFunction.cuMemImportFromShareableHandle;
                 throw type == ShareableHandleType.FABRIC ? Vmm.fabricFailure(imported, r) : Checks.failure(imported, r);
             }
             handle = out.get(JAVA_LONG, 0);

@@ -20,11 +20,13 @@ import org.cudaipc4j.testing.ProjectRoot;
 import org.junit.jupiter.api.Test;
 
 /**
- * Driver functions are named in their declaration ({@link CuDriver}) and almost nowhere else: code calls them through
- * the declared constants, which carry the name into every error. This reads the main sources of every module and
- * counts the places outside {@code CuDriver.java} that name a declared function: a string literal or an identifier
- * holding a declared name ({@code cu[A-Z]\w+}). A place is one statement or declaration (the code between two of
- * {@code ; { }}); comments do not count.
+ * Driver functions are named in the binding ({@link CudaFunction} and the classes of calls) and almost nowhere else:
+ * code calls them through the binding's calls and names them through the declared constants, which carry the name
+ * into every error. This reads the main sources of every module and counts the places outside the binding that name
+ * a declared function: a string literal, or an identifier holding a declared name ({@code cu[A-Z]\w+}) that is not a
+ * member selected with a dot ({@code MemoryCalls.cuMemAlloc_v2(...)} and {@code CudaFunction.cuMemAlloc_v2} are the
+ * binding's own). A place is one statement or declaration (the code between two of {@code ; { }}); comments do not
+ * count.
  *
  * <p>At most {@value #MAX_PLACES} places, each in a file {@linkplain #ALLOWED allowed} here with its reason:
  * <ul>
@@ -48,7 +50,10 @@ class DriverFunctionNamesTest {
             "cudaipc4j-bench/src/main/java/org/cudaipc4j/bench/EndToEndBench.java", 1,
             "cudaipc4j-cli/src/main/java/org/cudaipc4j/cli/RootCommand.java", 1);
 
-    static final String DECLARATIONS = "cudaipc4j-cuda/src/main/java/org/cudaipc4j/cuda/driver/CuDriver.java";
+    /** The binding: the declarations and the classes of calls, which name every function. */
+    static final String BINDING = "cudaipc4j-cuda/src/main/java/org/cudaipc4j/cuda/driver/";
+    static final Set<String> BINDING_FILES = Set.of("CudaFunction.java", "DeviceCalls.java", "MemoryCalls.java",
+            "VmmCalls.java", "PoolCalls.java", "StreamCalls.java", "IpcCalls.java", "ModuleCalls.java");
     static final Set<String> NOT_READ = Set.of("cudaipc4j-testing");
 
     private static final Pattern NAME = Pattern.compile("cu[A-Z]\\w+");
@@ -65,11 +70,11 @@ class DriverFunctionNamesTest {
     void atMostFivePlacesNameADriverFunctionOutsideItsDeclaration() {
         Path root = ProjectRoot.find().orElseThrow(
                 () -> new IllegalStateException("the project's root is not above " + Path.of("").toAbsolutePath()));
-        Set<String> declared = CuDriver.functions().stream().map(CuFunction::name).collect(Collectors.toSet());
+        Set<String> declared = Stream.of(CudaFunction.values()).map(CudaFunction::name).collect(Collectors.toSet());
         List<Place> places = new ArrayList<>();
         for (Path file : mainSources(root)) {
             String relative = root.relativize(file).toString().replace('\\', '/');
-            if (!relative.equals(DECLARATIONS)) {
+            if (!(relative.startsWith(BINDING) && BINDING_FILES.contains(file.getFileName().toString()))) {
                 places.addAll(places(relative, read(file), declared));
             }
         }
@@ -77,7 +82,7 @@ class DriverFunctionNamesTest {
         places.forEach(p -> perFile.merge(p.file(), 1, Integer::sum));
         perFile.forEach((file, count) -> assertTrue(count <= ALLOWED.getOrDefault(file, 0),
                 file + " names driver functions in " + count + " places (allowed: " + ALLOWED.getOrDefault(file, 0)
-                        + "); call them through CuDriver's constants: " + places));
+                        + "); call them through the binding: " + places));
         assertTrue(places.size() <= MAX_PLACES, places.size() + " places name driver functions: " + places);
         assertTrue(ALLOWED.values().stream().mapToInt(Integer::intValue).sum() <= MAX_PLACES);
         assertTrue(places.stream().anyMatch(p -> p.file().endsWith("/DriverStartUp.java")),
@@ -95,7 +100,7 @@ class DriverFunctionNamesTest {
                     String s = "cuMemAlloc"; String t = \"""
                         cuInit
                         \""";
-                    void f() { g(cuDeviceGet); }
+                    void f() { g(cuDeviceGet); h(DeviceCalls.cuInit(0), CudaFunction . cuMemAlloc_v2); }
                 }
                 """;
         List<Place> places = places("A.java", source, declared);
@@ -173,7 +178,7 @@ class DriverFunctionNamesTest {
                     i++;
                 }
                 String word = source.substring(start, i);
-                if (declared.contains(word)) {
+                if (declared.contains(word) && !selected(source, start)) {
                     if (names.isEmpty()) {
                         statementLine = line;
                     }
@@ -193,6 +198,15 @@ class DriverFunctionNamesTest {
             places.add(new Place(file, statementLine, List.copyOf(names)));
         }
         return places;
+    }
+
+    /** Whether the identifier at {@code start} is a member selected with a dot. */
+    private static boolean selected(String source, int start) {
+        int k = start - 1;
+        while (k >= 0 && Character.isWhitespace(source.charAt(k))) {
+            k--;
+        }
+        return k >= 0 && source.charAt(k) == '.';
     }
 
     private static int count(String s, int from, int to) {

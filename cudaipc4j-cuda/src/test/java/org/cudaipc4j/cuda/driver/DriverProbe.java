@@ -15,7 +15,7 @@ public final class DriverProbe {
         for (int i = 0; i < 2; i++) {
             try {
                 if (raw) {
-                    System.out.println("cuInit returned " + CuDriver.INIT.call(0));
+                    System.out.println("cuInit returned " + DeviceCalls.cuInit(0));
                 } else {
                     Cuda.init();
                     System.out.println("cuInit returned 0");

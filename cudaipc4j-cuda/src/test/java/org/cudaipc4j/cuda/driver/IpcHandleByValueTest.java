@@ -16,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -29,8 +30,8 @@ import org.junit.jupiter.api.Test;
  * passes it (FFM's upcalls follow the platform ABI).
  */
 class IpcHandleByValueTest {
-    private static final FunctionDescriptor OPEN_MEM = CuDriver.IPC_OPEN_MEM_HANDLE.descriptor();
-    private static final FunctionDescriptor OPEN_EVENT = CuDriver.IPC_OPEN_EVENT_HANDLE.descriptor();
+    private static final FunctionDescriptor OPEN_MEM = CudaFunction.cuIpcOpenMemHandle_v2.descriptor();
+    private static final FunctionDescriptor OPEN_EVENT = CudaFunction.cuIpcOpenEventHandle.descriptor();
 
     /** What the last upcall received: the pointer's address, the handle's bytes, the flags (or -1). */
     private static final List<Object> RECEIVED = Collections.synchronizedList(new ArrayList<>());
@@ -148,9 +149,23 @@ class IpcHandleByValueTest {
     /** The binding's own calls take the bytes: their Java type says so. */
     @Test
     void theBindingsCallsTakeTheBytes() {
-        assertEquals(MethodType.methodType(int.class, MemorySegment.class, byte[].class, int.class),
-                CuDriver.IPC_OPEN_MEM_HANDLE.type());
-        assertEquals(MethodType.methodType(int.class, MemorySegment.class, byte[].class),
-                CuDriver.IPC_OPEN_EVENT_HANDLE.type());
+        MethodType openMem = MethodType.methodType(int.class, MemorySegment.class, byte[].class, int.class);
+        MethodType openEvent = MethodType.methodType(int.class, MemorySegment.class, byte[].class);
+        assertEquals(openMem, IpcHandleByValue.javaType(OPEN_MEM));
+        assertEquals(openEvent, IpcHandleByValue.javaType(OPEN_EVENT));
+        assertEquals(openMem, callType("cuIpcOpenMemHandle_v2"));
+        assertEquals(openEvent, callType("cuIpcOpenEventHandle"));
+    }
+
+    /** The Java type of {@link IpcCalls}' one method named {@code name}. */
+    private static MethodType callType(String name) {
+        List<MethodType> types = new ArrayList<>();
+        for (Method m : IpcCalls.class.getMethods()) {
+            if (m.getName().equals(name)) {
+                types.add(MethodType.methodType(m.getReturnType(), m.getParameterTypes()));
+            }
+        }
+        assertEquals(1, types.size(), name + ": one call");
+        return types.getFirst();
     }
 }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 class PrelinkTest {
@@ -20,8 +21,8 @@ class PrelinkTest {
         t.join(60_000);
         assertFalse(t.isAlive(), "prelinking did not finish within 60 s");
         if (CudaLibrary.isAvailable()) {
-            assertEquals(names(CuDriver.functions()), Set.copyOf(Prelink.LINKED), "every function linked");
-            assertTrue(CuDriver.functions().stream().allMatch(CuFunction::isLinked), "every handle linked");
+            assertEquals(names(List.of(CudaFunction.values())), Set.copyOf(Prelink.LINKED), "every function linked");
+            assertTrue(Stream.of(CudaFunction.values()).allMatch(CudaFunction::isLinked), "every handle linked");
         } else {
             assertEquals(Set.of(), Set.copyOf(Prelink.LINKED), "without a driver there is nothing to link");
         }
@@ -40,7 +41,8 @@ class PrelinkTest {
     @Test
     void everyWarmableFunctionIsBound() {
         // A misspelt name would never be warmed.
-        assertTrue(names(CuDriver.functions()).containsAll(Prelink.warmable()), Prelink.warmable().toString());
+        assertTrue(names(List.of(CudaFunction.values())).containsAll(Prelink.warmable()),
+                Prelink.warmable().toString());
     }
 
     @Test
@@ -50,8 +52,8 @@ class PrelinkTest {
         assertEquals("cuMemPoolImportPointer", List.copyOf(Prelink.warmable()).getLast());
     }
 
-    private static Set<String> names(List<CuFunction> functions) {
-        return functions.stream().map(CuFunction::name).collect(java.util.stream.Collectors.toSet());
+    private static Set<String> names(List<CudaFunction> functions) {
+        return functions.stream().map(CudaFunction::name).collect(java.util.stream.Collectors.toSet());
     }
 
     @Test

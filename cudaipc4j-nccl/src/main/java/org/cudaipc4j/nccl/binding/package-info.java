@@ -5,7 +5,7 @@
  * ({@code org.cudaipc4j.base}: the handle a missing function gets).
  *
  * <p>The binding style, the one for every C library of the project (libc, {@code org.cudaipc4j.base.Libc}, holds and
- * calls its handles the same way; the CUDA driver is to follow):
+ * calls its handles the same way, and so does the CUDA driver's, {@code org.cudaipc4j.cuda.driver}):
  * <ul>
  * <li>A declaration per C function: its exported name and its result and parameters as an FFM descriptor, from the
  *     header that declares it ({@link org.cudaipc4j.nccl.binding.NcclFunction}). A test checks every declaration
