@@ -1,16 +1,17 @@
 package org.cudaipc4j.bench;
 
 import com.google.gson.Gson;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.MemberCommand;
+import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.simpleipc.nccl.LocalRanks;
@@ -39,58 +40,53 @@ public final class NcclBenchRun {
         int devices = Device.count();
         String sizeList = sizes.stream().map(String::valueOf).collect(Collectors.joining(","));
         List<Figure> figures = new ArrayList<>();
-        figures.addAll(ranks(2, devices, List.of("sendrecv", sizeList, "" + ops, "" + repeats), out));
+        String bench = NcclBench.class.getName();
+        figures.addAll(ranks(2, devices, bench, List.of("sendrecv", sizeList, "" + ops, "" + repeats), out));
         for (int n : rankCounts) {
             if (n >= 2) {
-                figures.addAll(ranks(n, devices, List.of("allreduce", sizeList, "" + ops, "" + repeats), out));
+                figures.addAll(ranks(n, devices, bench, List.of("allreduce", sizeList, "" + ops, "" + repeats), out));
             }
         }
         return figures;
     }
 
-    private static List<Figure> ranks(int n, int devices, List<String> args, PrintStream out) {
+    /** How long one group of ranks may run. */
+    private static final Duration LIMIT = Duration.ofMinutes(10);
+
+    /**
+     * Runs {@code n} ranks of {@code mainClass} ({@link NcclBench}) to their end and returns the figures rank 0
+     * printed, each printed on {@code out} as it comes.
+     *
+     * @throws IllegalStateException when a rank fails
+     */
+    static List<Figure> ranks(int n, int devices, String mainClass, List<String> args, PrintStream out) {
         LocalRanks local = new LocalRanks(n, devices);
-        List<Process> processes = new ArrayList<>();
-        List<Figure> figures = new ArrayList<>();
+        List<Figure> figures = new CopyOnWriteArrayList<>();
         Gson gson = new Gson();
-        try {
-            for (int r = 0; r < n; r++) {
-                ProcessBuilder pb = local.rank(r, NcclBench.class.getName(), args)
-                        .redirectError(ProcessBuilder.Redirect.INHERIT);
-                if (r != 0) {
-                    pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-                }
-                processes.add(pb.start());
+        Consumer<String> figureLines = line -> {
+            if (line.startsWith("{")) {
+                Figure f = gson.fromJson(line, Figure.class);
+                figures.add(f);
+                out.printf(Locale.ROOT, "NCCL %s, %d ranks, %s: %.1f us, %.3f GB/s (bus %.3f)%n",
+                        f.op(), f.ranks(), Sizes.format(f.bytes()), f.us(), f.algGBps(), f.busGBps());
             }
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(processes.getFirst().getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = lines.readLine()) != null) {
-                    if (line.startsWith("{")) {
-                        Figure f = gson.fromJson(line, Figure.class);
-                        figures.add(f);
-                        out.printf(java.util.Locale.ROOT, "NCCL %s, %d ranks, %s: %.1f us, %.3f GB/s (bus %.3f)%n",
-                                f.op(), f.ranks(), Sizes.format(f.bytes()), f.us(), f.algGBps(), f.busGBps());
-                    }
-                }
-            }
-            for (int r = 0; r < n; r++) {
-                Process p = processes.get(r);
-                if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                    throw new IllegalStateException("NCCL bench rank " + r + " of " + n + " failed ("
-                            + (p.isAlive() ? "still running" : "exit " + p.exitValue()) + ")");
-                }
-            }
-            return figures;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } finally {
-            for (Process p : processes) {
-                p.destroyForcibly();
+        };
+        List<MemberCommand> ranks = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            // Rank 0 prints the figures; what the others print on stdout (NCCL's own lines) is dropped.
+            Consumer<String> lines = r == 0 ? figureLines : line -> {};
+            ranks.add(local.rank(r, mainClass, args).withOutputLines(lines));
+        }
+        Supervisor.Options options = Supervisor.Options.defaults().withPrefixOutput(false);
+        try (Supervisor supervisor = Supervisor.withoutBlock(n, options)) {
+            supervisor.launch(ranks);
+            Supervisor.Outcome outcome = supervisor.awaitAll(Deadline.after(LIMIT, "the NCCL bench's limit"));
+            if (!outcome.ok()) {
+                Supervisor.Failure f = outcome.failures().getFirst();
+                throw new IllegalStateException("NCCL bench rank " + f.index() + " of " + n + " failed (" + f.reason()
+                        + ")");
             }
         }
+        return List.copyOf(figures);
     }
 }

@@ -71,7 +71,7 @@ final class GroupWatch {
      * exit, death by signal, missed heartbeat) it aborts the group, lets the others run for the grace period, then
      * terminates them. Returns by the deadline plus the time to reap killed members; members still running then are
      * killed and fail with a reason that names the deadline's limit. Exits are recorded in the order they happened
-     * ({@link ExitOrder}), whenever this is called.
+     * ({@link ExitOrder}), whenever this is called. Without a {@code block} (null) only the exits count.
      */
     Supervisor.Outcome await(ControlBlock block, Deadline deadline) {
         long start = System.nanoTime();
@@ -190,6 +190,9 @@ final class GroupWatch {
 
     /** Kills and fails a member whose heartbeat stalled for longer than the options allow. */
     private void checkHeartbeats(ControlBlock block, Ending ending, long now) {
+        if (block == null) {
+            return; // members without a block have no heartbeat
+        }
         long heartbeatNanos = options.heartbeatTimeout().toNanos();
         for (Member m : members) {
             if (m.exitRank >= 0 || m.failureRecorded || !m.isAlive()) {
@@ -219,8 +222,9 @@ final class GroupWatch {
         for (Member m : members) {
             if (m.exitCode == null && m.isAlive()) {
                 if (!m.failureRecorded) {
+                    String status = block == null ? "" : " (its status was " + block.status(m.index) + ")";
                     failures.add(new Ranked(nextRank++, new Supervisor.Failure(m.index,
-                            deadline.timedOut("it to finish (its status was " + block.status(m.index) + ")"))));
+                            deadline.timedOut("it to finish" + status))));
                     m.failureRecorded = true;
                 }
                 signal(m, true);
@@ -271,6 +275,9 @@ final class GroupWatch {
      * which a process that merely noticed a dead or late sibling does not do.
      */
     private static List<Supervisor.Failure> rootCauseFirst(ControlBlock block, List<Supervisor.Failure> found) {
+        if (block == null) {
+            return found;
+        }
         try {
             var abort = block.abortState();
             if (abort.isEmpty() || abort.get().process() < 0

@@ -7,6 +7,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.Charset;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * Copies a child's output to one of ours, line by line, with an optional prefix, on a daemon thread: lines of
@@ -30,19 +31,38 @@ public final class OutputPump {
      * @return the running pump
      */
     public static OutputPump start(InputStream in, PrintStream to, String prefix, String name) {
+        return start(in, line -> {
+            synchronized (to) {
+                to.println(prefix + line);
+            }
+        }, to::flush, name);
+    }
+
+    /**
+     * Starts handing each line of {@code in}, without its line end, to {@code lines}; the thread is named
+     * {@code cudaipc4j-<name>}. Bytes are decoded in the platform's native encoding, as the child wrote them.
+     *
+     * @param in the child's output
+     * @param lines takes each line
+     * @param name the thread's name after {@code cudaipc4j-}
+     * @return the running pump
+     */
+    public static OutputPump start(InputStream in, Consumer<String> lines, String name) {
+        return start(in, lines, () -> {}, name);
+    }
+
+    private static OutputPump start(InputStream in, Consumer<String> lines, Runnable atEnd, String name) {
         Charset cs = nativeCharset();
         Thread t = Thread.ofPlatform().daemon().name("cudaipc4j-" + name).start(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, cs))) {
                 String line;
                 while ((line = r.readLine()) != null) {
-                    synchronized (to) {
-                        to.println(prefix + line);
-                    }
+                    lines.accept(line);
                 }
             } catch (IOException e) {
                 // The child is gone; nothing more to copy.
             } finally {
-                to.flush();
+                atEnd.run();
             }
         });
         return new OutputPump(t);

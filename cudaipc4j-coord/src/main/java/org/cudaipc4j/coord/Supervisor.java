@@ -168,6 +168,8 @@ public final class Supervisor implements AutoCloseable {
     private volatile boolean closed;
     /** Set once {@link #close} has ended every member: the shutdown hook then has nothing left to do. */
     private volatile boolean closeFinished;
+    /** Set by {@link #withoutBlock}: the members are judged by their exits alone. */
+    private boolean exitsOnly;
 
     /**
      * A supervisor for the group of {@code block}; the caller keeps owning the block.
@@ -203,12 +205,30 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /**
+     * A supervisor for a group of up to {@code processCount} members that share no control block (NCCL ranks, a
+     * benchmark's programs): {@link #awaitAll} judges them by their exits alone, with no heartbeat to watch and no
+     * abort word to set; none is adopted or {@linkplain #awaitReleased released}.
+     *
+     * @param processCount the number of members
+     * @param options how to behave ({@link Options#heartbeatTimeout()} does not apply)
+     * @return the supervisor
+     */
+    public static Supervisor withoutBlock(int processCount, Options options) {
+        Supervisor supervisor = new Supervisor(processCount, options);
+        supervisor.exitsOnly = true;
+        return supervisor;
+    }
+
+    /**
      * Names the block of a supervisor made without one; the caller keeps owning it.
      *
      * @param block the group's control block
      */
     public void watch(ControlBlock block) {
         Objects.requireNonNull(block, "block");
+        if (exitsOnly) {
+            throw new IllegalStateException("this supervisor watches a group without a control block");
+        }
         if (this.block != null) {
             throw new IllegalStateException("supervisor already watches control block " + this.block.name());
         }
@@ -257,6 +277,17 @@ public final class Supervisor implements AutoCloseable {
      *                               and waited for (up to 2 s) before it is thrown
      */
     public void start(List<List<String>> commands) {
+        launch(commands.stream().map(MemberCommand::of).toList());
+    }
+
+    /**
+     * As {@link #start(List)}, each member with what its {@link MemberCommand} adds: its own environment variables,
+     * and its standard output lines handed to a consumer instead of {@link Options#out()}.
+     *
+     * @param commands each member's command line and what it alone gets
+     * @throws CoordinationException when one cannot be started (see {@link #start(List)})
+     */
+    public void launch(List<MemberCommand> commands) {
         int n = commands.size();
         if (n < 1 || n > processCount) {
             throw new IllegalArgumentException("need 1 to " + processCount + " processes for "
@@ -266,30 +297,20 @@ public final class Supervisor implements AutoCloseable {
             beginWatching();
             boolean inherit = !options.prefixOutput() && options.out() == System.out && options.err() == System.err;
             for (int i = 0; i < n; i++) {
-                List<String> command = commands.get(i);
-                ProcessBuilder pb = new ProcessBuilder(command);
-                if (!options.environment().isEmpty()) {
-                    pb.environment().putAll(options.environment());
-                }
-                if (inherit) {
-                    pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
-                }
+                MemberCommand command = commands.get(i);
+                ProcessBuilder pb = command.processBuilder(options, inherit);
                 Process process;
                 try {
                     process = pb.start();
                 } catch (IOException e) {
                     group.killAll();
                     group.waitForExit(GroupWatch.REAP_WAIT);
-                    throw new CoordinationException("cannot start process " + i + " (" + command.getFirst() + "): "
-                            + e.getMessage(), e);
+                    throw new CoordinationException("cannot start process " + i + " (" + command.command().getFirst()
+                            + "): " + e.getMessage(), e);
                 }
                 Member member = add(new Member(i, process, process.toHandle()));
                 Closing.closeQuietly(process.getOutputStream()); // nothing is written to a member's stdin
-                if (!inherit) {
-                    String prefix = options.prefixOutput() ? "[" + i + "] " : "";
-                    member.pumps.add(OutputPump.start(process.getInputStream(), options.out(), prefix, "out-" + i));
-                    member.pumps.add(OutputPump.start(process.getErrorStream(), options.err(), prefix, "err-" + i));
-                }
+                command.pumpOutput(process, i, options, inherit, member.pumps);
             }
         }
     }
@@ -307,6 +328,9 @@ public final class Supervisor implements AutoCloseable {
         Objects.requireNonNull(process, "process");
         if (index < 0 || index >= processCount) {
             throw new IndexOutOfBoundsException("member " + index + " out of range 0.." + (processCount - 1));
+        }
+        if (exitsOnly) {
+            throw new IllegalStateException("an adopted member is judged by its slot: this group has no control block");
         }
         synchronized (lifecycle) {
             for (Member m : group.members()) {
@@ -378,7 +402,7 @@ public final class Supervisor implements AutoCloseable {
         if (group.members().isEmpty()) {
             throw new IllegalStateException("awaitAll before start");
         }
-        return group.await(block(), deadline);
+        return group.await(exitsOnly ? null : block(), deadline);
     }
 
 

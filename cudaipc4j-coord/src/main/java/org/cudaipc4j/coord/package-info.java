@@ -16,7 +16,9 @@
  *       the members' exits and heartbeats, end the group on the first failure; children leave when their parent
  *       dies. {@link org.cudaipc4j.coord.JvmCommand} builds the command line of a child JVM and
  *       {@link org.cudaipc4j.coord.OutputPump} copies a child's output; a member may be any program, or a process
- *       started elsewhere ({@link org.cudaipc4j.coord.Supervisor#adopt}). {@link org.cudaipc4j.coord.ProcessEnd}
+ *       started elsewhere ({@link org.cudaipc4j.coord.Supervisor#adopt}), each with its own environment and output
+ *       ({@link org.cudaipc4j.coord.MemberCommand}); a group that shares no control block (NCCL ranks) is judged by
+ *       its exits alone ({@link org.cudaipc4j.coord.Supervisor#withoutBlock}). {@link org.cudaipc4j.coord.ProcessEnd}
  *       ends a member at once, as a killed one ends; {@link org.cudaipc4j.coord.ParentWatch} ends a child whose
  *       starter is gone.</li>
  *   <li>{@link org.cudaipc4j.coord.IdleStrategy}: how every wait of the project, in this library and above it,

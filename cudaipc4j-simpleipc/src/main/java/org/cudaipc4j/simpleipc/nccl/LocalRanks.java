@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.security.SecureRandom;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.cudaipc4j.coord.JvmCommand;
+import org.cudaipc4j.coord.MemberCommand;
 
 /**
  * The ranks of one job that the tool starts on this machine itself (no launcher): one JVM per rank, each told its
@@ -30,10 +32,9 @@ public final class LocalRanks {
         this.secret = HexFormat.of().formatHex(new SecureRandom().generateSeed(32));
     }
 
-    /** Rank {@code rank}'s process, running {@code mainClass} with {@code args}, not yet started. */
-    public ProcessBuilder rank(int rank, String mainClass, List<String> args) {
-        ProcessBuilder pb = new ProcessBuilder(JvmCommand.from(base, List.of(), mainClass, args));
-        Map<String, String> env = pb.environment();
+    /** Rank {@code rank}'s command, running {@code mainClass} with {@code args}, for a supervisor to start. */
+    public MemberCommand rank(int rank, String mainClass, List<String> args) {
+        Map<String, String> env = new HashMap<>();
         env.put("CUDAIPC4J_RANK", Integer.toString(rank));
         env.put("CUDAIPC4J_WORLD_SIZE", Integer.toString(size));
         env.put("CUDAIPC4J_LOCAL_RANK", Integer.toString(rank));
@@ -42,7 +43,7 @@ public final class LocalRanks {
         if (separateHosts) {
             env.put(NcclRotation.SEPARATE_HOSTS_ENV, "1");
         }
-        return pb;
+        return MemberCommand.of(JvmCommand.from(base, List.of(), mainClass, args)).withEnvironment(env);
     }
 
     /** A port on 127.0.0.1 that was free a moment ago, for rank 0 to bind. */

@@ -1,15 +1,15 @@
 package org.cudaipc4j.simpleipc.nccl;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.Map;
 import java.util.stream.Collectors;
+import org.cudaipc4j.coord.CoordinationException;
+import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.MemberCommand;
+import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.launch.LaunchEnvironment;
@@ -105,85 +105,39 @@ public final class NcclRun {
                 "--steps", Integer.toString(options.rounds()),
                 "--timeout", options.timeout().toMillis() + "ms",
                 "--devices", devices.stream().map(String::valueOf).collect(Collectors.joining(",")));
-        List<Process> ranks = new ArrayList<>();
-        try {
-            for (int r = 0; r < size; r++) {
-                ProcessBuilder pb = local.rank(r, mainClass, rankArgs).inheritIO();
-                pb.environment().put(NcclRotation.PARENT_ENV, Long.toString(ProcessHandle.current().pid()));
-                ranks.add(pb.start());
-            }
-            return awaitRanks(ranks, options.timeout(), err);
-        } catch (IOException e) {
-            err.println("cudaipc4j: cannot start rank " + ranks.size() + ": " + e.getMessage());
-            return Result.FAILED;
-        } finally {
-            for (Process p : ranks) {
-                p.destroyForcibly();
-            }
+        List<MemberCommand> ranks = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            ranks.add(local.rank(r, mainClass, rankArgs));
         }
+        return superviseRanks(ranks, options.timeout(), AFTER_FAILURE, out, err);
     }
 
-    /** How long the other ranks get to end by their watchdogs once one failed, before they are killed. */
+    /** How long the other ranks get to end by their watchdogs once one failed, before they are terminated. */
     private static final Duration AFTER_FAILURE = Duration.ofSeconds(10);
 
     /**
-     * Waits for every rank; reports each that failed. After the first failure the others get
-     * {@link #AFTER_FAILURE} to end (their watchdogs end them within seconds); after {@code timeout} they are killed.
+     * Starts the ranks, each told this process's pid ({@link NcclRotation#PARENT_ENV}: it ends when this process
+     * does), and waits for them all; reports each that failed on {@code err}. After the first failure the others
+     * get {@code afterFailure} to end (their watchdogs end them within seconds) before they are terminated; after
+     * {@code timeout} they are killed. What they write goes to {@code out} and {@code err}, inherited where those
+     * are this process's own.
      */
-    private static Result awaitRanks(List<Process> ranks, Duration timeout, PrintStream err) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        List<String> failures = new ArrayList<>();
-        boolean[] reported = new boolean[ranks.size()];
-        try {
-            while (true) {
-                boolean running = false;
-                for (int r = 0; r < ranks.size(); r++) {
-                    Process p = ranks.get(r);
-                    if (p.isAlive()) {
-                        running = true;
-                    } else if (!reported[r]) {
-                        reported[r] = true;
-                        if (p.exitValue() != 0) {
-                            failures.add("Process " + r + " failed (" + describeExit(p.exitValue()) + ")");
-                            deadline = Math.min(deadline, System.nanoTime() + AFTER_FAILURE.toNanos());
-                        }
-                    }
-                }
-                if (!running) {
-                    break;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    for (int r = 0; r < ranks.size(); r++) {
-                        if (ranks.get(r).isAlive()) {
-                            failures.add("Process " + r + " failed (" + (failures.isEmpty() ? "still running at the"
-                                    + " --timeout of " + timeout.toSeconds() + " s" : "still running "
-                                    + AFTER_FAILURE.toSeconds() + " s after another failed") + "; killed)");
-                            ranks.get(r).destroyForcibly();
-                        }
-                    }
-                    break;
-                }
-                try {
-                    // Wake at the first exit of any rank, or at the deadline; the next round reads which.
-                    CompletableFuture.anyOf(ranks.stream().filter(Process::isAlive).map(Process::onExit)
-                            .toArray(CompletableFuture[]::new)).get(left, TimeUnit.NANOSECONDS);
-                } catch (ExecutionException | TimeoutException e) {
-                    // read at the top of the loop
-                }
+    static Result superviseRanks(List<MemberCommand> ranks, Duration timeout, Duration afterFailure, PrintStream out,
+                                 PrintStream err) {
+        Supervisor.Options supervision = Supervisor.Options.defaults().withPrefixOutput(false).withOutput(out, err)
+                .withGracePeriod(afterFailure)
+                .withEnvironment(Map.of(NcclRotation.PARENT_ENV, Long.toString(ProcessHandle.current().pid())));
+        try (Supervisor supervisor = Supervisor.withoutBlock(ranks.size(), supervision)) {
+            supervisor.launch(ranks);
+            Supervisor.Outcome outcome = supervisor.awaitAll(Deadline.after(timeout, "--timeout"));
+            for (Supervisor.Failure f : outcome.failures()) {
+                err.println("cudaipc4j: Process " + f.index() + " failed (" + f.reason() + ")");
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failures.add("interrupted");
+            return outcome.ok() ? Result.PASSED : Result.FAILED;
+        } catch (CoordinationException e) {
+            err.println("cudaipc4j: " + (Thread.currentThread().isInterrupted() ? "interrupted" : e.getMessage()));
+            return Result.FAILED;
         }
-        for (String f : failures) {
-            err.println("cudaipc4j: " + f);
-        }
-        return failures.isEmpty() ? Result.PASSED : Result.FAILED;
-    }
-
-    private static String describeExit(int code) {
-        return code > 128 ? "killed by signal " + (code - 128) : "exit code " + code;
     }
 
     private static List<Integer> range(int n) {
