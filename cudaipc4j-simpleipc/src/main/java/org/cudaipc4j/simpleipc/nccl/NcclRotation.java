@@ -28,6 +28,7 @@ import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclRank;
 import org.cudaipc4j.nccl.ReduceOp;
 import org.cudaipc4j.nccl.Watchdog;
+import org.cudaipc4j.tool.Failures;
 import org.cudaipc4j.tool.Sizes;
 
 /**
@@ -83,14 +84,14 @@ public final class NcclRotation {
             separateHost(rank);
         }
         endWithParent(rank);
-        if (NcclRun.waivedWithoutDriver(out)) {
+        if (NcclRun.waivedWithoutDriver(err)) {
             return NcclRun.Result.WAIVED;
         }
         Nccl nccl = Nccl.load(); // NcclUnavailableException: waived by the caller
         Cuda.init();
         List<Integer> ordinals = options.devices().isEmpty() ? allDevices() : options.devices();
         if (ordinals.isEmpty()) {
-            out.println("Waived: no CUDA device");
+            err.println(Failures.waived("no CUDA device"));
             return NcclRun.Result.WAIVED;
         }
         int ordinal = ordinals.get(launch.localRank() % ordinals.size());

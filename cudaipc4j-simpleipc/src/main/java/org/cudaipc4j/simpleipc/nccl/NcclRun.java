@@ -17,6 +17,7 @@ import org.cudaipc4j.launch.LaunchEnvironmentException;
 import org.cudaipc4j.launch.Launcher;
 import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclUnavailableException;
+import org.cudaipc4j.tool.Failures;
 
 /**
  * {@code --transport nccl}: under a launcher (torchrun, Open MPI, Slurm, or our own {@code CUDAIPC4J_*} variables)
@@ -56,7 +57,7 @@ public final class NcclRun {
             }
             return new NcclRotation(options, launch, out, err).run();
         } catch (NcclUnavailableException e) {
-            out.println("Waived: NCCL is not usable: " + e.getMessage());
+            err.println(Failures.waived("NCCL is not usable: " + e.getMessage()));
             return Result.WAIVED;
         } catch (LaunchEnvironmentException e) {
             err.println("cudaipc4j: " + e.getMessage());
@@ -72,17 +73,17 @@ public final class NcclRun {
      * {@return true, having printed the waiver, when there is no CUDA driver} Checked before NCCL is loaded: without
      * a GPU, NCCL is not what is missing.
      */
-    static boolean waivedWithoutDriver(PrintStream out) {
+    static boolean waivedWithoutDriver(PrintStream err) {
         if (Cuda.isDriverAvailable()) {
             return false;
         }
-        out.println("Waived: no CUDA driver (" + Cuda.unavailableReason().orElse("not found") + ")");
+        err.println(Failures.waived("no CUDA driver (" + Cuda.unavailableReason().orElse("not found") + ")"));
         return true;
     }
 
     /** The tool's own start: checks NCCL and the devices, then runs one child per rank and waits for them all. */
     private static Result startRanks(NcclRunOptions options, String mainClass, PrintStream out, PrintStream err) {
-        if (waivedWithoutDriver(out)) {
+        if (waivedWithoutDriver(err)) {
             return Result.WAIVED;
         }
         Nccl.load(); // NcclUnavailableException: waived
@@ -96,7 +97,7 @@ public final class NcclRun {
             }
         }
         if (devices.isEmpty()) {
-            out.println("Waived: no CUDA device");
+            err.println(Failures.waived("no CUDA device"));
             return Result.WAIVED;
         }
         int size = devices.size() * options.procsPerDevice();
