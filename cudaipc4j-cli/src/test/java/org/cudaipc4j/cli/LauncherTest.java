@@ -22,8 +22,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The {@code ./cudaipc4j} launcher: the environment of the JVM it starts, and when it takes its jar for stale; checked
- * with a copy of the script beside a built jar and a stand-in {@code java} that prints what it was given.
+ * The {@code ./cudaipc4j} launcher: the environment of the JVM it starts, and when it takes its jar or its start-up
+ * cache for stale; checked with a copy of the script beside a built jar and a stand-in {@code java} that prints what it
+ * was given (the real one where the JVM's own check of its cache is the point).
  */
 class LauncherTest {
     @Test
@@ -94,6 +95,71 @@ class LauncherTest {
         Launch none = launch(root.resolve("cudaipc4j"), jdk, null, null, Map.of("CUDAIPC4J_AOT_CACHE",
                 cache.toString()));
         assertFalse(none.out().contains("AOTCache"), "CUDAIPC4J_AOT=0 means no cache at all: " + none.out());
+    }
+
+    /**
+     * A start-up cache that no longer matches its jar (a rebuild, a copy, a touch: for the tool's jar the JVM checks
+     * the jar's size and modification time, and without {@code -XX:AOTMode=on} ignores a cache that differs in
+     * silence) is trained again, and the real JDK, with the cache required, then starts from it. The jar is made older
+     * than the cache, so that only a check of the jar itself, not of which file is newer, sees the change.
+     */
+    @Test
+    void aCacheThatNoLongerMatchesItsJarIsTrainedAgain(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jar = root.resolve("cudaipc4j-cli/target/cudaipc4j.jar");
+        Path aot = root.resolve("cudaipc4j-cli/target/cudaipc4j.aot");
+        writeJarOf(Hello.class, jar);
+        Path jdk = Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent().getParent();
+        Map<String, String> cached = Map.of("CUDAIPC4J_AOT", "1");
+
+        Launch first = launch(root.resolve("cudaipc4j"), jdk, null, null, cached);
+        assertEquals(0, first.exit(), first.out());
+        assertTrue(first.out().contains("training the start-up cache"), first.out());
+        assertTrue(Files.isRegularFile(aot), "the cache was written");
+        Launch matching = startFromCache(jdk, aot, jar);
+        assertEquals(0, matching.exit(), "the cache matches the jar it was trained with: " + matching.out());
+
+        Launch again = launch(root.resolve("cudaipc4j"), jdk, null, null, cached);
+        assertFalse(again.out().contains("training"), "a matching cache is used as it is: " + again.out());
+
+        Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(aot).toMillis() - 3_600_000));
+        Launch touched = launch(root.resolve("cudaipc4j"), jdk, null, null, cached);
+        assertEquals(0, touched.exit(), touched.out());
+        assertTrue(touched.out().contains("training the start-up cache"), touched.out());
+        Launch required = startFromCache(jdk, aot, jar);
+        assertEquals(0, required.exit(), required.out());
+    }
+
+    /** The stand-in tool of {@link #aCacheThatNoLongerMatchesItsJarIsTrainedAgain}: it starts and ends. */
+    public static final class Hello {
+        private Hello() {}
+
+        public static void main(String[] args) {}
+    }
+
+    /** A jar whose main class is {@code main}, a class without dependencies. */
+    private static void writeJarOf(Class<?> main, Path jar) throws IOException {
+        java.util.jar.Manifest manifest = new java.util.jar.Manifest();
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MAIN_CLASS, main.getName());
+        String entry = main.getName().replace('.', '/') + ".class";
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar), manifest);
+                var in = main.getClassLoader().getResourceAsStream(entry)) {
+            out.putNextEntry(new java.util.jar.JarEntry(entry));
+            in.transferTo(out);
+            out.closeEntry();
+        }
+    }
+
+    /** Runs {@code jar} on {@code jdk} with {@code aot} required: a cache the JVM cannot use fails the start. */
+    private static Launch startFromCache(Path jdk, Path aot, Path jar) throws IOException, InterruptedException {
+        // The options a cache records that must match: the launcher's.
+        Process p = new ProcessBuilder(jdk.resolve("bin/java").toString(), "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC", "-XX:AOTCache=" + aot, "-XX:AOTMode=on", "-jar", jar.toString())
+                .redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        return new Launch(p.waitFor(), out);
     }
 
     /** Every module the jar is built from. */
