@@ -8,6 +8,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.cudaipc4j.coord.JvmCommand;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * The ranks of one job that the tool starts on this machine itself (no launcher): one JVM per rank, each told its
@@ -40,7 +41,7 @@ public final class LocalRanks {
         env.put("CUDAIPC4J_RENDEZVOUS", "127.0.0.1:" + port);
         env.put("CUDAIPC4J_RENDEZVOUS_SECRET", secret);
         if (separateHosts) {
-            env.put(NcclRotation.SEPARATE_HOSTS_ENV, "1");
+            env.put(SimpleIpcSettings.NCCL_SEPARATE_HOSTS.name(), "1");
         }
         return pb;
     }

@@ -17,6 +17,7 @@ import org.cudaipc4j.launch.LaunchEnvironmentException;
 import org.cudaipc4j.launch.Launcher;
 import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclUnavailableException;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * {@code --transport nccl}: under a launcher (torchrun, Open MPI, Slurm, or our own {@code CUDAIPC4J_*} variables)
@@ -109,7 +110,8 @@ public final class NcclRun {
         try {
             for (int r = 0; r < size; r++) {
                 ProcessBuilder pb = local.rank(r, mainClass, rankArgs).inheritIO();
-                pb.environment().put(NcclRotation.PARENT_ENV, Long.toString(ProcessHandle.current().pid()));
+                pb.environment().put(SimpleIpcSettings.NCCL_PARENT_PID.name(),
+                        Long.toString(ProcessHandle.current().pid()));
                 ranks.add(pb.start());
             }
             return awaitRanks(ranks, options.timeout(), err);
