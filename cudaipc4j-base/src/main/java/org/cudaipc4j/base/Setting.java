@@ -190,7 +190,7 @@ public final class Setting<T> {
         return source == Source.ENVIRONMENT ? System.getenv(name) : System.getProperty(name);
     }
 
-    // Classes rather than lambdas: settings are read on the start-up path, before the JVM links any lambda.
+    // Classes rather than lambdas: the tool reads its first settings before it makes any lambda (its Main).
     private static final class Text implements Parse<String> {
         static final Text INSTANCE = new Text();
 

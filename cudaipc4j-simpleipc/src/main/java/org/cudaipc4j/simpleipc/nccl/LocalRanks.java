@@ -14,7 +14,7 @@ import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
  * The ranks of one job that the tool starts on this machine itself (no launcher): one JVM per rank, each told its
  * rank, the job's size, and where rank 0's rendezvous listens on loopback with the job's secret, through
  * cudaipc4j's own launcher variables. Ranks beyond the devices become hosts of their own to NCCL
- * ({@link NcclRotation#SEPARATE_HOSTS_ENV}).
+ * ({@link SimpleIpcSettings#NCCL_SEPARATE_HOSTS}).
  */
 public final class LocalRanks {
     private final int size;
