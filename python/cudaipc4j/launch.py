@@ -10,48 +10,24 @@ from __future__ import annotations
 import enum
 import hashlib
 import itertools
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
+from . import settings
 from .errors import Error
 
 __all__ = ["Launcher", "HostPort", "JobIdentity", "LaunchEnvironment", "LaunchEnvironmentError", "detect",
            "from_environ", "expand_slurm_nodelist", "first_slurm_node", "VARIABLES", "MAX_NAMES",
            "MAX_CHARACTERS", "FIRST_PORT", "PORT_COUNT"]
 
-CUDAIPC4J_RANK = "CUDAIPC4J_RANK"
-CUDAIPC4J_WORLD_SIZE = "CUDAIPC4J_WORLD_SIZE"
-CUDAIPC4J_LOCAL_RANK = "CUDAIPC4J_LOCAL_RANK"
-CUDAIPC4J_RENDEZVOUS = "CUDAIPC4J_RENDEZVOUS"
-CUDAIPC4J_RENDEZVOUS_SECRET = "CUDAIPC4J_RENDEZVOUS_SECRET"
-RANK = "RANK"
-WORLD_SIZE = "WORLD_SIZE"
-LOCAL_RANK = "LOCAL_RANK"
-MASTER_ADDR = "MASTER_ADDR"
-MASTER_PORT = "MASTER_PORT"
-TORCHELASTIC_RUN_ID = "TORCHELASTIC_RUN_ID"
-OMPI_COMM_WORLD_RANK = "OMPI_COMM_WORLD_RANK"
-OMPI_COMM_WORLD_SIZE = "OMPI_COMM_WORLD_SIZE"
-OMPI_COMM_WORLD_LOCAL_RANK = "OMPI_COMM_WORLD_LOCAL_RANK"
-OMPI_COMM_WORLD_LOCAL_SIZE = "OMPI_COMM_WORLD_LOCAL_SIZE"
-PMIX_NAMESPACE = "PMIX_NAMESPACE"
-OMPI_MCA_ESS_BASE_JOBID = "OMPI_MCA_ess_base_jobid"
-SLURM_PROCID = "SLURM_PROCID"
-SLURM_NTASKS = "SLURM_NTASKS"
-SLURM_LOCALID = "SLURM_LOCALID"
-SLURM_JOB_ID = "SLURM_JOB_ID"
-SLURM_STEP_ID = "SLURM_STEP_ID"
-SLURM_STEP_NODELIST = "SLURM_STEP_NODELIST"
-SLURM_JOB_NODELIST = "SLURM_JOB_NODELIST"
-
-#: Every variable :func:`detect` reads.
-VARIABLES = (CUDAIPC4J_RANK, CUDAIPC4J_WORLD_SIZE, CUDAIPC4J_LOCAL_RANK, CUDAIPC4J_RENDEZVOUS,
-             CUDAIPC4J_RENDEZVOUS_SECRET, RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID,
-             OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE,
-             PMIX_NAMESPACE, OMPI_MCA_ESS_BASE_JOBID, SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID,
-             SLURM_STEP_ID, SLURM_STEP_NODELIST, SLURM_JOB_NODELIST)
+#: Every variable :func:`detect` reads (declared in cudaipc4j.settings), and each by the name of its constant below.
+VARIABLES = tuple(setting.name for setting in settings.LAUNCHER_VARIABLES)
+(CUDAIPC4J_RANK, CUDAIPC4J_WORLD_SIZE, CUDAIPC4J_LOCAL_RANK, CUDAIPC4J_RENDEZVOUS, CUDAIPC4J_RENDEZVOUS_SECRET,
+ RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID,
+ OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE, PMIX_NAMESPACE,
+ OMPI_MCA_ESS_BASE_JOBID, SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID, SLURM_STEP_ID, SLURM_STEP_NODELIST,
+ SLURM_JOB_NODELIST) = VARIABLES
 
 FIRST_PORT = 20000  # derived ports: 20000-32767, below Linux's default ephemeral range (32768-60999)
 PORT_COUNT = 12768
@@ -533,4 +509,5 @@ def detect(env: Mapping[str, str]) -> LaunchEnvironment:
 
 def from_environ() -> LaunchEnvironment:
     """:func:`detect` on this process's environment (only the variables in VARIABLES are read)."""
-    return detect({name: os.environ[name] for name in VARIABLES if name in os.environ})
+    return detect({setting.name: value for setting in settings.LAUNCHER_VARIABLES
+                   if (value := setting.raw()) is not None})

@@ -13,10 +13,11 @@ import os
 import time
 from typing import Any, Callable
 
+from . import settings
 from .errors import Error, require
 
 UNIQUE_ID_BYTES = 128
-LIBRARY_ENV = "CUDAIPC4J_NCCL_LIBRARY"
+LIBRARY_ENV = settings.NCCL_LIBRARY.name
 MINIMUM_VERSION = 21900
 
 SUCCESS, IN_PROGRESS = 0, 7
@@ -93,9 +94,9 @@ FUNCTIONS: dict[str, tuple[Any, list[Any]]] = {
 def default_library(environ: dict[str, str] | None = None) -> str:
     """``CUDAIPC4J_NCCL_LIBRARY`` when set; else the libnccl.so.2 of the ``nvidia-nccl`` wheel torch brings, when
     installed; else ``libnccl.so.2`` by name."""
-    env = os.environ if environ is None else environ
-    if env.get(LIBRARY_ENV):
-        return env[LIBRARY_ENV]
+    named = settings.NCCL_LIBRARY.raw(environ)
+    if named:
+        return named
     try:
         import nvidia.nccl as wheel  # the wheel torch depends on; a namespace package
         for folder in list(getattr(wheel, "__path__", [])):
@@ -104,7 +105,7 @@ def default_library(environ: dict[str, str] | None = None) -> str:
                 return candidate
     except ImportError:
         pass
-    return "libnccl.so.2"
+    return settings.NCCL_LIBRARY.default
 
 
 def decode_version(code: int) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 import selectors
 import socket
@@ -23,6 +22,7 @@ import time
 from decimal import Decimal, InvalidOperation
 from typing import Callable, NamedTuple
 
+from . import settings
 from .errors import Error
 
 __all__ = ["ClosedError", "Fault", "RankGroup", "RendezvousError", "join", "join_launched", "nccl_version_text",
@@ -44,7 +44,7 @@ _CODES = {v: k for k, v in _KINDS.items()}
 _MAX_HANDSHAKES = 64
 
 #: The variable that sets the silence limit in seconds ("3", "1.5") when the call does not.
-SILENCE_LIMIT_VARIABLE = "CUDAIPC4J_HEARTBEAT_TIMEOUT"
+SILENCE_LIMIT_VARIABLE = settings.HEARTBEAT_TIMEOUT.name
 DEFAULT_JOIN_TIMEOUT = 60.0
 DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 DEFAULT_HEARTBEAT_INTERVAL = 0.25
@@ -875,7 +875,7 @@ def join(rank: int, size: int, address: tuple[str, int], *, secret: bytes = b"",
         raise ValueError(f"rank {rank} is out of range for {size} ranks")
     if rank == 0 and payload is None:
         raise ValueError("rank 0 needs the payload to hand out")
-    limit = silence_limit if silence_limit is not None else silence_limit_from(os.environ.get(SILENCE_LIMIT_VARIABLE))
+    limit = silence_limit if silence_limit is not None else silence_limit_from(settings.HEARTBEAT_TIMEOUT.text())
     interval = heartbeat_interval if heartbeat_interval is not None else min(DEFAULT_HEARTBEAT_INTERVAL, limit / 2)
     for name, value in (("join_timeout", join_timeout), ("handshake_timeout", handshake_timeout),
                         ("heartbeat_interval", interval), ("silence_limit", limit)):

@@ -19,7 +19,7 @@ from . import support
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "interop-golden" / "launch" / "cases.json"
 JAVA_VARIABLES = (ROOT / "cudaipc4j-launch" / "src" / "main" / "java" / "org" / "cudaipc4j" / "launch"
-                  / "LaunchVariables.java")
+                  / "LaunchSettings.java")
 
 
 def _golden():
@@ -197,5 +197,5 @@ class LaunchTest(support.TestCase):
         assert (env.launcher, env.rank, env.size, env.rendezvous) == (Launcher.EXPLICIT, 1, 2, HostPort("h", 5))
 
     def test_the_variables_are_the_java_sides(self):
-        java = set(re.findall(r'public static final String \w+ = "(\w+)";', JAVA_VARIABLES.read_text()))
+        java = set(re.findall(r'= launcher\("(\w+)",', JAVA_VARIABLES.read_text()))
         assert java == set(launch.VARIABLES)

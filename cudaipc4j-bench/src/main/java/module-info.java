@@ -4,6 +4,7 @@
  * charts. An application: the command line's {@code bench} runs it.
  */
 module org.cudaipc4j.bench {
+    requires org.cudaipc4j.base; // Setting: the settings it reads
     requires transitive org.cudaipc4j.simpleipc;
     requires org.cudaipc4j.interop;
     requires org.cudaipc4j.launch;

@@ -4,6 +4,7 @@
  * the commands use.
  */
 module org.cudaipc4j.cli {
+    requires org.cudaipc4j.base; // Setting: the settings it reads
     requires org.cudaipc4j.bench;
     requires org.cudaipc4j.interop;
     requires org.cudaipc4j.nccl;

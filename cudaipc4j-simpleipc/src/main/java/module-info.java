@@ -4,6 +4,7 @@
  * application: the command line and the benchmarks use it.
  */
 module org.cudaipc4j.simpleipc {
+    requires org.cudaipc4j.base; // Setting: the settings it reads
     requires transitive org.cudaipc4j.tool;
     requires transitive org.cudaipc4j.cuda;
     requires transitive org.cudaipc4j.coord;
@@ -17,6 +18,7 @@ module org.cudaipc4j.simpleipc {
     exports org.cudaipc4j.simpleipc.cuda;
     exports org.cudaipc4j.simpleipc.kernels;
     exports org.cudaipc4j.simpleipc.nccl;
+    exports org.cudaipc4j.simpleipc.settings to org.cudaipc4j.bench, org.cudaipc4j.cli; // Setting is internal too
 
     opens org.cudaipc4j.simpleipc to com.google.gson;
 }

@@ -649,7 +649,7 @@ public final class Libc {
     private static final long FUTEX_WAIT = 0;
     private static final long FUTEX_WAKE = 1;
     private static final boolean FUTEX = SYS_FUTEX > 0 && System.getProperty("os.name").equals("Linux")
-            && !Boolean.getBoolean("cudaipc4j.nofutex");
+            && !BaseSettings.NO_FUTEX.get();
 
     /** {@return true where {@link #futexWait} and {@link #futexWakeAll} work (Linux on x86-64 and AArch64)} */
     public static boolean hasFutex() {

@@ -200,8 +200,8 @@ public final class Bench {
 
     /** The one variable of this process's environment that tells where an MPS daemon listens, if set. */
     private static Map<String, String> mpsEnvironment() {
-        String pipes = System.getenv("CUDA_MPS_PIPE_DIRECTORY");
-        return pipes == null ? Map.of() : Map.of("CUDA_MPS_PIPE_DIRECTORY", pipes);
+        String pipes = BenchSettings.MPS_PIPE_DIRECTORY.get();
+        return pipes == null ? Map.of() : Map.of(BenchSettings.MPS_PIPE_DIRECTORY.name(), pipes);
     }
 
     /** Why CUDA cannot be used here, or null when a device is there. */

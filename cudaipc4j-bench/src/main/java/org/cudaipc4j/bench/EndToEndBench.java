@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import org.cudaipc4j.simpleipc.Clock;
-import org.cudaipc4j.simpleipc.SimpleIpcParent;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * Runs the simpleIPC program as a fresh process, {@code repeat} times, and splits each run into the phases of its
@@ -69,7 +69,7 @@ final class EndToEndBench {
 
     /**
      * Runs the tool ({@code toolMainClass}) {@code repeat} times with exactly {@code toolArgs} (nothing added, so the default run is timed
-     * as users run it); the phases come from the report file named by {@link SimpleIpcParent#REPORT_ENV}.
+     * as users run it); the phases come from the report file named by {@link SimpleIpcSettings#REPORT}.
      */
     static Result run(String toolMainClass, List<String> toolArgs, int repeat, IntConsumer progress) {
         List<Double> wall = new ArrayList<>();
@@ -87,7 +87,7 @@ final class EndToEndBench {
                 spawned = Clock.micros();
                 long t0 = System.nanoTime();
                 ToolLauncher.Outcome o = ToolLauncher.runMain(toolMainClass, toolArgs,
-                        Map.of(SimpleIpcParent.REPORT_ENV, report.toString()));
+                        Map.of(SimpleIpcSettings.REPORT.name(), report.toString()));
                 ms = (System.nanoTime() - t0) / 1e6;
                 reaped = Clock.micros();
                 o.requirePassed("run " + (r + 1) + " of '" + String.join(" ", toolArgs) + "'");

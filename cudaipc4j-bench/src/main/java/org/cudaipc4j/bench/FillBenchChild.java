@@ -23,6 +23,7 @@ import org.cudaipc4j.simpleipc.DriverStartUp;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import org.cudaipc4j.simpleipc.kernels.MismatchCount;
 import org.cudaipc4j.tool.ProcessExit;
+import org.cudaipc4j.tool.ToolSettings;
 
 /**
  * The measuring side of {@link FillBench}, run in its own JVM so the memory is mapped in a process other than the
@@ -40,7 +41,7 @@ public final class FillBenchChild {
     private FillBenchChild() {}
 
     public static void main(String[] args) {
-        ProcessExit.whenBenchGone(System.getenv(ProcessExit.BENCH_PID_ENV),
+        ProcessExit.whenBenchGone(ToolSettings.BENCH_PID.get(),
                 pid -> ProcessExit.exit(1)); // no bench, no one to report to
         int ordinal = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);

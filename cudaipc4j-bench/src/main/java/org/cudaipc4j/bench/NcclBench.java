@@ -20,6 +20,7 @@ import org.cudaipc4j.nccl.NcclRank;
 import org.cudaipc4j.nccl.ReduceOp;
 import org.cudaipc4j.nccl.Watchdog;
 import org.cudaipc4j.simpleipc.nccl.NcclRotation;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.cudaipc4j.tool.Sizes;
 
 /**
@@ -42,7 +43,7 @@ public final class NcclBench {
         int repeats = Integer.parseInt(args[3]);
         boolean blocking = args.length > 4 && args[4].equals("blocking");
         LaunchEnvironment launch = LaunchEnvironment.fromSystem();
-        if ("1".equals(System.getenv(NcclRotation.SEPARATE_HOSTS_ENV))) {
+        if (SimpleIpcSettings.NCCL_SEPARATE_HOSTS.get()) {
             NcclRotation.separateHost(launch.rank());
         }
         Nccl nccl = Nccl.load();

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.tool.ExitCodes;
 import org.cudaipc4j.tool.Failures;
-import org.cudaipc4j.tool.ProcessExit;
+import org.cudaipc4j.tool.ToolSettings;
 
 /**
  * Starts the tool as a fresh process the way the {@code cudaipc4j} script does: the same java binary, class path
@@ -49,7 +49,7 @@ final class ToolLauncher {
      * While it runs, this JVM's end (a signal, an exit) ends it too: it is asked to stop (SIGTERM, on which the tool
      * ends its group and removes what it made) and killed if it has not within {@link #STOP_SECONDS}. Where this JVM
      * is killed and can ask nothing, the run stops itself: it is given this process's pid
-     * ({@link ProcessExit#BENCH_PID_ENV}) and watches it.
+     * ({@link ToolSettings#BENCH_PID}) and watches it.
      */
     static Outcome runMain(String mainClass, List<String> toolArgs, java.util.Map<String, String> env) {
         // The hook is there before the run: a run started while this JVM shuts down could be missed otherwise.
@@ -59,7 +59,7 @@ final class ToolLauncher {
         try {
             ProcessBuilder pb = new ProcessBuilder(JvmCommand.of(mainClass, toolArgs));
             pb.environment().putAll(env);
-            pb.environment().put(ProcessExit.BENCH_PID_ENV, Long.toString(ProcessHandle.current().pid()));
+            pb.environment().put(ToolSettings.BENCH_PID.name(), Long.toString(ProcessHandle.current().pid()));
             return await(run, run.start(pb), toolArgs);
         } finally {
             try {

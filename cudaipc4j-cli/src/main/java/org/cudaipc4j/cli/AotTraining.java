@@ -10,17 +10,14 @@ import java.util.jar.JarFile;
 /**
  * Helps the JDK's AOT cache training run ({@code -XX:AOTCacheOutput}), which records the classes one JVM loads.
  * The training run is the parent of a short run; its children are other JVMs, so their classes would be missing.
- * With the system property {@value #PROPERTY} set, the tool loads every class of its own jar before it exits, so
- * the cache serves the children's start-up too.
+ * With the system property {@code cudaipc4j.aotTraining} set ({@link CliSettings#AOT_TRAINING}), the tool loads every
+ * class of its own jar before it exits, so the cache serves the children's start-up too.
  */
 final class AotTraining {
-    /** System property set by the launchers' training runs. */
-    static final String PROPERTY = "cudaipc4j.aotTraining";
-
     private AotTraining() {}
 
     static boolean requested() {
-        return Boolean.getBoolean(PROPERTY);
+        return CliSettings.AOT_TRAINING.get();
     }
 
     /** Loads (without initialising) every class of the jar this class came from; returns how many. */

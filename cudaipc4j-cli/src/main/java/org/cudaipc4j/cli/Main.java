@@ -7,6 +7,7 @@ import org.cudaipc4j.tool.ExitCodes;
 import org.cudaipc4j.tool.Failures;
 import org.cudaipc4j.tool.LineAtomicOutput;
 import org.cudaipc4j.tool.ProcessExit;
+import org.cudaipc4j.tool.ToolSettings;
 import org.cudaipc4j.tool.UsageException;
 import picocli.CommandLine;
 
@@ -24,7 +25,7 @@ public final class Main {
 
     public static void main(String[] args) {
         LineAtomicOutput.install();
-        String benchPid = System.getenv(ProcessExit.BENCH_PID_ENV);
+        String benchPid = ToolSettings.BENCH_PID.get();
         if (benchPid != null) {
             stopWhenBenchGone(benchPid); // a run a bench started (no lambda made on the plain run's start-up path)
         }

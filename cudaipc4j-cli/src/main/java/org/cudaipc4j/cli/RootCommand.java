@@ -14,10 +14,10 @@ import org.cudaipc4j.simpleipc.SimpleIpcOptions.Sync;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Verify;
 import org.cudaipc4j.simpleipc.SimpleIpcParent;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
-import org.cudaipc4j.simpleipc.host.HostBackend;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
 import org.cudaipc4j.simpleipc.nccl.NcclRun;
 import org.cudaipc4j.simpleipc.nccl.NcclRunOptions;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.cudaipc4j.tool.ExitCodes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -303,7 +303,7 @@ final class RootCommand implements Callable<Integer> {
         }
         Duration hostWaitTimeout;
         try {
-            hostWaitTimeout = HostBackend.configuredWaitTimeout();
+            hostWaitTimeout = SimpleIpcSettings.WAIT_TIMEOUT.get();
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }

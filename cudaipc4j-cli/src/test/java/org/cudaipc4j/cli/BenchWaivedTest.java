@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.util.List;
-import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.cuda.driver.CudaSettings;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.tool.ExitCodes;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code bench --backend cuda} where no driver loads: waived (exit 2) in one line, before any part runs. */
 class BenchWaivedTest {
-    private static final String ABSENT = "-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1";
+    private static final String ABSENT = "-D" + CudaSettings.LIBCUDA.name() + "=libcudaipc4j-absent.so.1";
 
     @ParameterizedTest(name = "bench --backend cuda {0}")
     @ValueSource(strings = {"--only e2e", "--only steps", "--only fill", "--only barrier,steps"})

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.cuda.driver.CudaSettings;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.tool.ExitCodes;
@@ -21,7 +22,7 @@ import picocli.CommandLine;
 
 class DevicesCommandTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final String ABSENT = "-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1";
+    private static final String ABSENT = "-D" + CudaSettings.LIBCUDA.name() + "=libcudaipc4j-absent.so.1";
 
     @Test
     void withoutADriverItSaysSoAndExitsWaived() {

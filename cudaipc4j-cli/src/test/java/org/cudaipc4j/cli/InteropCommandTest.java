@@ -17,7 +17,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.cuda.driver.CudaSettings;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.cudaipc4j.tool.ExitCodes;
@@ -33,7 +33,7 @@ import picocli.CommandLine;
  */
 class InteropCommandTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final String ABSENT = "-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1";
+    private static final String ABSENT = "-D" + CudaSettings.LIBCUDA.name() + "=libcudaipc4j-absent.so.1";
     private static final HexFormat HEX = HexFormat.of();
     private static final String LEGACY_TENSOR_EVENT = "interop-golden/java/legacy-tensor-event.json";
 

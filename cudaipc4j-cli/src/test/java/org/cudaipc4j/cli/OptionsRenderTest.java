@@ -11,8 +11,8 @@ import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Sync;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.Verify;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
-import org.cudaipc4j.simpleipc.host.HostBackend;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels.Fill;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -22,7 +22,7 @@ class OptionsRenderTest {
             BackendKind backend, int simulated, Duration timeout, boolean json, int corrupt, Fill kernel,
             Verify verify, IpcMode ipc, Sync sync) {
         return new SimpleIpcOptions(bytes, procs, devices, rounds, backend, simulated, timeout, json, corrupt, kernel,
-                verify, ipc, sync, HostBackend.configuredWaitTimeout());
+                verify, ipc, sync, SimpleIpcSettings.WAIT_TIMEOUT.get());
     }
 
     @Test

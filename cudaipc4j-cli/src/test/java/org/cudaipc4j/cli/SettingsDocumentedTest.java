@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,158 +15,120 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
+import org.cudaipc4j.base.Setting;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every system property and environment variable the main code of any module reads is in docs/settings.md, and
- * every {@code cudaipc4j.*} property that page names is still read somewhere: a setting added, renamed or removed
- * without the page fails here.
+ * docs/settings.md's tables of what cudaipc4j reads are its settings classes' declarations: each environment variable
+ * and system property declared has its row with the declared default, and each row of those tables is declared, so
+ * a setting added, renamed, removed or given another default without the page fails here.
  */
 class SettingsDocumentedTest {
-    /** The reads: System.getProperty / getenv, Integer.getInteger, Long.getLong, Boolean.getBoolean. */
-    private static final Pattern READ = Pattern.compile(
-            "\\b(System\\.getProperty|System\\.getenv|Integer\\.getInteger|Long\\.getLong|Boolean\\.getBoolean)"
-                    + "\\s*\\(\\s*([^,)]*)");
-    /** The JDK's own properties, which configure the JVM and are documented there. */
-    private static final Pattern JDK_PROPERTY = Pattern.compile(
-            "(java|os|user|file|path|line|sun|jdk)\\..+|(native|stdout|stderr)\\.encoding");
-    /**
-     * The module whose main code the first check leaves out: cudaipc4j-testing, the tests' support, forwards every
-     * {@code cudaipc4j.*} property to child JVMs by a name from a loop; its own variable is on the page by hand, and
-     * the second check searches it too. Every other module of the checkout is searched, so a new one is too.
-     */
-    private static final String TEST_SUPPORT = "cudaipc4j-testing";
+    /** The headings of the tables, as the page writes them. */
+    private static final String VARIABLES = "Read by cudaipc4j";
+    private static final String SCRIPT_VARIABLES = "Read by the scripts and the tests";
+    private static final String PROPERTIES = "System properties";
+    private static final Pattern NAME = Pattern.compile("`([^`]+)`");
 
-    private static Path root;
-    private static Map<Path, String> sources;
-    private static Map<Path, String> testSupport;
-    private static String settings;
+    private static List<ProductSettings.Declared> declared;
+    private static String page;
+    private static Map<String, List<List<String>>> tables;
 
     @BeforeAll
-    static void read() throws IOException {
-        Optional<Path> found = ProjectRoot.find();
-        Assumptions.assumeTrue(found.isPresent(), "skipped: not run inside the project's checkout");
-        root = found.get();
-        sources = new TreeMap<>();
-        testSupport = new TreeMap<>();
-        List<String> modules = modules();
-        assertTrue(modules.contains("cudaipc4j-cuda") && modules.contains("cudaipc4j-interop"),
-                "modules found: " + modules);
-        read(modules, sources);
-        read(List.of(TEST_SUPPORT), testSupport);
-        assertTrue(sources.size() > 50, "found only " + sources.size() + " main source files under " + root);
-        settings = Files.readString(root.resolve("docs/settings.md"));
-    }
-
-    /** The checkout's modules ({@code cudaipc4j-*} folders with a POM) but the tests' support, sorted. */
-    private static List<String> modules() throws IOException {
-        try (Stream<Path> dirs = Files.list(root)) {
-            return dirs.filter(d -> Files.isRegularFile(d.resolve("pom.xml")))
-                    .map(d -> d.getFileName().toString())
-                    .filter(n -> n.startsWith("cudaipc4j-") && !n.equals(TEST_SUPPORT))
-                    .sorted().toList();
-        }
-    }
-
-    private static void read(List<String> modules, Map<Path, String> into) throws IOException {
-        for (String module : modules) {
-            Path dir = root.resolve(module).resolve("src/main/java");
-            if (!Files.isDirectory(dir)) {
-                continue;
-            }
-            try (Stream<Path> files = Files.walk(dir)) {
-                files.filter(f -> f.toString().endsWith(".java")).forEach(f -> {
-                    try {
-                        into.put(f, Files.readString(f));
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                });
-            }
+    static void read() throws IOException, ReflectiveOperationException {
+        Optional<Path> root = ProjectRoot.find();
+        Assumptions.assumeTrue(root.isPresent(), "skipped: not run inside the project's checkout");
+        declared = ProductSettings.declared(root.get());
+        page = Files.readString(root.get().resolve("docs/settings.md"));
+        tables = ProductSettings.tables(page);
+        assertTrue(declared.size() > 40, "found only " + declared.size() + " declarations: " + declared);
+        for (String table : List.of(VARIABLES, SCRIPT_VARIABLES, PROPERTIES)) {
+            assertTrue(tables.containsKey(table) && tables.get(table).size() > 5,
+                    "docs/settings.md has no table under '" + table + "': " + tables.keySet());
         }
     }
 
     @Test
-    void everySettingTheCodeReadsIsDocumented() {
-        Map<String, Set<String>> undocumented = new TreeMap<>();
-        List<String> unresolved = new ArrayList<>();
-        int reads = 0;
-        for (var source : sources.entrySet()) {
-            Matcher m = READ.matcher(source.getValue());
-            while (m.find()) {
-                reads++;
-                String where = root.relativize(source.getKey()) + ":" + line(source.getValue(), m.start());
-                String name = resolve(m.group(2).strip(), source.getKey());
-                if (name == null) {
-                    unresolved.add(where + " " + m.group());
-                } else if (!JDK_PROPERTY.matcher(name).matches() && !settings.contains("`" + name + "`")) {
-                    undocumented.computeIfAbsent(name, k -> new TreeSet<>()).add(where);
+    void eachSettingIsDeclaredOnce() {
+        Map<String, List<ProductSettings.Declared>> byName = new TreeMap<>();
+        for (ProductSettings.Declared d : declared) {
+            byName.computeIfAbsent(d.setting().name(), n -> new ArrayList<>()).add(d);
+        }
+        byName.values().removeIf(list -> list.size() == 1);
+        assertEquals(Map.of(), byName, "settings declared more than once: read the one declaration instead");
+    }
+
+    @Test
+    void everyDeclarationHasItsRowWithItsDefault() {
+        Map<String, String> wrong = new TreeMap<>();
+        for (ProductSettings.Declared d : declared) {
+            Setting<?> s = d.setting();
+            String table = s.source() == Setting.Source.ENVIRONMENT ? VARIABLES : PROPERTIES;
+            List<List<String>> rows = rowsNaming(table, s.name());
+            String shown = s.defaultValue() == null ? "none" : "`" + s.defaultValue() + "`";
+            if (rows.size() != 1) {
+                wrong.put(s.name(), rows.size() + " rows under '" + table + "' for " + d);
+            } else if (!rows.getFirst().get(1).equals(shown)) {
+                wrong.put(s.name(), "default " + rows.getFirst().get(1) + " on the page, " + shown + " in " + d);
+            }
+        }
+        assertEquals(Map.of(), wrong, "docs/settings.md does not list these declarations as declared");
+    }
+
+    @Test
+    void everyRowOfWhatCudaipc4jReadsIsDeclaredAndNoScriptsRowIs() {
+        Set<String> names = new TreeSet<>();
+        declared.forEach(d -> names.add(d.setting().name()));
+        Set<String> undeclared = new TreeSet<>();
+        for (String table : List.of(VARIABLES, PROPERTIES)) {
+            for (List<String> row : tables.get(table)) {
+                List<String> named = names(row.getFirst());
+                assertEquals(1, named.size(), "one setting per row under '" + table + "': " + row.getFirst());
+                if (!names.contains(named.getFirst())) {
+                    undeclared.add(named.getFirst());
                 }
             }
         }
-        assertTrue(reads > 20, "found only " + reads + " reads: has the pattern stopped matching?");
-        assertEquals(List.of(), unresolved, "reads whose name cannot be told from the source: read a constant or"
-                + " a literal, so that it can be checked against docs/settings.md");
-        assertEquals(Map.of(), undocumented, "settings read by the code but missing from docs/settings.md"
-                + " (as `name`)");
+        assertEquals(Set.of(), undeclared, "rows of docs/settings.md that no settings class declares");
+        Set<String> misplaced = new TreeSet<>();
+        for (List<String> row : tables.get(SCRIPT_VARIABLES)) {
+            names(row.getFirst()).stream().filter(names::contains).forEach(misplaced::add);
+        }
+        assertEquals(Set.of(), misplaced, "declared settings listed under '" + SCRIPT_VARIABLES + "'");
     }
 
     @Test
-    void everyPropertyThePageNamesIsStillRead() {
-        Matcher m = Pattern.compile("`(cudaipc4j\\.[A-Za-z0-9.]+)`").matcher(settings);
+    void everyPropertyOfCudaipc4jThePageNamesIsDeclared() {
+        Matcher m = Pattern.compile("`(cudaipc4j\\.[A-Za-z0-9.]+)`").matcher(page);
+        Set<String> properties = new TreeSet<>();
+        declared.stream().filter(d -> d.setting().source() == Setting.Source.PROPERTY)
+                .forEach(d -> properties.add(d.setting().name()));
         Set<String> gone = new TreeSet<>();
         int named = 0;
         while (m.find()) {
             named++;
-            String name = m.group(1);
-            if (Stream.concat(sources.values().stream(), testSupport.values().stream())
-                    .noneMatch(s -> s.contains("\"" + name + "\""))) {
-                gone.add(name);
+            if (!properties.contains(m.group(1))) {
+                gone.add(m.group(1));
             }
         }
         assertTrue(named > 5, "docs/settings.md names only " + named + " properties");
-        assertEquals(Set.of(), gone, "docs/settings.md names properties no code reads any more");
+        assertEquals(Set.of(), gone, "docs/settings.md names properties no settings class declares");
     }
 
-    /** The name a read's argument stands for: a string literal, or a constant defined once as a literal. */
-    private static String resolve(String argument, Path file) {
-        if (argument.isEmpty()) {
-            return null; // System.getenv(): the whole environment, whose names cannot be checked
-        }
-        Matcher literal = Pattern.compile("\"([^\"]+)\"").matcher(argument);
-        if (literal.matches()) {
-            return literal.group(1);
-        }
-        if (!argument.matches("[A-Za-z_][A-Za-z0-9_.]*")) {
-            return null;
-        }
-        String[] parts = argument.split("\\.");
-        String constant = parts[parts.length - 1];
-        String owner = parts.length > 1 ? parts[parts.length - 2] + ".java" : file.getFileName().toString();
-        Pattern definition = Pattern.compile("\\b" + Pattern.quote(constant) + "\\s*=\\s*\"([^\"]+)\"\\s*;");
-        Set<String> values = new TreeSet<>();
-        for (var source : sources.entrySet()) {
-            if (source.getKey().getFileName().toString().equals(owner)) {
-                Matcher d = definition.matcher(source.getValue());
-                while (d.find()) {
-                    values.add(d.group(1));
-                }
-            }
-        }
-        return values.size() == 1 ? values.iterator().next() : null;
+    private static List<List<String>> rowsNaming(String table, String name) {
+        return tables.get(table).stream().filter(row -> names(row.getFirst()).contains(name)).toList();
     }
 
-    private static int line(String text, int offset) {
-        int line = 1;
-        for (int i = 0; i < offset; i++) {
-            if (text.charAt(i) == '\n') {
-                line++;
-            }
+    /** The names a table's first cell gives, each in backquotes. */
+    private static List<String> names(String cell) {
+        List<String> names = new ArrayList<>();
+        Matcher m = NAME.matcher(cell);
+        while (m.find()) {
+            names.add(m.group(1));
         }
-        return line;
+        return names;
     }
 }

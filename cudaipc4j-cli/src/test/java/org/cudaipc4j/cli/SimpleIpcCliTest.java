@@ -10,6 +10,7 @@ import com.google.gson.JsonParser;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
+import org.cudaipc4j.cuda.driver.CudaSettings;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.tool.ExitCodes;
 import org.junit.jupiter.api.Test;
@@ -93,7 +94,8 @@ class SimpleIpcCliTest {
     @Test
     void aWaivedRunsJsonSaysWhy() {
         JavaProcess.Result r = JavaProcess.run(LIMIT, org.cudaipc4j.cli.Main.class,
-                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1"), "--backend", "cuda", "--json");
+                List.of("-D" + CudaSettings.LIBCUDA.name() + "=libcudaipc4j-absent.so.1"), "--backend", "cuda",
+                "--json");
         assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
         JsonObject report = JsonParser.parseString(r.stdout()).getAsJsonObject();
         assertEquals("waived", report.get("result").getAsString(), r.stdout());

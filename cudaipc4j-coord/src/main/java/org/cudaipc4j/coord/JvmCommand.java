@@ -84,9 +84,9 @@ public final class JvmCommand {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
         cmd.addAll(inheritedJvmOptions(parentArgs));
-        String shmDir = System.getProperty(SharedSegment.DIR_PROPERTY);
-        if (shmDir != null && cmd.stream().noneMatch(a -> a.startsWith("-D" + SharedSegment.DIR_PROPERTY + "="))) {
-            cmd.add("-D" + SharedSegment.DIR_PROPERTY + "=" + shmDir);
+        if (CoordSettings.SHM_DIR.isSet()
+                && cmd.stream().noneMatch(a -> a.startsWith("-D" + CoordSettings.SHM_DIR.name() + "="))) {
+            cmd.add("-D" + CoordSettings.SHM_DIR.name() + "=" + CoordSettings.SHM_DIR.text());
         }
         String modulePath = ModulePath.of(parentArgs);
         if (modulePath == null) {

@@ -31,7 +31,7 @@ import org.cudaipc4j.coord.internal.ShutdownRemovals;
  * unlinks the file; if the creator's JVM is shut down first (SIGINT, SIGTERM, {@code System.exit}), a shutdown
  * hook unlinks it; if the creator is killed outright, {@link #reapStale()} at the next start removes it.
  *
- * <p>The directory is {@code /dev/shm} unless the system property {@value #DIR_PROPERTY} names another one.
+ * <p>The directory is {@code /dev/shm} unless the system property {@code cudaipc4j.shm.dir} names another one.
  *
  * <p>Thread safety: {@link #memory()} may be used from any thread; {@link #close()} is idempotent and may race
  * with the shutdown hook. Accessing the memory after close throws {@link IllegalStateException}.
@@ -41,10 +41,6 @@ public final class SharedSegment implements AutoCloseable {
     public static final String PREFIX = "cudaipc4j-";
     /** Suffix of the socket directories of the descriptor server ({@code FdServer}), reaped like segments. */
     public static final String SOCKET_DIRECTORY_SUFFIX = ".fds";
-    /** System property that overrides the directory (default {@code /dev/shm}). */
-    public static final String DIR_PROPERTY = "cudaipc4j.shm.dir";
-
-    private static final String DEFAULT_DIR = "/dev/shm";
     private static final int MAX_NAME = 200;
     private static final Pattern SUFFIX = Pattern.compile("[A-Za-z0-9_]{1,32}");
     private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
@@ -447,7 +443,7 @@ public final class SharedSegment implements AutoCloseable {
 
     /** {@return the directory segments live in} */
     public static Path directory() {
-        return Path.of(System.getProperty(DIR_PROPERTY, DEFAULT_DIR));
+        return Path.of(CoordSettings.SHM_DIR.get());
     }
 
     static void validateName(String name) {

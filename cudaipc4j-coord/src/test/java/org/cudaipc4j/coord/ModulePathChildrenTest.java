@@ -108,9 +108,9 @@ import java.util.spi.ToolProvider;
     private JavaProcess.Result runParent(String modulePath, String... mainClasses) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        String shm = System.getProperty(SharedSegment.DIR_PROPERTY);
+        String shm = System.getProperty(CoordSettings.SHM_DIR.name());
         if (shm != null) {
-            cmd.add("-D" + SharedSegment.DIR_PROPERTY + "=" + shm);
+            cmd.add("-D" + CoordSettings.SHM_DIR.name() + "=" + shm);
         }
         cmd.addAll(List.of("--enable-native-access=org.cudaipc4j.coord,org.cudaipc4j.base", "-p", modulePath, "-m", "app/app.Parent"));
         cmd.addAll(List.of(mainClasses));

@@ -44,7 +44,7 @@ class SharedSegmentTest {
 
     @AfterEach
     void nothingLeft() {
-        System.clearProperty(SharedSegment.DIR_PROPERTY);
+        System.clearProperty(CoordSettings.SHM_DIR.name());
         assertNoSegmentsOfThisJvm();
     }
 
@@ -193,7 +193,7 @@ class SharedSegmentTest {
     private static JavaProcess.Result createUnderFileSizeLimit(Path dir, long size) {
         List<String> command = new ArrayList<>(List.of("bash", "-c", "ulimit -f 1024 && exec \"$@\"", "bash"));
         command.addAll(JavaProcess.command(CreateSegment.class,
-                List.of("-D" + SharedSegment.DIR_PROPERTY + "=" + dir), Long.toString(size)));
+                List.of("-D" + CoordSettings.SHM_DIR.name() + "=" + dir), Long.toString(size)));
         return JavaProcess.runCommand(Duration.ofSeconds(60), command);
     }
 
@@ -228,7 +228,7 @@ class SharedSegmentTest {
         assumeTrue(mount.waitFor() == 0, "root may not mount a tmpfs here (a container without CAP_SYS_ADMIN?): "
                 + out.strip());
         try {
-            System.setProperty(SharedSegment.DIR_PROPERTY, dir.toString());
+            System.setProperty(CoordSettings.SHM_DIR.name(), dir.toString());
             SharedSegmentException e = assertThrows(SharedSegmentException.class,
                     () -> SharedSegment.create(null, 4L << 20, false));
             assertTrue(e.getMessage().startsWith("cannot reserve 4194304 bytes for shared segment " + dir),
@@ -244,21 +244,21 @@ class SharedSegmentTest {
                 assertEquals(512 << 10, fits.size());
             }
         } finally {
-            System.clearProperty(SharedSegment.DIR_PROPERTY);
+            System.clearProperty(CoordSettings.SHM_DIR.name());
             new ProcessBuilder("umount", dir.toString()).inheritIO().start().waitFor();
         }
     }
 
     @Test
     void missingDirectoryIsAClearError(@TempDir Path dir) {
-        System.setProperty(SharedSegment.DIR_PROPERTY, dir.resolve("absent").toString());
+        System.setProperty(CoordSettings.SHM_DIR.name(), dir.resolve("absent").toString());
         SharedSegmentException e = assertThrows(SharedSegmentException.class, () -> SharedSegment.create(64));
         assertTrue(e.getMessage().contains("does not exist"), e.getMessage());
     }
 
     @Test
     void reapStaleRemovesOnlyOurFilesOfDeadCreators(@TempDir Path dir) throws Exception {
-        System.setProperty(SharedSegment.DIR_PROPERTY, dir.toString());
+        System.setProperty(CoordSettings.SHM_DIR.name(), dir.toString());
         long dead = deadPid();
         Process sleeper = new ProcessBuilder("sleep", "30").start();
         try {
@@ -291,7 +291,7 @@ class SharedSegmentTest {
 
     @Test
     void reapStaleKeepsTheFilesOfOthersThanTheOwnerItReapsFor(@TempDir Path dir) throws Exception {
-        System.setProperty(SharedSegment.DIR_PROPERTY, dir.toString());
+        System.setProperty(CoordSettings.SHM_DIR.name(), dir.toString());
         Path stale = Files.write(dir.resolve("cudaipc4j-" + deadPid() + "-00000000000000bb"), new byte[16]);
         assertEquals(0, SharedSegment.reapStale(OTHER_UID));
         assertTrue(Files.exists(stale), "a file of uid " + UID + " must be kept when reaping for uid " + OTHER_UID);
@@ -303,7 +303,7 @@ class SharedSegmentTest {
     @Test
     void reapStaleKeepsAnotherUsersFile(@TempDir Path dir) throws Exception {
         assumeRoot();
-        System.setProperty(SharedSegment.DIR_PROPERTY, dir.toString());
+        System.setProperty(CoordSettings.SHM_DIR.name(), dir.toString());
         long dead = deadPid();
         Path foreign = Files.write(dir.resolve("cudaipc4j-" + dead + "-00000000000000bb"), new byte[16]);
         Files.setAttribute(foreign, "unix:uid", (int) OTHER_UID);

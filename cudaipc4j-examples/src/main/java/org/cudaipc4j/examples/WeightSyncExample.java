@@ -138,8 +138,7 @@ public final class WeightSyncExample {
             Allocator allocator, long seed) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder("python3", script.toString(), "trainer", Integer.toString(rounds),
                 Integer.toString(tensors), Long.toString(seed));
-        String path = System.getenv("PYTHONPATH");
-        pb.environment().put("PYTHONPATH", pythonPackage + (path == null || path.isEmpty() ? "" : ":" + path));
+        pb.environment().put(ExamplesSettings.PYTHONPATH.name(), pythonPath(pythonPackage));
         pb.environment().put("PYTORCH_CUDA_ALLOC_CONF", allocator.allocConf());
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         Process trainer = pb.start();
@@ -285,6 +284,12 @@ public final class WeightSyncExample {
                 stream.synchronize();
             }
         });
+    }
+
+    /** {@code PYTHONPATH} for an example's Python process: {@code pythonPackage}'s folder, then this process's. */
+    static String pythonPath(Path pythonPackage) {
+        String path = ExamplesSettings.PYTHONPATH.get();
+        return pythonPackage + (path == null || path.isEmpty() ? "" : ":" + path);
     }
 
     /** How many entries of {@code /dev/shm} start with {@code prefix}. */

@@ -142,8 +142,7 @@ public final class WeightSyncProducerExample {
         try (Context ctx = Context.retainPrimary(Device.get(0)); FdServer server = FdServer.open();
                 ExportHolders holders = ExportHolders.create(o.tensors() + 8)) {
             ProcessBuilder pb = new ProcessBuilder("python3", script.toString(), "server", server.socket().toString());
-            String path = System.getenv("PYTHONPATH");
-            pb.environment().put("PYTHONPATH", pythonPackage + (path == null || path.isEmpty() ? "" : ":" + path));
+            pb.environment().put(ExamplesSettings.PYTHONPATH.name(), WeightSyncExample.pythonPath(pythonPackage));
             pb.redirectError(ProcessBuilder.Redirect.INHERIT);
             Process python = pb.start();
             try (BufferedReader in = new BufferedReader(new InputStreamReader(python.getInputStream(),

@@ -1,35 +1,36 @@
 package org.cudaipc4j.launch;
 
-import static org.cudaipc4j.launch.LaunchVariables.CUDAIPC4J_LOCAL_RANK;
-import static org.cudaipc4j.launch.LaunchVariables.CUDAIPC4J_RANK;
-import static org.cudaipc4j.launch.LaunchVariables.CUDAIPC4J_RENDEZVOUS;
-import static org.cudaipc4j.launch.LaunchVariables.CUDAIPC4J_RENDEZVOUS_SECRET;
-import static org.cudaipc4j.launch.LaunchVariables.CUDAIPC4J_WORLD_SIZE;
-import static org.cudaipc4j.launch.LaunchVariables.LOCAL_RANK;
-import static org.cudaipc4j.launch.LaunchVariables.MASTER_ADDR;
-import static org.cudaipc4j.launch.LaunchVariables.MASTER_PORT;
-import static org.cudaipc4j.launch.LaunchVariables.OMPI_COMM_WORLD_LOCAL_RANK;
-import static org.cudaipc4j.launch.LaunchVariables.OMPI_COMM_WORLD_LOCAL_SIZE;
-import static org.cudaipc4j.launch.LaunchVariables.OMPI_COMM_WORLD_RANK;
-import static org.cudaipc4j.launch.LaunchVariables.OMPI_COMM_WORLD_SIZE;
-import static org.cudaipc4j.launch.LaunchVariables.OMPI_MCA_ESS_BASE_JOBID;
-import static org.cudaipc4j.launch.LaunchVariables.PMIX_NAMESPACE;
-import static org.cudaipc4j.launch.LaunchVariables.RANK;
-import static org.cudaipc4j.launch.LaunchVariables.SLURM_JOB_ID;
-import static org.cudaipc4j.launch.LaunchVariables.SLURM_JOB_NODELIST;
-import static org.cudaipc4j.launch.LaunchVariables.SLURM_LOCALID;
-import static org.cudaipc4j.launch.LaunchVariables.SLURM_NTASKS;
-import static org.cudaipc4j.launch.LaunchVariables.SLURM_PROCID;
-import static org.cudaipc4j.launch.LaunchVariables.SLURM_STEP_ID;
-import static org.cudaipc4j.launch.LaunchVariables.SLURM_STEP_NODELIST;
-import static org.cudaipc4j.launch.LaunchVariables.TORCHELASTIC_RUN_ID;
-import static org.cudaipc4j.launch.LaunchVariables.WORLD_SIZE;
+import static org.cudaipc4j.launch.LaunchSettings.CUDAIPC4J_LOCAL_RANK;
+import static org.cudaipc4j.launch.LaunchSettings.CUDAIPC4J_RANK;
+import static org.cudaipc4j.launch.LaunchSettings.CUDAIPC4J_RENDEZVOUS;
+import static org.cudaipc4j.launch.LaunchSettings.CUDAIPC4J_RENDEZVOUS_SECRET;
+import static org.cudaipc4j.launch.LaunchSettings.CUDAIPC4J_WORLD_SIZE;
+import static org.cudaipc4j.launch.LaunchSettings.LOCAL_RANK;
+import static org.cudaipc4j.launch.LaunchSettings.MASTER_ADDR;
+import static org.cudaipc4j.launch.LaunchSettings.MASTER_PORT;
+import static org.cudaipc4j.launch.LaunchSettings.OMPI_COMM_WORLD_LOCAL_RANK;
+import static org.cudaipc4j.launch.LaunchSettings.OMPI_COMM_WORLD_LOCAL_SIZE;
+import static org.cudaipc4j.launch.LaunchSettings.OMPI_COMM_WORLD_RANK;
+import static org.cudaipc4j.launch.LaunchSettings.OMPI_COMM_WORLD_SIZE;
+import static org.cudaipc4j.launch.LaunchSettings.OMPI_MCA_ESS_BASE_JOBID;
+import static org.cudaipc4j.launch.LaunchSettings.PMIX_NAMESPACE;
+import static org.cudaipc4j.launch.LaunchSettings.RANK;
+import static org.cudaipc4j.launch.LaunchSettings.SLURM_JOB_ID;
+import static org.cudaipc4j.launch.LaunchSettings.SLURM_JOB_NODELIST;
+import static org.cudaipc4j.launch.LaunchSettings.SLURM_LOCALID;
+import static org.cudaipc4j.launch.LaunchSettings.SLURM_NTASKS;
+import static org.cudaipc4j.launch.LaunchSettings.SLURM_PROCID;
+import static org.cudaipc4j.launch.LaunchSettings.SLURM_STEP_ID;
+import static org.cudaipc4j.launch.LaunchSettings.SLURM_STEP_NODELIST;
+import static org.cudaipc4j.launch.LaunchSettings.TORCHELASTIC_RUN_ID;
+import static org.cudaipc4j.launch.LaunchSettings.WORLD_SIZE;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.cudaipc4j.base.Setting;
 
 /**
  * Who this process is in its group of ranks, as the launcher that started it says: the launcher, the rank, the
@@ -83,11 +84,11 @@ public final class LaunchEnvironment {
      * @throws LaunchEnvironmentException as {@link #detect(Map)}
      */
     public static LaunchEnvironment fromSystem() {
-        return detect(LaunchVariables.fromSystem());
+        return detect(LaunchSettings.fromSystem());
     }
 
     /**
-     * The launch that {@code env} describes (the variables of {@link LaunchVariables}; others are ignored).
+     * The launch that {@code env} describes (the variables of its launchers; others are ignored).
      *
      * @param env environment variables by name
      * @return what they say
@@ -165,7 +166,7 @@ public final class LaunchEnvironment {
         Found f = new Found(Launcher.TORCHRUN, rank, size, local);
         if (!e.has(MASTER_ADDR) && !e.has(MASTER_PORT)) {
             if (override == null) {
-                throw new LaunchEnvironmentException(MASTER_ADDR, MASTER_ADDR + " and " + MASTER_PORT
+                throw new LaunchEnvironmentException(MASTER_ADDR.name(), MASTER_ADDR + " and " + MASTER_PORT
                         + " are not set, but " + RANK + " and " + WORLD_SIZE + " are (torchrun): set them, or "
                         + CUDAIPC4J_RENDEZVOUS + "=host:port");
             }
@@ -182,7 +183,7 @@ public final class LaunchEnvironment {
         if (override != null) {
             f.address = override;
         } else if (port == 65535) {
-            throw new LaunchEnvironmentException(MASTER_PORT, MASTER_PORT + "=65535: the rendezvous listens on "
+            throw new LaunchEnvironmentException(MASTER_PORT.name(), MASTER_PORT + "=65535: the rendezvous listens on "
                     + MASTER_PORT + "+1, past the last port: use a lower " + MASTER_PORT + " or set "
                     + CUDAIPC4J_RENDEZVOUS + "=host:port");
         } else {
@@ -238,7 +239,7 @@ public final class LaunchEnvironment {
             f.address = override;
             return f;
         }
-        String list = e.has(SLURM_STEP_NODELIST) ? SLURM_STEP_NODELIST
+        Setting<String> list = e.has(SLURM_STEP_NODELIST) ? SLURM_STEP_NODELIST
                 : e.has(SLURM_JOB_NODELIST) ? SLURM_JOB_NODELIST : null;
         if (list == null) {
             f.problem = "neither " + SLURM_STEP_NODELIST + " nor " + SLURM_JOB_NODELIST + " is set, so rank 0's"
@@ -266,17 +267,17 @@ public final class LaunchEnvironment {
 
     /** The environment, where a variable set to the empty string counts as not set; and its checks. */
     private record Env(Map<String, String> env) {
-        String get(String name) {
-            String v = env.get(name);
+        String get(Setting<?> name) {
+            String v = env.get(name.name());
             return v == null || v.isEmpty() ? null : v;
         }
 
-        boolean has(String name) {
+        boolean has(Setting<?> name) {
             return get(name) != null;
         }
 
-        boolean hasAny(String... names) {
-            for (String n : names) {
+        boolean hasAny(Setting<?>... names) {
+            for (Setting<?> n : names) {
                 if (has(n)) {
                     return true;
                 }
@@ -285,19 +286,19 @@ public final class LaunchEnvironment {
         }
 
         /** {@code name}, which must be set since another variable of its launcher is. */
-        String require(String name, String why) {
+        Setting<?> require(Setting<?> name, String why) {
             if (!has(name)) {
-                throw new LaunchEnvironmentException(name, name + " is not set: " + why);
+                throw new LaunchEnvironmentException(name.name(), name + " is not set: " + why);
             }
             return name;
         }
 
-        LaunchEnvironmentException fail(String name, String problem) {
-            return new LaunchEnvironmentException(name, name + "=" + Show.value(get(name)) + ": " + problem);
+        LaunchEnvironmentException fail(Setting<?> name, String problem) {
+            return new LaunchEnvironmentException(name.name(), name + "=" + Show.value(get(name)) + ": " + problem);
         }
 
         /** A whole number from {@code min} that fits an {@code int}. */
-        int number(String name, int min) {
+        int number(Setting<?> name, int min) {
             String v = get(name);
             String expected = "expected a whole number from " + min + " to " + Integer.MAX_VALUE;
             if (v == null || !v.matches("-?[0-9]{1,12}")) {
@@ -310,13 +311,13 @@ public final class LaunchEnvironment {
             return (int) n;
         }
 
-        void below(String name, int value, String limitName, int limit) {
+        void below(Setting<?> name, int value, Setting<?> limitName, int limit) {
             if (value >= limit) {
                 throw fail(name, "not below " + limitName + "=" + limit + " (ranks count from 0)");
             }
         }
 
-        HostPort address(String name) {
+        HostPort address(Setting<?> name) {
             String problem = HostPort.problem(get(name));
             if (problem != null) {
                 throw fail(name, problem);
@@ -325,7 +326,7 @@ public final class LaunchEnvironment {
         }
 
         /** A host, an IPv6 address with or without brackets. */
-        String host(String name) {
+        String host(Setting<?> name) {
             String v = get(name);
             String host = v.length() > 2 && v.startsWith("[") && v.endsWith("]") ? v.substring(1, v.length() - 1) : v;
             String problem = HostPort.hostProblem(host);
@@ -335,7 +336,7 @@ public final class LaunchEnvironment {
             return host;
         }
 
-        int port(String name) {
+        int port(Setting<?> name) {
             String problem = HostPort.portProblem(get(name));
             if (problem != null) {
                 throw fail(name, "expected a port from 1 to 65535");
@@ -378,7 +379,7 @@ public final class LaunchEnvironment {
      */
     public HostPort requireRendezvous() {
         if (rendezvous == null) {
-            throw new LaunchEnvironmentException(CUDAIPC4J_RENDEZVOUS, rendezvousProblem);
+            throw new LaunchEnvironmentException(CUDAIPC4J_RENDEZVOUS.name(), rendezvousProblem);
         }
         return rendezvous;
     }
@@ -403,7 +404,7 @@ public final class LaunchEnvironment {
      */
     public byte[] requireSecret() {
         if (secret == null) {
-            throw new LaunchEnvironmentException(CUDAIPC4J_RENDEZVOUS, rendezvousProblem);
+            throw new LaunchEnvironmentException(CUDAIPC4J_RENDEZVOUS.name(), rendezvousProblem);
         }
         return secret.clone();
     }

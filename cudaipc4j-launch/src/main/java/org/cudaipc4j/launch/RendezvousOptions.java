@@ -29,15 +29,13 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
         Supplier<byte[]> payload, Duration joinTimeout, Duration handshakeTimeout, Duration heartbeatInterval,
         Duration silenceLimit, Consumer<InetSocketAddress> onBound) {
 
-    /** The variable that sets the silence limit in seconds ("3", "1.5") when the API does not. */
-    public static final String SILENCE_LIMIT_VARIABLE = "CUDAIPC4J_HEARTBEAT_TIMEOUT";
     /** The join timeout unless set: 60 s. */
     public static final Duration DEFAULT_JOIN_TIMEOUT = Duration.ofSeconds(60);
     /** The handshake timeout unless set: 10 s. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
     /** The heartbeat interval unless set: 250 ms, or half the silence limit when that is shorter. */
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(250);
-    /** The silence limit unless set here or by {@value #SILENCE_LIMIT_VARIABLE}: 3 s. */
+    /** The silence limit unless set here or by {@code CUDAIPC4J_HEARTBEAT_TIMEOUT}: 3 s. */
     public static final Duration DEFAULT_SILENCE_LIMIT = Duration.ofSeconds(3);
 
     /**
@@ -112,7 +110,7 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
     }
 
     /**
-     * The silence limit that {@code value}, the text of {@value #SILENCE_LIMIT_VARIABLE}, sets.
+     * The silence limit that {@code value}, the text of {@code CUDAIPC4J_HEARTBEAT_TIMEOUT}, sets.
      *
      * @param value seconds, such as {@code 3} or {@code 1.5}; null or blank for the default
      * @return the limit
@@ -133,7 +131,7 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
         } catch (NumberFormatException | ArithmeticException e) {
             // the message below says what is wanted
         }
-        throw new IllegalArgumentException(SILENCE_LIMIT_VARIABLE + "=" + value
+        throw new IllegalArgumentException(LaunchSettings.HEARTBEAT_TIMEOUT.name() + "=" + value
                 + " is not a number of seconds of at least 0.001");
     }
 
@@ -224,7 +222,7 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
         }
 
         /**
-         * Sets the silence limit, instead of {@value RendezvousOptions#SILENCE_LIMIT_VARIABLE} or the default.
+         * Sets the silence limit, instead of {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} or the default.
          *
          * @param limit longer than the heartbeat interval
          * @return this builder
@@ -250,11 +248,10 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
          *
          * @return the checked options
          * @throws IllegalArgumentException naming the first wrong value, including a bad
-         *     {@value RendezvousOptions#SILENCE_LIMIT_VARIABLE}
+         *     {@code CUDAIPC4J_HEARTBEAT_TIMEOUT}
          */
         public RendezvousOptions build() {
-            Duration limit = silenceLimit != null ? silenceLimit
-                    : silenceLimitFrom(System.getenv("CUDAIPC4J_HEARTBEAT_TIMEOUT"));
+            Duration limit = silenceLimit != null ? silenceLimit : LaunchSettings.HEARTBEAT_TIMEOUT.get();
             Duration interval = heartbeatInterval != null ? heartbeatInterval
                     : min(DEFAULT_HEARTBEAT_INTERVAL, limit.dividedBy(2));
             return new RendezvousOptions(rank, size, address, secret, ncclVersion, payload, joinTimeout,

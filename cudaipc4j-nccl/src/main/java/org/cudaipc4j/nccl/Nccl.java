@@ -18,18 +18,13 @@ import org.cudaipc4j.nccl.binding.NcclLibrary;
  * {@code ncclSuccess} becomes an {@link NcclException} naming the {@link NcclFunction} that returned it, with NCCL's
  * description and, for a communicator, its last error.
  *
- * <p>Which file: {@link #load(String)} names it; {@link #load()} takes {@value #LIBRARY_ENV} when set, else
- * {@value #DEFAULT_LIBRARY}. A process calls one NCCL library: the first one accepted; another file is refused
+ * <p>Which file: {@link #load(String)} names it; {@link #load()} takes {@code CUDAIPC4J_NCCL_LIBRARY} when set, else
+ * {@code libnccl.so.2}. A process calls one NCCL library: the first one accepted; another file is refused
  * (the same file under another name is accepted). All ranks of a communicator must load the same NCCL release
  * (NCCL refuses ranks of different versions); where torch brings its own NCCL, Java ranks that join torch ranks
  * load torch's file.
  */
 public final class Nccl {
-    /** The environment variable that names the NCCL library file (or name) to load. */
-    public static final String LIBRARY_ENV = "CUDAIPC4J_NCCL_LIBRARY";
-    /** The name loaded when nothing else is given. */
-    public static final String DEFAULT_LIBRARY = "libnccl.so.2";
-
     private static final Map<String, Nccl> LOADED = new ConcurrentHashMap<>();
 
     private final NcclLibrary library;
@@ -41,13 +36,12 @@ public final class Nccl {
     }
 
     /**
-     * {@return the library {@value #LIBRARY_ENV} names, else {@value #DEFAULT_LIBRARY}}
+     * {@return the library {@code CUDAIPC4J_NCCL_LIBRARY} names, else {@code libnccl.so.2}}
      *
      * @see #load(String)
      */
     public static Nccl load() {
-        String named = System.getenv(LIBRARY_ENV);
-        return load(named == null || named.isBlank() ? DEFAULT_LIBRARY : named.strip());
+        return load(NcclSettings.LIBRARY.get());
     }
 
     /**
@@ -69,7 +63,7 @@ public final class Nccl {
             library = NcclLibrary.load(nameOrPath);
         } catch (IllegalArgumentException e) {
             throw new NcclUnavailableException("cannot load NCCL from " + nameOrPath + " (" + e.getMessage()
-                    + "); install NCCL 2 or name its libnccl.so.2 in " + LIBRARY_ENV);
+                    + "); install NCCL 2 or name its libnccl.so.2 in " + NcclSettings.LIBRARY);
         }
         if (!library.has(NcclFunction.ncclGetVersion)) {
             throw new NcclUnavailableException(nameOrPath + " has no ncclGetVersion: not an NCCL library");

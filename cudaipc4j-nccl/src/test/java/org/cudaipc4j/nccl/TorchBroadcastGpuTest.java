@@ -74,7 +74,7 @@ class TorchBroadcastGpuTest {
             List<Ranks.Outcome> javaRanks = Ranks.runWith(size - 1, Duration.ofSeconds(240), RankProgram.class,
                     r -> List.of("receive-launched", "" + ints), logs, r -> {
                         Map<String, String> env = new HashMap<>(launched(r + 1, size, rendezvous, secret));
-                        env.put(Nccl.LIBRARY_ENV, library);
+                        env.put(NcclSettings.LIBRARY.name(), library);
                         return env;
                     }, 1);
             String rest = out.lines().collect(java.util.stream.Collectors.joining("\n"));

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.HexFormat;
 import java.util.List;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * A JDK AOT cache (JEP 483/514) for the children when the parent was started without one, as by a plain
@@ -33,7 +34,7 @@ final class ChildStartCache {
 
     /** The cache for children of {@code backend} runs, or null when there is none to use or make. */
     static ChildStartCache forBackend(String backend) {
-        if ("0".equals(System.getenv("CUDAIPC4J_AOT"))) {
+        if (SimpleIpcSettings.NO_AOT.get()) {
             return null;
         }
         try {
@@ -81,7 +82,7 @@ final class ChildStartCache {
     }
 
     private static Path cacheDirectory() {
-        String xdg = System.getenv("XDG_CACHE_HOME");
+        String xdg = SimpleIpcSettings.XDG_CACHE_HOME.get();
         Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
         return base.resolve("cudaipc4j");
     }

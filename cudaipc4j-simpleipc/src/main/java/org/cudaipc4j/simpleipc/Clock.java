@@ -2,6 +2,7 @@ package org.cudaipc4j.simpleipc;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /** Wall-clock timestamps in microseconds since the epoch, comparable across processes of one host. */
 public final class Clock {
@@ -11,16 +12,13 @@ public final class Clock {
         return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
     }
 
-    /** Environment variable: when {@code ./cudaipc4j} started the JVM after building or training, in microseconds. */
-    static final String RUN_START_ENV = "CUDAIPC4J_RUN_START";
-
     /**
      * When this run started: this JVM's process start, or later when the launcher that became this process first
-     * built the jar or trained the start-up cache and said when it was done ({@value #RUN_START_ENV}): the run's time
-     * leaves those out. A child, which inherits the variable, started after it, so its own start wins.
+     * built the jar or trained the start-up cache and said when it was done ({@code CUDAIPC4J_RUN_START}): the run's
+     * time leaves those out. A child, which inherits the variable, started after it, so its own start wins.
      */
     static long runStartMicros() {
-        return runStartMicros(processStartMicros(), System.getenv(RUN_START_ENV), micros());
+        return runStartMicros(processStartMicros(), SimpleIpcSettings.RUN_START.get(), micros());
     }
 
     /** {@link #runStartMicros()} from its parts; a mark that is not a time between the two is ignored. */

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.DriverEnvironment;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * How a simpleIPC process (parent, child, or the fill bench's child) starts the CUDA driver: the driver settings of
@@ -50,8 +51,9 @@ public final class DriverStartUp {
      * launcher), nothing is changed and no native call is made (the first one of a JVM costs milliseconds to link).
      */
     public static void applySingleStreamDefaults() {
-        if (System.getenv(DriverEnvironment.MAX_CONNECTIONS) == null) {
-            DriverEnvironment.setUnlessSet(DriverEnvironment.MAX_CONNECTIONS, "1");
+        if (!SimpleIpcSettings.MAX_CONNECTIONS.isSet()) {
+            DriverEnvironment.setUnlessSet(SimpleIpcSettings.MAX_CONNECTIONS.name(),
+                    SimpleIpcSettings.MAX_CONNECTIONS.get());
         }
     }
 
@@ -60,7 +62,6 @@ public final class DriverStartUp {
      * value where this process has one), so that they have nothing to change themselves.
      */
     public static Map<String, String> singleStreamDefaultsForChildren() {
-        String mine = System.getenv(DriverEnvironment.MAX_CONNECTIONS);
-        return Map.of(DriverEnvironment.MAX_CONNECTIONS, mine != null ? mine : "1");
+        return Map.of(SimpleIpcSettings.MAX_CONNECTIONS.name(), SimpleIpcSettings.MAX_CONNECTIONS.get());
     }
 }

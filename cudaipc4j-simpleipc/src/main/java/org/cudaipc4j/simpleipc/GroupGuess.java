@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * The backend and number of children a run will most likely have, told without starting the CUDA driver, so the
@@ -20,15 +21,13 @@ import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
  */
 record GroupGuess(BackendKind backend, int processes) {
     static final Path NVIDIA_GPUS = Path.of("/proc/driver/nvidia/gpus");
-    /** System property that turns the early start off (for measuring what it saves). */
-    public static final String DISABLE_PROPERTY = "cudaipc4j.noEarlyStart";
 
     /** The guess for {@code options}, or null when it cannot be told cheaply or the early start is off. */
     static GroupGuess of(SimpleIpcOptions options) {
-        if (Boolean.getBoolean(DISABLE_PROPERTY)) {
+        if (SimpleIpcSettings.NO_EARLY_START.get()) {
             return null;
         }
-        return of(options, countGpus(NVIDIA_GPUS), System.getenv("CUDA_VISIBLE_DEVICES") != null);
+        return of(options, countGpus(NVIDIA_GPUS), SimpleIpcSettings.CUDA_VISIBLE_DEVICES.isSet());
     }
 
     /**

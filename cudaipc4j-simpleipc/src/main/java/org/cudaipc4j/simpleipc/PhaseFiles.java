@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
-import org.cudaipc4j.tool.ProcessExit;
+import org.cudaipc4j.tool.ToolSettings;
 
 /**
  * The children's phase logs: a private temporary folder, removed when closed. It is named after the group's
@@ -92,7 +92,7 @@ final class PhaseFiles implements AutoCloseable {
             // the hook removes it, or has
         }
         remove();
-        if (System.getenv(ProcessExit.BENCH_PID_ENV) == null) {
+        if (!ToolSettings.BENCH_PID.isSet()) {
             // Those of parents killed by SIGKILL, after the run's own work; a bench sweeps them once for all its
             // runs, out of the times it takes.
             TempLeftovers.sweepPhaseFolders();

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import org.cudaipc4j.simpleipc.backend.IpcMode;
 import org.cudaipc4j.simpleipc.kernels.BuiltinKernels;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * A validated simpleIPC run configuration: what the command line says, typed once. The parent runs by it, each
@@ -59,7 +60,7 @@ public record SimpleIpcOptions(long bytes, int procsPerDevice, List<Integer> dev
     public static SimpleIpcOptions defaults() {
         return new SimpleIpcOptions(DEFAULT_BYTES, 1, List.of(), 1, BackendKind.AUTO, 2, Duration.ofSeconds(120),
                 false, -1, BuiltinKernels.Fill.VEC16, Verify.DEVICE, IpcMode.LEGACY, Sync.COUNTERS,
-                org.cudaipc4j.simpleipc.host.HostBackend.configuredWaitTimeout());
+                SimpleIpcSettings.WAIT_TIMEOUT.get());
     }
 
     /**

@@ -19,6 +19,7 @@ import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.simpleipc.SimpleIpcOptions.BackendKind;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.NoIpcDeviceException;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.cudaipc4j.tool.ExitCodes;
 import org.cudaipc4j.tool.Failures;
 import org.cudaipc4j.tool.Sizes;
@@ -36,14 +37,12 @@ import org.cudaipc4j.tool.UsageException;
 public final class SimpleIpcParent {
     /** The sample's waiver message. */
     static final String NO_IPC_DEVICES = "No CUDA devices support IPC";
-    /** Environment variable naming a file for the JSON report. */
-    public static final String REPORT_ENV = "CUDAIPC4J_REPORT";
     final SimpleIpcOptions options;
     /** Human-readable output: stdout, or stderr when stdout carries JSON. */
     private final PrintStream out;
     final PhaseLog phases = new PhaseLog();
     /**
-     * Where to write the JSON report as well, from {@value #REPORT_ENV}: lets a benchmark time the exact command
+     * Where to write the JSON report as well, from {@code CUDAIPC4J_REPORT}: lets a benchmark time the exact command
      * a user runs (no {@code --json} on its command line) and still get the phases.
      */
     final Path reportFile;
@@ -61,7 +60,7 @@ public final class SimpleIpcParent {
 
     public SimpleIpcParent(SimpleIpcOptions options) {
         this.options = options;
-        String report = System.getenv(REPORT_ENV);
+        String report = SimpleIpcSettings.REPORT.get();
         this.reportFile = report == null || report.isBlank() ? null : Path.of(report);
         this.out = options.json() ? System.err : System.out;
     }

@@ -57,6 +57,6 @@ public final class Failures {
 
     /** Whether stack traces go with the one-line errors ({@code CUDAIPC4J_DEBUG=1}). */
     public static boolean debug() {
-        return "1".equals(System.getenv("CUDAIPC4J_DEBUG"));
+        return ToolSettings.DEBUG.get();
     }
 }

@@ -15,24 +15,19 @@ import org.cudaipc4j.coord.ProcessEnd;
  * its device state, as for a process that is killed.
  */
 public final class ProcessExit {
-    /**
-     * Set by {@code bench} for each run of the tool it starts: its pid. The run stops, as on SIGTERM (its group
-     * ended, what it made removed), once that process is gone, so a bench killed by SIGKILL leaves no run behind.
-     */
-    public static final String BENCH_PID_ENV = "CUDAIPC4J_BENCH_PID";
-
     private ProcessExit() {}
 
     /**
-     * {@link ParentWatch#whenGone} for a process a bench started ({@link #BENCH_PID_ENV} holds {@code value}); a value
-     * that is not the pid of another process ends this process with one line and {@link ExitCodes#USAGE}.
+     * {@link ParentWatch#whenGone} for a process a bench started ({@link ToolSettings#BENCH_PID} holds
+     * {@code value}); a value that is not the pid of another process ends this process with one line and
+     * {@link ExitCodes#USAGE}.
      *
      * @param value the variable's value, or null
      * @param end what ends this process, given the bench's pid
      */
     public static void whenBenchGone(String value, java.util.function.LongConsumer end) {
         try {
-            ParentWatch.whenGone(BENCH_PID_ENV, value, end);
+            ParentWatch.whenGone(ToolSettings.BENCH_PID.name(), value, end);
         } catch (IllegalArgumentException e) {
             System.err.println("cudaipc4j: " + e.getMessage());
             exit(ExitCodes.USAGE);

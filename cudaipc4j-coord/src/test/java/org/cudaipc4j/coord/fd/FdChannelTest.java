@@ -484,7 +484,7 @@ class FdChannelTest {
         // A killed creator's directory (pid 2^22 + 1 cannot be alive on Linux: pid_max is at most 2^22), in a
         // shared-memory directory of this test's own, where no other process reaps it first.
         Path shm = Files.createDirectory(tmp.resolve("shm"));
-        System.setProperty(SharedSegment.DIR_PROPERTY, shm.toString());
+        System.setProperty("cudaipc4j.shm.dir", shm.toString());
         try {
             Path stale = shm.resolve(SharedSegment.PREFIX + "4194305-00000000000000ab"
                     + SharedSegment.SOCKET_DIRECTORY_SUFFIX);
@@ -493,7 +493,7 @@ class FdChannelTest {
             assertEquals(1, SharedSegment.reapStale());
             assertFalse(Files.exists(stale));
         } finally {
-            System.clearProperty(SharedSegment.DIR_PROPERTY);
+            System.clearProperty("cudaipc4j.shm.dir");
         }
 
         Path open = Files.createDirectory(tmp.resolve("open"));

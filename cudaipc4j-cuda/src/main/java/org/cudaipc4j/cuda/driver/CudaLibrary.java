@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,7 +18,7 @@ import org.cudaipc4j.base.Downcalls;
  * Loads the CUDA driver library once, lazily, and links downcall handles against it.
  *
  * <p>Names tried, in order: {@code libcuda.so.1}, then {@code libcuda.so}; the system property
- * {@value #NAMES_PROPERTY} (comma-separated names or paths) replaces that list. When none loads, every call
+ * {@code cudaipc4j.libcuda} (comma-separated names or paths) replaces that list. When none loads, every call
  * of a {@link CudaFunction} throws the exception {@link #reportFailuresWith made for a missing library}, from the
  * names tried; a function the loaded library lacks throws the one made for a missing symbol, from its name. Neither
  * failure is cached as a class initialisation error, so each call reports it the same way. A checked call that the
@@ -30,12 +29,6 @@ import org.cudaipc4j.base.Downcalls;
  * when a call fails, so a handle linked before that still reports through them.
  */
 public final class CudaLibrary {
-    /** System property that overrides the library names tried (comma-separated). */
-    public static final String NAMES_PROPERTY = "cudaipc4j.libcuda";
-
-    /** The names tried when {@value #NAMES_PROPERTY} is not set. */
-    public static final List<String> DEFAULT_NAMES = List.of("libcuda.so.1", "libcuda.so");
-
     private static final Linker LINKER = Linker.nativeLinker();
 
     /** Makes the exception for a library that did not load, from the names tried. */
@@ -116,19 +109,9 @@ public final class CudaLibrary {
         static final Loaded INSTANCE = Loaded.load(namesToTry());
     }
 
-    /** {@return the names this process tries: {@value #NAMES_PROPERTY} when set, else {@link #DEFAULT_NAMES}} */
+    /** {@return the names this process tries: {@link CudaSettings#LIBCUDA}} */
     public static List<String> namesToTry() {
-        String override = System.getProperty(NAMES_PROPERTY);
-        if (override == null || override.isBlank()) {
-            return DEFAULT_NAMES;
-        }
-        List<String> names = new ArrayList<>();
-        for (String name : override.split(",")) {
-            if (!name.isBlank()) {
-                names.add(name.strip());
-            }
-        }
-        return List.copyOf(names);
+        return CudaSettings.LIBCUDA.get();
     }
 
     /**

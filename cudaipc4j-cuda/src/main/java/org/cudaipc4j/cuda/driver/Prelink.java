@@ -29,11 +29,6 @@ import java.util.function.ToIntFunction;
  * and pointer is invalid (-1, null, a zeroed IPC handle).
  */
 public final class Prelink {
-    /** System property that turns prelinking off (for measuring what it saves). */
-    public static final String DISABLE_PROPERTY = "cudaipc4j.noPrelink";
-    /** System property that turns the warm-up calls off (for measuring what they save). */
-    public static final String NO_WARM_UP_PROPERTY = "cudaipc4j.noWarmUp";
-
     /**
      * A refused call per function that can be warmed, in warm-up order: given 64 bytes of zeroed scratch, returns the
      * result code.
@@ -109,21 +104,21 @@ public final class Prelink {
     }
 
     /**
-     * Starts the background linking and returns its thread, or null when {@value #DISABLE_PROPERTY} is true. Does
+     * Starts the background linking and returns its thread, or null when {@code cudaipc4j.noPrelink} is true. Does
      * nothing when the driver is not there.
      *
      * @param first       functions to link first, in this order (what the process calls soonest); then the rest
      * @param awaitDriver run once the handles are linked; returns when the driver has started (it may start it),
      *                    throws when it cannot. Null for no warm calls.
      * @param warm        functions to {@linkplain #warm warm} after {@code awaitDriver}, unless
-     *                    {@value #NO_WARM_UP_PROPERTY} is true
+     *                    {@code cudaipc4j.noWarmUp} is true
      * @return the thread, or null when disabled
      * @throws IllegalArgumentException when a name is not bound, or cannot be warmed
      */
     public static Thread startInBackground(List<String> first, Runnable awaitDriver, Collection<String> warm) {
         requireBound(first);
         requireWarmable(warm);
-        if (Boolean.getBoolean(DISABLE_PROPERTY)) {
+        if (CudaSettings.NO_PRELINK.get()) {
             return null;
         }
         return Thread.ofPlatform().daemon().name("cudaipc4j-prelink").start(() -> {
@@ -138,7 +133,7 @@ public final class Prelink {
             for (CudaFunction function : order) {
                 link(function);
             }
-            if (awaitDriver != null && !warm.isEmpty() && !Boolean.getBoolean(NO_WARM_UP_PROPERTY)) {
+            if (awaitDriver != null && !warm.isEmpty() && !CudaSettings.NO_WARM_UP.get()) {
                 try {
                     awaitDriver.run();
                     lastWarmUp = warm(warm);

@@ -30,7 +30,7 @@ class CudaLibraryTest {
         // Independently of the code under test: does this machine have a library of either name?
         boolean loadable = List.of("libcuda.so.1", "libcuda.so").stream().anyMatch(CudaLibraryTest::loads);
         JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
-                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "="));
+                List.of("-D" + CudaSettings.LIBCUDA.name() + "="));
         assertEquals(0, r.exitCode(), r.describe());
         List<String> lines = r.stdout().lines().toList();
         assertEquals(2, lines.size(), r.describe());
@@ -45,7 +45,7 @@ class CudaLibraryTest {
     @Test
     void thePropertyReplacesTheNamesTriedInItsOrderSkippingBlankEntries() {
         JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
-                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "= libcudaipc4j-first.so , ,/nonexistent/libcuda.so"));
+                List.of("-D" + CudaSettings.LIBCUDA.name() + "= libcudaipc4j-first.so , ,/nonexistent/libcuda.so"));
         assertEquals(0, r.exitCode(), r.describe());
         String line = "DriverNotFoundException: no NVIDIA driver found: could not load libcudaipc4j-first.so,"
                 + " /nonexistent/libcuda.so";
@@ -64,7 +64,7 @@ class CudaLibraryTest {
     @Test
     void everyCallWithoutADriverThrowsTheTypedErrorEachTime() {
         JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
-                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1"));
+                List.of("-D" + CudaSettings.LIBCUDA.name() + "=libcudaipc4j-absent.so.1"));
         assertEquals(0, r.exitCode(), r.describe());
         String line = "DriverNotFoundException: no NVIDIA driver found: could not load libcudaipc4j-absent.so.1";
         assertEquals(List.of(line, line), r.stdout().lines().toList(), r.describe());
@@ -74,7 +74,7 @@ class CudaLibraryTest {
     void aLibraryWithoutTheFunctionThrowsMissingSymbolNamingIt() {
         // libc loads everywhere and exports no CUDA function.
         JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
-                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libc.so.6"));
+                List.of("-D" + CudaSettings.LIBCUDA.name() + "=libc.so.6"));
         assertEquals(0, r.exitCode(), r.describe());
         String line = "MissingSymbolException: libc.so.6 has no symbol cuInit"
                 + " (the NVIDIA driver is too old for this call)";
@@ -84,7 +84,7 @@ class CudaLibraryTest {
     @Test
     void theBindingAloneNamesTheMissingLibraryWithoutThePublicTypes() {
         JavaProcess.Result r = JavaProcess.run(Duration.ofSeconds(60), DriverProbe.class,
-                List.of("-D" + CudaLibrary.NAMES_PROPERTY + "=libcudaipc4j-absent.so.1"), "raw");
+                List.of("-D" + CudaSettings.LIBCUDA.name() + "=libcudaipc4j-absent.so.1"), "raw");
         assertEquals(0, r.exitCode(), r.describe());
         String line = "IllegalStateException: the CUDA driver library did not load (tried libcudaipc4j-absent.so.1)";
         assertEquals(List.of(line, line), r.stdout().lines().toList(), r.describe());

@@ -58,11 +58,11 @@ class PrelinkTest {
 
     @Test
     void canBeTurnedOff() {
-        System.setProperty(Prelink.DISABLE_PROPERTY, "true");
+        System.setProperty(CudaSettings.NO_PRELINK.name(), "true");
         try {
             assertNull(Prelink.startInBackground(List.of(), null, List.of()));
         } finally {
-            System.clearProperty(Prelink.DISABLE_PROPERTY);
+            System.clearProperty(CudaSettings.NO_PRELINK.name());
         }
     }
 }

@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
+import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.BackendException;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.cudaipc4j.tool.Sizes;
 
 /**
@@ -25,7 +27,7 @@ import org.cudaipc4j.tool.Sizes;
  *   <li>{@code record} takes a ticket when called; {@code streamWait} waits for the most recent ticket at the
  *       time of the call, never for a later record.</li>
  *   <li>A wait gives up after the backend's wait timeout (the tool's parent reads it from the system property
- *       {@value #WAIT_TIMEOUT_PROPERTY}, milliseconds, default 60 s, and hands it to its children with their
+ *       {@code cudaipc4j.host.waitTimeoutMs}, milliseconds, default 60 s, and hands it to its children with their
  *       settings), when its attachment is closed, or when the process that recorded the event has exited.</li>
  * </ul>
  * Segments are named by {@code SharedSegment} in the shared-memory directory, so a crashed run's segments are
@@ -33,12 +35,8 @@ import org.cudaipc4j.tool.Sizes;
  */
 public final class HostBackend implements Backend {
 
-    /** System property: how long a wait on an event may take, in milliseconds. */
-    public static final String WAIT_TIMEOUT_PROPERTY = "cudaipc4j.host.waitTimeoutMs";
     /** The most devices a host backend simulates (the control block's process limit). */
     public static final int MAX_DEVICES = 1024;
-    /** The wait timeout when none is set. */
-    public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(60);
 
     private final int devices;
     private final long waitTimeoutNanos;
@@ -47,7 +45,7 @@ public final class HostBackend implements Backend {
 
     /** A backend of {@code simulatedDevices} devices, ordinals 0..n-1, with the default wait timeout. */
     public HostBackend(int simulatedDevices) {
-        this(simulatedDevices, DEFAULT_WAIT_TIMEOUT);
+        this(simulatedDevices, SimpleIpcSettings.WAIT_TIMEOUT.valueOf(null));
     }
 
     /**
@@ -65,28 +63,6 @@ public final class HostBackend implements Backend {
         }
         this.devices = simulatedDevices;
         this.waitTimeoutNanos = waitTimeout.toNanos();
-    }
-
-    /**
-     * The wait timeout {@value #WAIT_TIMEOUT_PROPERTY} sets, else the default (60 s); read once, by the parent.
-     *
-     * @throws IllegalArgumentException when the property is not a positive number of milliseconds
-     */
-    public static Duration configuredWaitTimeout() {
-        String value = System.getProperty(WAIT_TIMEOUT_PROPERTY);
-        if (value == null) {
-            return DEFAULT_WAIT_TIMEOUT;
-        }
-        try {
-            long ms = Long.parseLong(value.trim());
-            if (ms > 0 && ms <= Sizes.LONGEST.toMillis()) {
-                return Duration.ofMillis(ms);
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException(WAIT_TIMEOUT_PROPERTY + " must be a positive number of milliseconds, at"
-                + " most " + Sizes.LONGEST.toMillis() + " (a hundred years): '" + value + "'");
     }
 
     @Override
@@ -227,7 +203,7 @@ public final class HostBackend implements Backend {
 
     /** A clear error up front instead of a bus error on first touch of a segment the tmpfs cannot back. */
     private static void checkSpace(int device, long bytes) {
-        Path dir = Path.of(System.getProperty("cudaipc4j.shm.dir", "/dev/shm"));
+        Path dir = SharedSegment.directory();
         long usable;
         try {
             usable = Files.getFileStore(dir).getUsableSpace();

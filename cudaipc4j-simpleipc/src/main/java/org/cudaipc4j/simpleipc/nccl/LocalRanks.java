@@ -10,12 +10,13 @@ import java.util.List;
 import java.util.Map;
 import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.coord.MemberCommand;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * The ranks of one job that the tool starts on this machine itself (no launcher): one JVM per rank, each told its
  * rank, the job's size, and where rank 0's rendezvous listens on loopback with the job's secret, through
  * cudaipc4j's own launcher variables. Ranks beyond the devices become hosts of their own to NCCL
- * ({@link NcclRotation#SEPARATE_HOSTS_ENV}).
+ * ({@link SimpleIpcSettings#NCCL_SEPARATE_HOSTS}).
  */
 public final class LocalRanks {
     private final int size;
@@ -41,7 +42,7 @@ public final class LocalRanks {
         env.put("CUDAIPC4J_RENDEZVOUS", "127.0.0.1:" + port);
         env.put("CUDAIPC4J_RENDEZVOUS_SECRET", secret);
         if (separateHosts) {
-            env.put(NcclRotation.SEPARATE_HOSTS_ENV, "1");
+            env.put(SimpleIpcSettings.NCCL_SEPARATE_HOSTS.name(), "1");
         }
         return MemberCommand.of(JvmCommand.from(base, List.of(), mainClass, args)).withEnvironment(env);
     }

@@ -28,6 +28,7 @@ import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclRank;
 import org.cudaipc4j.nccl.ReduceOp;
 import org.cudaipc4j.nccl.Watchdog;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.cudaipc4j.tool.Failures;
 import org.cudaipc4j.tool.Sizes;
 
@@ -38,18 +39,6 @@ import org.cudaipc4j.tool.Sizes;
  * buffer, and rank 0 reports the job's result.
  */
 public final class NcclRotation {
-    /**
-     * The variable that makes each rank a host of its own to NCCL ({@code NCCL_HOSTID} per rank, P2P and shared
-     * memory transports off, loopback sockets): how several ranks share one GPU, which NCCL otherwise refuses.
-     */
-    public static final String SEPARATE_HOSTS_ENV = "CUDAIPC4J_NCCL_SEPARATE_HOSTS";
-
-    /**
-     * Set by the tool for the ranks it starts itself: its pid. A rank ends (status 1) when that process is gone, so
-     * a tool killed by SIGKILL leaves no rank behind; under a launcher the launcher does this.
-     */
-    public static final String PARENT_ENV = "CUDAIPC4J_NCCL_PARENT_PID";
-
     private static final Duration WATCHDOG_PERIOD = Duration.ofMillis(100);
     private static final Duration EXIT_GRACE = Duration.ofMillis(500);
 
@@ -80,7 +69,7 @@ public final class NcclRotation {
                     + " ranks");
             return NcclRun.Result.USAGE;
         }
-        if ("1".equals(System.getenv(SEPARATE_HOSTS_ENV))) {
+        if (SimpleIpcSettings.NCCL_SEPARATE_HOSTS.get()) {
             separateHost(rank);
         }
         endWithParent(rank);
@@ -226,7 +215,10 @@ public final class NcclRotation {
         return b;
     }
 
-    /** Makes this rank a host of its own to NCCL, unless the user set these variables (see {@link #SEPARATE_HOSTS_ENV}). */
+    /**
+     * Makes this rank a host of its own to NCCL, unless the user set these variables (see
+     * {@link SimpleIpcSettings#NCCL_SEPARATE_HOSTS}).
+     */
     public static void separateHost(int rank) {
         String host;
         try {
@@ -240,9 +232,12 @@ public final class NcclRotation {
         DriverEnvironment.setUnlessSet("NCCL_SOCKET_IFNAME", "lo");
     }
 
-    /** Ends this rank when the tool that started it ends ({@link #PARENT_ENV}); nothing without the variable. */
+    /**
+     * Ends this rank when the tool that started it ends ({@link SimpleIpcSettings#NCCL_PARENT_PID}); nothing without
+     * the variable.
+     */
     private void endWithParent(int rank) {
-        ParentWatch.whenGone(PARENT_ENV, System.getenv(PARENT_ENV), pid -> {
+        ParentWatch.whenGone(SimpleIpcSettings.NCCL_PARENT_PID.name(), SimpleIpcSettings.NCCL_PARENT_PID.get(), pid -> {
             err.println("cudaipc4j: rank " + rank + " ends: the tool that started it (pid " + pid + ") is gone");
             err.flush();
             Runtime.getRuntime().halt(1);

@@ -17,6 +17,7 @@ import org.cudaipc4j.launch.LaunchEnvironmentException;
 import org.cudaipc4j.launch.Launcher;
 import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclUnavailableException;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.cudaipc4j.tool.Failures;
 
 /**
@@ -117,7 +118,7 @@ public final class NcclRun {
     private static final Duration AFTER_FAILURE = Duration.ofSeconds(10);
 
     /**
-     * Starts the ranks, each told this process's pid ({@link NcclRotation#PARENT_ENV}: it ends when this process
+     * Starts the ranks, each told this process's pid ({@link SimpleIpcSettings#NCCL_PARENT_PID}: it ends when this process
      * does), and waits for them all; reports each that failed on {@code err}. After the first failure the others
      * get {@code afterFailure} to end (their watchdogs end them within seconds) before they are terminated; after
      * {@code timeout} they are killed. What they write goes to {@code out} and {@code err}, inherited where those
@@ -127,7 +128,7 @@ public final class NcclRun {
                                  PrintStream err) {
         Supervisor.Options supervision = Supervisor.Options.defaults().withPrefixOutput(false).withOutput(out, err)
                 .withGracePeriod(afterFailure)
-                .withEnvironment(Map.of(NcclRotation.PARENT_ENV, Long.toString(ProcessHandle.current().pid())));
+                .withEnvironment(Map.of(SimpleIpcSettings.NCCL_PARENT_PID.name(), Long.toString(ProcessHandle.current().pid())));
         try (Supervisor supervisor = Supervisor.withoutBlock(ranks.size(), supervision)) {
             supervisor.launch(ranks);
             Supervisor.Outcome outcome = supervisor.awaitAll(Deadline.after(timeout, "--timeout"));

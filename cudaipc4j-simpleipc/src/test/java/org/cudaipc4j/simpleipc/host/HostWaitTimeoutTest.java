@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,22 +14,22 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HostWaitTimeoutTest {
     @AfterEach
     void clear() {
-        System.clearProperty(HostBackend.WAIT_TIMEOUT_PROPERTY);
+        System.clearProperty(SimpleIpcSettings.WAIT_TIMEOUT.name());
     }
 
     @Test
     void aValueInRangeIsTaken() {
-        System.setProperty(HostBackend.WAIT_TIMEOUT_PROPERTY, "3153600000000");
-        assertEquals(Duration.ofHours(876_000), HostBackend.configuredWaitTimeout());
-        System.clearProperty(HostBackend.WAIT_TIMEOUT_PROPERTY);
-        assertEquals(Duration.ofSeconds(60), HostBackend.configuredWaitTimeout());
+        System.setProperty(SimpleIpcSettings.WAIT_TIMEOUT.name(), "3153600000000");
+        assertEquals(Duration.ofHours(876_000), SimpleIpcSettings.WAIT_TIMEOUT.get());
+        System.clearProperty(SimpleIpcSettings.WAIT_TIMEOUT.name());
+        assertEquals(Duration.ofSeconds(60), SimpleIpcSettings.WAIT_TIMEOUT.get());
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"0", "-5", "abc", "1e20", "3153600000001", "9223372036854", "9223372036854775807"})
     void otherValuesAreRefusedNamingTheBound(String value) {
-        System.setProperty(HostBackend.WAIT_TIMEOUT_PROPERTY, value);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, HostBackend::configuredWaitTimeout);
+        System.setProperty(SimpleIpcSettings.WAIT_TIMEOUT.name(), value);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, SimpleIpcSettings.WAIT_TIMEOUT::get);
         assertEquals("cudaipc4j.host.waitTimeoutMs must be a positive number of milliseconds, at most 3153600000000"
                 + " (a hundred years): '" + value + "'", e.getMessage());
     }
