@@ -98,8 +98,9 @@ enum LibcFunction {
     private final int firstVariadic;
     private final FunctionDescriptor descriptor;
 
+    /** A function that is not variadic; {@code returns} is null for one that returns {@code void}. */
     LibcFunction(String header, Errno errno, MemoryLayout returns, MemoryLayout... parameters) {
-        this(header, errno, LibcFunction.FIXED, returns, parameters);
+        this(header, errno, FIXED, returns, parameters);
     }
 
     LibcFunction(String header, Errno errno, int firstVariadic, MemoryLayout returns, MemoryLayout... parameters) {
