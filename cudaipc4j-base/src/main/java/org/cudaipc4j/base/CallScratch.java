@@ -10,18 +10,18 @@ import java.lang.foreign.MemorySegment;
  * mostly in a fresh process.
  *
  * <p>A caller writes its arguments, makes one native call and reads what it returned before it makes another call
- * that uses the scratch on the same thread. {@link Libc}'s calls keep their own arguments and errno in bytes of their
- * own, so a caller's arguments survive a libc call. The buffer is {@value #BYTES} bytes, 16-byte aligned, and is freed with its
- * thread.
+ * that uses the scratch on the same thread. The libc calls ({@link Libc} and its areas) keep their own arguments
+ * and errno in bytes of their own, so a caller's arguments survive a libc call. The buffer is {@value #BYTES} bytes,
+ * 16-byte aligned, and is freed with its thread.
  */
 public final class CallScratch {
     /** Its size. */
     public static final long BYTES = 256;
     /** The bytes a caller's arguments and out-parameters may use, from offset 0: two 64-byte IPC handles and more. */
     public static final long ARGUMENT_BYTES = 160;
-    /** The bytes after them that {@link Libc} keeps for its own small arguments. */
+    /** The bytes after them that the libc calls keep for their own small arguments. */
     static final long LIBC_BYTES = 32;
-    /** The bytes at the end that {@link Libc} keeps for the captured errno state. */
+    /** The bytes at the end that the libc calls keep for the captured errno state. */
     static final long ERRNO_BYTES = BYTES - ARGUMENT_BYTES - LIBC_BYTES;
 
     /**
@@ -47,12 +47,12 @@ public final class CallScratch {
         return SEGMENT.get().arguments();
     }
 
-    /** {@return this thread's scratch for {@link Libc}'s own arguments, {@link #LIBC_BYTES} long} */
+    /** {@return this thread's scratch for the libc calls' own arguments, {@link #LIBC_BYTES} long} */
     static MemorySegment libc() {
         return SEGMENT.get().libc();
     }
 
-    /** {@return this thread's scratch for {@link Libc}'s captured errno, {@link #ERRNO_BYTES} long} */
+    /** {@return this thread's scratch for the libc calls' captured errno, {@link #ERRNO_BYTES} long} */
     static MemorySegment errno() {
         return SEGMENT.get().errno();
     }

@@ -37,12 +37,20 @@ public final class Downcalls {
      * @param name the function's exported name
      * @param descriptor its C signature
      * @param missing makes the exception for a call of a function the library lacks
+     * @param options how it is linked, such as errno's capture
      */
     @SuppressWarnings("restricted") // the descriptor is the function's declaration, checked against its header
     public static MethodHandle link(SymbolLookup lookup, String name, FunctionDescriptor descriptor,
-                                    Supplier<? extends RuntimeException> missing) {
-        return lookup.find(name).map(address -> LINKER.downcallHandle(address, descriptor))
-                .orElseGet(() -> throwing(descriptor.toMethodType(), missing));
+                                    Supplier<? extends RuntimeException> missing, Linker.Option... options) {
+        return lookup.find(name).map(address -> LINKER.downcallHandle(address, descriptor, options))
+                .orElseGet(() -> throwing(linkedType(descriptor, options), missing));
+    }
+
+    /** The type a handle linked with {@code options} has: errno's capture adds a leading segment, for instance. */
+    @SuppressWarnings("restricted") // an unbound handle, made only for its type, never called
+    private static MethodType linkedType(FunctionDescriptor descriptor, Linker.Option... options) {
+        return options.length == 0 ? descriptor.toMethodType()
+                : LINKER.downcallHandle(descriptor, options).type().dropParameterTypes(0, 1);
     }
 
     /**

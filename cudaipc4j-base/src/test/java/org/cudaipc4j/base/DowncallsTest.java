@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,5 +38,18 @@ class DowncallsTest {
         assertEquals("absent, call 1", first.getMessage());
         assertEquals("absent, call 2", second.getMessage());
         assertNotSame(first, second);
+    }
+
+    @Test
+    void aMissingFunctionLinkedWithErrnosCaptureTakesTheCaptureSegmentFirst() {
+        FunctionDescriptor descriptor = FunctionDescriptor.of(JAVA_INT, JAVA_INT);
+        MethodHandle missing = Downcalls.link(LIBC, "cudaipc4j_absent_function", descriptor,
+                () -> new IllegalStateException("absent"), Linker.Option.captureCallState("errno"));
+        MethodHandle present = Downcalls.link(LIBC, "close", descriptor, () -> new IllegalStateException("absent"),
+                Linker.Option.captureCallState("errno"));
+        assertEquals(present.type(), missing.type());
+        assertEquals(MemorySegment.class, missing.type().parameterType(0));
+        assertThrows(IllegalStateException.class,
+                () -> { int ignored = (int) missing.invokeExact(MemorySegment.NULL, 1); });
     }
 }

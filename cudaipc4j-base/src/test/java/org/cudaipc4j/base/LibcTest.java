@@ -1,9 +1,13 @@
 package org.cudaipc4j.base;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
@@ -13,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LibcTest {
     @Test
     void errnoComesBackWithTheFailedCall() {
-        Libc.Result r = Libc.open("/nonexistent-" + UUID.randomUUID(), Libc.O_RDWR, 0);
+        Libc.Result r = LibcFiles.open("/nonexistent-" + UUID.randomUUID(), LibcFiles.O_RDWR, 0);
         assertEquals(-1, r.value());
         assertEquals(Libc.ENOENT, r.errno());
         assertEquals("No such file or directory", Libc.strerror(r.errno()));
@@ -22,9 +26,9 @@ class LibcTest {
     @Test
     void closingADescriptorTwiceFailsWithEbadf(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("f"), "x");
-        Libc.Result opened = Libc.open(file.toString(), Libc.O_RDWR | Libc.O_CLOEXEC, 0);
+        Libc.Result opened = LibcFiles.open(file.toString(), LibcFiles.O_RDWR | LibcFiles.O_CLOEXEC, 0);
         assertTrue(opened.value() >= 0, "open: " + Libc.strerror(opened.errno()));
-        assertTrue(Libc.fcntlGetFd(opened.value()).value() >= 0, "open descriptor");
+        assertTrue(LibcFiles.fcntlGetFd(opened.value()).value() >= 0, "open descriptor");
         assertEquals(new Libc.Result(0, 0), Libc.close(opened.value()));
         assertEquals(new Libc.Result(-1, Libc.EBADF), Libc.close(opened.value()));
     }
@@ -33,11 +37,11 @@ class LibcTest {
     void dup2CopiesADescriptorOntoAChosenNumber(@TempDir Path dir) throws Exception {
         Path file = Files.writeString(dir.resolve("f"), "");
         Path other = Files.writeString(dir.resolve("other"), "");
-        int fd = Libc.open(file.toString(), Libc.O_WRONLY | Libc.O_CLOEXEC, 0).value();
-        int probe = Libc.open(other.toString(), Libc.O_WRONLY | Libc.O_CLOEXEC, 0).value();
+        int fd = LibcFiles.open(file.toString(), LibcFiles.O_WRONLY | LibcFiles.O_CLOEXEC, 0).value();
+        int probe = LibcFiles.open(other.toString(), LibcFiles.O_WRONLY | LibcFiles.O_CLOEXEC, 0).value();
         try {
             assertTrue(fd >= 0 && probe >= 0);
-            assertEquals(probe, Libc.dup2(fd, probe));
+            assertEquals(probe, LibcFiles.dup2(fd, probe));
             // the number now names fd's file, not the one it was opened on
             assertEquals(file.toRealPath(), Files.readSymbolicLink(Path.of("/proc/self/fd/" + probe)));
         } finally {
@@ -56,6 +60,23 @@ class LibcTest {
         assertEquals("1", Libc.getenv(name), "a value already set stays");
         assertEquals(0, Libc.setenv(name, "2", true));
         assertEquals("2", Libc.getenv(name));
+    }
+
+    @Test
+    void aFutexWaitSleepsOnlyWhileTheWordHoldsTheExpectedValue() {
+        assumeTrue(LibcFutex.hasFutex());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment word = arena.allocate(JAVA_INT);
+            MemorySegment timespec = arena.allocate(16, 8);
+            word.set(JAVA_INT, 0, 7);
+            long start = System.nanoTime();
+            LibcFutex.futexWait(word, 8, 10_000_000_000L, timespec);
+            assertTrue(System.nanoTime() - start < 5_000_000_000L, "the word differs: no sleep");
+            start = System.nanoTime();
+            LibcFutex.futexWait(word, 7, 100_000_000L, timespec);
+            assertTrue(System.nanoTime() - start >= 50_000_000L, "the word holds 7: a sleep to the timeout");
+            LibcFutex.futexWakeAll(word); // no one sleeps: returns at once
+        }
     }
 
     @Test

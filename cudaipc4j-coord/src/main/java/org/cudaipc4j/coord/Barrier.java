@@ -9,7 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
-import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFutex;
 
 /**
  * One process's handle on the group's two-phase, sense-reversing barrier (the simpleIPC sample's), kept in the
@@ -38,13 +38,13 @@ public final class Barrier {
     private final long timeoutNanos;
     private final IdleStrategy idle;
     private final boolean futex;
-    private final boolean canWake = Libc.hasFutex();
+    private final boolean canWake = LibcFutex.hasFutex();
     private final MemorySegment senseWord;
     private final MemorySegment timespec;
     private long round;
 
     Barrier(ControlBlock block, int index, Duration timeout) {
-        this(block, index, timeout, Libc.hasFutex());
+        this(block, index, timeout, LibcFutex.hasFutex());
     }
 
     /** With {@code useFutex} false, waits park with backoff instead of blocking on a futex (tests both paths). */
@@ -58,7 +58,7 @@ public final class Barrier {
         this.participants = block.processCount();
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
-        this.futex = useFutex && Libc.hasFutex();
+        this.futex = useFutex && LibcFutex.hasFutex();
         this.idle = IdleStrategy.forParticipants(participants);
         this.senseWord = block.word(BARRIER_SENSE_OFFSET);
         this.timespec = futex ? Arena.ofAuto().allocate(16, 8) : null;
@@ -104,7 +104,7 @@ public final class Barrier {
         BARRIER_SENSE.setVolatile(mem, 0L, value);
         // Whether or not this process blocks itself, others may: wake them whenever the platform has futexes.
         if (canWake && (int) BARRIER_SLEEPERS.getVolatile(mem, 0L) != 0) {
-            Libc.futexWakeAll(senseWord);
+            LibcFutex.futexWakeAll(senseWord);
         }
     }
 
@@ -117,7 +117,7 @@ public final class Barrier {
         addSleepers(1);
         try {
             if ((int) BARRIER_SENSE.getVolatile(mem, 0L) != target && !block.isAborted()) {
-                Libc.futexWait(senseWord, 1 - target, nanos, timespec);
+                LibcFutex.futexWait(senseWord, 1 - target, nanos, timespec);
             }
         } finally {
             addSleepers(-1);

@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFutex;
 import org.cudaipc4j.coord.ControlBlock.Abort;
 
 /**
@@ -45,8 +45,8 @@ final class ControlBlockAbort {
         ABORT_REASON_LENGTH.set(mem, 0L, bytes.length);
         ABORT_REASON_READY.setRelease(mem, 0L, 1);
         // Processes blocked in a barrier wake up and see the abort now rather than at their next check.
-        if (Libc.hasFutex()) {
-            Libc.futexWakeAll(ControlBlockLayout.word(mem, BARRIER_SENSE_OFFSET));
+        if (LibcFutex.hasFutex()) {
+            LibcFutex.futexWakeAll(ControlBlockLayout.word(mem, BARRIER_SENSE_OFFSET));
         }
         runAbortListeners();
     }

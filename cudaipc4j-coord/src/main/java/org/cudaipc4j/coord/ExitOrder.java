@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcProcesses;
 
 /**
  * The order in which the members of a group exit, so that the supervisor blames the member that died first rather
@@ -57,12 +58,12 @@ final class ExitOrder implements AutoCloseable {
     /** Exits in the kernel's order where pidfds and epoll work here, else in the JVM's. */
     static ExitOrder open() {
         long pid = ProcessHandle.current().pid();
-        Libc.Result self = Libc.pidfdOpen(pid);
+        Libc.Result self = LibcProcesses.pidfdOpen(pid);
         if (self.value() < 0) {
             return jvmOrder("pidfd_open(" + pid + ") failed: " + Libc.strerror(self.errno()));
         }
         Libc.close(self.value());
-        Libc.Result ep = Libc.epollCreate1(Libc.EPOLL_CLOEXEC);
+        Libc.Result ep = LibcProcesses.epollCreate1(LibcProcesses.EPOLL_CLOEXEC);
         if (ep.value() < 0) {
             return jvmOrder("epoll_create1 failed: " + Libc.strerror(ep.errno()));
         }
@@ -93,7 +94,7 @@ final class ExitOrder implements AutoCloseable {
             reportedByTheJvm(index, process, handle);
             return;
         }
-        Libc.Result fd = Libc.pidfdOpen(handle.pid());
+        Libc.Result fd = LibcProcesses.pidfdOpen(handle.pid());
         if (fd.value() < 0) {
             if (fd.errno() == Libc.ESRCH) {
                 goneAtRegistration(index); // reaped already: no such process any more
@@ -111,7 +112,8 @@ final class ExitOrder implements AutoCloseable {
             return;
         }
         // An exit between the open and this call is queued by the call itself (the descriptor is ready already).
-        Libc.Result added = Libc.epollAdd(epoll, pidfd, Libc.EPOLLIN | Libc.EPOLLONESHOT, index);
+        Libc.Result added = LibcProcesses.epollAdd(epoll, pidfd, LibcProcesses.EPOLLIN | LibcProcesses.EPOLLONESHOT,
+                index);
         if (added.value() < 0) {
             Libc.close(pidfd);
             reportedByTheJvm(index, process, handle);
@@ -178,7 +180,7 @@ final class ExitOrder implements AutoCloseable {
         }
         long[] data = new long[pidfds.size()];
         while (true) {
-            Libc.Result r = Libc.epollWait(epoll, data, 0);
+            Libc.Result r = LibcProcesses.epollWait(epoll, data, 0);
             if (r.value() < 0) {
                 throw new CoordinationException("epoll_wait on the members' pidfds failed: "
                         + Libc.strerror(r.errno()));

@@ -1,6 +1,8 @@
 package org.cudaipc4j.coord;
 
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
+import org.cudaipc4j.base.LibcProcesses;
 
 /**
  * Ending this process in the ways the JDK has no API for. {@link #now} ends it at once, as a killed process ends:
@@ -18,7 +20,7 @@ public final class ProcessEnd {
      * @param status the exit status
      */
     public static void now(int status) {
-        Libc.exitNow(status);
+        LibcProcesses.exitNow(status);
     }
 
     /**
@@ -29,13 +31,13 @@ public final class ProcessEnd {
      */
     public static boolean silenceStandardStreams() {
         // Not close-on-exec: where 1 or 2 was closed it gets this very descriptor, which must stay inherited.
-        int devNull = Libc.open("/dev/null", Libc.O_WRONLY, 0).value();
+        int devNull = LibcFiles.open("/dev/null", LibcFiles.O_WRONLY, 0).value();
         if (devNull < 0) {
             return false;
         }
         boolean silenced = true;
         for (int standard = 1; standard <= 2; standard++) {
-            silenced &= Libc.dup2(devNull, standard) == standard; // the copies are inherited, as 1 and 2 are
+            silenced &= LibcFiles.dup2(devNull, standard) == standard; // the copies are inherited, as 1 and 2 are
         }
         if (devNull > 2) {
             Libc.close(devNull);

@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
 import org.cudaipc4j.coord.internal.ShutdownRemovals;
 
 /**
@@ -145,8 +146,8 @@ public final class SharedSegment implements AutoCloseable {
         // at start-up) would be seen by nobody.
         ShutdownRemovals.Removal fileRemoval = () -> deleteFile(path);
         Libc.Result open = ShutdownRemovals.make(() -> {
-            Libc.Result made = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_CLOEXEC,
-                    0600);
+            Libc.Result made = LibcFiles.open(path.toString(),
+                    LibcFiles.O_RDWR | LibcFiles.O_CREAT | LibcFiles.O_EXCL | LibcFiles.O_CLOEXEC, 0600);
             if (made.value() >= 0) {
                 ShutdownRemovals.keep(fileRemoval);
             }
@@ -163,12 +164,12 @@ public final class SharedSegment implements AutoCloseable {
         Arena arena = null;
         try {
             // open() applied the umask; set exactly 0600.
-            Libc.Result chmod = Libc.fchmod(fd, 0600);
+            Libc.Result chmod = LibcFiles.fchmod(fd, 0600);
             if (chmod.value() != 0) {
                 throw new SharedSegmentException("cannot set mode 0600 on shared segment " + path + ": "
                         + Libc.strerror(chmod.errno()));
             }
-            int err = Libc.posixFallocate(fd, 0, size);
+            int err = LibcFiles.posixFallocate(fd, 0, size);
             if (err != 0) {
                 throw new SharedSegmentException("cannot reserve " + size + " bytes for shared segment " + path + ": "
                         + Libc.strerror(err) + freeSpace(dir));

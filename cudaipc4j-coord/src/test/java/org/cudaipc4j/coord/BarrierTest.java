@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFutex;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -211,13 +211,13 @@ class BarrierTest {
 
     /** Whether {@code waiter} sleeps in the kernel in the blocking call of its wait. */
     private static boolean asleepInTheBarrier(Thread waiter, boolean futex) {
-        return futex ? ThreadStates.asleepIn(waiter, Libc.class.getName(), "futexWait")
+        return futex ? ThreadStates.asleepIn(waiter, LibcFutex.class.getName(), "futexWait")
                 : ThreadStates.asleepIn(waiter, java.util.concurrent.locks.LockSupport.class.getName(), "parkNanos");
     }
 
     @Test
     void futexIsAvailableOnLinux() {
-        assertTrue(Libc.hasFutex() || !System.getProperty("os.name").equals("Linux"),
+        assertTrue(LibcFutex.hasFutex() || !System.getProperty("os.name").equals("Linux"),
                 "Linux on " + System.getProperty("os.arch") + " should block on a futex");
     }
 }

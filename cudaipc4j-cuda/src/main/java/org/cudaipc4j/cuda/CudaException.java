@@ -11,7 +11,7 @@ import org.cudaipc4j.cuda.driver.DriverCalls;
  * A CUDA driver call failed. The message names the call, the error and the driver's description of it, e.g.
  * {@code cuIpcOpenMemHandle_v2 failed: CUDA_ERROR_INVALID_CONTEXT (invalid device context)}.
  */
-public class CudaException extends RuntimeException {
+public class CudaException extends CudaDriverException {
     private static final long serialVersionUID = 1L;
 
     /** The failed call. */

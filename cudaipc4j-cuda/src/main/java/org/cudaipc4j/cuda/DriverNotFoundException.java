@@ -3,7 +3,7 @@ package org.cudaipc4j.cuda;
 import java.util.List;
 
 /** The CUDA driver library (libcuda) could not be loaded under any of the names tried: no NVIDIA driver here. */
-public final class DriverNotFoundException extends RuntimeException {
+public final class DriverNotFoundException extends CudaDriverException {
     private static final long serialVersionUID = 1L;
 
     /** The library names tried, in order. */

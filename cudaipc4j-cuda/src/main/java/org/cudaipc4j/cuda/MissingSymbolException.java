@@ -1,7 +1,7 @@
 package org.cudaipc4j.cuda;
 
 /** The loaded CUDA driver library lacks a function this binding calls (usually: the driver is too old). */
-public final class MissingSymbolException extends RuntimeException {
+public final class MissingSymbolException extends CudaDriverException {
     private static final long serialVersionUID = 1L;
 
     /** The missing function's name. */

@@ -1,7 +1,10 @@
 package org.cudaipc4j.interop;
 
-/** A descriptor that cannot be read: malformed, missing a field, or of a newer major format. One line. */
-public class DescriptorFormatException extends IllegalArgumentException {
+/**
+ * A descriptor that cannot be read: malformed, missing a field, or of a newer major format. One line. One of the
+ * library's {@link InteropException}s.
+ */
+public class DescriptorFormatException extends InteropException {
     private static final long serialVersionUID = 1L;
 
     /**

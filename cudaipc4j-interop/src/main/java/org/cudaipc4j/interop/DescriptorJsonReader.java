@@ -103,8 +103,6 @@ final class DescriptorJsonReader {
                         bool(required(e, "wait", "event."), "event.wait")));
             }
             return d;
-        } catch (DescriptorFormatException e) {
-            throw e;
         } catch (IllegalArgumentException | ArithmeticException e) {
             String msg = String.valueOf(e.getMessage());
             throw new DescriptorFormatException(msg.startsWith("descriptor") ? msg : "descriptor: " + msg);

@@ -93,7 +93,7 @@ class GoldenFilesTest {
             Descriptor d;
             try {
                 d = DescriptorJson.fromJson(text);
-            } catch (IllegalArgumentException e) {
+            } catch (DescriptorFormatException e) {
                 throw new AssertionError(f + ": " + e.getMessage(), e);
             }
             assertEquals(text, DescriptorJson.toJson(d) + "\n", f + " is not in the canonical form of format 1.0");

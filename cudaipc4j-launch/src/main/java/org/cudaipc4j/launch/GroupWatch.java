@@ -66,7 +66,7 @@ abstract sealed class GroupWatch permits HostSide, MemberSide {
     // ------------------------------------------------------------------------------------------------ by role
 
     /** Joins the group: returns once this rank has the payload and the group's threads run. */
-    abstract void join() throws RendezvousException, InterruptedException;
+    abstract void join() throws InterruptedException;
 
     /** Under the lock: this rank entered barrier {@code gen}; tells whom it concerns. */
     abstract void enterBarrier(int gen);
@@ -133,7 +133,7 @@ abstract sealed class GroupWatch permits HostSide, MemberSide {
     }
 
     /** Waits until every rank reached its barrier of the same number; see {@link RankGroup#barrier}. */
-    void barrier(Duration timeout) throws RendezvousException, InterruptedException {
+    void barrier(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (lock) {
             if (closing) {

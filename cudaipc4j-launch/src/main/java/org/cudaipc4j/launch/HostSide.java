@@ -45,7 +45,7 @@ final class HostSide extends GroupWatch {
     // ------------------------------------------------------------------------------------------------ joining
 
     @Override
-    void join() throws RendezvousException {
+    void join() {
         long start = System.nanoTime();
         long deadline = start + options.joinTimeout().toNanos();
         if (size > 1) {
@@ -94,7 +94,7 @@ final class HostSide extends GroupWatch {
         startThreads();
     }
 
-    private void acceptAll(long deadline) throws RendezvousException {
+    private void acceptAll(long deadline) {
         while (true) {
             long wake;
             synchronized (lock) {

@@ -6,7 +6,7 @@ import java.io.Serial;
  * A launcher's environment variable with a value that cannot be used, or a value that is needed and missing. The
  * message is one line that names the variable, its value and what was expected.
  */
-public final class LaunchEnvironmentException extends IllegalArgumentException {
+public final class LaunchEnvironmentException extends LaunchException {
     @Serial
     private static final long serialVersionUID = 1L;
 

@@ -27,7 +27,7 @@ final class MemberSide extends GroupWatch {
     // ------------------------------------------------------------------------------------------------ joining
 
     @Override
-    void join() throws RendezvousException, InterruptedException {
+    void join() throws InterruptedException {
         long start = System.nanoTime();
         long deadline = start + options.joinTimeout().toNanos();
         String timeout = Durations.millisOrSeconds(options.joinTimeout());
@@ -92,8 +92,6 @@ final class MemberSide extends GroupWatch {
                 throw new RendezvousException("rank 0 at " + where + " did not answer within " + timeout, null, e);
             } catch (EOFException e) {
                 last = new EOFException("it closed the connection");
-            } catch (RendezvousException e) {
-                throw e;
             } catch (IOException e) {
                 last = e;
             } finally {

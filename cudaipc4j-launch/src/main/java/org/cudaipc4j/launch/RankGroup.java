@@ -80,7 +80,7 @@ public final class RankGroup implements AutoCloseable {
      * @throws InterruptedException when interrupted while waiting
      * @throws IllegalStateException after {@link #close}
      */
-    public void barrier(Duration timeout) throws RendezvousException, InterruptedException {
+    public void barrier(Duration timeout) throws InterruptedException {
         group.barrier(timeout);
     }
 
@@ -110,7 +110,7 @@ public final class RankGroup implements AutoCloseable {
     }
 
     /** Joins the group as rank 0 or as another rank; on failure nothing of the group is left. */
-    static RankGroup join(RendezvousOptions options) throws RendezvousException, InterruptedException {
+    static RankGroup join(RendezvousOptions options) throws InterruptedException {
         GroupWatch g = options.rank() == 0 ? new HostSide(options) : new MemberSide(options);
         boolean ok = false;
         try {

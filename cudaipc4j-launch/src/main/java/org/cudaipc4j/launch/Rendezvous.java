@@ -26,7 +26,7 @@ public final class Rendezvous {
      *     not answering, or why this rank was refused
      * @throws InterruptedException when interrupted between attempts to reach rank 0
      */
-    public static RankGroup join(RendezvousOptions options) throws RendezvousException, InterruptedException {
+    public static RankGroup join(RendezvousOptions options) throws InterruptedException {
         return RankGroup.join(options);
     }
 

@@ -1,13 +1,12 @@
 package org.cudaipc4j.launch;
 
-import java.io.IOException;
 import java.util.Optional;
 
 /**
  * A rendezvous or a barrier that did not complete. The message is one line naming what went wrong: who did not
  * arrive, who refused whom and why, or the fault that ended the group.
  */
-public final class RendezvousException extends IOException {
+public final class RendezvousException extends LaunchException {
     private static final long serialVersionUID = 1L;
 
     /** The fault behind it, when a rank failed. */

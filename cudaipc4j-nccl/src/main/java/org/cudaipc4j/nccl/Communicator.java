@@ -68,7 +68,7 @@ public final class Communicator extends ForeignResource {
      * @param options the communicator's options
      * @return the communicator, owned by the caller
      * @throws CommunicatorAbortedException when the ranks do not all join within the options' timeout
-     * @throws NcclException when NCCL refuses (a rank of another NCCL version, say)
+     * @throws NcclCallException when NCCL refuses (a rank of another NCCL version, say)
      */
     public static Communicator create(Context context, Nccl nccl, UniqueId id, int rank, int size,
                                       CommunicatorOptions options) {
@@ -360,7 +360,7 @@ public final class Communicator extends ForeignResource {
      * @param stream the stream whose work to wait for
      * @throws CommunicatorAbortedException when an abort was requested meanwhile, or the timeout passed (the
      *     communicator is then aborted)
-     * @throws NcclException when NCCL reports an error (the communicator is then aborted)
+     * @throws NcclCallException when NCCL reports an error (the communicator is then aborted)
      */
     public void await(Stream stream) {
         await(stream, timeout);
@@ -388,7 +388,7 @@ public final class Communicator extends ForeignResource {
      * Polls the asynchronous error without waiting for another thread's call: empty when healthy, busy, or
      * closed; else an error that was found, after which the communicator is aborted. For {@link Watchdog}.
      */
-    Optional<NcclException> pollError() {
+    Optional<NcclCallException> pollError() {
         return calls.pollError();
     }
 

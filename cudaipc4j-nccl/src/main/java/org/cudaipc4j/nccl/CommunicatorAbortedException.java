@@ -4,7 +4,7 @@ package org.cudaipc4j.nccl;
  * A call on a {@link Communicator} that was aborted (by its {@link Watchdog}, a deadline, or {@link
  * Communicator#abort(String)}): the message says why. The communicator can only be closed after this.
  */
-public class CommunicatorAbortedException extends RuntimeException {
+public class CommunicatorAbortedException extends NcclException {
     /**
      * With the one-line reason of the abort.
      *

@@ -57,7 +57,7 @@ final class CommunicatorCalls {
     }
 
     /** See {@link Communicator#pollError()}. */
-    Optional<NcclException> pollError() {
+    Optional<NcclCallException> pollError() {
         if (!lock.tryLock()) {
             return Optional.empty();
         }
@@ -69,7 +69,7 @@ final class CommunicatorCalls {
             if (r == NcclResult.SUCCESS.code() || r == NcclResult.IN_PROGRESS.code()) {
                 return Optional.empty();
             }
-            NcclException failure = nccl.failure(NcclFunction.ncclCommGetAsyncError, r, comm);
+            NcclCallException failure = nccl.failure(NcclFunction.ncclCommGetAsyncError, r, comm);
             abortLocked("rank " + owner.rank() + ": " + failure.getMessage());
             return Optional.of(failure);
         } finally {
@@ -149,7 +149,7 @@ final class CommunicatorCalls {
             waitReady(function);
             return;
         }
-        NcclException failure = nccl.failure(function, result, comm);
+        NcclCallException failure = nccl.failure(function, result, comm);
         if (result != NcclResult.INVALID_ARGUMENT.code() && result != NcclResult.INVALID_USAGE.code()) {
             abortLocked("rank " + owner.rank() + ": " + failure.getMessage());
         }
@@ -194,7 +194,7 @@ final class CommunicatorCalls {
 
         @Override
         public RuntimeException failed(int state) {
-            NcclException failure = nccl.failure(during, state, comm);
+            NcclCallException failure = nccl.failure(during, state, comm);
             abortLocked("rank " + owner.rank() + ": " + failure.getMessage());
             return failure;
         }

@@ -51,7 +51,7 @@ final class CommunicatorInit {
                               Duration timeout, NcclFunction made, int result, String what,
                               Supplier<Optional<String>> stop) {
         if (result != NcclResult.SUCCESS.code() && result != NcclResult.IN_PROGRESS.code()) {
-            NcclException failure = nccl.failure(made, result, comm);
+            NcclCallException failure = nccl.failure(made, result, comm);
             abortQuietly(nccl, comm, failure);
             throw failure;
         }
@@ -68,7 +68,7 @@ final class CommunicatorInit {
 
             @Override
             public RuntimeException failed(int state) {
-                NcclException failure = nccl.failure(made, state, comm);
+                NcclCallException failure = nccl.failure(made, state, comm);
                 abortQuietly(nccl, comm, failure);
                 return failure;
             }

@@ -15,8 +15,8 @@ import org.cudaipc4j.nccl.binding.NcclLibrary;
 
 /**
  * A loaded NCCL library of a known, supported version, and the checked layer over its calls: a result that is not
- * {@code ncclSuccess} becomes an {@link NcclException} naming the {@link NcclFunction} that returned it, with NCCL's
- * description and, for a communicator, its last error.
+ * {@code ncclSuccess} becomes an {@link NcclCallException} naming the {@link NcclFunction} that returned it, with
+ * NCCL's description and, for a communicator, its last error.
  *
  * <p>Which file: {@link #load(String)} names it; {@link #load()} takes {@code CUDAIPC4J_NCCL_LIBRARY} when set, else
  * {@code libnccl.so.2}. A process calls one NCCL library: the first one accepted; another file is refused
@@ -138,7 +138,7 @@ public final class Nccl {
     }
 
     /** The exception for {@code function} returning {@code result}, with the communicator's last error if any. */
-    NcclException failure(NcclFunction function, int result, MemorySegment comm) {
+    NcclCallException failure(NcclFunction function, int result, MemorySegment comm) {
         String description = errorString(result);
         if (comm != null && !comm.equals(MemorySegment.NULL)) {
             String last = lastError(comm);
@@ -146,7 +146,7 @@ public final class Nccl {
                 description = description.isEmpty() ? last : description + " (" + last + ")";
             }
         }
-        return new NcclException(function.name(), result, description);
+        return new NcclCallException(function.name(), result, description);
     }
 
     private static String string(MemorySegment p) {

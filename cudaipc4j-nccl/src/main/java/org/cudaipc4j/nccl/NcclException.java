@@ -1,40 +1,18 @@
 package org.cudaipc4j.nccl;
 
 /**
- * An NCCL call that returned an error: the call, the {@code ncclResult_t} (kept as its number when this library
- * does not know it) and NCCL's messages ({@code ncclGetErrorString}, and {@code ncclGetLastError} where there is one).
+ * The root of what the NCCL library throws: catch it for any failure of NCCL or of a communicator. Beneath it, a call
+ * that returned an error ({@link NcclCallException}, with the call and its {@code ncclResult_t}), a communicator
+ * aborted ({@link CommunicatorAbortedException}), NCCL that cannot be used here ({@link NcclUnavailableException})
+ * and a release that lacks a function ({@link NcclMissingFunctionException}).
  */
 public class NcclException extends RuntimeException {
-    /** The C function that failed. */
-    private final String call;
-    /** The {@code ncclResult_t} it returned. */
-    private final int code;
-
     /**
-     * An error {@code code} returned by {@code call}, with NCCL's {@code description}.
+     * An exception with {@code message}.
      *
-     * @param call the C function that failed
-     * @param code the {@code ncclResult_t} it returned
-     * @param description NCCL's description, or empty
+     * @param message what went wrong, in one line
      */
-    public NcclException(String call, int code, String description) {
-        super(call + " failed: " + NcclResult.nameOf(code) + (description.isEmpty() ? "" : ": " + description));
-        this.call = call;
-        this.code = code;
-    }
-
-    /** {@return the C function that failed} */
-    public String call() {
-        return call;
-    }
-
-    /** {@return the {@code ncclResult_t} it returned} */
-    public int code() {
-        return code;
-    }
-
-    /** {@return the result, or {@code null} for a code this library does not know} */
-    public NcclResult result() {
-        return NcclResult.of(code);
+    public NcclException(String message) {
+        super(message);
     }
 }

@@ -1,7 +1,7 @@
 package org.cudaipc4j.nccl;
 
 /** The loaded NCCL library does not export a function that a call needs (an older release than the call needs). */
-public class NcclMissingFunctionException extends RuntimeException {
+public class NcclMissingFunctionException extends NcclException {
     /**
      * {@code function} is missing from the library loaded as {@code library}, version {@code version}.
      *

@@ -48,7 +48,7 @@ public final class NcclRank implements AutoCloseable {
      */
     public static NcclRank join(Context context, Nccl nccl, RendezvousOptions.Builder rendezvous,
                                 CommunicatorOptions options, Duration watchdogPeriod, Consumer<String> onFault)
-            throws RendezvousException, InterruptedException {
+            throws InterruptedException {
         Objects.requireNonNull(onFault, "onFault");
         RankGroup group = Rendezvous.join(rendezvous.ncclVersion(nccl.version().code())
                 .payload(() -> nccl.newUniqueId().bytes()).build());

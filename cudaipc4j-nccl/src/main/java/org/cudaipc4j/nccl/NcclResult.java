@@ -2,7 +2,7 @@ package org.cudaipc4j.nccl;
 
 /**
  * {@code ncclResult_t}. A code this table does not know (a later NCCL's) is kept as its number by
- * {@link NcclException#code()}; {@link #of(int)} returns {@code null} for it.
+ * {@link NcclCallException#code()}; {@link #of(int)} returns {@code null} for it.
  */
 public enum NcclResult {
     /** {@code ncclSuccess} ({@code 0}). */

@@ -4,7 +4,7 @@ package org.cudaipc4j.nccl;
  * NCCL cannot be used in this process: its library does not load, lacks {@code ncclGetVersion}, or is older than
  * {@link NcclVersion#MINIMUM}. The message names the file tried and what to change.
  */
-public class NcclUnavailableException extends RuntimeException {
+public class NcclUnavailableException extends NcclException {
     /**
      * With a one-line {@code message}.
      *

@@ -106,7 +106,7 @@ public final class Watchdog implements AutoCloseable {
                     communicator.abort(line);
                     return;
                 }
-                Optional<NcclException> error = communicator.pollError();
+                Optional<NcclCallException> error = communicator.pollError();
                 if (error.isPresent()) {
                     fire("rank " + communicator.rank() + " ends: " + error.get().getMessage());
                     return;

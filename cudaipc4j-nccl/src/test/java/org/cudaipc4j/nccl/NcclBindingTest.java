@@ -110,11 +110,11 @@ class NcclBindingTest {
         assertEquals("ncclInProgress", NcclResult.nameOf(7));
         assertEquals("ncclResult(8)", NcclResult.nameOf(8));
         assertNull(NcclResult.of(8));
-        NcclException e = new NcclException("ncclAllReduce", 8, "timeout");
+        NcclCallException e = new NcclCallException("ncclAllReduce", 8, "timeout");
         assertEquals(8, e.code());
         assertNull(e.result());
         assertEquals("ncclAllReduce failed: ncclResult(8): timeout", e.getMessage());
-        assertEquals(NcclResult.REMOTE_ERROR, new NcclException("ncclSend", 6, "").result());
+        assertEquals(NcclResult.REMOTE_ERROR, new NcclCallException("ncclSend", 6, "").result());
     }
 
     @Test

@@ -104,13 +104,13 @@ public final class NcclStubProgram {
         failNext("ncclAllReduce", NcclResult.INVALID_ARGUMENT, "stub: count refused");
         try {
             comm.allReduce(a, a, DataType.FLOAT32, ReduceOp.SUM, stream);
-        } catch (NcclException e) {
+        } catch (NcclCallException e) {
             step("refused: " + e.getMessage() + ", aborted " + comm.abortReason().isPresent());
         }
         failNext("ncclSend", NcclResult.REMOTE_ERROR, "stub: peer gone");
         try {
             comm.send(a, DataType.UINT8, 0, stream);
-        } catch (NcclException e) {
+        } catch (NcclCallException e) {
             step("failed: " + e.getMessage() + ", aborted: " + comm.abortReason().orElse("no"));
         }
         try {

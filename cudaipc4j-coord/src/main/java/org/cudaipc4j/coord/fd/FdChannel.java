@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.cudaipc4j.base.Layouts;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcSockets;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.Durations;
@@ -65,7 +66,7 @@ public final class FdChannel implements AutoCloseable {
             Libc.Result r;
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment address = Native.address(arena, socket);
-                r = Libc.connect(fd.value(), address, (int) Native.SOCKADDR_UN.byteSize());
+                r = LibcSockets.connect(fd.value(), address, (int) Native.SOCKADDR_UN.byteSize());
             } catch (RuntimeException e) {
                 fd.close();
                 throw e;
@@ -112,9 +113,9 @@ public final class FdChannel implements AutoCloseable {
             receiver.receive(Duration.ofSeconds(10)).close();
         }
         try (Arena arena = Arena.ofConfined()) {
-            Libc.connect(-1, Native.address(arena, Path.of("/")), (int) Native.SOCKADDR_UN.byteSize());
+            LibcSockets.connect(-1, Native.address(arena, Path.of("/")), (int) Native.SOCKADDR_UN.byteSize());
         }
-        Libc.accept4(-1, Libc.SOCK_CLOEXEC);
+        LibcSockets.accept4(-1, LibcSockets.SOCK_CLOEXEC);
     }
 
     /** {@return who is at the other end, as the kernel vouched at connect time} */
@@ -170,8 +171,8 @@ public final class FdChannel implements AutoCloseable {
             MemorySegment control = fds.isEmpty() ? MemorySegment.NULL : arena.allocate(Native.cmsgSpace(fds.size()), 8);
             if (!fds.isEmpty()) {
                 Native.CMSG_LEN.set(control, 0L, Native.CMSGHDR.byteSize() + 4L * fds.size());
-                Native.CMSG_LEVEL.set(control, 0L, Libc.SOL_SOCKET);
-                Native.CMSG_TYPE.set(control, 0L, Libc.SCM_RIGHTS);
+                Native.CMSG_LEVEL.set(control, 0L, LibcSockets.SOL_SOCKET);
+                Native.CMSG_TYPE.set(control, 0L, LibcSockets.SCM_RIGHTS);
                 for (int i = 0; i < fds.size(); i++) {
                     control.set(JAVA_INT, Native.CMSGHDR.byteSize() + 4L * i, fds.get(i));
                 }
@@ -180,7 +181,7 @@ public final class FdChannel implements AutoCloseable {
             long total = data.byteSize();
             while (sent < total) {
                 MemorySegment msg = message(arena, data.asSlice(sent), sent == 0 ? control : MemorySegment.NULL);
-                Libc.Result r = Libc.sendmsg(fd.value(), msg, Libc.MSG_NOSIGNAL);
+                Libc.Result r = LibcSockets.sendmsg(fd.value(), msg, LibcSockets.MSG_NOSIGNAL);
                 if (r.value() < 0) {
                     throw new CoordinationException("cannot send to " + describePeer() + ": " + Libc.strerror(r.errno()));
                 }
@@ -215,7 +216,7 @@ public final class FdChannel implements AutoCloseable {
             while (got < HEADER) {
                 awaitReadable(deadline, "a message");
                 MemorySegment msg = message(arena, header.asSlice(got), got == 0 ? control : MemorySegment.NULL);
-                Libc.Result r = Libc.recvmsg(fd.value(), msg, Libc.MSG_CMSG_CLOEXEC);
+                Libc.Result r = LibcSockets.recvmsg(fd.value(), msg, LibcSockets.MSG_CMSG_CLOEXEC);
                 if (r.value() < 0) {
                     throw new CoordinationException("cannot receive from " + describePeer() + ": "
                             + Libc.strerror(r.errno()));
@@ -252,7 +253,7 @@ public final class FdChannel implements AutoCloseable {
             while (read < length) {
                 awaitReadable(deadline, "the rest of a message");
                 MemorySegment msg = message(arena, payload.asSlice(read, length - read), MemorySegment.NULL);
-                Libc.Result r = Libc.recvmsg(fd.value(), msg, Libc.MSG_CMSG_CLOEXEC);
+                Libc.Result r = LibcSockets.recvmsg(fd.value(), msg, LibcSockets.MSG_CMSG_CLOEXEC);
                 if (r.value() <= 0) {
                     throw new CoordinationException(describePeer() + (r.value() == 0 ? " closed the connection"
                             : " failed: " + Libc.strerror(r.errno())) + " after " + read + " of " + length + " bytes");
@@ -276,7 +277,7 @@ public final class FdChannel implements AutoCloseable {
      * MSG_CTRUNC}), which a message of ours never causes (its descriptors come with the first byte of its header).
      */
     private void refuseLateFds(MemorySegment msg) {
-        if (((int) Native.MSG_FLAGS.get(msg, 0L) & Libc.MSG_CTRUNC) != 0) {
+        if (((int) Native.MSG_FLAGS.get(msg, 0L) & LibcSockets.MSG_CTRUNC) != 0) {
             throw new CoordinationException("a message from " + describePeer() + " carried descriptors after the"
                     + " start of its header: refused");
         }
@@ -298,15 +299,15 @@ public final class FdChannel implements AutoCloseable {
     /** Takes ownership of the descriptors a recvmsg delivered ({@code SCM_RIGHTS}; one control message at most). */
     private void collectFds(MemorySegment msg, MemorySegment control, List<OwnedFd> into) {
         long controlLength = (long) Native.MSG_CONTROLLEN.get(msg, 0L);
-        boolean truncated = ((int) Native.MSG_FLAGS.get(msg, 0L) & Libc.MSG_CTRUNC) != 0;
+        boolean truncated = ((int) Native.MSG_FLAGS.get(msg, 0L) & LibcSockets.MSG_CTRUNC) != 0;
         long at = 0;
         while (at + Native.CMSGHDR.byteSize() <= controlLength) {
             long len = (long) Native.CMSG_LEN.get(control, at);
             if (len < Native.CMSGHDR.byteSize() || at + len > controlLength) {
                 break;
             }
-            if ((int) Native.CMSG_LEVEL.get(control, at) == Libc.SOL_SOCKET
-                    && (int) Native.CMSG_TYPE.get(control, at) == Libc.SCM_RIGHTS) {
+            if ((int) Native.CMSG_LEVEL.get(control, at) == LibcSockets.SOL_SOCKET
+                    && (int) Native.CMSG_TYPE.get(control, at) == LibcSockets.SCM_RIGHTS) {
                 int count = (int) ((len - Native.CMSGHDR.byteSize()) / 4);
                 for (int i = 0; i < count; i++) {
                     into.add(OwnedFd.fresh(control.get(JAVA_INT, at + Native.CMSGHDR.byteSize() + 4L * i)));

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcSockets;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.SharedSegment;
@@ -120,13 +121,13 @@ public final class FdServer implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             fd = Native.socket();
             MemorySegment address = Native.address(arena, socket);
-            Libc.Result bind = Libc.bind(fd.value(), address, (int) Native.SOCKADDR_UN.byteSize());
+            Libc.Result bind = LibcSockets.bind(fd.value(), address, (int) Native.SOCKADDR_UN.byteSize());
             if (bind.value() < 0) {
                 throw new CoordinationException("cannot bind a socket at " + socket + ": "
                         + Libc.strerror(bind.errno()));
             }
             bound = true;
-            Libc.Result listening = Libc.listen(fd.value(), 128);
+            Libc.Result listening = LibcSockets.listen(fd.value(), 128);
             if (listening.value() < 0) {
                 throw new CoordinationException("cannot listen at " + socket + ": " + Libc.strerror(listening.errno()));
             }
@@ -191,7 +192,7 @@ public final class FdServer implements AutoCloseable {
                     throw new CoordinationException(deadline.timedOut("a connection at " + socket));
                 }
             }
-            r = Libc.accept4(fd.value(), Libc.SOCK_CLOEXEC);
+            r = LibcSockets.accept4(fd.value(), LibcSockets.SOCK_CLOEXEC);
         } finally {
             inUse.readLock().unlock();
         }
@@ -230,7 +231,7 @@ public final class FdServer implements AutoCloseable {
         }
         closed = true;
         ShutdownRemovals.forget(removal);
-        Libc.shutdown(fd.value(), Libc.SHUT_RDWR); // wakes an accept waiting in poll
+        LibcSockets.shutdown(fd.value(), LibcSockets.SHUT_RDWR); // wakes an accept waiting in poll
         inUse.writeLock().lock();
         try {
             fd.close();

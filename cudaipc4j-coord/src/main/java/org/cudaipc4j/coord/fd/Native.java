@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.cudaipc4j.base.Layouts;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcSockets;
 import org.cudaipc4j.coord.CoordinationException;
 
 /** The C structures of Unix-socket descriptor passing (Linux, LP64), as layouts, and the calls on them. */
@@ -72,7 +73,7 @@ final class Native {
                     + " bytes long; Unix sockets allow " + PATH_MAX);
         }
         MemorySegment addr = arena.allocate(SOCKADDR_UN);
-        addr.set(JAVA_SHORT, 0, (short) Libc.AF_UNIX);
+        addr.set(JAVA_SHORT, 0, (short) LibcSockets.AF_UNIX);
         MemorySegment.copy(bytes, 0, addr, JAVA_BYTE, SOCKADDR_UN.byteOffset(groupElement("sun_path")), bytes.length);
         return addr;
     }
@@ -83,7 +84,7 @@ final class Native {
             MemorySegment cred = arena.allocate(UCRED);
             MemorySegment len = arena.allocate(JAVA_INT);
             len.set(JAVA_INT, 0, (int) UCRED.byteSize());
-            Libc.Result r = Libc.getsockopt(fd, Libc.SOL_SOCKET, Libc.SO_PEERCRED, cred, len);
+            Libc.Result r = LibcSockets.getsockopt(fd, LibcSockets.SOL_SOCKET, LibcSockets.SO_PEERCRED, cred, len);
             if (r.value() < 0) {
                 throw new CoordinationException("cannot read the peer's credentials (SO_PEERCRED): "
                         + Libc.strerror(r.errno()));
@@ -97,7 +98,8 @@ final class Native {
     static OwnedFd[] socketPair() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment pair = arena.allocate(JAVA_INT, 2);
-            Libc.Result r = Libc.socketpair(Libc.AF_UNIX, Libc.SOCK_STREAM | Libc.SOCK_CLOEXEC, 0, pair);
+            Libc.Result r = LibcSockets.socketpair(LibcSockets.AF_UNIX,
+                    LibcSockets.SOCK_STREAM | LibcSockets.SOCK_CLOEXEC, 0, pair);
             if (r.value() < 0) {
                 throw new CoordinationException("cannot create a Unix socket pair: " + Libc.strerror(r.errno()));
             }
@@ -108,7 +110,7 @@ final class Native {
 
     /** A new Unix stream socket, close-on-exec. */
     static OwnedFd socket() {
-        Libc.Result r = Libc.socket(Libc.AF_UNIX, Libc.SOCK_STREAM | Libc.SOCK_CLOEXEC, 0);
+        Libc.Result r = LibcSockets.socket(LibcSockets.AF_UNIX, LibcSockets.SOCK_STREAM | LibcSockets.SOCK_CLOEXEC, 0);
         if (r.value() < 0) {
             throw new CoordinationException("cannot create a Unix socket: " + Libc.strerror(r.errno()));
         }

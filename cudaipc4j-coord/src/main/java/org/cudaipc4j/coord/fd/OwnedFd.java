@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
 
 /**
  * A file descriptor this process owns and closes exactly once: on {@link #close()}, unless ownership was handed on
@@ -30,7 +31,7 @@ public final class OwnedFd implements AutoCloseable {
      * @throws IllegalArgumentException when {@code fd} is negative or not open
      */
     public static OwnedFd adopt(int fd) {
-        if (fd < 0 || Libc.fcntlGetFd(fd).value() < 0) {
+        if (fd < 0 || LibcFiles.fcntlGetFd(fd).value() < 0) {
             throw new IllegalArgumentException("file descriptor " + fd + " is not open in this process");
         }
         return new OwnedFd(fd);
@@ -46,13 +47,13 @@ public final class OwnedFd implements AutoCloseable {
      * @throws org.cudaipc4j.coord.CoordinationException when it cannot be made or sized
      */
     public static OwnedFd anonymousMemory(String name, long bytes) {
-        Libc.Result made = Libc.memfdCreate(name);
+        Libc.Result made = LibcFiles.memfdCreate(name);
         if (made.value() < 0) {
             throw new org.cudaipc4j.coord.CoordinationException("memfd_create(" + name + ") failed: "
                     + Libc.strerror(made.errno()));
         }
         OwnedFd fd = new OwnedFd(made.value());
-        int err = Libc.posixFallocate(fd.value(), 0, bytes);
+        int err = LibcFiles.posixFallocate(fd.value(), 0, bytes);
         if (err != 0) {
             fd.close();
             throw new org.cudaipc4j.coord.CoordinationException("cannot reserve " + bytes + " bytes of memory for "

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
+import org.cudaipc4j.base.LibcProcesses;
 import org.cudaipc4j.base.WarmUpRounds;
 import org.cudaipc4j.coord.CoordinationException;
 
@@ -31,12 +33,12 @@ public final class PidFd {
      *                               process in this PID namespace; EBADF: no such descriptor; ENOSYS: kernel too old)
      */
     public static OwnedFd take(long pid, int fd) {
-        Libc.Result pidfd = Libc.pidfdOpen(pid);
+        Libc.Result pidfd = LibcProcesses.pidfdOpen(pid);
         if (pidfd.value() < 0) {
             throw failure("pidfd_open(" + pid + ")", pidfd.errno(), pid, fd);
         }
         try (OwnedFd handle = OwnedFd.fresh(pidfd.value())) {
-            Libc.Result copy = Libc.pidfdGetfd(handle.value(), fd);
+            Libc.Result copy = LibcProcesses.pidfdGetfd(handle.value(), fd);
             if (copy.value() < 0) {
                 throw failure("pidfd_getfd(pid " + pid + ", fd " + fd + ")", copy.errno(), pid, fd);
             }
@@ -51,8 +53,8 @@ public final class PidFd {
      * @param pid the process allowed to take them
      */
     public static void allowTakingBy(long pid) {
-        Libc.Result r = Libc.setPtracer(pid);
-        if (r.value() < 0 && r.errno() != Libc.EINVAL_NO_YAMA) {
+        Libc.Result r = LibcProcesses.setPtracer(pid);
+        if (r.value() < 0 && r.errno() != LibcProcesses.EINVAL_NO_YAMA) {
             throw new CoordinationException("prctl(PR_SET_PTRACER, " + pid + ") failed: " + Libc.strerror(r.errno()));
         }
     }
@@ -65,7 +67,7 @@ public final class PidFd {
      * reports why. It leaves nothing open.
      */
     public static void warmUp() {
-        Libc.Result own = Libc.memfdCreate("cudaipc4j-warm");
+        Libc.Result own = LibcFiles.memfdCreate("cudaipc4j-warm");
         if (own.value() < 0) {
             return;
         }

@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.testing.JavaProcess;
@@ -42,7 +43,7 @@ class FdChannelTest {
      * is a copy of this one ({@link OpenDescriptors#referringTo}).
      */
     private static OwnedFd memfd(String text) throws IOException {
-        OwnedFd fd = OwnedFd.adopt(Libc.memfdCreate("fdtest-" + ProcessHandle.current().pid() + "-"
+        OwnedFd fd = OwnedFd.adopt(LibcFiles.memfdCreate("fdtest-" + ProcessHandle.current().pid() + "-"
                 + MEMFDS.incrementAndGet()).value());
         Files.writeString(Path.of("/proc/self/fd/" + fd.value()), text);
         return fd;
@@ -142,7 +143,7 @@ class FdChannelTest {
     void aDescriptorThatIsNoFileIsNotMapped() {
         FdChannel[] ends = pair();
         try (FdChannel a = ends[0]; FdChannel b = ends[1]; Arena arena = Arena.ofConfined();
-             OwnedFd empty = OwnedFd.adopt(Libc.memfdCreate("fdtest-empty").value())) {
+             OwnedFd empty = OwnedFd.adopt(LibcFiles.memfdCreate("fdtest-empty").value())) {
             OwnedFd socket = OwnedFd.adopt(a.descriptor());
             try {
                 CoordinationException e = assertThrows(CoordinationException.class, () -> socket.mapShared(arena));

@@ -5,7 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
-import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
 import org.cudaipc4j.testing.OpenDescriptors;
 import org.cudaipc4j.testing.Waits;
 
@@ -45,7 +45,7 @@ public final class FdPeer {
                 System.out.println("LEFT " + left);
             }
             case "hold" -> {
-                int fd = Libc.memfdCreate("held").value();
+                int fd = LibcFiles.memfdCreate("held").value();
                 Files.writeString(Path.of("/proc/self/fd/" + fd), args[1]);
                 System.out.println("HOLD " + ProcessHandle.current().pid() + " " + fd);
                 System.out.flush();

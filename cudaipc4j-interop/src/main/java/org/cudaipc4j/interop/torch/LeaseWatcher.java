@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcProcesses;
 
 /**
  * The process that gives a reader's torch slots back when the reader dies (SIGKILL, SIGSEGV, an OOM kill), which
@@ -42,7 +43,7 @@ public final class LeaseWatcher {
         long reader = Long.parseLong(args[2]);
         Path counters = Path.of(args[1]);
         LeaseBook book = LeaseBook.open(args[0]);
-        Libc.Result pidfd = Libc.pidfdOpen(reader);
+        Libc.Result pidfd = LibcProcesses.pidfdOpen(reader);
         // A pid names our reader only while it is our parent: if it died before pidfd_open, the pid may be anyone's.
         boolean readerAlive = pidfd.value() >= 0
                 && ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L) == reader;

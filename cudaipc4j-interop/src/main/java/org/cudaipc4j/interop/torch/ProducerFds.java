@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcProcesses;
 import org.cudaipc4j.coord.fd.PidFd;
 
 /**
@@ -40,12 +41,12 @@ final class ProducerFds {
     static final Syscalls KERNEL = new Syscalls() {
         @Override
         public Libc.Result pidfdOpen(long pid) {
-            return Libc.pidfdOpen(pid);
+            return LibcProcesses.pidfdOpen(pid);
         }
 
         @Override
         public Libc.Result pidfdGetfd(int pidfd, int fd) {
-            return Libc.pidfdGetfd(pidfd, fd);
+            return LibcProcesses.pidfdGetfd(pidfd, fd);
         }
 
         @Override

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
 import org.cudaipc4j.base.WarmUpRounds;
 import org.cudaipc4j.cuda.ipc.ChunkedVmmMapping;
 import org.cudaipc4j.cuda.Context;
@@ -263,7 +264,7 @@ final class ReaderWarmUp {
 
     /** {@code pidfd_open}, {@code pidfd_getfd} and {@code close} on a descriptor of this process's own. */
     private static void ownDescriptor(ProducerFds fds) {
-        Libc.Result own = Libc.memfdCreate("cudaipc4j-warm");
+        Libc.Result own = LibcFiles.memfdCreate("cudaipc4j-warm");
         if (own.value() < 0) {
             return;
         }

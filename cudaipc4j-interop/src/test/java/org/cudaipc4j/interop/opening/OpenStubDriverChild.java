@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.ExportHolders;
 import org.cudaipc4j.coord.fd.PidFd;
@@ -95,7 +96,7 @@ public final class OpenStubDriverChild {
                     ctx, stream, OpenOptions.defaults().withFds(fd))) {
                 System.out.println("empty " + t.bytes() + " at " + t.address());
             }
-            System.out.println("given descriptor still open " + (Libc.fcntlGetFd(fd).value() >= 0));
+            System.out.println("given descriptor still open " + (LibcFiles.fcntlGetFd(fd).value() >= 0));
         } finally {
             Libc.close(fd);
         }
@@ -177,7 +178,7 @@ public final class OpenStubDriverChild {
     }
 
     private static int memfd() {
-        Libc.Result fd = Libc.memfdCreate("stub-export");
+        Libc.Result fd = LibcFiles.memfdCreate("stub-export");
         if (fd.value() < 0) {
             throw new IllegalStateException("memfd_create failed: " + Libc.strerror(fd.errno()));
         }

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcProcesses;
 import org.junit.jupiter.api.Test;
 
 /** A producer's pidfd is opened once while blocks of it are mapped, and given up when its process has exited. */
@@ -117,7 +118,7 @@ class ProducerFdsTest {
     void theKernelTellsALiveProcessFromAnExitedOne() throws Exception {
         Process child = new ProcessBuilder("sleep", "60").start();
         try {
-            Libc.Result pidfd = Libc.pidfdOpen(child.pid());
+            Libc.Result pidfd = LibcProcesses.pidfdOpen(child.pid());
             org.junit.jupiter.api.Assumptions.assumeTrue(pidfd.value() >= 0, "pidfd_open unavailable here");
             try {
                 assertEquals(false, ProducerFds.KERNEL.exited(pidfd.value()));

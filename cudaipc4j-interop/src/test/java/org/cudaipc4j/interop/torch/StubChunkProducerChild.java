@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.cudaipc4j.base.Libc;
+import org.cudaipc4j.base.LibcFiles;
 import org.cudaipc4j.coord.fd.PidFd;
 
 /**
@@ -20,7 +21,7 @@ public final class StubChunkProducerChild {
         PidFd.allowTakingBy(-1); // PR_SET_PTRACER_ANY; nothing to allow without Yama
         List<Integer> fds = new ArrayList<>();
         for (int i = 0; i < chunks; i++) {
-            Libc.Result fd = Libc.memfdCreate("stub-chunk");
+            Libc.Result fd = LibcFiles.memfdCreate("stub-chunk");
             if (fd.value() < 0) {
                 System.out.println("memfd_create failed: " + Libc.strerror(fd.errno()));
                 System.exit(1);

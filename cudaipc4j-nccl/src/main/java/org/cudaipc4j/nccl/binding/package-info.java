@@ -4,8 +4,9 @@
  * {@code ncclUniqueId} as memory layouts. Uses only {@code java.base} and the libraries' base
  * ({@code org.cudaipc4j.base}: the handle a missing function gets).
  *
- * <p>The binding style, the one for every C library of the project (libc, {@code org.cudaipc4j.base.Libc}, holds and
- * calls its handles the same way, and so does the CUDA driver's, {@code org.cudaipc4j.cuda.driver}):
+ * <p>The binding style, the one for every C library of the project (libc, in {@code org.cudaipc4j.base}'s
+ * {@code LibcFunction} and {@code LibcCalls}, is bound the same way, and so is the CUDA driver, in
+ * {@code org.cudaipc4j.cuda.driver}'s {@code CudaFunction} and its calls by area):
  * <ul>
  * <li>A declaration per C function: its exported name and its result and parameters as an FFM descriptor, from the
  *     header that declares it ({@link org.cudaipc4j.nccl.binding.NcclFunction}). A test checks every declaration
