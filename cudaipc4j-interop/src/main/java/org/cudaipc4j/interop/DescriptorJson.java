@@ -1,7 +1,8 @@
 package org.cudaipc4j.interop;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -66,18 +67,21 @@ public final class DescriptorJson {
     }
 
     /**
-     * As {@link #fromJson(String)} for UTF-8 bytes; text that is not UTF-8 is refused.
+     * As {@link #fromJson(String)} for UTF-8 bytes; text that is not UTF-8 is refused, naming the offset of the first
+     * byte that is not.
      *
      * @param utf8 the JSON text in UTF-8
      * @return the descriptor
      */
     public static Descriptor fromJson(byte[] utf8) {
-        try {
-            return fromJson(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(utf8)).toString());
-        } catch (CharacterCodingException e) {
-            throw new DescriptorFormatException("descriptor: not UTF-8 text");
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(utf8);
+        CharBuffer out = CharBuffer.allocate(utf8.length);
+        if (decoder.decode(in, out, true).isError() || decoder.flush(out).isError()) {
+            throw new DescriptorFormatException("descriptor: not UTF-8 (at byte " + in.position() + ")");
         }
+        return fromJson(out.flip().toString());
     }
 
     /**
