@@ -415,11 +415,7 @@ def from_json(text: str | bytes) -> Descriptor:
             raise _refuse(f"not UTF-8 (at byte {e.start})") from None
     if not isinstance(text, str):
         raise _refuse("no text")
-    try:
-        value = json_text.parse_object(text)
-    except json_text.JsonTextError as e:
-        raise DescriptorError(str(e)) from None
-    return from_dict(value)
+    return from_dict(json_text.parse_object(text, DescriptorError))
 
 
 def from_dict(o: dict[str, Any]) -> Descriptor:

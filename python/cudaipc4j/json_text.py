@@ -8,18 +8,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import Error
-
 #: The deepest nesting of objects and arrays read: a descriptor needs 3, unknown fields get room beside it.
 MAX_DEPTH = 64
 _SPACE = " \t\n\r"
 _DIGITS = "0123456789"
 _HEX_DIGITS = "0123456789abcdefABCDEF"
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-
-
-class JsonTextError(Error, ValueError):
-    """Text that is no JSON object of the descriptor's grammar; the message is one line."""
 
 
 class Number:
@@ -52,22 +46,24 @@ def cut(text: str) -> str:
     return text[:57] + "..." if len(text) > 60 else text
 
 
-def parse_object(text: str) -> dict[str, Any]:
-    """Parses one JSON object into dicts, lists, strings, ints, :class:`Number`, booleans and None."""
-    p = _Parser(text)
+def parse_object(text: str, error: type[Exception]) -> dict[str, Any]:
+    """Parses one JSON object into dicts, lists, strings, ints, :class:`Number`, booleans and None; bad text raises
+    ``error`` (the reader's own) with one line."""
+    p = _Parser(text, error)
     p.skip_space()
     if p.at < len(text) and text[p.at] != "{":
-        raise JsonTextError("descriptor: not a JSON object")
+        raise p.error("descriptor: not a JSON object")
     value = p.value("", 0)
     p.skip_space()
     if p.at < len(text):
-        raise JsonTextError(f"descriptor: text after the JSON object {p.where()}")
+        raise p.error(f"descriptor: text after the JSON object {p.where()}")
     return value
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, error: type[Exception]) -> None:
         self.text = text
+        self.error = error
         self.at = 0
 
     def peek(self) -> str:
@@ -82,7 +78,7 @@ class _Parser:
         c = self.peek()
         if c in "{[":
             if depth == MAX_DEPTH:
-                raise JsonTextError(f"descriptor: JSON nested deeper than {MAX_DEPTH} levels {self.where()}")
+                raise self.error(f"descriptor: JSON nested deeper than {MAX_DEPTH} levels {self.where()}")
             return self.object(path, depth + 1) if c == "{" else self.array(path, depth + 1)
         if c == '"':
             return self.string()
@@ -110,7 +106,7 @@ class _Parser:
             name = self.string()
             field = f"{path}.{name}" if path else name
             if name in out:
-                raise JsonTextError(f"descriptor: field '{clip(field)}' is given twice")
+                raise self.error(f"descriptor: field '{clip(field)}' is given twice")
             self.skip_space()
             self.expect(":")
             out[name] = self.value(field, depth)
@@ -198,8 +194,8 @@ class _Parser:
             raise self.invalid()
         self.at += 1
 
-    def invalid(self) -> JsonTextError:
-        return JsonTextError(f"descriptor: not valid JSON {self.where()}")
+    def invalid(self) -> Exception:
+        return self.error(f"descriptor: not valid JSON {self.where()}")
 
     def where(self) -> str:
         """``(at line L column C)``: lines end at ``\\n``; the column counts code points, from 1."""
