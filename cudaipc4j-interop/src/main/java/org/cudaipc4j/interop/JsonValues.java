@@ -124,8 +124,7 @@ final class JsonValues {
 
     /** {@return a string of the input escaped as the writer escapes it (no quotes), at most 60 characters} */
     static String clip(String s) {
-        String q = DescriptorJsonWriter.quoted(s);
-        return cut(q.substring(1, q.length() - 1));
+        return cut(DescriptorJson.visible(s));
     }
 
     private static String cut(String s) {
