@@ -264,6 +264,8 @@ class Descriptor:
                 _integer("fds", self.fds, 1, 253)
                 if self.fd_numbers is not None:
                     numbers = _integers("fd_numbers", self.fd_numbers)
+                    for i, n in enumerate(numbers):
+                        _integer(f"fd_numbers[{i}]", n, 0, _MAX_PID)  # an int fd, as the reader and Java keep it
                     if len(numbers) != self.fds:
                         raise _fail("fd_numbers", f"{self.fds} fd numbers (one per fd)", list(numbers))
                     object.__setattr__(self, "fd_numbers", numbers)
@@ -356,7 +358,7 @@ def _wrong_type(name: str, expected: str, value: Any) -> DescriptorError:
     elif isinstance(value, bool):
         got = "true" if value else "false"
     else:
-        got = json_text.cut(str(value) if isinstance(value, int) else value.literal)
+        got = json_text.cut(value.literal if isinstance(value, json_text.Number) else str(value))
     return _refuse(f"field '{name}' must be {expected}, got {got}")
 
 

@@ -6,11 +6,14 @@ appears; integers of at most 20 characters become ``int``, every other number is
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 #: The deepest nesting of objects and arrays read: a descriptor needs 3, unknown fields get room beside it.
 MAX_DEPTH = 64
-_SPACE = " \t\n\r"
+_SPACE = re.compile(r"[ \t\n\r]*")
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]+')  # a run of a string's characters that need no look
+_DIGIT_RUN = re.compile(r"[0-9]*")
 _DIGITS = "0123456789"
 _HEX_DIGITS = "0123456789abcdefABCDEF"
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -70,8 +73,7 @@ class _Parser:
         return self.text[self.at] if self.at < len(self.text) else "\0"
 
     def skip_space(self) -> None:
-        while self.at < len(self.text) and self.text[self.at] in _SPACE:
-            self.at += 1
+        self.at = _SPACE.match(self.text, self.at).end()
 
     def value(self, path: str, depth: int) -> Any:
         self.skip_space()
@@ -142,8 +144,9 @@ class _Parser:
             if c < " ":  # a control character, or the end of the text
                 raise self.invalid()
             if c != "\\":
-                parts.append(c)
-                self.at += 1
+                run = _PLAIN.match(self.text, self.at)
+                parts.append(run.group())
+                self.at = run.end()
                 continue
             backslash = self.at
             self.at += 1
@@ -186,8 +189,7 @@ class _Parser:
     def digits(self) -> None:
         if self.peek() not in _DIGITS:
             raise self.invalid()
-        while self.peek() in _DIGITS:
-            self.at += 1
+        self.at = _DIGIT_RUN.match(self.text, self.at).end()
 
     def expect(self, c: str) -> None:
         if self.peek() != c:

@@ -102,7 +102,12 @@ class GoldenRefusalsTest(support.TestCase):
         files = sorted(f"{p.parent.name}/{p.name}" for d in ("descriptors", "handles") for p in (INVALID / d).iterdir())
         assert files == sorted(refusals())
 
-    def test_a_descriptor_error_is_a_value_error_of_the_package(self):
-        with self.assertRaises(descriptor.DescriptorError):
-            descriptor.from_json(b"\xff")
+    def test_a_shown_string_is_cut_at_60_characters_and_values_of_any_parser_are_named(self):
         assert json_text.shown("x" * 61) == '"' + "x" * 56 + "..."
+        assert json_text.shown("x" * 58) == '"' + "x" * 58 + '"'
+        # from_dict takes values of another parser too (json.loads): a float is refused by the field's name
+        value = json.loads((GOLDEN / "java" / "legacy.json").read_text(encoding="ascii"))
+        value["bytes"] = 1.5
+        with self.assertRaisesRegex(descriptor.DescriptorError, "^descriptor: field 'bytes' must be an integer, got"
+                                                                " 1.5$"):
+            descriptor.from_dict(value)
