@@ -49,7 +49,7 @@ def _fail(name: str, what: str, value: Any) -> DescriptorError:
     shown = repr(value)
     if len(shown) > 80:
         shown = shown[:77] + "..."
-    return DescriptorError(f"descriptor field {name}: expected {what}, got {shown}")
+    return DescriptorError(f"descriptor: field '{name}' must be {what}, got {shown}")
 
 
 def _integer(name: str, value: Any, low: int = 0, high: int = _MAX_LONG) -> int:
@@ -179,7 +179,7 @@ class TorchShare:
             try:
                 torch_handle.parse(self.handle)
             except ValueError as e:
-                raise DescriptorError(f"descriptor field torch.handle: {e}") from None
+                raise DescriptorError(f"descriptor: field 'torch.handle': {e}") from None
         _integer("torch.storage_bytes", self.storage_bytes)
         _integer("torch.storage_offset_bytes", self.storage_offset_bytes)
         if self.ref_counter_file is not None:
@@ -224,7 +224,7 @@ class Descriptor:
         if self.device_uuid is not None:
             object.__setattr__(self, "device_uuid", normalize_uuid(self.device_uuid))
         elif self.kind != "torch":
-            raise DescriptorError(f"descriptor field device_uuid: missing (required for kind {self.kind})")
+            raise DescriptorError(f"descriptor: field 'device_uuid' is missing (required for kind {self.kind})")
         allowed = {
             "legacy": {"ipc_handle"},
             "vmm": {"handle_type", "fabric_handle", "fds", "fd_numbers"},
@@ -234,12 +234,12 @@ class Descriptor:
         for name in ("ipc_handle", "handle_type", "fabric_handle", "fds", "fd_numbers", "pool_id",
                      "pointer_export", "torch"):
             if getattr(self, name) is not None and name not in allowed:
-                raise DescriptorError(f"descriptor field {name}: not allowed for kind {self.kind}")
+                raise DescriptorError(f"descriptor: field '{name}' does not belong to kind {self.kind}")
         required = {"legacy": ["ipc_handle"], "vmm": ["handle_type"], "pool": ["handle_type", "pool_id",
                     "pointer_export"], "torch": ["torch"]}[self.kind]
         for name in required:
             if getattr(self, name) is None:
-                raise DescriptorError(f"descriptor field {name}: missing (required for kind {self.kind})")
+                raise DescriptorError(f"descriptor: field '{name}' is missing (required for kind {self.kind})")
         if self.ipc_handle is not None:
             object.__setattr__(self, "ipc_handle", _handle_bytes("ipc_handle", self.ipc_handle, 64))
         if self.pointer_export is not None:
@@ -251,16 +251,18 @@ class Descriptor:
                 raise _fail("handle_type", "posix_fd or fabric", self.handle_type)
             if self.handle_type == "fabric":
                 if self.fabric_handle is None:
-                    raise DescriptorError("descriptor field fabric_handle: missing (required for handle_type fabric)")
+                    raise DescriptorError("descriptor: field 'fabric_handle' is missing (required for handle_type"
+                                          " fabric)")
                 object.__setattr__(self, "fabric_handle", _handle_bytes("fabric_handle", self.fabric_handle, 64))
                 for name in ("fds", "fd_numbers"):
                     if getattr(self, name) is not None:
-                        raise DescriptorError(f"descriptor field {name}: not allowed for handle_type fabric")
+                        raise DescriptorError(f"descriptor: field '{name}' does not belong to handle_type"
+                                              " fabric")
             else:
                 if self.fabric_handle is not None:
-                    raise DescriptorError("descriptor field fabric_handle: not allowed for handle_type posix_fd")
+                    raise DescriptorError("descriptor: field 'fabric_handle' does not belong to handle_type posix_fd")
                 if self.fds is None:
-                    raise DescriptorError("descriptor field fds: missing (required for handle_type posix_fd)")
+                    raise DescriptorError("descriptor: field 'fds' is missing (required for handle_type posix_fd)")
                 _integer("fds", self.fds, 1, 253)
                 if self.fd_numbers is not None:
                     numbers = _integers("fd_numbers", self.fd_numbers)
@@ -278,7 +280,7 @@ class Descriptor:
             if not isinstance(self.tensor, Tensor):
                 raise _fail("tensor", "an object", self.tensor)
             if self.tensor.extent_bytes() > self.bytes:
-                raise DescriptorError(f"descriptor field tensor: the view reaches {self.tensor.extent_bytes()} bytes"
+                raise DescriptorError(f"descriptor: field 'tensor': the view reaches {self.tensor.extent_bytes()} bytes"
                                       f" into an allocation of {self.bytes}")
         if self.event is not None and not isinstance(self.event, Event):
             raise _fail("event", "an object", self.event)
