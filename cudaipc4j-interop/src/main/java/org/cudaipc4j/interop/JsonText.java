@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * The descriptor's JSON grammar (RFC 8259, strict), parsed the same way as the Python reader's
- * ({@code cudaipc4j.descriptor}): the same first error at the same place, so both refuse bad text with the same line
+ * ({@code cudaipc4j.json_text}): the same first error at the same place, so both refuse bad text with the same line
  * ({@code docs/interop-format.md}, "Rules of the text"). One object; objects and arrays nest at most
  * {@value #MAX_DEPTH} deep; a key given twice is refused where it appears; numbers are kept as written.
  */
