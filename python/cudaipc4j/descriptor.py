@@ -425,7 +425,7 @@ def from_json(text: str | bytes) -> Descriptor:
 def from_dict(o: dict[str, Any]) -> Descriptor:
     """A descriptor from parsed JSON values (see :func:`from_json`)."""
     o = _obj(o, "(top level)")
-    if o.get("cudaipc4j_descriptor") is None and "cudaipc4j_descriptor" not in o:
+    if "cudaipc4j_descriptor" not in o:
         raise DescriptorError("not a cudaipc4j descriptor: field 'cudaipc4j_descriptor' (the format version) is"
                               " missing")
     version = _str(o["cudaipc4j_descriptor"], "cudaipc4j_descriptor")
