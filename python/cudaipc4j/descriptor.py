@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import json_text
 from .errors import Error
 
 FORMAT_MAJOR = 1
@@ -32,8 +33,12 @@ _MAX_PID = (1 << 31) - 1
 _UUID = re.compile(r"GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _VERSION = re.compile(r"(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
-_SHM_NAME = re.compile(r"/[^/\x00]{1,254}")
-_HOLDERS_NAME = re.compile(r"cudaipc4j-[A-Za-z0-9_-]{1,200}")
+#: The names a descriptor may give files (docs/interop-format.md, "Names"): what coord's ExportHolders and torch's
+#: GetNewRefCountedSentData make, printable ASCII without '/' or '..' past the first character.
+HOLDERS_NAME = re.compile(r"cudaipc4j-[1-9][0-9]{0,9}-[0-9a-f]{16}-holders")
+HOLDERS_FORM = "a holder table's name (cudaipc4j-<pid>-<16 hex digits>-holders)"
+REF_COUNTER_NAME = re.compile(r"/torch_[0-9]{1,10}_[0-9]{1,20}(_[0-9]{1,10})?")
+REF_COUNTER_FORM = "a torch counter file's name (/torch_<pid>_<random>_<n>)"
 
 
 class DescriptorError(Error, ValueError):
@@ -44,7 +49,7 @@ def _fail(name: str, what: str, value: Any) -> DescriptorError:
     shown = repr(value)
     if len(shown) > 80:
         shown = shown[:77] + "..."
-    return DescriptorError(f"descriptor field {name}: expected {what}, got {shown}")
+    return DescriptorError(f"descriptor: field '{name}' must be {what}, got {shown}")
 
 
 def _integer(name: str, value: Any, low: int = 0, high: int = _MAX_LONG) -> int:
@@ -60,25 +65,16 @@ def _boolean(name: str, value: Any) -> bool:
     return value
 
 
-def _string(name: str, value: Any, pattern: re.Pattern[str], what: str) -> str:
+def _file_name(name: str, value: Any, pattern: re.Pattern[str], what: str) -> None:
     if not isinstance(value, str) or not pattern.fullmatch(value):
-        raise _fail(name, what, value)
-    return value
+        got = json_text.shown(value) if isinstance(value, str) else repr(value)
+        raise DescriptorError(f"descriptor: field '{name}' must be {what}, got {got}")
 
 
 def _handle_bytes(name: str, value: Any, length: int | None) -> bytes:
     if not isinstance(value, (bytes, bytearray)) or (length is not None and len(value) != length):
         raise _fail(name, f"{length} bytes" if length is not None else "bytes", value)
     return bytes(value)
-
-
-def _hex(name: str, value: Any, length: int | None) -> bytes:
-    if not isinstance(value, str) or not _HEX.fullmatch(value):
-        raise _fail(name, "a hex string (two digits a byte)", value)
-    raw = bytes.fromhex(value)
-    if length is not None and len(raw) != length:
-        raise _fail(name, f"{length} bytes in hex ({2 * length} digits)", value)
-    return raw
 
 
 def _integers(name: str, value: Any) -> tuple[int, ...]:
@@ -115,7 +111,7 @@ class Exporter:
         _integer("exporter.pid_namespace", self.pid_namespace)
         _integer("exporter.export_id", self.export_id)
         if self.holders is not None:
-            _string("exporter.holders", self.holders, _HOLDERS_NAME, "a holder table's name (cudaipc4j-...)")
+            _file_name("exporter.holders", self.holders, HOLDERS_NAME, HOLDERS_FORM)
 
 
 @dataclass(frozen=True)
@@ -183,12 +179,11 @@ class TorchShare:
             try:
                 torch_handle.parse(self.handle)
             except ValueError as e:
-                raise DescriptorError(f"descriptor field torch.handle: {e}") from None
+                raise DescriptorError(f"descriptor: field 'torch.handle': {e}") from None
         _integer("torch.storage_bytes", self.storage_bytes)
         _integer("torch.storage_offset_bytes", self.storage_offset_bytes)
         if self.ref_counter_file is not None:
-            _string("torch.ref_counter_file", self.ref_counter_file, _SHM_NAME,
-                    "a shared-memory name (/name, one component)")
+            _file_name("torch.ref_counter_file", self.ref_counter_file, REF_COUNTER_NAME, REF_COUNTER_FORM)
         if self.ref_counter_offset is not None:
             _integer("torch.ref_counter_offset", self.ref_counter_offset)
         _integer("torch.device_index", self.device_index, 0, (1 << 31) - 1)
@@ -229,7 +224,7 @@ class Descriptor:
         if self.device_uuid is not None:
             object.__setattr__(self, "device_uuid", normalize_uuid(self.device_uuid))
         elif self.kind != "torch":
-            raise DescriptorError(f"descriptor field device_uuid: missing (required for kind {self.kind})")
+            raise DescriptorError(f"descriptor: field 'device_uuid' is missing (required for kind {self.kind})")
         allowed = {
             "legacy": {"ipc_handle"},
             "vmm": {"handle_type", "fabric_handle", "fds", "fd_numbers"},
@@ -239,12 +234,12 @@ class Descriptor:
         for name in ("ipc_handle", "handle_type", "fabric_handle", "fds", "fd_numbers", "pool_id",
                      "pointer_export", "torch"):
             if getattr(self, name) is not None and name not in allowed:
-                raise DescriptorError(f"descriptor field {name}: not allowed for kind {self.kind}")
+                raise DescriptorError(f"descriptor: field '{name}' does not belong to kind {self.kind}")
         required = {"legacy": ["ipc_handle"], "vmm": ["handle_type"], "pool": ["handle_type", "pool_id",
                     "pointer_export"], "torch": ["torch"]}[self.kind]
         for name in required:
             if getattr(self, name) is None:
-                raise DescriptorError(f"descriptor field {name}: missing (required for kind {self.kind})")
+                raise DescriptorError(f"descriptor: field '{name}' is missing (required for kind {self.kind})")
         if self.ipc_handle is not None:
             object.__setattr__(self, "ipc_handle", _handle_bytes("ipc_handle", self.ipc_handle, 64))
         if self.pointer_export is not None:
@@ -256,19 +251,23 @@ class Descriptor:
                 raise _fail("handle_type", "posix_fd or fabric", self.handle_type)
             if self.handle_type == "fabric":
                 if self.fabric_handle is None:
-                    raise DescriptorError("descriptor field fabric_handle: missing (required for handle_type fabric)")
+                    raise DescriptorError("descriptor: field 'fabric_handle' is missing (required for handle_type"
+                                          " fabric)")
                 object.__setattr__(self, "fabric_handle", _handle_bytes("fabric_handle", self.fabric_handle, 64))
                 for name in ("fds", "fd_numbers"):
                     if getattr(self, name) is not None:
-                        raise DescriptorError(f"descriptor field {name}: not allowed for handle_type fabric")
+                        raise DescriptorError(f"descriptor: field '{name}' does not belong to handle_type"
+                                              " fabric")
             else:
                 if self.fabric_handle is not None:
-                    raise DescriptorError("descriptor field fabric_handle: not allowed for handle_type posix_fd")
+                    raise DescriptorError("descriptor: field 'fabric_handle' does not belong to handle_type posix_fd")
                 if self.fds is None:
-                    raise DescriptorError("descriptor field fds: missing (required for handle_type posix_fd)")
+                    raise DescriptorError("descriptor: field 'fds' is missing (required for handle_type posix_fd)")
                 _integer("fds", self.fds, 1, 253)
                 if self.fd_numbers is not None:
                     numbers = _integers("fd_numbers", self.fd_numbers)
+                    for i, n in enumerate(numbers):
+                        _integer(f"fd_numbers[{i}]", n, 0, _MAX_PID)  # an int fd, as the reader and Java keep it
                     if len(numbers) != self.fds:
                         raise _fail("fd_numbers", f"{self.fds} fd numbers (one per fd)", list(numbers))
                     object.__setattr__(self, "fd_numbers", numbers)
@@ -281,7 +280,7 @@ class Descriptor:
             if not isinstance(self.tensor, Tensor):
                 raise _fail("tensor", "an object", self.tensor)
             if self.tensor.extent_bytes() > self.bytes:
-                raise DescriptorError(f"descriptor field tensor: the view reaches {self.tensor.extent_bytes()} bytes"
+                raise DescriptorError(f"descriptor: field 'tensor': the view reaches {self.tensor.extent_bytes()} bytes"
                                       f" into an allocation of {self.bytes}")
         if self.event is not None and not isinstance(self.event, Event):
             raise _fail("event", "an object", self.event)
@@ -330,135 +329,238 @@ def to_json(d: Descriptor) -> str:
     return json.dumps(to_dict(d), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-class _Duplicated(dict):
-    """An object whose key ``duplicate`` was given twice; refused with the key's whole path once parsing is done."""
-    duplicate: str = ""
+# Reading: the same checks in the same order as the Java reader (DescriptorJsonReader), with the same one-line
+# refusals; interop-golden/invalid/ pins them for both sides.
+
+_KIND_FIELDS = ("ipc_handle", "handle_type", "fabric_handle", "fds", "fd_numbers", "pool_id", "pointer_export",
+                "torch")
+_BELONGS = {
+    "legacy": {"ipc_handle"},
+    "vmm": {"handle_type", "fabric_handle", "fds", "fd_numbers"},
+    "pool": {"handle_type", "fabric_handle", "fds", "fd_numbers", "pool_id", "pointer_export"},
+    "torch": {"torch"},
+}
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+_MIN_LONG = -(1 << 63)
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out and not isinstance(out, _Duplicated):
-            out = _Duplicated(out)
-            out.duplicate = k
-        out[k] = v
-    return out
+def _refuse(message: str) -> DescriptorError:
+    return DescriptorError("descriptor: " + message)
 
 
-def _refuse_duplicates(value: Any, path: str = "") -> None:
-    """Refuses the first key given twice, named by its path (``exporter.pid``), as the Java reader names it."""
-    if isinstance(value, dict):
-        prefix = f"{path}." if path else ""
-        if isinstance(value, _Duplicated):
-            raise DescriptorError(f"descriptor field {prefix}{value.duplicate}: given twice")
-        for k, v in value.items():
-            _refuse_duplicates(v, prefix + k)
+def _wrong_type(name: str, expected: str, value: Any) -> DescriptorError:
+    if value is None:
+        got = "null"
+    elif isinstance(value, str):
+        got = json_text.shown(value)
+    elif isinstance(value, dict):
+        got = "an object"
     elif isinstance(value, list):
-        for i, v in enumerate(value):
-            _refuse_duplicates(v, f"{path}[{i}]")
+        got = "an array"
+    elif isinstance(value, bool):
+        got = "true" if value else "false"
+    else:
+        got = json_text.cut(value.literal if isinstance(value, json_text.Number) else str(value))
+    return _refuse(f"field '{name}' must be {expected}, got {got}")
 
 
-class _Number:
-    """A JSON number the format has no use for (a fraction, an exponent, NaN, Infinity, more than 20 digits),
-    kept as written: a field that needs an integer refuses it by the field's name; an unknown field may hold it."""
-    __slots__ = ("literal",)
-
-    def __init__(self, literal: str) -> None:
-        self.literal = literal
-
-    def __repr__(self) -> str:
-        return self.literal
-
-
-def _int(text: str) -> Any:
-    # an integer of any field fits 64 bits; longer digit strings would also meet Python's own limit on int()
-    return int(text) if len(text) <= 20 else _Number(text)
-
-
-def _object(name: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _fail(name, "an object", value)
-    return value
-
-
-def _required(obj: dict[str, Any], prefix: str, key: str) -> Any:
+def _req(obj: dict[str, Any], key: str, prefix: str) -> Any:
     if key not in obj:
-        raise DescriptorError(f"descriptor field {prefix}{key}: missing")
+        raise _refuse(f"field '{prefix}{key}' is missing")
     return obj[key]
 
 
+def _str(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise _wrong_type(name, "a string", value)
+    return value
+
+
+def _obj(value: Any, name: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _wrong_type(name, "an object", value)
+    return value
+
+
+def _nonneg(value: Any, name: str) -> int:
+    literal = value.literal if isinstance(value, json_text.Number) else None
+    if isinstance(value, bool) or not (isinstance(value, int) or (literal and _INTEGER.fullmatch(literal))):
+        raise _wrong_type(name, "an integer", value)
+    if literal is not None or not _MIN_LONG <= value <= _MAX_LONG:
+        raise _refuse(f"field '{name}' is out of range (0 to 2^63 - 1): {json_text.cut(literal or str(value))}")
+    if value < 0:
+        raise _refuse(f"field '{name}' must be >= 0, got {value}")
+    return value
+
+
+def _longs(value: Any, name: str) -> list[int]:
+    if not isinstance(value, list):
+        raise _wrong_type(name, "an array of integers", value)
+    return [_nonneg(v, f"{name}[{i}]") for i, v in enumerate(value)]
+
+
+def _hex_field(value: Any, name: str, length: int | None) -> bytes:
+    s = _str(value, name)
+    if len(s) % 2 or (length is not None and len(s) != 2 * length) or not s:
+        what = f"{length} bytes ({2 * length} hex digits)" if length is not None else "an even number of hex digits"
+        raise _refuse(f"field '{name}' must be {what}, got {len(s)} characters")
+    if not _HEX.fullmatch(s):
+        raise _refuse(f"field '{name}' is not hex: '{json_text.clip(s)}'")
+    return bytes.fromhex(s)
+
+
 def from_json(text: str | bytes) -> Descriptor:
-    """Reads a descriptor; unknown fields are ignored, a newer major version and malformed input refused."""
+    """Reads a descriptor; unknown fields are ignored, a newer major version and malformed input refused, in the
+    Java reader's words."""
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as e:
-            raise DescriptorError(f"descriptor: not UTF-8 ({e.reason} at byte {e.start})") from None
-    try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_Number, parse_float=_Number,
-                           parse_int=_int)
-    except json.JSONDecodeError as e:
-        raise DescriptorError(f"descriptor: not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
-    except RecursionError:
-        raise DescriptorError("descriptor: nested too deeply") from None
-    _refuse_duplicates(value)
-    return from_dict(value)
+            raise _refuse(f"not UTF-8 (at byte {e.start})") from None
+    if not isinstance(text, str):
+        raise _refuse("no text")
+    return from_dict(json_text.parse_object(text, DescriptorError))
 
 
-def _json_uuid(value: Any) -> str:
-    if not isinstance(value, str) or not value.startswith("GPU-"):
-        raise _fail("device_uuid", "a GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)", value)
-    return normalize_uuid(value)
-
-
-def from_dict(value: Any) -> Descriptor:
+def from_dict(o: dict[str, Any]) -> Descriptor:
     """A descriptor from parsed JSON values (see :func:`from_json`)."""
-    obj = _object("(top level)", value)
-    version = _required(obj, "", "cudaipc4j_descriptor")
-    if not isinstance(version, str) or not _VERSION.fullmatch(version):
-        raise _fail("cudaipc4j_descriptor", "a version major.minor such as \"1.0\"", version)
+    o = _obj(o, "(top level)")
+    if "cudaipc4j_descriptor" not in o:
+        raise DescriptorError("not a cudaipc4j descriptor: field 'cudaipc4j_descriptor' (the format version) is"
+                              " missing")
+    version = _str(o["cudaipc4j_descriptor"], "cudaipc4j_descriptor")
+    if not _VERSION.fullmatch(version):
+        raise _refuse(f"field 'cudaipc4j_descriptor' must be 'major.minor', got '{json_text.clip(version)}'")
     major, minor = (int(p) for p in version.split("."))
     if major > FORMAT_MAJOR:
         raise DescriptorError(f"descriptor format {version} is newer than this reader's {FORMAT_MAJOR}.x")
     if major < FORMAT_MAJOR:
         raise DescriptorError(f"descriptor format {version} is older than any this reader knows ({FORMAT_MAJOR}.x)")
-
-    def opt(key: str, convert: Any) -> Any:
-        v = obj.get(key)
-        return None if v is None else convert(v)
-
-    ex = _object("exporter", _required(obj, "", "exporter"))
-    exporter = Exporter(_required(ex, "exporter.", "pid"), _required(ex, "exporter.", "pid_namespace"),
-                        _required(ex, "exporter.", "export_id"), ex.get("holders"))
-    torch = None
-    if obj.get("torch") is not None:
-        t = _object("torch", obj["torch"])
-        handle = _required(t, "torch.", "handle")
-        torch = TorchShare(None if handle is None else _hex("torch.handle", handle, None),
-                           _required(t, "torch.", "storage_bytes"), _required(t, "torch.", "storage_offset_bytes"),
-                           _required(t, "torch.", "ref_counter_file"), _required(t, "torch.", "ref_counter_offset"),
-                           _required(t, "torch.", "device_index"))
-    tensor = None
-    if obj.get("tensor") is not None:
-        t = _object("tensor", obj["tensor"])
-        tensor = Tensor(_required(t, "tensor.", "dtype"), _integers("tensor.shape", _required(t, "tensor.", "shape")),
-                        _integers("tensor.strides", _required(t, "tensor.", "strides")),
-                        _required(t, "tensor.", "offset"))
+    kind = _str(_req(o, "kind", ""), "kind")
+    if kind not in KINDS:
+        raise _refuse(f"field 'kind' is '{json_text.clip(kind)}', not one of legacy, vmm, pool, torch")
+    for f in _KIND_FIELDS:
+        if o.get(f) is not None and f not in _BELONGS[kind]:
+            raise _refuse(f"field '{f}' does not belong to kind {kind}")
+    device = None
+    if o.get("device_uuid") is not None or kind != "torch":
+        uuid = _str(_req(o, "device_uuid", ""), "device_uuid")
+        if not _UUID.fullmatch("GPU-" + uuid[4:].lower()) or not uuid.startswith("GPU-"):
+            raise _refuse("field 'device_uuid' must look like GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, got"
+                          f" '{json_text.clip(uuid)}'")
+        device = "GPU-" + uuid[4:].lower()
+    size = _nonneg(_req(o, "bytes", ""), "bytes")
+    ex = _obj(_req(o, "exporter", ""), "exporter")
+    pid = _nonneg(_req(ex, "pid", "exporter."), "exporter.pid")
+    if not 1 <= pid <= _MAX_PID:
+        raise _refuse(f"field 'exporter.pid' must be 1 to {_MAX_PID}, got {pid}")
+    holders = ex.get("holders")
+    exporter = Exporter(pid, _nonneg(_req(ex, "pid_namespace", "exporter."), "exporter.pid_namespace"),
+                        _nonneg(_req(ex, "export_id", "exporter."), "exporter.export_id"),
+                        None if holders is None else _str(holders, "exporter.holders"))
+    fields: dict[str, Any] = {}
+    if kind == "legacy":
+        fields["ipc_handle"] = _hex_field(_req(o, "ipc_handle", ""), "ipc_handle", 64)
+    elif kind in ("vmm", "pool"):
+        fields.update(_vmm_or_pool(o, kind))
+    else:
+        fields["torch"] = _torch_share(o, size)
+    tensor = None if o.get("tensor") is None else _tensor(_obj(o["tensor"], "tensor"))
+    if tensor is not None and tensor.extent_bytes() > size:
+        raise _refuse(f"tensor {tensor.dtype}{_java_list(tensor.shape)} strides {_java_list(tensor.strides)} offset"
+                      f" {tensor.offset} reaches {tensor.extent_bytes()} bytes, beyond the {size} described")
     event = None
-    if obj.get("event") is not None:
-        e = _object("event", obj["event"])
-        event = Event(_hex("event.ipc_handle", _required(e, "event.", "ipc_handle"), 64),
-                      _required(e, "event.", "wait"))
-    return Descriptor(
-        kind=_required(obj, "", "kind"),
-        bytes=_required(obj, "", "bytes"),
-        exporter=exporter,
-        device_uuid=opt("device_uuid", _json_uuid),
-        ipc_handle=opt("ipc_handle", lambda v: _hex("ipc_handle", v, 64)),
-        handle_type=obj.get("handle_type"),
-        fabric_handle=opt("fabric_handle", lambda v: _hex("fabric_handle", v, 64)),
-        fds=obj.get("fds"),
-        fd_numbers=opt("fd_numbers", lambda v: _integers("fd_numbers", v)),
-        pool_id=obj.get("pool_id"),
-        pointer_export=opt("pointer_export", lambda v: _hex("pointer_export", v, 64)),
-        torch=torch, tensor=tensor, event=event, minor=minor)
+    if o.get("event") is not None:
+        e = _obj(o["event"], "event")
+        handle = _hex_field(_req(e, "ipc_handle", "event."), "event.ipc_handle", 64)
+        wait = _req(e, "wait", "event.")
+        if not isinstance(wait, bool):
+            raise _wrong_type("event.wait", "true or false", wait)
+        event = Event(handle, wait)
+    return Descriptor(kind=kind, bytes=size, exporter=exporter, device_uuid=device, tensor=tensor, event=event,
+                      minor=minor, **fields)
+
+
+def _java_list(values: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _vmm_or_pool(o: dict[str, Any], kind: str) -> dict[str, Any]:
+    handle_type = _str(_req(o, "handle_type", ""), "handle_type")
+    if handle_type not in HANDLE_TYPES:
+        raise _refuse(f"field 'handle_type' is '{json_text.clip(handle_type)}', not posix_fd or fabric")
+    out: dict[str, Any] = {"handle_type": handle_type}
+    fds = 0
+    if handle_type == "fabric":
+        out["fabric_handle"] = _hex_field(_req(o, "fabric_handle", ""), "fabric_handle", 64)
+        if o.get("fds") is not None or o.get("fd_numbers") is not None:
+            raise _refuse("fields 'fds' and 'fd_numbers' do not belong to handle_type fabric")
+    else:
+        if o.get("fabric_handle") is not None:
+            raise _refuse("field 'fabric_handle' does not belong to handle_type posix_fd")
+        fds = _nonneg(_req(o, "fds", ""), "fds")
+        if not 1 <= fds <= 253:
+            raise _refuse(f"field 'fds' must be 1 to 253, got {fds}")
+        out["fds"] = fds
+    if o.get("fd_numbers") is not None:
+        numbers = _longs(o["fd_numbers"], "fd_numbers")
+        for i, n in enumerate(numbers):
+            if n > _MAX_PID:
+                raise _refuse(f"field 'fd_numbers[{i}]' must be 0 to {_MAX_PID}, got {n}")
+        if len(numbers) != fds:
+            raise _refuse(f"field 'fd_numbers' has {len(numbers)} entries for fds {fds}")
+        out["fd_numbers"] = tuple(numbers)
+    if kind == "pool":
+        out["pool_id"] = _nonneg(_req(o, "pool_id", ""), "pool_id")
+        out["pointer_export"] = _hex_field(_req(o, "pointer_export", ""), "pointer_export", 64)
+    return out
+
+
+def _torch_share(o: dict[str, Any], size: int) -> TorchShare:
+    from . import torch_handle
+    t = _obj(_req(o, "torch", ""), "torch")
+    h, file, slot = (_req(t, k, "torch.") for k in ("handle", "ref_counter_file", "ref_counter_offset"))
+    nulls = (h is None) + (file is None) + (slot is None)
+    if nulls not in (0, 3):
+        raise _refuse("fields 'torch.handle', 'torch.ref_counter_file' and 'torch.ref_counter_offset' must be all"
+                      " null (an empty storage) or all present")
+    handle = None if h is None else _hex_field(h, "torch.handle", None)
+    if handle is not None:
+        try:
+            torch_handle.parse(handle)
+        except ValueError as e:
+            raise _refuse(f"field 'torch.handle': {e}") from None
+    device_index = _nonneg(_req(t, "device_index", "torch."), "torch.device_index")
+    if device_index > _MAX_PID:
+        raise _refuse(f"field 'torch.device_index' is too large: {device_index}")
+    storage = _nonneg(_req(t, "storage_bytes", "torch."), "torch.storage_bytes")
+    offset = _nonneg(_req(t, "storage_offset_bytes", "torch."), "torch.storage_offset_bytes")
+    share = TorchShare(handle, storage, offset, None if file is None else _str(file, "torch.ref_counter_file"),
+                       None if slot is None else _nonneg(slot, "torch.ref_counter_offset"), device_index)
+    if storage != size:
+        raise _refuse(f"field 'bytes' is {size} but torch.storage_bytes is {storage}")
+    return share
+
+
+def _tensor(t: dict[str, Any]) -> Tensor:
+    name = _str(_req(t, "dtype", "tensor."), "tensor.dtype")
+    bare = name[6:] if name.startswith("torch.") else name
+    if bare not in DTYPE_SIZES:
+        raise _refuse(f"field 'tensor.dtype': unknown dtype '{json_text.clip(name)}' (known:"
+                      f" {', '.join(DTYPE_SIZES)})")
+    if name != bare:
+        raise _refuse(f"field 'tensor.dtype' is '{json_text.clip(name)}'; write it without 'torch.'")
+    shape = _longs(_req(t, "shape", "tensor."), "tensor.shape")
+    strides = _longs(_req(t, "strides", "tensor."), "tensor.strides")
+    if len(shape) != len(strides):
+        raise _refuse(f"fields 'tensor.shape' ({len(shape)} dimensions) and 'tensor.strides' ({len(strides)}) differ"
+                      " in length")
+    offset = _nonneg(_req(t, "offset", "tensor."), "tensor.offset")
+    tensor = Tensor(bare, tuple(shape), tuple(strides), offset)
+    elements = 1
+    for n in shape:
+        elements *= n
+    if elements > _MAX_LONG or (elements and tensor.extent_bytes() > _MAX_LONG):
+        raise _refuse(f"tensor of shape {_java_list(tensor.shape)}, strides {_java_list(tensor.strides)} and offset"
+                      f" {offset} reaches beyond 2^63 bytes")
+    return tensor

@@ -11,16 +11,16 @@ from __future__ import annotations
 import ctypes
 import mmap
 import os
-import re
 import struct
 
+from .descriptor import REF_COUNTER_NAME
 from .holders import _SEQ_CST, _cas
 
 DIRECTORY = "/dev/shm"
 HEADER = 64
 SLOTS = 10000
 FILE_BYTES = HEADER + 8 * SLOTS
-_NAME = re.compile(r"/torch_[0-9]{1,10}_[0-9]{1,20}(_[0-9]{1,10})?")
+_NAME = REF_COUNTER_NAME
 
 
 def give_back(name: str, slot: int, directory: str | None = None) -> bool:

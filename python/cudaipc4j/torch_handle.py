@@ -28,7 +28,6 @@ FABRIC_HANDLE_SIZE = 64
 _HEADER_V2 = struct.Struct("<i4xQQ")
 _MAX_LONG = (1 << 63) - 1
 _HEADER_V3 = struct.Struct("<i4xQQi4x")
-V3_HANDLE_TYPES = {0: "unspecified", 1: "posix_fd", 2: "fabric"}
 
 
 @dataclass(frozen=True)
@@ -59,73 +58,79 @@ class TorchHandle:
 
 
 def parse(handle: bytes | bytearray | memoryview) -> TorchHandle:
-    """Parses torch's handle bytes; raises ValueError naming what is wrong."""
+    """Parses torch's handle bytes; raises ValueError naming what is wrong, in the Java reader's words
+    (``TorchHandle.parse``; interop-golden/invalid/ pins them for both sides)."""
     if not isinstance(handle, (bytes, bytearray, memoryview)):
         raise ValueError(f"a torch handle is bytes, got {type(handle).__name__}")
     data = bytes(handle)
+    if not data:
+        raise ValueError("torch handle is empty (an empty storage has no handle)")
     if len(data) == RAW_SIZE:
         return TorchHandle(0, "c", ipc_handle=data)
     if len(data) < 2:
-        raise ValueError(f"a torch handle is 64 bytes (torch <= 2.4) or a version byte, a type byte and a payload;"
-                         f" got {len(data)} byte(s)")
+        raise ValueError(f"torch handle too short: {len(data)} byte; a handle is 64 raw bytes or a version byte, a"
+                         f" type byte and a payload")
     version, kind = data[0], data[1]
-    if version == 0 or version > MAX_VERSION:
-        raise ValueError(f"torch handle version {version} is unknown (known: 1 to {MAX_VERSION}, or a raw 64-byte"
-                         f" handle); a newer torch may have written it")
-    payload = data[2:]
+    if version == 0:
+        head = " ".join(f"{b:02x}" for b in data[:8]) + (" ..." if len(data) > 8 else "")
+        raise ValueError(f"torch handle has version 0, which torch never writes (raw handles are exactly 64 bytes;"
+                         f" versioned ones start at 1); {len(data)} bytes: {head}")
+    if version > MAX_VERSION:
+        raise ValueError(f"torch handle has version {version}, newer than this reader knows (1 to {MAX_VERSION})")
     if kind == TYPE_CUDA_MALLOC:
-        if len(payload) != RAW_SIZE:
-            raise ValueError(f"torch handle version {version} type 'c' carries 64 bytes after its 2-byte head,"
-                             f" got {len(payload)} ({len(data)} in all)")
-        return TorchHandle(version, "c", ipc_handle=payload)
+        if len(data) != 2 + RAW_SIZE:
+            raise ValueError(f"torch handle version {version} type 'c' must be {2 + RAW_SIZE} bytes (version, type,"
+                             f" 64-byte cudaIpcMemHandle_t), got {len(data)}")
+        return TorchHandle(version, "c", ipc_handle=data[2:])
     if kind == TYPE_EXPANDABLE:
-        return _expandable(version, payload)
-    shown = f"'{chr(kind)}' (0x{kind:02x})" if 0x20 < kind < 0x7f else f"0x{kind:02x}"
-    raise ValueError(f"torch handle type {shown} is unknown (known: 'c' cudaMalloc, 'e' expandable segment)")
+        return _expandable(version, data)
+    shown = f"'{chr(kind)}' " if 0x20 <= kind < 0x7f else ""
+    raise ValueError(f"torch handle version {version} has an unknown type {shown}(0x{kind:02x}); torch writes 'c'"
+                     f" (cudaMalloc) and 'e' (expandable segment)")
 
 
-def _expandable(version: int, payload: bytes) -> TorchHandle:
+def _expandable(version: int, data: bytes) -> TorchHandle:
     header = _HEADER_V3 if version >= 3 else _HEADER_V2
-    if len(payload) < header.size:
-        raise ValueError(f"torch handle version {version} type 'e' is too short: {len(payload)} bytes after its head,"
-                         f" its header alone is {header.size}")
+    what = f"torch handle version {version} type 'e'"
+    if len(data) < 2 + header.size:
+        raise ValueError(f"{what} too short: {len(data)} bytes, its header alone is {2 + header.size}")
     if version >= 3:
-        pid, segment_size, count, code = header.unpack_from(payload)
-        if code not in V3_HANDLE_TYPES:
-            raise ValueError(f"torch handle version {version} type 'e': chunk handle type {code} is unknown"
-                             f" (known: 0 unspecified, 1 POSIX fd, 2 fabric)")
-        declared = V3_HANDLE_TYPES[code]
+        pid, segment_size, count, declared = header.unpack_from(data, 2)
     else:
-        pid, segment_size, count = header.unpack_from(payload)
-        declared = "unspecified"
-    rest = payload[header.size:]
+        pid, segment_size, count = header.unpack_from(data, 2)
+        declared = -1
     if pid <= 0:
-        raise ValueError(f"torch handle type 'e': producer pid {pid} is not a pid")
-    # the limits the Java reader (TorchHandle.java) applies: sizes are signed 64-bit there
-    if not 0 < segment_size <= _MAX_LONG:
-        raise ValueError(f"torch handle type 'e': chunk size {segment_size} is not a segment size (1 to 2^63-1"
-                         f" bytes)")
-    if not 0 < count <= len(rest) // 4:
-        raise ValueError(f"torch handle type 'e' announces {count} chunks but carries {len(rest)} bytes of chunks")
+        raise ValueError(f"{what} names producer pid {pid}")
+    if not 0 < segment_size <= _MAX_LONG:  # a signed 64-bit size, as the Java reader keeps it
+        raise ValueError(f"{what} has a bad segment size {segment_size}")
+    payload = len(data) - 2 - header.size
+    if not 0 < count <= payload // 4:
+        raise ValueError(f"{what} announces {count} chunks but carries {payload} bytes of chunks")
     if segment_size * count > _MAX_LONG:
-        raise ValueError(f"torch handle type 'e': {count} chunks of {segment_size} bytes overflow a 64-bit size")
-    by_length = None
-    if len(rest) == 4 * count:
-        by_length = "posix_fd"
-    elif len(rest) == FABRIC_HANDLE_SIZE * count and version >= 2:  # version 1 had no fabric handles
-        by_length = "fabric"
-    if by_length is None or (declared != "unspecified" and declared != by_length):
-        fabric = f"{FABRIC_HANDLE_SIZE * count} (fabric handles)"
-        expect = {"posix_fd": f"{4 * count} (int fds)", "fabric": fabric,
-                  "unspecified": f"{4 * count} (int fds)" + (f" or {fabric}" if version >= 2 else "")}[declared]
-        raise ValueError(f"torch handle version {version} type 'e' declares {count} chunk(s): expected {expect} bytes"
-                         f" after its {header.size}-byte header, got {len(rest)}"
-                         + ("" if version >= 2 else " (version 1 has no fabric handles)"))
-    if by_length == "posix_fd":
+        raise ValueError(f"{what}: {count} chunks of {segment_size} bytes overflow a 64-bit size")
+    if version >= 3 and declared != 0:
+        if declared not in (1, 2):
+            raise ValueError(f"{what} has an unknown handle_type {declared} (torch's are 0 unspecified, 1 POSIX fd,"
+                             f" 2 fabric)")
+        per_chunk = 4 if declared == 1 else FABRIC_HANDLE_SIZE
+        if payload != count * per_chunk:
+            raise ValueError(f"{what} with handle_type {declared} and {count} chunks needs {count * per_chunk} bytes"
+                             f" of chunks, got {payload}")
+        fabric = declared == 2
+    elif payload == count * 4:
+        fabric = False
+    elif payload == count * FABRIC_HANDLE_SIZE and version >= 2:
+        fabric = True
+    else:
+        other = f" nor {count * FABRIC_HANDLE_SIZE} (fabric handles)" if version >= 2 else ", version 1 has no fabric"
+        raise ValueError(f"{what} announces {count} chunks but carries {payload} bytes of chunks: neither"
+                         f" {count * 4} (file descriptors){other}")
+    rest = data[2 + header.size:]
+    if not fabric:
         fds = struct.unpack_from(f"<{count}i", rest)
-        bad = [fd for fd in fds if fd < 0]
-        if bad:
-            raise ValueError(f"torch handle type 'e': fd {bad[0]} is not a file descriptor")
+        for i, fd in enumerate(fds):
+            if fd < 0:
+                raise ValueError(f"{what} chunk {i} names file descriptor {fd}")
         return TorchHandle(version, "e", pid=pid, segment_size=segment_size, handle_type="posix_fd", fds=tuple(fds))
     chunks = tuple(rest[i:i + FABRIC_HANDLE_SIZE] for i in range(0, len(rest), FABRIC_HANDLE_SIZE))
     return TorchHandle(version, "e", pid=pid, segment_size=segment_size, handle_type="fabric",

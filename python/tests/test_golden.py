@@ -7,7 +7,9 @@ never mistaken for a passing one.
 import os
 from pathlib import Path
 
-from cudaipc4j import descriptor
+import json
+
+from cudaipc4j import descriptor, json_text, torch_handle
 
 from . import support
 from .golden_cases import CASES
@@ -15,6 +17,25 @@ from .golden_cases import CASES
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "interop-golden"
 DOC = ROOT / "docs" / "interop-format.md"
+INVALID = GOLDEN / "invalid"
+
+
+def refusals():
+    """Each invalid case's file (relative to interop-golden/invalid/) and its refusal line."""
+    return json.loads((INVALID / "refusals.json").read_text(encoding="utf-8"))
+
+
+def refusal(file: str) -> str:
+    """The refusal of one case's file: the descriptor reader's, or the handle parser's."""
+    raw = (INVALID / file).read_bytes()
+    try:
+        if file.startswith("descriptors/"):
+            descriptor.from_json(raw)
+        else:
+            torch_handle.parse(bytes.fromhex(raw.decode("ascii").strip()))
+    except ValueError as e:
+        return str(e)
+    raise AssertionError(f"{file} was accepted")
 
 
 def _file_text(case: str) -> bytes:
@@ -62,3 +83,31 @@ class GoldenTest(support.TestCase):
         # Without them the cross-check above would run on nothing and pass.
         names = {p.stem for p in _java_files()}
         assert set(CASES) <= names, f"interop-golden/java lacks {sorted(set(CASES) - names)}"
+
+
+class GoldenRefusalsTest(support.TestCase):
+    """interop-golden/invalid/: every case refused with exactly its line, the line the Java reader gives too
+    (GoldenRefusalsTest.java)."""
+
+    def test_every_case_is_refused_with_its_line(self):
+        cases = refusals()
+        assert len(cases) > 100, len(cases)
+        for file, line in cases.items():
+            with self.subTest(file=file):
+                got = refusal(file)
+                assert got == line, f"\n  expected: {line}\n  got:      {got}"
+                assert all(" " <= c <= "~" for c in got), f"printable ASCII, one line: {got!r}"
+
+    def test_every_file_is_a_case_and_every_case_a_file(self):
+        files = sorted(f"{p.parent.name}/{p.name}" for d in ("descriptors", "handles") for p in (INVALID / d).iterdir())
+        assert files == sorted(refusals())
+
+    def test_a_shown_string_is_cut_at_60_characters_and_values_of_any_parser_are_named(self):
+        assert json_text.shown("x" * 61) == '"' + "x" * 56 + "..."
+        assert json_text.shown("x" * 58) == '"' + "x" * 58 + '"'
+        # from_dict takes values of another parser too (json.loads): a float is refused by the field's name
+        value = json.loads((GOLDEN / "java" / "legacy.json").read_text(encoding="ascii"))
+        value["bytes"] = 1.5
+        with self.assertRaisesRegex(descriptor.DescriptorError, "^descriptor: field 'bytes' must be an integer, got"
+                                                                " 1.5$"):
+            descriptor.from_dict(value)

@@ -155,7 +155,7 @@ class OpenTest(support.TestCase):
 
     def test_the_lease_is_held_while_the_tensor_lives_and_released_after_the_unmap(self):
         folder = self.temporary_directory()
-        name = "cudaipc4j-1-00aa-holders"
+        name = "cudaipc4j-1-00000000000000aa-holders"
         data = bytearray(holders.HEADER + 4 * holders.ENTRY)
         struct.pack_into("<iQ", data, 8, 4, 0)
         struct.pack_into("<Q", data, 0, holders.MAGIC)

@@ -25,31 +25,6 @@ def captured():
     return sorted(CAPTURED.glob("*.json")) if CAPTURED.is_dir() else []
 
 
-BAD_HANDLES = [
-    (b"", "got 0 byte(s)"),
-    (b"\x02", "got 1 byte(s)"),
-    (b"\x04c" + IPC, "version 4 is unknown"),
-    (b"\xffc" + IPC, "version 255 is unknown"),
-    (b"\x00c" + IPC, "version 0 is unknown"),
-    (b"\x02x" + IPC, "type 'x' (0x78) is unknown"),
-    (b"\x02\x00" + IPC, "type 0x00 is unknown"),
-    (b"\x02c" + IPC[:63], "carries 64 bytes after its 2-byte head, got 63 (65 in all)"),
-    (b"\x02c" + IPC + b"\0", "got 65 (67 in all)"),
-    (b"\x02e" + b"\0" * 10, "too short: 10 bytes"),
-    (th.build_e(459, 2 << 20, fds=[1, 2])[:-1], "announces 2 chunks but carries 7 bytes of chunks"),
-    (th.build_e(459, 2 << 20, fds=[1, 2]) + b"\0" * 4, "declares 2 chunk(s): expected 8 (int fds) or 128 (fabric"),
-    (b"\x02e" + struct.pack("<i4xQQ", 459, 1 << 63, 1) + b"\0" * 4, "chunk size 9223372036854775808 is not"),
-    (b"\x02e" + struct.pack("<i4xQQ", 459, 1 << 62, 2) + b"\0" * 8, "2 chunks of 4611686018427387904 bytes overflow"),
-    (th.build_e(459, 2 << 20, fds=[1, 2]) + b"\0", "got 9"),
-    (th.build_e(0, 2 << 20, fds=[1]), "pid 0 is not a pid"),
-    (th.build_e(459, 0, fds=[1]), "chunk size 0"),
-    (b"\x02e" + struct.pack("<i4xQQ", 459, 2 << 20, 0), "0 chunks"),
-    (th.build_e(459, 2 << 20, fds=[-1]), "fd -1 is not a file descriptor"),
-    (b"\x03e" + struct.pack("<i4xQQi4x", 1, 2 << 20, 1, 7) + b"\0" * 4, "chunk handle type 7 is unknown"),
-    (b"\x03e" + struct.pack("<i4xQQi4x", 1, 2 << 20, 1, 2) + b"\0" * 4, "expected 64 (fabric handles) bytes"),
-]
-
-
 class TorchHandleTest(support.TestCase):
     def test_raw_64_bytes_is_torch_2_4s_handle(self):
         h = th.parse(IPC)
@@ -74,8 +49,8 @@ class TorchHandleTest(support.TestCase):
 
     def test_e_v1_has_no_fabric_handles(self):
         assert th.parse(th.build_e(7, 2 << 20, fds=[3, 4, 5], version=1)).fds == (3, 4, 5)
-        with self.assertRaisesRegex(ValueError, "expected 12 \\(int fds\\) bytes after its 24-byte header, got 192"
-                                                " \\(version 1 has no fabric"):
+        with self.assertRaisesRegex(ValueError, "announces 3 chunks but carries 192 bytes of chunks: neither 12 \\(file"
+                                                " descriptors\\), version 1 has no fabric"):
             th.parse(th.build_e(7, 2 << 20, fabric=FABRIC, version=1))
 
     def test_e_v2_fds_and_fabric_told_apart_by_length(self):
@@ -102,14 +77,6 @@ class TorchHandleTest(support.TestCase):
     def test_a_versioned_handle_is_never_64_bytes(self):
         assert len(th.build_c(IPC, 2)) == 66
         assert min(len(th.build_e(1, 1, fds=[0], version=v)) for v in (1, 2, 3)) == 30
-
-    def test_bad_handles_are_refused_naming_what_is_wrong(self):
-        for raw, message in BAD_HANDLES:
-            with self.subTest(message=message):
-                with self.assertRaises(ValueError) as e:
-                    th.parse(raw)
-                assert message in str(e.exception), str(e.exception)
-                assert "\n" not in str(e.exception)
 
     def test_not_bytes_is_refused(self):
         with self.assertRaisesRegex(ValueError, "bytes, got str"):

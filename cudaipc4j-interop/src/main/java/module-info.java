@@ -13,7 +13,6 @@ module org.cudaipc4j.interop {
     requires org.cudaipc4j.cuda;
     requires org.cudaipc4j.coord;
     requires org.cudaipc4j.base;
-    requires com.google.gson;
     requires jdk.unsupported; // sun.misc.Signal: the lease watcher ignores the terminal's SIGINT
 
     exports org.cudaipc4j.interop;

@@ -10,6 +10,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -293,6 +295,76 @@ class InteropCommandTest {
             assertTrue(r.err().startsWith("cudaipc4j: torch handle version ") && r.err().indexOf('\n')
                     == r.err().length() - 1, r.describe());
         }
+    }
+
+    /**
+     * The golden refusals ({@code interop-golden/invalid/}) are the command's lines too: exit 64 and
+     * {@code cudaipc4j: <the library's line>} wherever the text reaches the library's readers (a descriptor's JSON, a
+     * handle's hex); the rest (not UTF-8, not an object, empty) is refused by the command's own one line.
+     */
+    @Test
+    void everyGoldenRefusalIsOneLineWithExit64() throws IOException {
+        Path invalid = root().resolve("interop-golden/invalid");
+        JsonObject refusals = JsonParser.parseString(Files.readString(invalid.resolve("refusals.json")))
+                .getAsJsonObject();
+        int same = 0;
+        for (String file : refusals.keySet()) {
+            byte[] bytes = Files.readAllBytes(invalid.resolve(file));
+            String text = new String(bytes, StandardCharsets.UTF_8).strip();
+            boolean reachesTheLibrary = isUtf8(bytes)
+                    && (file.startsWith("handles/") ? !text.isEmpty() : text.startsWith("{"));
+            for (String command : List.of("describe", "open")) {
+                Run r = run("interop", command, invalid.resolve(file).toString());
+                assertEquals(ExitCodes.USAGE, r.exitCode(), command + " " + file + ": " + r.describe());
+                assertEquals("", r.out(), r.describe());
+                assertOneVisibleLine(r.err());
+                if (reachesTheLibrary) {
+                    assertEquals("cudaipc4j: " + refusals.get(file).getAsString() + "\n", r.err(), command + " " + file);
+                    same++;
+                }
+            }
+        }
+        assertTrue(same > 2 * 130, "most cases reach the library's readers: " + same / 2);
+    }
+
+    private static boolean isUtf8(byte[] bytes) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    /** One line of printable ASCII and its newline: nothing of the input reaches the terminal as a control. */
+    private static void assertOneVisibleLine(String s) {
+        assertTrue(s.endsWith("\n") && s.indexOf('\n') == s.length() - 1, "one line: " + s);
+        assertTrue(s.chars().limit(s.length() - 1).allMatch(c -> c >= 0x20 && c < 0x7f), "printable ASCII: " + s);
+    }
+
+    @Test
+    void controlCharactersOfTheInputAreShownEscaped(@TempDir Path dir) throws IOException {
+        String legacy = Files.readString(root().resolve("interop-golden/java/vmm-fd.json"));
+        Path named = Files.writeString(dir.resolve("a\u001b[2J\u0007\u009b.json"), legacy);
+        Run described = run("interop", "describe", named.toString());
+        assertEquals(ExitCodes.OK, described.exitCode(), described.describe());
+        assertTrue(described.out().contains("a\\u001b[2J\\u0007\\u009b.json"), described.describe());
+        for (String line : described.out().split("\n")) {
+            assertOneVisibleLine(line + "\n");
+        }
+        Path hostile = Files.writeString(dir.resolve("b\u001b]0;title\u0007.json"), legacy.replace(
+                "cudaipc4j-4242-0011223344556677-holders", "\\u001b[31mred\\n\\u0000"));
+        Run refused = run("interop", "describe", hostile.toString());
+        assertEquals(ExitCodes.USAGE, refused.exitCode(), refused.describe());
+        assertEquals("cudaipc4j: descriptor: field 'exporter.holders' must be a holder table's name"
+                + " (cudaipc4j-<pid>-<16 hex digits>-holders), got \"\\u001b[31mred\\n\\u0000\"\n", refused.err());
+        Run missing = run("interop", "describe", dir.resolve("c\u001b[1m\n.json").toString());
+        assertEquals("cudaipc4j: no such file: " + dir + "/c\\u001b[1m\\n.json\n", missing.err());
+        Run notUtf8 = run("interop", "describe", Files.write(dir.resolve("d\u0008.json"), new byte[] {'{', (byte) 0xc3})
+                .toString());
+        assertOneVisibleLine(notUtf8.err());
+        assertEquals("cudaipc4j: " + dir + "/d\\b.json is not a descriptor or a torch handle: its bytes are not UTF-8"
+                + " (at byte 1)\n", notUtf8.err());
     }
 
     @Test

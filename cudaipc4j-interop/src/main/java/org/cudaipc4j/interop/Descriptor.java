@@ -101,7 +101,8 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
         /**
          * Checks the pid, the namespace and the export id.
          *
-         * @throws IllegalArgumentException naming the field out of range
+         * @throws IllegalArgumentException naming the field out of range, or a holder table's name not of
+         *                                  {@link SharedNames#HOLDERS}
          */
         public Exporter {
             if (pid < 1 || pid > Integer.MAX_VALUE) {
@@ -113,6 +114,9 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
             }
             if (exportId < 0) {
                 throw new IllegalArgumentException("descriptor: exporter.export_id must be >= 0, got " + exportId);
+            }
+            if (holders != null) {
+                SharedNames.checkHolders(holders);
             }
         }
     }
@@ -165,7 +169,8 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
         /**
          * Checks the fields and copies the handle.
          *
-         * @throws IllegalArgumentException naming the field that does not fit an empty or a shared storage
+         * @throws IllegalArgumentException naming the field that does not fit an empty or a shared storage, or a
+         *                                  counter file's name not of {@link SharedNames#REF_COUNTER_FILE}
          */
         public Torch {
             if (storageBytes < 0 || storageOffsetBytes < 0 || deviceIndex < 0) {
@@ -186,6 +191,7 @@ public record Descriptor(Kind kind, UUID deviceUuid, long bytes, Exporter export
                     throw new IllegalArgumentException("descriptor: torch with a handle needs ref_counter_file and a"
                             + " ref_counter_offset >= 0");
                 }
+                SharedNames.checkRefCounterFile(refCounterFile);
             }
         }
 

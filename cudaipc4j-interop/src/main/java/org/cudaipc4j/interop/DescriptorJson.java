@@ -1,7 +1,8 @@
 package org.cudaipc4j.interop;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -19,12 +20,15 @@ import java.util.regex.Pattern;
  * 0x20 or above 0x7e as {@code \}{@code u} and four lower-case hex digits. No trailing newline (a golden file adds
  * one).
  *
- * <p>Reading takes any valid JSON (whitespace, key order, escapes free) through Gson's strict tokenizer, ignores
- * fields it does not know, treats a {@code null} optional top-level field as absent, accepts any minor version of
- * major 1 and refuses, in one line naming the field, everything else: not JSON, a key given twice, text after the
- * object, a newer (or older) major version, a missing or mistyped field ({@code 1.0}, {@code 1e3} and booleans are
- * no integers), an integer out of range, bad hex, an unknown kind, handle type or dtype, a field of another kind,
- * a torch handle that {@link TorchHandle#parse} refuses.
+ * <p>Reading takes any valid JSON (whitespace, key order, escapes free) through {@link JsonText}, the grammar the
+ * Python reader shares, ignores fields it does not know, treats a {@code null} optional top-level field as absent,
+ * accepts any minor version of major 1 and refuses, in one line naming the field and in the Python reader's words
+ * ({@code interop-golden/invalid/}), everything else: not UTF-8, not JSON, nested deeper than
+ * 64 levels, a key given twice, text after the object, a newer (or older) major version, a missing
+ * or mistyped field ({@code 1.0}, {@code 1e3} and booleans are no integers), an integer out of range, bad hex, an
+ * unknown kind, handle type or dtype, a field of another kind, a file name not of its form ({@link SharedNames}), a
+ * torch handle that {@link TorchHandle#parse} refuses. Text of the input in a refusal is escaped as the writer
+ * escapes strings.
  */
 public final class DescriptorJson {
     private static final Pattern GPU_UUID = Pattern.compile(
@@ -66,18 +70,32 @@ public final class DescriptorJson {
     }
 
     /**
-     * As {@link #fromJson(String)} for UTF-8 bytes; text that is not UTF-8 is refused.
+     * {@return {@code s} escaped as the writer escapes strings, without the quotes: printable ASCII, each control
+     * character (and every character above 0x7e) visible as an escape} Messages show text of their input so.
+     *
+     * @param s the text
+     */
+    public static String visible(String s) {
+        String q = DescriptorJsonWriter.quoted(s);
+        return q.substring(1, q.length() - 1);
+    }
+
+    /**
+     * As {@link #fromJson(String)} for UTF-8 bytes; text that is not UTF-8 is refused, naming the offset of the first
+     * byte that is not.
      *
      * @param utf8 the JSON text in UTF-8
      * @return the descriptor
      */
     public static Descriptor fromJson(byte[] utf8) {
-        try {
-            return fromJson(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(utf8)).toString());
-        } catch (CharacterCodingException e) {
-            throw new DescriptorFormatException("descriptor: not UTF-8 text");
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(utf8);
+        CharBuffer out = CharBuffer.allocate(utf8.length);
+        if (decoder.decode(in, out, true).isError() || decoder.flush(out).isError()) {
+            throw new DescriptorFormatException("descriptor: not UTF-8 (at byte " + in.position() + ")");
         }
+        return fromJson(out.flip().toString());
     }
 
     /**

@@ -160,7 +160,8 @@ final class DescriptorJsonReader {
             numbers = new int[l.length];
             for (int i = 0; i < l.length; i++) {
                 if (l[i] > Integer.MAX_VALUE) {
-                    throw new DescriptorFormatException("descriptor: field 'fd_numbers[" + i + "]' is no fd: " + l[i]);
+                    throw new DescriptorFormatException("descriptor: field 'fd_numbers[" + i + "]' must be 0 to "
+                            + Integer.MAX_VALUE + ", got " + l[i]);
                 }
                 numbers[i] = (int) l[i];
             }
@@ -214,16 +215,21 @@ final class DescriptorJsonReader {
     }
 
     private static TensorLayout tensor(Map<String, Object> t) {
-        DType dtype;
         String name = string(required(t, "dtype", "tensor."), "tensor.dtype");
+        DType dtype;
         try {
             dtype = DType.of(name);
         } catch (IllegalArgumentException e) {
-            throw new DescriptorFormatException("descriptor: field 'tensor.dtype': " + e.getMessage());
+            StringBuilder known = new StringBuilder();
+            for (DType d : DType.values()) {
+                known.append(known.isEmpty() ? "" : ", ").append(d.stableName());
+            }
+            throw new DescriptorFormatException("descriptor: field 'tensor.dtype': unknown dtype '" + clip(name)
+                    + "' (known: " + known + ")");
         }
         if (name.startsWith("torch.")) {
-            throw new DescriptorFormatException("descriptor: field 'tensor.dtype' is '" + name + "'; write it without"
-                    + " 'torch.'");
+            throw new DescriptorFormatException("descriptor: field 'tensor.dtype' is '" + clip(name) + "'; write it"
+                    + " without 'torch.'");
         }
         long[] shape = longArray(required(t, "shape", "tensor."), "tensor.shape");
         long[] strides = longArray(required(t, "strides", "tensor."), "tensor.strides");

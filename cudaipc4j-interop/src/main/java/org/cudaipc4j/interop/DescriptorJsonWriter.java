@@ -139,27 +139,32 @@ final class DescriptorJsonWriter {
         }
 
         void quote(String v) {
-            s.append('"');
-            for (int i = 0; i < v.length(); i++) {
-                char c = v.charAt(i);
-                switch (c) {
-                    case '"' -> s.append("\\\"");
-                    case '\\' -> s.append("\\\\");
-                    case '\b' -> s.append("\\b");
-                    case '\f' -> s.append("\\f");
-                    case '\n' -> s.append("\\n");
-                    case '\r' -> s.append("\\r");
-                    case '\t' -> s.append("\\t");
-                    default -> {
-                        if (c < 0x20 || c > 0x7e) {
-                            s.append(String.format("\\u%04x", (int) c));
-                        } else {
-                            s.append(c);
-                        }
+            s.append(quoted(v));
+        }
+    }
+
+    /** {@return {@code v} as a JSON string of the format's rules: quoted, ASCII, escaped} */
+    static String quoted(String v) {
+        StringBuilder s = new StringBuilder().append('"');
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            switch (c) {
+                case '"' -> s.append("\\\"");
+                case '\\' -> s.append("\\\\");
+                case '\b' -> s.append("\\b");
+                case '\f' -> s.append("\\f");
+                case '\n' -> s.append("\\n");
+                case '\r' -> s.append("\\r");
+                case '\t' -> s.append("\\t");
+                default -> {
+                    if (c < 0x20 || c > 0x7e) {
+                        s.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        s.append(c);
                     }
                 }
             }
-            s.append('"');
         }
+        return s.append('"').toString();
     }
 }

@@ -1,111 +1,30 @@
 package org.cudaipc4j.interop;
 
-import com.google.gson.Strictness;
-import com.google.gson.stream.JsonReader;
-import com.google.gson.stream.JsonToken;
-import java.io.EOFException;
-import java.io.IOException;
-import java.io.StringReader;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * JSON text as the descriptor reader sees it: one object parsed by Gson's strict tokenizer into maps, lists, strings,
+ * JSON text as the descriptor reader sees it: one object parsed by {@link JsonText} into maps, lists, strings,
  * number literals, booleans and {@link #NULL}, and the typed looks at its fields that refuse, in one line naming the
- * field, what is missing or of the wrong type.
+ * field, what is missing or of the wrong type. A value of the input shown in a message is escaped as the writer
+ * escapes strings, so a message never carries a control character of its input.
  */
 final class JsonValues {
     private static final HexFormat HEX = HexFormat.of();
     private static final Pattern INTEGER = Pattern.compile("-?(0|[1-9][0-9]*)");
-    private static final Pattern WHERE = Pattern.compile("line (\\d+) column (\\d+)");
     /** JSON's {@code null}, told apart from an absent field. */
     static final Object NULL = new Object();
 
     private JsonValues() {}
 
-    /** Parses one JSON object with Gson's strict tokenizer into maps, lists, strings, number literals, booleans. */
+    /** Parses one JSON object ({@link JsonText}). */
     static Map<String, Object> parseObject(String json) {
         if (json == null) {
             throw new DescriptorFormatException("descriptor: no text");
         }
-        try {
-            JsonReader r = new JsonReader(new StringReader(json));
-            r.setStrictness(Strictness.STRICT);
-            if (r.peek() != JsonToken.BEGIN_OBJECT) {
-                throw new DescriptorFormatException("descriptor: not a JSON object");
-            }
-            @SuppressWarnings("unchecked")
-            Map<String, Object> o = (Map<String, Object>) value(r, "");
-            boolean end;
-            try {
-                end = r.peek() == JsonToken.END_DOCUMENT;
-            } catch (IOException e) {
-                end = false;
-            }
-            if (!end) {
-                throw new DescriptorFormatException("descriptor: text after the JSON object");
-            }
-            return o;
-        } catch (IOException | IllegalStateException | NumberFormatException e) {
-            Matcher at = WHERE.matcher(String.valueOf(e.getMessage()));
-            throw new DescriptorFormatException("descriptor: not valid JSON" + (at.find() ? " (at line " + at.group(1)
-                    + " column " + at.group(2) + ")" : e instanceof EOFException ? " (it ends early)" : ""));
-        }
-    }
-
-    private static Object value(JsonReader r, String path) throws IOException {
-        switch (r.peek()) {
-            case BEGIN_OBJECT -> {
-                Map<String, Object> m = new LinkedHashMap<>();
-                r.beginObject();
-                while (r.hasNext()) {
-                    String name = r.nextName();
-                    String at = path.isEmpty() ? name : path + "." + name;
-                    if (m.containsKey(name)) {
-                        throw new DescriptorFormatException("descriptor: field '" + clip(at) + "' is given twice");
-                    }
-                    m.put(name, value(r, at));
-                }
-                r.endObject();
-                return m;
-            }
-            case BEGIN_ARRAY -> {
-                List<Object> l = new ArrayList<>();
-                r.beginArray();
-                while (r.hasNext()) {
-                    l.add(value(r, path + "[" + l.size() + "]"));
-                }
-                r.endArray();
-                return l;
-            }
-            case STRING -> {
-                return r.nextString();
-            }
-            case NUMBER -> {
-                return new Num(r.nextString());
-            }
-            case BOOLEAN -> {
-                return r.nextBoolean();
-            }
-            case NULL -> {
-                r.nextNull();
-                return NULL;
-            }
-            default -> throw new DescriptorFormatException("descriptor: unexpected " + r.peek() + " at '" + path + "'");
-        }
-    }
-
-    /** A number as written. */
-    private record Num(String literal) {
-        @Override
-        public String toString() {
-            return literal;
-        }
+        return JsonText.parseObject(json, NULL);
     }
 
     static Object required(Map<String, Object> o, String field, String prefix) {
@@ -145,7 +64,7 @@ final class JsonValues {
     }
 
     static long nonNegative(Object e, String field) {
-        if (!(e instanceof Num n) || !INTEGER.matcher(n.literal()).matches()) {
+        if (!(e instanceof JsonText.Num n) || !INTEGER.matcher(n.literal()).matches()) {
             throw wrongType(field, "an integer", e);
         }
         long v;
@@ -192,14 +111,23 @@ final class JsonValues {
     }
 
     private static DescriptorFormatException wrongType(String field, String expected, Object got) {
-        String shown = got == NULL ? "null" : got instanceof String s ? "\"" + s + "\"" : got instanceof Map<?, ?>
-                ? "an object" : got instanceof List<?> ? "an array" : String.valueOf(got);
+        String shown = got == NULL ? "null" : got instanceof String s ? shown(s) : got instanceof Map<?, ?>
+                ? "an object" : got instanceof List<?> ? "an array" : cut(String.valueOf(got));
         return new DescriptorFormatException("descriptor: field '" + field + "' must be " + expected + ", got "
-                + clip(shown));
+                + shown);
     }
 
+    /** {@return a string of the input in double quotes, escaped as the writer writes it, at most 60 characters} */
+    static String shown(String s) {
+        return cut(DescriptorJsonWriter.quoted(s));
+    }
+
+    /** {@return a string of the input escaped as the writer escapes it (no quotes), at most 60 characters} */
     static String clip(String s) {
-        String one = s.replaceAll("[\\p{Cntrl}]", " ");
-        return one.length() > 60 ? one.substring(0, 57) + "..." : one;
+        return cut(DescriptorJson.visible(s));
+    }
+
+    private static String cut(String s) {
+        return s.length() > 60 ? s.substring(0, 57) + "..." : s;
     }
 }

@@ -136,32 +136,6 @@ class TorchHandleTest {
         assertNotEquals(zero.mappingKey(), TorchHandle.parse(e(2, 9, 0, 2 << 20, 1, 0, fds(4))).mappingKey());
     }
 
-    @Test
-    void badBytesAreRefusedNamingTheProblem() {
-        assertRefused(new byte[0], "empty");
-        assertRefused(new byte[] {2}, "too short");
-        assertRefused(new byte[63], "version 0");
-        assertRefused(c(4, ipc(0)), "version 4, newer than this reader knows (1 to 3)");
-        assertRefused(c(255, ipc(0)), "version 255");
-        byte[] x = c(2, ipc(0));
-        x[1] = 'x';
-        assertRefused(x, "unknown type 'x' (0x78)");
-        x[1] = 0;
-        assertRefused(x, "unknown type (0x00)");
-        assertRefused(java.util.Arrays.copyOf(c(2, ipc(0)), 65), "must be 66 bytes");
-        assertRefused(java.util.Arrays.copyOf(c(2, ipc(0)), 67), "got 67");
-        assertRefused(java.util.Arrays.copyOf(e(2, 1, 0, 2 << 20, 1, 0, fds(3)), 20), "header alone is 26");
-        assertRefused(e(2, 1, 0, 2 << 20, 2, 0, fds(3)), "announces 2 chunks");
-        assertRefused(e(2, 1, 0, 2 << 20, 0, 0, fds(3)), "announces 0 chunks");
-        assertRefused(e(2, 1, 0, 2 << 20, 1, 0, fds(3, 4, 5)), "announces 1 chunks but carries 12");
-        assertRefused(e(2, 0, 0, 2 << 20, 1, 0, fds(3)), "pid 0");
-        assertRefused(e(2, 1, 0, 0, 1, 0, fds(3)), "bad segment size 0");
-        assertRefused(e(2, 1, 0, -1, 1, 0, fds(3)), "bad segment size 18446744073709551615");
-        assertRefused(e(2, 1, 0, 2 << 20, -1, 0, fds(3)), "announces 18446744073709551615 chunks");
-        assertRefused(e(2, 1, 0, 2 << 20, 1, 0, fds(-5)), "file descriptor -5");
-        assertRefused(e(2, 1, 0, Long.MAX_VALUE / 2, 3, 0, fds(1, 2, 3)), "overflow");
-    }
-
     private static void assertRefused(byte[] bytes, String expected) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TorchHandle.parse(bytes));
         assertTrue(e.getMessage().contains(expected), "expected '" + expected + "' in: " + e.getMessage());

@@ -46,7 +46,7 @@ sealed interface InteropInput {
     record Handle(TorchHandle handle, String source) implements InteropInput {}
 
     /**
-     * Reads {@code arg}: {@code -} is standard input; an existing file is read; text starting with <code>{</code>
+     * Reads {@code arg} (named in messages with its control characters escaped): {@code -} is standard input; an existing file is read; text starting with <code>{</code>
      * is a descriptor; anything else is a handle's hex (an argument with a {@code /} or ending in {@code .json}
      * that names no file is reported as a missing file).
      *
@@ -66,17 +66,19 @@ sealed interface InteropInput {
         } catch (RuntimeException e) {
             path = null;
         }
+        // the path as messages show it: a name's control characters escaped, never written to the terminal
+        String shown = DescriptorJson.visible(arg);
         if (path != null && !arg.isEmpty() && Files.exists(path)) {
             try {
-                return parseText(bounded(InputFiles.utf8(path, MAX_BYTES), arg), arg);
+                return parseText(bounded(InputFiles.utf8(path, MAX_BYTES), shown), shown);
             } catch (InputFiles.NotRegularFileException e) {
-                throw new BadInputException(arg + " is " + e.getMessage() + ": not a descriptor or handle file");
+                throw new BadInputException(shown + " is " + e.getMessage() + ": not a descriptor or handle file");
             } catch (IOException e) {
-                throw unreadable(e, arg);
+                throw unreadable(e, shown);
             }
         }
         if (arg.contains("/") || arg.endsWith(".json")) {
-            throw new BadInputException("no such file: " + arg);
+            throw new BadInputException("no such file: " + shown);
         }
         return parseHex(trimmed, "the argument");
     }

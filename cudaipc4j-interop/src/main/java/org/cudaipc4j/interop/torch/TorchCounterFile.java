@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.cudaipc4j.interop.SharedNames;
 
 /**
  * A torch producer's reference-counter file, mapped the way a reader must map it: without touching the process
@@ -50,7 +51,7 @@ public final class TorchCounterFile implements AutoCloseable {
     /** Where POSIX shared memory lives ({@code shm_open}). */
     public static final Path DEFAULT_DIRECTORY = Path.of("/dev/shm");
 
-    private static final Pattern NAME = Pattern.compile("/torch_[0-9]{1,10}_[0-9]{1,20}(_[0-9]{1,10})?");
+    private static final Pattern NAME = SharedNames.REF_COUNTER_FILE;
     private static final VarHandle SLOT = JAVA_LONG.varHandle();
     private static final VarHandle COUNT = JAVA_INT.varHandle();
     private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
