@@ -19,7 +19,7 @@ import org.cudaipc4j.coord.fd.FdServer;
 
 /**
  * How the file descriptors of the parent's exports reach the children when they cannot travel in the control block
- * ({@code --ipc vmm|pool}): the parent listens on a private Unix socket (its path on the children's command line);
+ * ({@code --ipc vmm|pool}): the parent listens on a private Unix socket (its path in the children's settings);
  * each child connects as soon as it has joined the group, names its index, and receives every process's memory
  * descriptors in slot order once the parent has exported them. Connecting early takes the connection and the peer
  * checks off the way from the exports to the children's first step. Only this user's processes that the supervisor
@@ -35,7 +35,7 @@ final class FdDistribution implements AutoCloseable {
     }
 
     /**
-     * The group's socket, not listening yet ({@link #listen}): its path goes on the children's command line, and
+     * The group's socket, not listening yet ({@link #listen}): its path goes in the children's settings, and
      * opening it (its first use of the socket calls) need not delay their start.
      */
     static FdDistribution planned() {
