@@ -1,6 +1,10 @@
 package org.cudaipc4j.simpleipc;
 
-import java.nio.ByteBuffer;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +30,11 @@ import org.cudaipc4j.coord.fd.FdServer;
  * started are served.
  */
 final class FdDistribution implements AutoCloseable {
+    /** A child's request: its index, which the answer repeats. */
+    static final StructLayout REQUEST = MemoryLayout.structLayout(ValueLayout.JAVA_INT_UNALIGNED
+            .withOrder(ByteOrder.LITTLE_ENDIAN).withName("index")).withName("FdRequest");
+    private static final VarHandle REQUEST_INDEX = REQUEST.varHandle(MemoryLayout.PathElement.groupElement("index"));
+
     private final Path socket;
     private final CompletableFuture<List<Integer>> exported = new CompletableFuture<>();
     private FdServer server;
@@ -92,12 +101,19 @@ final class FdDistribution implements AutoCloseable {
     static Request request(Path socket, int index, Duration timeout) {
         FdChannel channel = FdChannel.connect(socket, timeout);
         try {
-            channel.send(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(index).array(), List.of());
+            channel.send(request(index), List.of());
             return new Request(channel);
         } catch (RuntimeException e) {
             channel.close();
             throw e;
         }
+    }
+
+    /** The bytes of child {@code index}'s {@link #REQUEST}. */
+    static byte[] request(int index) {
+        byte[] request = new byte[(int) REQUEST.byteSize()];
+        REQUEST_INDEX.set(MemorySegment.ofArray(request), 0L, index);
+        return request;
     }
 
     /** A child's request, sent; owns its connection. */
