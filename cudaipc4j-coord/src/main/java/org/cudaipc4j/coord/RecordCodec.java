@@ -6,40 +6,33 @@ import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
-import java.lang.reflect.ParameterizedType;
-import java.lang.reflect.RecordComponent;
-import java.lang.reflect.Type;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * A record as one frame of bytes and back, over its components, so that a process hands typed values to a process it
  * started ({@link Supervisor#startWithInput}, {@link StarterInput}) without encoding them field by field. A frame is
  * the {@link #HEADER} (magic {@code "C4RC"}, {@link #VERSION}, the record's shape fingerprint, the body's length;
- * big-endian) and the body: each component in declaration order, big-endian: an {@code int} 4 bytes, a {@code long}
- * 8, a {@code boolean} 1 (0 or 1), an enum 1 (its ordinal), a {@link String} or {@link Path} its UTF-8 length (4;
- * -1 for null) and bytes, a {@link Duration} its seconds (8) and nanoseconds (4), a {@link List} its count (4) and
- * elements, a record its components. The shape (record, component and enum constant names, and the kinds) is
- * fingerprinted into the header: a reader of another build, whose ordinals might mean other constants, refuses the
- * frame instead of misreading it. Every malformed frame is refused with one {@link IllegalArgumentException}.
+ * big-endian) and the body: each component in declaration order, big-endian: an {@code int} 4 bytes, a
+ * {@code long} 8, a {@code boolean} 1 (0 or 1), an enum 1 (its ordinal), a {@link String} or
+ * {@link java.nio.file.Path} its UTF-8 length (4; -1 for null) and bytes, a {@link java.time.Duration} its seconds
+ * (8) and nanoseconds (4), a {@link java.util.List} its count (4) and elements, a record its components. The shape
+ * (record, component and enum constant names, and the kinds) is fingerprinted into the header: a reader of another
+ * build, whose ordinals might mean other constants, refuses the frame instead of misreading it. Every malformed
+ * frame is refused with one {@link IllegalArgumentException}. A record is made by its {@link Maker}: reflection
+ * would find its constructor, but its first call in a JVM costs tens of milliseconds, on a child's way to its first
+ * step.
  *
  * @param <R> the record type
  */
 public final class RecordCodec<R extends Record> {
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
     /** A frame's header. */
@@ -57,11 +50,11 @@ public final class RecordCodec<R extends Record> {
     private static final VarHandle SHAPE_FIELD = field("shape");
     private static final VarHandle LENGTH_FIELD = field("length");
 
-    private final Part root;
+    private final RecordPart root;
     private final long shape;
     private final String name;
 
-    private RecordCodec(Part root, String name) {
+    private RecordCodec(RecordPart root, String name) {
         this.root = root;
         this.name = name;
         StringBuilder canonical = new StringBuilder();
@@ -70,16 +63,82 @@ public final class RecordCodec<R extends Record> {
     }
 
     /**
+     * Builds a record from its components, decoded in declaration order, without reflection (whose first call of
+     * a constructor costs a child's start tens of milliseconds): {@code c -> new R(c.next(), c.next(), ...)}, one
+     * {@link Components#next()} per component.
+     *
+     * @param <R> the record type
+     */
+    @FunctionalInterface
+    public interface Maker<R> {
+        /**
+         * {@return the record of {@code components}}
+         *
+         * @param components the decoded components, taken in declaration order
+         */
+        R make(Components components);
+    }
+
+    /** A record's decoded components, handed out in declaration order. */
+    public static final class Components {
+        private final Object[] values;
+        private int taken;
+
+        Components(Object[] values) {
+            this.values = values;
+        }
+
+        /**
+         * {@return the next component, as the parameter it is passed to}
+         *
+         * @param <T> the component's type (an {@code int} component is an {@code Integer}, and so on)
+         * @throws IllegalStateException when every component was taken: the maker does not match the record
+         */
+        @SuppressWarnings("unchecked")
+        public <T> T next() {
+            if (taken == values.length) {
+                throw new IllegalStateException("record codec: a maker took more than the " + values.length
+                        + " components");
+            }
+            return (T) values[taken++];
+        }
+
+        void checkAllTaken(Class<?> type) {
+            if (taken != values.length) {
+                throw new IllegalStateException("record codec: the maker of " + type.getName() + " took " + taken
+                        + " of its " + values.length + " components");
+            }
+        }
+    }
+
+    /**
+     * A nested record type's maker.
+     *
+     * @param type the nested record type
+     * @param maker how it is made
+     * @param <N> the nested record type
+     */
+    public record Nested<N extends Record>(Class<N> type, Maker<N> maker) {}
+
+    /**
      * {@return the codec of {@code type}}
      *
-     * @param lookup a lookup with access to the record's and its nested records' constructors and accessors
-     *               (the caller's {@code MethodHandles.lookup()})
+     * @param lookup a lookup with access to the accessors of the record and its nested records, for writing (the
+     *               caller's {@code MethodHandles.lookup()})
      * @param type the record type; its components are of the kinds the class comment lists
+     * @param maker how a {@code type} is made
+     * @param nested how each record type among its components (at any depth) is made
      * @param <R> the record type
-     * @throws IllegalArgumentException when a component is of another kind
+     * @throws IllegalArgumentException when a component is of another kind, or a record type has no maker
      */
-    public static <R extends Record> RecordCodec<R> of(MethodHandles.Lookup lookup, Class<R> type) {
-        return new RecordCodec<>(Part.of(lookup, type, type.getSimpleName()), type.getSimpleName());
+    public static <R extends Record> RecordCodec<R> of(MethodHandles.Lookup lookup, Class<R> type, Maker<R> maker,
+            Nested<?>... nested) {
+        Map<Class<?>, Maker<?>> makers = new HashMap<>();
+        makers.put(type, maker);
+        for (Nested<?> n : nested) {
+            makers.put(n.type(), n.maker());
+        }
+        return new RecordCodec<>(RecordPart.of(lookup, type, makers, type.getSimpleName()), type.getSimpleName());
     }
 
     /** {@return the fingerprint of the record's shape, as the header carries it} */
@@ -193,7 +252,7 @@ public final class RecordCodec<R extends Record> {
     }
 
     /** A growing big-endian buffer. */
-    private static final class Out {
+    static final class Out {
         ByteBuffer buffer = ByteBuffer.allocate(256);
 
         ByteBuffer reserve(int bytes) {
@@ -207,229 +266,6 @@ public final class RecordCodec<R extends Record> {
                 buffer = larger;
             }
             return buffer;
-        }
-    }
-
-    /** What a component is, and how it is written and read. */
-    private enum Kind { INT, LONG, BOOLEAN, ENUM, TEXT, PATH, DURATION, LIST, RECORD }
-
-    /**
-     * One component's kind: an enum's constants, a list's element, a record's components, accessors and
-     * constructor.
-     */
-    private record Part(Kind kind, Class<?> type, Object[] constants, Part element, String[] names, Part[] parts,
-            MethodHandle[] accessors, MethodHandle constructor) {
-
-        static Part of(MethodHandles.Lookup lookup, Type type, String where) {
-            if (type instanceof ParameterizedType p && p.getRawType() == List.class) {
-                return new Part(Kind.LIST, List.class, null, of(lookup, p.getActualTypeArguments()[0], where + "[]"),
-                        null, null, null, null);
-            }
-            Kind kind = type == int.class || type == Integer.class ? Kind.INT
-                    : type == long.class || type == Long.class ? Kind.LONG
-                    : type == boolean.class || type == Boolean.class ? Kind.BOOLEAN
-                    : type == String.class ? Kind.TEXT
-                    : type == Path.class ? Kind.PATH
-                    : type == Duration.class ? Kind.DURATION
-                    : type instanceof Class<?> c && c.isEnum() ? Kind.ENUM
-                    : type instanceof Class<?> c && c.isRecord() ? Kind.RECORD
-                    : null;
-            if (kind == null) {
-                throw new IllegalArgumentException("record codec: " + where + " is a " + type.getTypeName()
-                        + ", not a kind it writes");
-            }
-            Class<?> c = (Class<?>) type;
-            if (kind == Kind.ENUM && c.getEnumConstants().length > 256) {
-                throw new IllegalArgumentException("record codec: " + where + " has more than 256 constants");
-            }
-            return kind == Kind.RECORD ? record(lookup, c, where)
-                    : new Part(kind, c, kind == Kind.ENUM ? c.getEnumConstants() : null, null, null, null, null, null);
-        }
-
-        private static Part record(MethodHandles.Lookup lookup, Class<?> type, String where) {
-            RecordComponent[] components = type.getRecordComponents();
-            String[] names = new String[components.length];
-            Part[] parts = new Part[components.length];
-            MethodHandle[] accessors = new MethodHandle[components.length];
-            Class<?>[] types = new Class<?>[components.length];
-            try {
-                for (int i = 0; i < components.length; i++) {
-                    names[i] = components[i].getName();
-                    parts[i] = of(lookup, components[i].getGenericType(), where + "." + names[i]);
-                    accessors[i] = lookup.unreflect(components[i].getAccessor());
-                    types[i] = components[i].getType();
-                }
-                MethodHandle constructor = lookup.findConstructor(type, MethodType.methodType(void.class, types));
-                return new Part(Kind.RECORD, type, null, null, names, parts, accessors, constructor);
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalArgumentException("record codec: no access to " + type.getName() + " through "
-                        + lookup + ": " + e.getMessage(), e);
-            }
-        }
-
-        void describe(StringBuilder out) {
-            out.append(kind);
-            switch (kind) {
-                case ENUM -> {
-                    out.append(' ').append(type.getSimpleName()).append('[');
-                    for (Object constant : constants) {
-                        out.append(((Enum<?>) constant).name()).append(',');
-                    }
-                    out.append(']');
-                }
-                case LIST -> {
-                    out.append('<');
-                    element.describe(out);
-                    out.append('>');
-                }
-                case RECORD -> {
-                    out.append(' ').append(type.getSimpleName()).append('(');
-                    for (int i = 0; i < parts.length; i++) {
-                        out.append(names[i]).append(':');
-                        parts[i].describe(out);
-                        out.append(',');
-                    }
-                    out.append(')');
-                }
-                default -> { }
-            }
-        }
-
-        void write(Object value, Out out, String where) {
-            if (value == null && kind != Kind.TEXT && kind != Kind.PATH) {
-                throw new IllegalArgumentException(where + " is null");
-            }
-            switch (kind) {
-                case INT -> out.reserve(4).putInt((Integer) value);
-                case LONG -> out.reserve(8).putLong((Long) value);
-                case BOOLEAN -> out.reserve(1).put((byte) ((Boolean) value ? 1 : 0));
-                case ENUM -> out.reserve(1).put((byte) ((Enum<?>) value).ordinal());
-                case TEXT, PATH -> writeText(value == null ? null : value.toString(), out);
-                case DURATION -> out.reserve(12).putLong(((Duration) value).getSeconds())
-                        .putInt(((Duration) value).getNano());
-                case LIST -> {
-                    List<?> list = (List<?>) value;
-                    out.reserve(4).putInt(list.size());
-                    for (Object item : list) {
-                        element.write(item, out, where + "[]");
-                    }
-                }
-                case RECORD -> {
-                    for (int i = 0; i < parts.length; i++) {
-                        parts[i].write(invoke(accessors[i], where, value), out, where + "." + names[i]);
-                    }
-                }
-            }
-        }
-
-        private static void writeText(String text, Out out) {
-            if (text == null) {
-                out.reserve(4).putInt(-1);
-                return;
-            }
-            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-            out.reserve(4 + bytes.length).putInt(bytes.length).put(bytes);
-        }
-
-        Object read(ByteBuffer in, String where) {
-            return switch (kind) {
-                case INT -> in.getInt();
-                case LONG -> in.getLong();
-                case BOOLEAN -> switch (in.get()) {
-                    case 0 -> false;
-                    case 1 -> true;
-                    default -> throw new IllegalArgumentException(where + ": a boolean other than 0 or 1");
-                };
-                case ENUM -> {
-                    int code = in.get() & 0xff;
-                    if (code >= constants.length) {
-                        throw new IllegalArgumentException(where + ": unknown code " + code + " of "
-                                + type.getSimpleName());
-                    }
-                    yield constants[code];
-                }
-                case TEXT -> readText(in, where);
-                case PATH -> readPath(in, where);
-                case DURATION -> readDuration(in, where);
-                case LIST -> readList(in, where);
-                case RECORD -> readRecord(in, where);
-            };
-        }
-
-        private static String readText(ByteBuffer in, String where) {
-            int length = in.getInt();
-            if (length == -1) {
-                return null;
-            }
-            if (length < 0 || length > in.remaining()) {
-                throw new IllegalArgumentException(where + ": text length " + length + ", " + in.remaining()
-                        + " bytes left");
-            }
-            ByteBuffer bytes = in.slice(in.position(), length);
-            in.position(in.position() + length);
-            try {
-                CharBuffer text = StandardCharsets.UTF_8.newDecoder().decode(bytes);
-                return text.toString();
-            } catch (CharacterCodingException e) {
-                throw new IllegalArgumentException(where + ": text not in UTF-8");
-            }
-        }
-
-        private static Path readPath(ByteBuffer in, String where) {
-            String text = readText(in, where);
-            try {
-                return text == null ? null : Path.of(text);
-            } catch (InvalidPathException e) {
-                throw new IllegalArgumentException(where + ": not a path: " + e.getMessage());
-            }
-        }
-
-        private static Duration readDuration(ByteBuffer in, String where) {
-            long seconds = in.getLong();
-            int nanos = in.getInt();
-            if (nanos < 0 || nanos > 999_999_999) {
-                throw new IllegalArgumentException(where + ": nanoseconds " + nanos + " out of range");
-            }
-            return Duration.ofSeconds(seconds, nanos);
-        }
-
-        private List<Object> readList(ByteBuffer in, String where) {
-            int count = in.getInt();
-            if (count < 0 || count > in.remaining()) { // every element takes a byte at least
-                throw new IllegalArgumentException(where + ": count " + count + ", " + in.remaining()
-                        + " bytes left");
-            }
-            List<Object> list = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                list.add(element.read(in, where + "[]"));
-            }
-            return list;
-        }
-
-        private Object readRecord(ByteBuffer in, String where) {
-            Object[] values = new Object[parts.length];
-            for (int i = 0; i < parts.length; i++) {
-                values[i] = parts[i].read(in, where + "." + names[i]);
-            }
-            try {
-                return constructor.invokeWithArguments(values);
-            } catch (IllegalArgumentException | NullPointerException | IllegalStateException e) {
-                throw new IllegalArgumentException(where + ": " + e.getMessage());
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        private static Object invoke(MethodHandle accessor, String where, Object record) {
-            try {
-                return accessor.invoke(record);
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new IllegalStateException(where + ": " + e, e);
-            }
         }
     }
 }

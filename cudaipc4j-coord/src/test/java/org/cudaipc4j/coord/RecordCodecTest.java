@@ -33,7 +33,10 @@ class RecordCodecTest {
 
     record Unsupported(Map<String, String> map) {}
 
-    private static final RecordCodec<Sample> CODEC = RecordCodec.of(MethodHandles.lookup(), Sample.class);
+    static final RecordCodec.Nested<Inner> INNER = new RecordCodec.Nested<>(Inner.class,
+            c -> new Inner(c.next(), c.next()));
+    private static final RecordCodec<Sample> CODEC = RecordCodec.of(MethodHandles.lookup(), Sample.class,
+            c -> new Sample(c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next()), INNER);
     private static final Sample SAMPLE = new Sample(7, true, "h\u00e9", null, Duration.ofSeconds(2, 5),
             List.of(1, -1), new Inner(256, Colour.GREEN), List.of());
     /** {@link #SAMPLE}'s frame: the header, then each component in order. */
@@ -107,8 +110,24 @@ class RecordCodecTest {
         assertEquals("Sample.delay is null", assertThrows(IllegalArgumentException.class, () -> CODEC.encode(
                 new Sample(1, false, null, null, null, List.of(), SAMPLE.inner(), List.of()))).getMessage());
         assertEquals("record codec: Unsupported.map is a java.util.Map<java.lang.String, java.lang.String>, not a"
-                + " kind it writes", assertThrows(IllegalArgumentException.class,
-                        () -> RecordCodec.of(MethodHandles.lookup(), Unsupported.class)).getMessage());
+                + " kind it writes", assertThrows(IllegalArgumentException.class, () -> RecordCodec.of(
+                        MethodHandles.lookup(), Unsupported.class, c -> new Unsupported(c.next()))).getMessage());
+        assertEquals("record codec: no maker for Sample.inner (" + Inner.class.getName() + ")",
+                assertThrows(IllegalArgumentException.class, () -> RecordCodec.of(MethodHandles.lookup(),
+                        Sample.class, c -> SAMPLE)).getMessage());
+    }
+
+    @Test
+    void aMakerThatDoesNotMatchItsRecordIsSaid() {
+        RecordCodec<Inner> tooFew = RecordCodec.of(MethodHandles.lookup(), Inner.class, c -> new Inner(c.next(),
+                Colour.RED));
+        byte[] frame = tooFew.encode(new Inner(1, Colour.GREEN));
+        assertEquals("record codec: the maker of " + Inner.class.getName() + " took 1 of its 2 components",
+                assertThrows(IllegalStateException.class, () -> tooFew.decode(frame)).getMessage());
+        RecordCodec<Inner> tooMany = RecordCodec.of(MethodHandles.lookup(), Inner.class, c -> new Inner(c.next(),
+                c.next() == null ? c.next() : c.next()));
+        assertEquals("record codec: a maker took more than the 2 components",
+                assertThrows(IllegalStateException.class, () -> tooMany.decode(frame)).getMessage());
     }
 
     private static byte[] with(byte[] frame, int offset, int value) {

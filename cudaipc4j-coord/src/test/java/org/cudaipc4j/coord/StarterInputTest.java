@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class StarterInputTest {
     record Name(String name) {}
 
-    private static final RecordCodec<Name> CODEC = RecordCodec.of(MethodHandles.lookup(), Name.class);
+    private static final RecordCodec<Name> CODEC = RecordCodec.of(MethodHandles.lookup(), Name.class,
+            c -> new Name(c.next()));
     private static final long PARENT = Pids.parentPid();
 
     @Test
@@ -63,7 +64,7 @@ class StarterInputTest {
         assertEquals("frame: not a frame (magic 0x30207365)", assertThrows(IllegalArgumentException.class,
                 () -> input.next(CODEC, "the name", null)).getMessage());
         StarterInput other = StarterInput.of(new ByteArrayInputStream(
-                RecordCodec.of(MethodHandles.lookup(), RecordCodecTest.Inner.class)
+                RecordCodec.of(MethodHandles.lookup(), RecordCodecTest.Inner.class, RecordCodecTest.INNER.maker())
                         .encode(new RecordCodecTest.Inner(1, RecordCodecTest.Colour.RED))), PARENT);
         assertEquals("Name: written for another shape of the record (another build)",
                 assertThrows(IllegalArgumentException.class, () -> other.next(CODEC, "the name", null)).getMessage());

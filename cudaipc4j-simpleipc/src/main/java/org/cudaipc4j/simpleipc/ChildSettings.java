@@ -28,7 +28,11 @@ import org.cudaipc4j.tool.ProcessExit;
 record ChildSettings(int id, BackendKind backend, Path socket, Path phaseFile, SimpleIpcOptions run,
         boolean quietExit) {
     static final String USAGE = "usage: SimpleIpcChild ID (its settings come from the simpleIPC parent's pipe)";
-    static final RecordCodec<ChildSettings> CODEC = RecordCodec.of(MethodHandles.lookup(), ChildSettings.class);
+    static final RecordCodec<ChildSettings> CODEC = RecordCodec.of(MethodHandles.lookup(), ChildSettings.class,
+            c -> new ChildSettings(c.next(), c.next(), c.next(), c.next(), c.next(), c.next()),
+            new RecordCodec.Nested<>(SimpleIpcOptions.class, c -> new SimpleIpcOptions(c.next(), c.next(), c.next(),
+                    c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(),
+                    c.next())));
 
     ChildSettings {
         Objects.requireNonNull(backend, "backend");
@@ -67,7 +71,8 @@ record ChildSettings(int id, BackendKind backend, Path socket, Path phaseFile, S
      * @param name the block's name
      */
     record BlockName(String name) {
-        static final RecordCodec<BlockName> CODEC = RecordCodec.of(MethodHandles.lookup(), BlockName.class);
+        static final RecordCodec<BlockName> CODEC = RecordCodec.of(MethodHandles.lookup(), BlockName.class,
+                c -> new BlockName(c.next()));
 
         BlockName {
             Objects.requireNonNull(name, "name");
