@@ -51,7 +51,8 @@ public final class StarterInput {
             while ((frame = RecordCodec.readFrame(in)) != null) {
                 frames.add(frame);
             }
-            frames.add(new CoordinationException("the parent (pid " + starter + ") closed its pipe"));
+            // No pid named: one gone before this process looked at it is not known.
+            frames.add(new CoordinationException("the parent closed its pipe"));
         } catch (IllegalArgumentException e) {
             frames.add(e);
         } catch (IOException e) {
@@ -97,8 +98,9 @@ public final class StarterInput {
             if (next != null) {
                 return next;
             }
-            if (frames.isEmpty() && ParentWatch.gone(starter)) {
-                Object last = frames.poll(); // the pipe's end may have come with the exit
+            if (ParentWatch.gone(starter)) {
+                // The pipe's end comes with the exit, unless another process holds the pipe too.
+                Object last = frames.poll(LOOK.toNanos(), TimeUnit.NANOSECONDS);
                 return last != null ? last
                         : new CoordinationException("the parent (pid " + starter + ") is gone");
             }

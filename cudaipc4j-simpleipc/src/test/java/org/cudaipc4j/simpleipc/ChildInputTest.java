@@ -55,8 +55,8 @@ class ChildInputTest {
     void aChildWhosePipeClosesBeforeItsSettingsLeavesInOneLine() throws Exception {
         Process child = startChild();
         child.getOutputStream().close();
-        assertEquals(List.of("cudaipc4j: simpleIPC child: the parent (pid " + ProcessHandle.current().pid()
-                + ") closed its pipe before sending the child's settings"), linesAndExit(child, 1));
+        assertEquals(List.of("cudaipc4j: simpleIPC child: the parent closed its pipe before sending the child's"
+                + " settings"), linesAndExit(child, 1));
     }
 
     @Test
@@ -65,8 +65,8 @@ class ChildInputTest {
         try (OutputStream in = child.getOutputStream()) {
             in.write(ChildSettings.CODEC.encode(new ChildSettings(0, BackendKind.HOST, null, null, hostRun())));
         }
-        assertEquals(List.of("Process 0: the parent (pid " + ProcessHandle.current().pid()
-                + ") closed its pipe before sending the control block's name"), linesAndExit(child, 1));
+        assertEquals(List.of("Process 0: the parent closed its pipe before sending the control block's name"),
+                linesAndExit(child, 1));
     }
 
     @Test
