@@ -33,6 +33,10 @@ driver_leftovers() {
   for f in $left; do rm -f "/dev/shm/$f"; done
 }
 
+# Any simpleIPC child (its one argument its index; the run's name is on no command line): the checks run one at a
+# time, so one still running after its run is that run's.
+CHILD='SimpleIpcChild [0-9]+$'
+
 check() {  # name expected-exit args...
   local name=$1 want=$2; shift 2
   local log; log=$(mktemp)
@@ -54,7 +58,7 @@ check() {  # name expected-exit args...
   grep -q -E 'AOTCache|AOTConfiguration|Picked up|warning' "$log" && problems+=" foreign-lines-in-output"
   sleep 0.2
   [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left:$seg"
-  [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"
+  pgrep -f "$CHILD" >/dev/null && problems+=" processes-left"
   problems+=$(driver_leftovers)
   local ms=$(( (t1 - t0) / 1000000 ))
   if [ -z "$problems" ]; then pass=$((pass+1)); echo "PASS $name (${ms} ms)"; else fail=$((fail+1)); echo "FAIL $name:$problems (${ms} ms)"; fi
@@ -78,7 +82,7 @@ kill_case() {
   local parent=$!
   for _ in $(seq 1 200); do grep -q '^Step 50 done$' "$log" && break; sleep 0.05; done
   local seg; seg=$(sed -n 's/^PP: lshmName = //p' "$log" | head -1)
-  pkill -9 -f "SimpleIpcChild 2 $seg"
+  pkill -9 -P "$parent" -f 'SimpleIpcChild 2$'
   local t0; t0=$(date +%s%N)
   wait $parent; local rc=$?
   local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -87,7 +91,7 @@ kill_case() {
   [ "$rc" = 1 ] || problems+=" exit=$rc(want 1)"
   grep -q '^Process 2 failed (' "$log" || problems+=" no-failure-report"
   [ -n "$seg" ] && ls /dev/shm | grep -q "^$seg" && problems+=" segment-left"
-  [ -n "$seg" ] && pgrep -f "$seg" >/dev/null && problems+=" processes-left"
+  pgrep -f "$CHILD" >/dev/null && problems+=" processes-left"
   problems+=$(driver_leftovers)
   if [ -z "$problems" ]; then pass=$((pass+1)); echo "PASS child SIGKILLed mid-run (group ended ${ms} ms after the kill)"; else fail=$((fail+1)); echo "FAIL child SIGKILLed mid-run:$problems"; fi
   grep -v '^Step' "$log" | sed 's/^/    | /' | tail -8

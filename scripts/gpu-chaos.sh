@@ -26,6 +26,7 @@ signals=(KILL TERM INT)
 worst=0 slow=0 leaky=0 ran=0
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 driver_shm() { ls /dev/shm 2>/dev/null | grep '^cuda\.shm' | tr '\n' ' '; }
+alive() { local p; for p in "$@"; do kill -0 "$p" 2>/dev/null && printf '%s ' "$p"; done; }  # the pids still running
 # The first run of a build trains the launcher's start-up cache (seconds); that is not what the trials measure.
 "$tool" --size 4K >/dev/null 2>&1 || true
 baseline_driver=$(driver_shm)
@@ -41,7 +42,7 @@ for t in $(seq 1 "$trials"); do
   target=parent; victim=$parent
   child=$(( RANDOM % 5 - 1 ))
   if [ "$child" -ge 0 ]; then
-    pid=$(pgrep -f "SimpleIpcChild $child cudaipc4j-$parent-" | head -1)
+    pid=$(pgrep -P "$parent" -f "SimpleIpcChild $child\$" | head -1)
     [ -n "$pid" ] && { target="child$child"; victim=$pid; }
   fi
   if grep -q 'complete!' "$log"; then moment=teardown
@@ -51,9 +52,11 @@ for t in $(seq 1 "$trials"); do
   if ! kill -0 "$parent" 2>/dev/null; then
     wait "$parent"; echo "$t: the run ended before the signal (exit $?)"; rm -f "$log"; continue
   fi
+  # The run's children, by the parent's pid: their command lines carry no name of the run.
+  kids=$(pgrep -P "$parent" -f SimpleIpcChild | tr '\n' ' ')
   t0=$(now_ms)
   kill -s "$sig" "$victim" 2>/dev/null
-  while kill -0 "$parent" 2>/dev/null || pgrep -f "cudaipc4j-$parent-" >/dev/null; do
+  while kill -0 "$parent" 2>/dev/null || [ -n "$(alive $kids)" ]; do
     sleep 0.01
     [ $(( $(now_ms) - t0 )) -gt 60000 ] && break
   done
@@ -65,7 +68,7 @@ for t in $(seq 1 "$trials"); do
   [ -n "$ours" ] && left+="shm:$ours "
   drv=$(driver_shm)
   [ "$drv" != "$baseline_driver" ] && left+="driver-shm:$drv "
-  procs=$(pgrep -f "cudaipc4j-$parent-" | tr '\n' ' ')
+  procs=$(alive $kids)
   [ -n "$procs" ] && left+="processes:$procs "
   gpu=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader 2>/dev/null | tr '\n' ' ')
   [ -n "$gpu" ] && left+="gpu-memory:$gpu"

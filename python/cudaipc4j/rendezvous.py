@@ -31,7 +31,6 @@ __all__ = ["ClosedError", "Fault", "RankGroup", "RendezvousError", "join", "join
 MAGIC = b"C4J-RDZV"
 MAJOR = 1
 MINOR = 0
-PREAMBLE_BYTES = len(MAGIC) + 4
 MAX_FRAME = 65536
 MAX_PAYLOAD = 4096
 MAX_TEXT = 1024
@@ -39,6 +38,24 @@ NONCE_BYTES = 32
 MAC_BYTES = 32
 
 CHALLENGE, JOIN, WELCOME, START, REFUSE, HEARTBEAT, FAULT, GOODBYE, BARRIER = range(1, 10)
+
+# The fixed formats of docs/multinode.md ("Bytes on the wire"), by the names of Java's Wire, whose MemoryLayouts have
+# the same fields; interop-golden/launch/frames.json pins both sides (its table and each frame's bytes).
+_PREAMBLE = struct.Struct(f">{len(MAGIC)}sHH")  # magic, major, minor
+_FRAME_LENGTH = struct.Struct(">I")  # FRAME_HEAD's first field, read and checked before the rest
+_FRAME_HEAD = struct.Struct(">IB")  # length (type and body), type
+_CHALLENGE = struct.Struct(f">{NONCE_BYTES}s")  # nonce
+_JOIN = struct.Struct(f">iii{NONCE_BYTES}s{MAC_BYTES}s")  # rank, size, nccl, nonce, proof
+_WELCOME = struct.Struct(f">{MAC_BYTES}s")  # proof
+_FAULT_HEAD = struct.Struct(">iB")  # rank, kind; the text follows
+_BARRIER = struct.Struct(">i")  # generation
+# "join", server nonce, rank, size, nccl, client nonce
+_JOIN_PROOF = struct.Struct(f">4s{NONCE_BYTES}siii{NONCE_BYTES}s")
+_WELCOME_PROOF = struct.Struct(f">7s{NONCE_BYTES}s{NONCE_BYTES}s")  # "welcome", client nonce, server nonce
+#: Each format by its name in the golden file.
+_LAYOUTS = {"PREAMBLE": _PREAMBLE, "FRAME_HEAD": _FRAME_HEAD, "CHALLENGE": _CHALLENGE, "JOIN": _JOIN,
+           "WELCOME": _WELCOME, "FAULT": _FAULT_HEAD, "BARRIER": _BARRIER, "JOIN_PROOF": _JOIN_PROOF,
+           "WELCOME_PROOF": _WELCOME_PROOF}
 _KINDS = {1: "DIED", 2: "HUNG", 3: "LEFT"}
 _CODES = {v: k for k, v in _KINDS.items()}
 _MAX_HANDSHAKES = 64
@@ -118,11 +135,11 @@ def _ranks(ranks: list[int]) -> str:
 # --------------------------------------------------------------------------------------------------------- wire
 
 def _preamble() -> bytes:
-    return MAGIC + struct.pack(">HH", MAJOR, MINOR)
+    return _PREAMBLE.pack(MAGIC, MAJOR, MINOR)
 
 
 def _frame(kind: int, body: bytes = b"") -> bytes:
-    return struct.pack(">IB", 1 + len(body), kind) + body
+    return _FRAME_HEAD.pack(1 + len(body), kind) + body
 
 
 def _text(kind: int, text: str) -> bytes:
@@ -130,14 +147,29 @@ def _text(kind: int, text: str) -> bytes:
 
 
 def _fault_frame(f: Fault) -> bytes:
-    return _frame(FAULT, struct.pack(">iB", f.rank, _CODES[f.kind]) + f.message.encode("utf-8")[:MAX_TEXT])
+    return _frame(FAULT, _FAULT_HEAD.pack(f.rank, _CODES[f.kind]) + f.message.encode("utf-8")[:MAX_TEXT])
 
 
 def _parse_fault(body: bytes) -> Fault:
-    if len(body) < 5:
+    if len(body) < _FAULT_HEAD.size:
         raise _ProtocolError(f"FAULT frame of {len(body)} bytes is too short")
-    rank, code = struct.unpack(">iB", body[:5])
-    return Fault(rank, _KINDS.get(code, "DIED"), body[5:].decode("utf-8", "replace"))
+    rank, code = _FAULT_HEAD.unpack_from(body)
+    return Fault(rank, _KINDS.get(code, "DIED"), body[_FAULT_HEAD.size:].decode("utf-8", "replace"))
+
+
+def _join(rank: int, size: int, nccl: int, nonce: bytes, proof: bytes) -> bytes:
+    return _frame(JOIN, _JOIN.pack(rank, size, nccl, nonce, proof))
+
+
+def _barrier(gen: int) -> bytes:
+    return _frame(BARRIER, _BARRIER.pack(gen))
+
+
+def _parse_barrier(body: bytes) -> int:
+    if len(body) != _BARRIER.size:
+        raise _ProtocolError(f"BARRIER frame of {len(body)} bytes")
+    (gen,) = _BARRIER.unpack(body)
+    return gen
 
 
 def _recv_exact(sock: socket.socket, n: int, at_start: bool = False) -> bytes | None:
@@ -156,17 +188,17 @@ def _recv_exact(sock: socket.socket, n: int, at_start: bool = False) -> bytes | 
 
 
 def _read_preamble(sock: socket.socket) -> tuple[int, int]:
-    b = _recv_exact(sock, PREAMBLE_BYTES)
-    if b[:len(MAGIC)] != MAGIC:
-        raise _ProtocolError(f"not the cudaipc4j rendezvous protocol (first bytes {b[:len(MAGIC)].hex()})")
-    return struct.unpack(">HH", b[len(MAGIC):])
+    magic, major, minor = _PREAMBLE.unpack(_recv_exact(sock, _PREAMBLE.size))
+    if magic != MAGIC:
+        raise _ProtocolError(f"not the cudaipc4j rendezvous protocol (first bytes {magic.hex()})")
+    return major, minor
 
 
 def _read_frame(sock: socket.socket, allow_end: bool = False) -> tuple[int, bytes] | None:
-    head = _recv_exact(sock, 4, at_start=allow_end)
+    head = _recv_exact(sock, _FRAME_LENGTH.size, at_start=allow_end)
     if head is None:
         return None
-    (length,) = struct.unpack(">I", head)
+    (length,) = _FRAME_LENGTH.unpack(head)
     if length < 1 or length > MAX_FRAME:
         raise _ProtocolError(f"frame of {length} bytes refused: the limit is {MAX_FRAME}")
     body = _recv_exact(sock, length)
@@ -174,12 +206,12 @@ def _read_frame(sock: socket.socket, allow_end: bool = False) -> tuple[int, byte
 
 
 def _join_mac(secret: bytes, server_nonce: bytes, rank: int, size: int, nccl: int, client_nonce: bytes) -> bytes:
-    msg = b"join" + server_nonce + struct.pack(">iii", rank, size, nccl) + client_nonce
+    msg = _JOIN_PROOF.pack(b"join", server_nonce, rank, size, nccl, client_nonce)
     return hmac.new(secret, msg, hashlib.sha256).digest()
 
 
 def _welcome_mac(secret: bytes, client_nonce: bytes, server_nonce: bytes) -> bytes:
-    return hmac.new(secret, b"welcome" + client_nonce + server_nonce, hashlib.sha256).digest()
+    return hmac.new(secret, _WELCOME_PROOF.pack(b"welcome", client_nonce, server_nonce), hashlib.sha256).digest()
 
 
 class _Connection:
@@ -333,7 +365,7 @@ class RankGroup:
                 self._host_entered = gen
                 self._maybe_release(gen)
             elif self._fault is None:
-                self._peers[0].send(_frame(BARRIER, struct.pack(">i", gen)))
+                self._peers[0].send(_barrier(gen))
             while self._released < gen:
                 if self._fault is not None:
                     raise RendezvousError(f"barrier {gen}: {self._fault.message}", self._fault)
@@ -541,13 +573,11 @@ class RankGroup:
             server_nonce = secrets.token_bytes(NONCE_BYTES)
             c.send(_preamble() + _frame(CHALLENGE, server_nonce))
             kind, body = _read_frame(s)
-            if kind != JOIN or len(body) != 12 + NONCE_BYTES + MAC_BYTES:
-                self._refuse(c, f"rendezvous on {self.address}: expected a JOIN frame of {12 + 2 * NONCE_BYTES}"
+            if kind != JOIN or len(body) != _JOIN.size:
+                self._refuse(c, f"rendezvous on {self.address}: expected a JOIN frame of {_JOIN.size}"
                                 f" bytes, got type {kind} of {len(body)}")
                 return
-            r, n, nccl = struct.unpack(">iii", body[:12])
-            client_nonce = body[12:12 + NONCE_BYTES]
-            mac = body[12 + NONCE_BYTES:]
+            r, n, nccl, client_nonce, mac = _JOIN.unpack(body)
             if not hmac.compare_digest(mac, _join_mac(self._secret, server_nonce, r, n, nccl, client_nonce)):
                 self._refuse(c, f"rendezvous on {self.address}: wrong secret")
                 return
@@ -637,11 +667,11 @@ class RankGroup:
                 if major != MAJOR:
                     raise RendezvousError(f"rank 0 at {self.address} speaks rendezvous protocol {major}.{minor},"
                                           f" rank {self.rank} speaks {MAJOR}.{MINOR}")
-                server_nonce = self._expect(s, CHALLENGE, NONCE_BYTES)
+                (server_nonce,) = _CHALLENGE.unpack(self._expect(s, CHALLENGE, _CHALLENGE.size))
                 client_nonce = secrets.token_bytes(NONCE_BYTES)
                 mac = _join_mac(self._secret, server_nonce, self.rank, self.size, self._nccl, client_nonce)
-                c.send(_frame(JOIN, struct.pack(">iii", self.rank, self.size, self._nccl) + client_nonce + mac))
-                proof = self._expect(s, WELCOME, MAC_BYTES)
+                c.send(_join(self.rank, self.size, self._nccl, client_nonce, mac))
+                (proof,) = _WELCOME.unpack(self._expect(s, WELCOME, _WELCOME.size))
                 if not hmac.compare_digest(proof, _welcome_mac(self._secret, client_nonce, server_nonce)):
                     raise RendezvousError(f"rank 0 at {self.address} does not know the secret")
                 payload = self._await_start(s, timeout)
@@ -748,9 +778,7 @@ class RankGroup:
             if self.rank != 0:
                 self._raise(_parse_fault(body))
         elif kind == BARRIER:
-            if len(body) != 4:
-                raise _ProtocolError(f"BARRIER frame of {len(body)} bytes")
-            (gen,) = struct.unpack(">i", body)
+            gen = _parse_barrier(body)
             with self._lock:
                 if self.rank == 0:
                     self._arrivals.setdefault(gen, set()).add(c.rank)
@@ -765,7 +793,7 @@ class RankGroup:
         if self._host_entered >= gen and len(self._arrivals.get(gen, ())) == self.size - 1:
             self._arrivals.pop(gen, None)
             self._released = max(self._released, gen)
-            frame = _frame(BARRIER, struct.pack(">i", gen))
+            frame = _barrier(gen)
             for c in self._peers.values():
                 c.send(frame)
             self._lock.notify_all()

@@ -1,11 +1,13 @@
 """The rendezvous and the group's watch (cudaipc4j.rendezvous), with ranks on threads over loopback."""
 import gc
+import json
 import os
 import socket
 import struct
 import threading
 import warnings
 from concurrent.futures import Future
+from pathlib import Path
 from unittest import mock
 
 from cudaipc4j import rendezvous as rdzv
@@ -16,6 +18,7 @@ SECRET = b"s3cret"
 ID = bytes((i * 7 + 1) % 256 for i in range(128))
 NCCL = 22809
 WAIT = 20.0
+FRAMES = Path(__file__).resolve().parents[2] / "interop-golden" / "launch" / "frames.json"
 
 
 class Ranks:
@@ -86,7 +89,7 @@ def raw_join(port, rank, size, nccl=NCCL, secret=SECRET, keep=False):
     assert kind == rdzv.CHALLENGE
     client_nonce = bytes(32)
     mac = rdzv._join_mac(secret, server_nonce, rank, size, nccl, client_nonce)
-    s.sendall(rdzv._frame(rdzv.JOIN, struct.pack(">iii", rank, size, nccl) + client_nonce + mac))
+    s.sendall(rdzv._join(rank, size, nccl, client_nonce, mac))
     kind, body = rdzv._read_frame(s)
     if keep:
         assert kind == rdzv.WELCOME
@@ -285,6 +288,52 @@ class RendezvousTest(support.TestCase):
         self.ranks.futures.append(_done(g))
         assert (g.rank, g.size, g.payload) == (1, 2, ID)
         assert rdzv._where("fd00::1", 29400) == "[fd00::1]:29400"
+
+
+class WireGoldenTest(support.TestCase):
+    """The formats and bytes interop-golden/launch/frames.json pins, which Java's WireGoldenTest checks too."""
+
+    def setUp(self):
+        self.golden = json.loads(FRAMES.read_text(encoding="ascii"))
+
+    def test_every_format_is_the_tables_field_by_field(self):
+        codes = {"i32": "i", "u32": "I", "u16": "H", "u8": "B"}
+        table = self.golden["layouts"]
+        assert set(table) == set(rdzv._LAYOUTS)
+        for name, fields in table.items():
+            expected = ">" + "".join(codes.get(kind, kind) for _, kind in fields)
+            assert rdzv._LAYOUTS[name].format == expected, name
+        assert (rdzv._PREAMBLE.size, rdzv._FRAME_HEAD.size, rdzv._JOIN.size) == (12, 5, 76)
+        assert rdzv._FRAME_HEAD.format.startswith(rdzv._FRAME_LENGTH.format)
+
+    def test_every_frame_and_proof_is_the_files_bytes(self):
+        i = self.golden["inputs"]
+        server, client, proof, secret = (bytes.fromhex(i[k]) for k in ("server_nonce", "client_nonce", "proof",
+                                                                         "secret"))
+        fault = i["fault"]
+        got = {
+            "preamble": rdzv._preamble(),
+            "challenge": rdzv._frame(rdzv.CHALLENGE, server),
+            "join": rdzv._join(i["rank"], i["size"], i["nccl"], client, proof),
+            "welcome": rdzv._frame(rdzv.WELCOME, proof),
+            "start": rdzv._frame(rdzv.START, bytes.fromhex(i["payload"])),
+            "refuse": rdzv._text(rdzv.REFUSE, i["refusal"]),
+            "heartbeat": rdzv._frame(rdzv.HEARTBEAT),
+            "fault": rdzv._fault_frame(rdzv.Fault(fault["rank"], fault["kind"], fault["message"])),
+            "goodbye": rdzv._frame(rdzv.GOODBYE),
+            "barrier": rdzv._barrier(i["generation"]),
+            "join_proof": rdzv._join_mac(secret, server, i["rank"], i["size"], i["nccl"], client),
+            "welcome_proof": rdzv._welcome_mac(secret, client, server),
+        }
+        assert {k: v.hex() for k, v in got.items()} == self.golden["bytes"]
+
+    def test_bodies_read_back_and_wrong_sizes_are_refused(self):
+        assert rdzv._parse_barrier(rdzv._BARRIER.pack(9)) == 9
+        with self.assertRaisesRegex(OSError, "^BARRIER frame of 3 bytes$"):
+            rdzv._parse_barrier(b"abc")
+        assert rdzv._parse_fault(rdzv._fault_frame(rdzv.Fault(5, "LEFT", "gone"))[5:]) == rdzv.Fault(5, "LEFT", "gone")
+        with self.assertRaisesRegex(OSError, "^FAULT frame of 4 bytes is too short$"):
+            rdzv._parse_fault(b"abcd")
 
 
 class RendezvousPartsTest(support.TestCase):

@@ -22,8 +22,13 @@ final class LayoutFingerprint {
     static long of(MemoryLayout layout) {
         StringBuilder canonical = new StringBuilder();
         describe(layout, canonical);
+        return of(canonical.toString());
+    }
+
+    /** The fingerprint of a canonical description (also of a record's shape: {@link RecordCodec}). */
+    static long of(String canonical) {
         long h = FNV_OFFSET;
-        for (byte b : canonical.toString().getBytes(StandardCharsets.UTF_8)) {
+        for (byte b : canonical.getBytes(StandardCharsets.UTF_8)) {
             h = (h ^ (b & 0xff)) * FNV_PRIME;
         }
         return h;

@@ -1,6 +1,7 @@
 package org.cudaipc4j.coord;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -277,7 +278,7 @@ public final class Supervisor implements AutoCloseable {
      *                               and waited for (up to 2 s) before it is thrown
      */
     public void start(List<List<String>> commands) {
-        launch(commands.stream().map(MemberCommand::of).toList());
+        launch(commands.stream().map(MemberCommand::of).toList(), false);
     }
 
     /**
@@ -288,11 +289,30 @@ public final class Supervisor implements AutoCloseable {
      * @throws CoordinationException when one cannot be started (see {@link #start(List)})
      */
     public void launch(List<MemberCommand> commands) {
+        launch(commands, false);
+    }
+
+    /**
+     * As {@link #start(List)}, but each member's standard input stays a pipe from this process, for what it must be
+     * told and no other process may read (as {@code /proc/<pid>/cmdline} and {@code environ} can be): stream
+     * {@code i} writes to member {@code i} ({@link RecordCodec} frames, read by {@link StarterInput}). The caller
+     * closes the streams; a member reads the end of its input once its stream is closed or this process is gone.
+     *
+     * @param commands each member's command line
+     * @return each member's standard input, by index
+     * @throws CoordinationException as {@link #start(List)}
+     */
+    public List<OutputStream> startWithInput(List<List<String>> commands) {
+        return launch(commands.stream().map(MemberCommand::of).toList(), true);
+    }
+
+    private List<OutputStream> launch(List<MemberCommand> commands, boolean keepInput) {
         int n = commands.size();
         if (n < 1 || n > processCount) {
             throw new IllegalArgumentException("need 1 to " + processCount + " processes for "
                     + (block != null ? "control block " + block.name() : "this group") + ", got " + n);
         }
+        List<OutputStream> inputs = new ArrayList<>(n);
         synchronized (lifecycle) {
             beginWatching();
             boolean inherit = !options.prefixOutput() && options.out() == System.out && options.err() == System.err;
@@ -303,16 +323,24 @@ public final class Supervisor implements AutoCloseable {
                 try {
                     process = pb.start();
                 } catch (IOException e) {
+                    for (OutputStream input : inputs) {
+                        Closing.closeQuietly(input);
+                    }
                     group.killAll();
                     group.waitForExit(GroupWatch.REAP_WAIT);
                     throw new CoordinationException("cannot start process " + i + " (" + command.command().getFirst()
                             + "): " + e.getMessage(), e);
                 }
                 Member member = add(new Member(i, process, process.toHandle()));
-                Closing.closeQuietly(process.getOutputStream()); // nothing is written to a member's stdin
+                if (keepInput) {
+                    inputs.add(process.getOutputStream());
+                } else {
+                    Closing.closeQuietly(process.getOutputStream()); // nothing is written to a member's stdin
+                }
                 command.pumpOutput(process, i, options, inherit, member.pumps);
             }
         }
+        return Collections.unmodifiableList(inputs);
     }
 
     /**

@@ -269,10 +269,7 @@ abstract sealed class GroupWatch permits HostSide, MemberSide {
             }
             case Wire.FAULT -> faultFrame(f);
             case Wire.BARRIER -> {
-                if (f.body().length != 4) {
-                    throw new Wire.ProtocolException("BARRIER frame of " + f.body().length + " bytes");
-                }
-                int gen = f.buffer().getInt();
+                int gen = Wire.parseBarrier(f);
                 synchronized (lock) {
                     barrierFrame(c, gen);
                 }

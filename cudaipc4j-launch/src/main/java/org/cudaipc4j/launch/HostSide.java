@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -175,20 +174,18 @@ final class HostSide extends GroupWatch {
             c.send(Wire.preamble());
             c.send(Wire.frame(Wire.CHALLENGE, serverNonce));
             Wire.Frame f = Wire.read(c.in);
-            if (f.type() != Wire.JOIN || f.body().length != 12 + Wire.NONCE_BYTES + Wire.MAC_BYTES) {
-                refuse(c, "rendezvous on " + where + ": expected a JOIN frame of " + (12 + 2 * Wire.NONCE_BYTES)
+            if (f.type() != Wire.JOIN || f.body().length != Wire.JOIN_BODY.byteSize()) {
+                refuse(c, "rendezvous on " + where + ": expected a JOIN frame of " + Wire.JOIN_BODY.byteSize()
                         + " bytes, got type " + f.type() + " of " + f.body().length);
                 return;
             }
-            ByteBuffer b = f.buffer();
-            int r = b.getInt();
-            int n = b.getInt();
-            int nccl = b.getInt();
-            byte[] clientNonce = new byte[Wire.NONCE_BYTES];
-            byte[] mac = new byte[Wire.MAC_BYTES];
-            b.get(clientNonce).get(mac);
+            Wire.Join join = Wire.parseJoin(f.body());
+            int r = join.rank();
+            int n = join.size();
+            int nccl = join.nccl();
+            byte[] clientNonce = join.nonce();
             byte[] secret = options.secret();
-            if (!Wire.sameMac(mac, Wire.joinMac(secret, serverNonce, r, n, nccl, clientNonce))) {
+            if (!Wire.sameMac(join.proof(), Wire.joinMac(secret, serverNonce, r, n, nccl, clientNonce))) {
                 refuse(c, "rendezvous on " + where + ": wrong secret");
                 return;
             }
@@ -315,7 +312,7 @@ final class HostSide extends GroupWatch {
         if (hostEntered >= gen && arrivals.getOrDefault(gen, Set.of()).size() == size - 1) {
             arrivals.remove(gen);
             released = Math.max(released, gen);
-            byte[] frame = Wire.frame(Wire.BARRIER, ByteBuffer.allocate(4).putInt(gen).array());
+            byte[] frame = Wire.barrier(gen);
             peers.values().forEach(c -> c.send(frame));
             lock.notifyAll();
         }

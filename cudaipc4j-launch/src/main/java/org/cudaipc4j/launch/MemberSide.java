@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.base.Closing;
@@ -61,14 +60,13 @@ final class MemberSide extends GroupWatch {
                             + Wire.version(v[0], v[1]) + ", rank " + rank + " speaks "
                             + Wire.version(Wire.MAJOR, Wire.MINOR));
                 }
-                Wire.Frame f = expect(c, Wire.CHALLENGE, Wire.NONCE_BYTES);
+                Wire.Frame f = expect(c, Wire.CHALLENGE, (int) Wire.CHALLENGE_BODY.byteSize());
                 byte[] serverNonce = f.body();
                 byte[] clientNonce = Wire.nonce();
                 byte[] secret = options.secret();
                 byte[] mac = Wire.joinMac(secret, serverNonce, rank, size, options.ncclVersion(), clientNonce);
-                c.send(Wire.frame(Wire.JOIN, ByteBuffer.allocate(12 + Wire.NONCE_BYTES + Wire.MAC_BYTES)
-                        .putInt(rank).putInt(size).putInt(options.ncclVersion()).put(clientNonce).put(mac).array()));
-                f = expect(c, Wire.WELCOME, Wire.MAC_BYTES);
+                c.send(Wire.join(new Wire.Join(rank, size, options.ncclVersion(), clientNonce, mac)));
+                f = expect(c, Wire.WELCOME, (int) Wire.WELCOME_BODY.byteSize());
                 if (!Wire.sameMac(f.body(), Wire.welcomeMac(secret, clientNonce, serverNonce))) {
                     throw new RendezvousException("rank 0 at " + where + " does not know the secret");
                 }
@@ -165,7 +163,7 @@ final class MemberSide extends GroupWatch {
     @Override
     void enterBarrier(int gen) {
         if (fault == null) {
-            peers.get(0).send(Wire.frame(Wire.BARRIER, ByteBuffer.allocate(4).putInt(gen).array()));
+            peers.get(0).send(Wire.barrier(gen));
         }
     }
 

@@ -1,5 +1,7 @@
 package org.cudaipc4j.simpleipc;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,21 +22,24 @@ final class ChildGroup implements AutoCloseable {
     final FdDistribution fds;
     /** The children's AOT cache, or null; a recording of it is kept only when the run passed. */
     final ChildStartCache startCache;
+    /** Each child's standard input: its settings, then the block's name. */
+    private final Inputs inputs;
     boolean passed;
 
     private ChildGroup(ControlBlock block, PhaseFiles phaseFiles, Supervisor supervisor, FdDistribution fds,
-            ChildStartCache startCache) {
+            ChildStartCache startCache, Inputs inputs) {
         this.block = block;
         this.phaseFiles = phaseFiles;
         this.supervisor = supervisor;
         this.fds = fds;
         this.startCache = startCache;
+        this.inputs = inputs;
     }
 
     /**
-     * Starts {@code n} children on {@code backend}, then creates their block: the children get its name on
-     * their command line and wait for it, so the block's creation overlaps their JVMs' start instead of
-     * delaying it.
+     * Starts {@code n} children on {@code backend} and sends their {@link ChildSettings}, then creates their block
+     * and sends its name: the block's creation overlaps their JVMs' start instead of delaying it, and no process
+     * learns the name before the block exists.
      */
     static ChildGroup start(SimpleIpcParent parent, int n, SimpleIpcOptions.BackendKind backend) {
         String name = ControlBlock.newName();
@@ -42,20 +47,25 @@ final class ChildGroup implements AutoCloseable {
         Supervisor supervisor = null;
         ControlBlock block = null;
         FdDistribution fds = null;
+        Inputs inputs = null;
         ChildStartCache startCache = ChildStartCache.forBackend(backend.optionName());
         try {
-            phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, name, n);
+            // A name of its own: the folder is seen before the block exists.
+            phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, ControlBlock.newName(), n);
             fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.planned() : null;
             supervisor = new Supervisor(n, parent.supervisorOptions());
-            List<List<String>> args = childArgs(parent.options, name, n, backend, phaseFiles,
+            List<ChildSettings> settings = settings(parent.options, n, backend, phaseFiles,
                     fds == null ? null : fds.socket(), startCache);
             List<List<String>> commands = new ArrayList<>(n);
             List<String> base = JvmCommand.base();
-            for (int i = 0; i < n; i++) {
-                commands.add(JvmCommand.from(base, startCache == null ? List.of() : startCache.jvmOptions(i),
-                        SimpleIpcChild.class.getName(), args.get(i)));
+            for (ChildSettings s : settings) {
+                commands.add(JvmCommand.from(base, startCache == null ? List.of() : startCache.jvmOptions(s.id()),
+                        SimpleIpcChild.class.getName(), s.arguments()));
             }
-            supervisor.start(commands);
+            inputs = new Inputs(supervisor.startWithInput(commands));
+            for (ChildSettings s : settings) {
+                inputs.send(s.id(), ChildSettings.CODEC.encode(s));
+            }
             if (backend == SimpleIpcOptions.BackendKind.CUDA) {
                 // A child that is killed, or ends with _exit, leaves the driver's /dev/shm files of its pid.
                 for (long pid : supervisor.pids()) {
@@ -64,6 +74,7 @@ final class ChildGroup implements AutoCloseable {
             }
             parent.phases.mark("childrenStarted");
             block = ControlBlock.create(name, n, SimpleIpcSlot.LAYOUT);
+            inputs.sendAll(ChildSettings.BlockName.CODEC.encode(new ChildSettings.BlockName(name)));
             SimpleIpcSlot.releaseCountersOnAbort(block);
             supervisor.watch(block);
             parent.phases.mark("blockCreated");
@@ -73,10 +84,10 @@ final class ChildGroup implements AutoCloseable {
                 Supervisor members = supervisor;
                 fds.listen(n, pid -> members.pids().contains(pid), parent.runDeadline);
             }
-            return new ChildGroup(block, phaseFiles, supervisor, fds, startCache);
+            return new ChildGroup(block, phaseFiles, supervisor, fds, startCache, inputs);
         } catch (RuntimeException e) {
             try {
-                Closeables.closeAll(supervisor, fds, phaseFiles, block);
+                Closeables.closeAll(supervisor, inputs, fds, phaseFiles, block);
             } catch (RuntimeException cleanup) {
                 e.addSuppressed(cleanup);
             }
@@ -110,7 +121,7 @@ final class ChildGroup implements AutoCloseable {
     @Override
     public void close() {
         try {
-            Closeables.closeAll(supervisor, fds, phaseFiles, block);
+            Closeables.closeAll(supervisor, inputs, fds, phaseFiles, block);
         } finally {
             if (startCache != null) {
                 startCache.finish(passed);
@@ -118,18 +129,48 @@ final class ChildGroup implements AutoCloseable {
         }
     }
 
-    /**
-     * The command-line arguments of each of {@code n} children: its index (so that a process list tells them apart)
-     * and its {@link ChildSettings}, encoded.
-     */
-    private static List<List<String>> childArgs(SimpleIpcOptions options, String blockName, int n,
-            SimpleIpcOptions.BackendKind backend, PhaseFiles phaseFiles, Path socket, ChildStartCache startCache) {
-        List<List<String>> all = new ArrayList<>();
+    /** The settings of each of {@code n} children. */
+    private static List<ChildSettings> settings(SimpleIpcOptions options, int n, SimpleIpcOptions.BackendKind backend,
+            PhaseFiles phaseFiles, Path socket, ChildStartCache startCache) {
+        List<ChildSettings> all = new ArrayList<>();
         for (int p = 0; p < n; p++) {
             Path phaseFile = phaseFiles.enabled() ? phaseFiles.file(p) : null;
             boolean quiet = startCache != null && startCache.quietExit(p);
-            all.add(new ChildSettings(p, blockName, backend, socket, phaseFile, options, quiet).arguments());
+            all.add(new ChildSettings(p, backend, socket, phaseFile, options, quiet));
         }
         return all;
+    }
+
+    /**
+     * The children's standard inputs. A child that is gone cannot be written to: its exit is what the supervisor
+     * reports, so the write's failure is not.
+     */
+    private record Inputs(List<OutputStream> streams) implements AutoCloseable {
+        void send(int child, byte[] frame) {
+            try {
+                OutputStream out = streams.get(child);
+                out.write(frame);
+                out.flush();
+            } catch (IOException gone) {
+                // The supervisor reports the child's exit.
+            }
+        }
+
+        void sendAll(byte[] frame) {
+            for (int i = 0; i < streams.size(); i++) {
+                send(i, frame);
+            }
+        }
+
+        @Override
+        public void close() {
+            for (OutputStream out : streams) {
+                try {
+                    out.close();
+                } catch (IOException gone) {
+                    // As in send.
+                }
+            }
+        }
     }
 }

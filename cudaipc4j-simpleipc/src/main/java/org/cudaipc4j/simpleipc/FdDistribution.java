@@ -1,6 +1,10 @@
 package org.cudaipc4j.simpleipc;
 
-import java.nio.ByteBuffer;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,13 +23,18 @@ import org.cudaipc4j.coord.fd.FdServer;
 
 /**
  * How the file descriptors of the parent's exports reach the children when they cannot travel in the control block
- * ({@code --ipc vmm|pool}): the parent listens on a private Unix socket (its path on the children's command line);
+ * ({@code --ipc vmm|pool}): the parent listens on a private Unix socket (its path in the children's settings);
  * each child connects as soon as it has joined the group, names its index, and receives every process's memory
  * descriptors in slot order once the parent has exported them. Connecting early takes the connection and the peer
  * checks off the way from the exports to the children's first step. Only this user's processes that the supervisor
  * started are served.
  */
 final class FdDistribution implements AutoCloseable {
+    /** A child's request: its index, which the answer repeats. */
+    static final StructLayout REQUEST = MemoryLayout.structLayout(ValueLayout.JAVA_INT_UNALIGNED
+            .withOrder(ByteOrder.LITTLE_ENDIAN).withName("index")).withName("FdRequest");
+    private static final VarHandle REQUEST_INDEX = REQUEST.varHandle(MemoryLayout.PathElement.groupElement("index"));
+
     private final Path socket;
     private final CompletableFuture<List<Integer>> exported = new CompletableFuture<>();
     private FdServer server;
@@ -35,7 +44,7 @@ final class FdDistribution implements AutoCloseable {
     }
 
     /**
-     * The group's socket, not listening yet ({@link #listen}): its path goes on the children's command line, and
+     * The group's socket, not listening yet ({@link #listen}): its path goes in the children's settings, and
      * opening it (its first use of the socket calls) need not delay their start.
      */
     static FdDistribution planned() {
@@ -92,12 +101,19 @@ final class FdDistribution implements AutoCloseable {
     static Request request(Path socket, int index, Duration timeout) {
         FdChannel channel = FdChannel.connect(socket, timeout);
         try {
-            channel.send(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(index).array(), List.of());
+            channel.send(request(index), List.of());
             return new Request(channel);
         } catch (RuntimeException e) {
             channel.close();
             throw e;
         }
+    }
+
+    /** The bytes of child {@code index}'s {@link #REQUEST}. */
+    static byte[] request(int index) {
+        byte[] request = new byte[(int) REQUEST.byteSize()];
+        REQUEST_INDEX.set(MemorySegment.ofArray(request), 0L, index);
+        return request;
     }
 
     /** A child's request, sent; owns its connection. */

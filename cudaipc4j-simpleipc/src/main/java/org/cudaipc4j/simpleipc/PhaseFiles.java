@@ -12,9 +12,9 @@ import java.util.stream.Stream;
 import org.cudaipc4j.tool.ToolSettings;
 
 /**
- * The children's phase logs: a private temporary folder, removed when closed. It is named after the group's
- * control block, whose name is already unique and unguessable ({@code Files.createTempDirectory} would first
- * set up SecureRandom, tens of milliseconds on the start-up path).
+ * The children's phase logs: a private temporary folder, removed when closed. It is named by a fresh control block
+ * name, unique and unguessable ({@code Files.createTempDirectory} would first set up SecureRandom, tens of
+ * milliseconds on the start-up path), never the group's own block's, which nobody may see before the block exists.
  */
 final class PhaseFiles implements AutoCloseable {
     private final Path dir;
@@ -22,11 +22,11 @@ final class PhaseFiles implements AutoCloseable {
     /** Removes the folder when the JVM ends before {@link #close} (a signal): null when there is no folder. */
     private final Thread removeAtShutdown;
 
-    PhaseFiles(boolean enabled, String blockName, int count) {
+    PhaseFiles(boolean enabled, String name, int count) {
         this.count = count;
         try {
             this.dir = enabled ? Files.createDirectory(Path.of(System.getProperty("java.io.tmpdir"),
-                    blockName + "-phases"), PosixFilePermissions.asFileAttribute(
+                    name + "-phases"), PosixFilePermissions.asFileAttribute(
                     PosixFilePermissions.fromString("rwx------"))) : null;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary folder for phase logs", e);

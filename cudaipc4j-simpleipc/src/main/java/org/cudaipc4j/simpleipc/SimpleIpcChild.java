@@ -12,7 +12,9 @@ import org.cudaipc4j.coord.Barrier;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.CoordinationException;
+import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.ProcessStatus;
+import org.cudaipc4j.coord.StarterInput;
 import org.cudaipc4j.coord.fd.FdMessage;
 import org.cudaipc4j.cuda.ipc.DriverFiles;
 import org.cudaipc4j.simpleipc.backend.Backend;
@@ -30,7 +32,8 @@ import org.cudaipc4j.tool.ProcessExit;
  * Child process {@code id} of a simpleIPC run (the sample run with one integer argument). Started by the parent
  * through the supervisor as a fresh JVM; kept free of the CLI and JSON libraries so it starts fast.
  *
- * <p>Arguments: see {@link ChildSettings}.
+ * <p>Argument: its index; its settings, then the control block's name, come down its standard input (see
+ * {@link ChildSettings}).
  *
  * <p>It may be started before the parent has chosen its device: it joins the group and starts the driver (at the
  * same time, on two threads), waits for its device assignment (or leaves quietly, exit 0, when the parent dismisses
@@ -53,7 +56,8 @@ public final class SimpleIpcChild {
         PhaseLog phases = new PhaseLog();
         phases.mark("jvmStart", Clock.processStartMicros());
         phases.mark("main");
-        ChildSettings settings = settingsOrExit(args);
+        StarterInput input = StarterInput.standardInput();
+        ChildSettings settings = settingsOrExit(args, input);
         if (settings.backend() == SimpleIpcOptions.BackendKind.CUDA) {
             DriverStartUp.applySingleStreamDefaults(); // see SimpleIpcParent
             DriverStartUp.prelinkInBackground();
@@ -69,7 +73,7 @@ public final class SimpleIpcChild {
         // descriptors, which come once the parent has exported: none of that waits on the way to the first step.
         CompletableFuture<ChildRuntime> joining = new CompletableFuture<>();
         CompletableFuture<FdDistribution.Request> fdRequest = new CompletableFuture<>();
-        startJoining(settings, phases, joining, fdRequest);
+        startJoining(settings, input, phases, joining, fdRequest);
 
         int exit = runInGroup(settings, joining, fdRequest, phases);
         // A request that was never answered (a dismissed group, a failure before the buffers) closes its connection
@@ -88,10 +92,17 @@ public final class SimpleIpcChild {
         ProcessExit.exit(exit, settings.quietExit());
     }
 
-    /** The child's settings from its arguments; a bad argument ends the process with the usage (exit 64). */
-    private static ChildSettings settingsOrExit(String[] args) {
+    /**
+     * The child's settings from the parent's pipe, checked against its argument. Settings that are not the
+     * parent's, or a bad argument, end the process with the usage (exit 64); a parent that closed the pipe or is
+     * gone first, with exit 1.
+     */
+    private static ChildSettings settingsOrExit(String[] args, StarterInput input) {
         try {
-            return ChildSettings.fromArguments(args);
+            // Written by the parent as it starts the child, so waited for while the parent lives.
+            ChildSettings settings = input.next(ChildSettings.CODEC, "the child's settings", null);
+            settings.checkArguments(args);
+            return settings;
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             if (!e.getMessage().equals(ChildSettings.USAGE)) {
@@ -99,20 +110,27 @@ public final class SimpleIpcChild {
             }
             ProcessExit.exit(ExitCodes.USAGE);
             throw e; // not reached
+        } catch (CoordinationException e) {
+            System.err.println("cudaipc4j: simpleIPC child: " + e.getMessage());
+            ProcessExit.exit(1);
+            throw e; // not reached
         }
     }
 
     /**
-     * Joins the group on a thread of its own, then (with {@code --ipc vmm|pool}) asks the parent's socket for the
-     * descriptors; completes {@code joining} and {@code fdRequest}, or both exceptionally.
+     * Waits for the block's name, joins the group on a thread of its own, then (with {@code --ipc vmm|pool}) asks
+     * the parent's socket for the descriptors; completes {@code joining} and {@code fdRequest}, or both
+     * exceptionally.
      */
-    private static void startJoining(ChildSettings settings, PhaseLog phases,
+    private static void startJoining(ChildSettings settings, StarterInput input, PhaseLog phases,
             CompletableFuture<ChildRuntime> joining, CompletableFuture<FdDistribution.Request> fdRequest) {
         int id = settings.id();
         Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
             try {
-                joining.complete(ChildRuntime.join(settings.segment(), SimpleIpcSlot.LAYOUT, id,
-                        settings.run().timeout()));
+                Duration timeout = settings.run().timeout();
+                String block = input.next(ChildSettings.BlockName.CODEC, "the control block's name",
+                        Deadline.after(timeout, "--timeout")).name();
+                joining.complete(ChildRuntime.join(block, SimpleIpcSlot.LAYOUT, id, timeout));
                 phases.mark("joined");
             } catch (Throwable t) {
                 joining.completeExceptionally(t);

@@ -4,7 +4,12 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,11 +34,17 @@ import org.cudaipc4j.coord.IdleStrategy;
  * <p>One thread may send while another receives; two threads must not send (or receive) at once.
  */
 public final class FdChannel implements AutoCloseable {
+    private static final ValueLayout.OfInt JAVA_INT_LE = JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** "CIFD" read as a little-endian int. */
     static final int MAGIC = 0x4446_4943;
     /** The largest payload accepted. */
     public static final int MAX_PAYLOAD = 16 << 20;
-    private static final int HEADER = 12;
+    /** A message's header, sent with its descriptors, before its payload. */
+    static final StructLayout HEADER = MemoryLayout.structLayout(JAVA_INT_LE.withName("magic"),
+            JAVA_INT_LE.withName("length"), JAVA_INT_LE.withName("fds")).withName("FdMessageHeader");
+    private static final VarHandle HEADER_MAGIC = HEADER.varHandle(MemoryLayout.PathElement.groupElement("magic"));
+    private static final VarHandle HEADER_LENGTH = HEADER.varHandle(MemoryLayout.PathElement.groupElement("length"));
+    private static final VarHandle HEADER_FDS = HEADER.varHandle(MemoryLayout.PathElement.groupElement("fds"));
 
     private final OwnedFd fd;
     private final PeerCredentials peer;
@@ -156,13 +167,18 @@ public final class FdChannel implements AutoCloseable {
                     + Native.MAX_FDS + " descriptors, got " + payload.length + " and " + fds.size());
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment data = arena.allocate(HEADER + payload.length, 8);
-            data.set(JAVA_INT, 0, MAGIC);
-            data.set(JAVA_INT, 4, payload.length);
-            data.set(JAVA_INT, 8, fds.size());
-            MemorySegment.copy(payload, 0, data, JAVA_BYTE, HEADER, payload.length);
-            transmit(data, fds);
+            transmit(framed(arena, payload, fds.size()), fds);
         }
+    }
+
+    /** {@code payload} after its {@link #HEADER}, announcing {@code fdCount} descriptors. */
+    static MemorySegment framed(Arena arena, byte[] payload, int fdCount) {
+        MemorySegment data = arena.allocate(HEADER.byteSize() + payload.length, 8);
+        HEADER_MAGIC.set(data, 0L, MAGIC);
+        HEADER_LENGTH.set(data, 0L, payload.length);
+        HEADER_FDS.set(data, 0L, fdCount);
+        MemorySegment.copy(payload, 0, data, JAVA_BYTE, HEADER.byteSize(), payload.length);
+        return data;
     }
 
     /** Sends {@code data} (a header and its payload) with {@code fds} attached to its first byte. */
@@ -210,10 +226,10 @@ public final class FdChannel implements AutoCloseable {
         List<OwnedFd> received = new ArrayList<>();
         long consumed = 0;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment header = arena.allocate(HEADER, 8);
+            MemorySegment header = arena.allocate(HEADER);
             MemorySegment control = arena.allocate(Native.cmsgSpace(Native.MAX_FDS), 8);
             long got = 0;
-            while (got < HEADER) {
+            while (got < HEADER.byteSize()) {
                 awaitReadable(deadline, "a message");
                 MemorySegment msg = message(arena, header.asSlice(got), got == 0 ? control : MemorySegment.NULL);
                 Libc.Result r = LibcSockets.recvmsg(fd.value(), msg, LibcSockets.MSG_CMSG_CLOEXEC);
@@ -233,12 +249,13 @@ public final class FdChannel implements AutoCloseable {
                 }
                 got += r.value();
             }
-            if (header.get(JAVA_INT, 0) != MAGIC) {
+            int magic = (int) HEADER_MAGIC.get(header, 0L);
+            if (magic != MAGIC) {
                 throw new CoordinationException("a message from " + describePeer() + " is not a descriptor message"
-                        + " (magic 0x" + Integer.toHexString(header.get(JAVA_INT, 0)) + ")");
+                        + " (magic 0x" + Integer.toHexString(magic) + ")");
             }
-            int length = header.get(JAVA_INT, 4);
-            int expectedFds = header.get(JAVA_INT, 8);
+            int length = (int) HEADER_LENGTH.get(header, 0L);
+            int expectedFds = (int) HEADER_FDS.get(header, 0L);
             if (length < 0 || length > MAX_PAYLOAD || expectedFds < 0 || expectedFds > Native.MAX_FDS) {
                 throw new CoordinationException("a message from " + describePeer() + " announces " + length
                         + " bytes and " + expectedFds + " descriptors (at most " + MAX_PAYLOAD + " and "

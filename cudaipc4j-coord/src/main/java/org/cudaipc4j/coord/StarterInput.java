@@ -1,0 +1,112 @@
+package org.cudaipc4j.coord;
+
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The child's end of the pipe its starter writes records down ({@link Supervisor#startWithInput}): its standard
+ * input, which no other process can read, unlike its command line and environment ({@code /proc/<pid>/cmdline},
+ * {@code environ}). Frames ({@link RecordCodec}) are read on a daemon thread as they come, so a wait for one also
+ * watches the starter: it ends when the pipe closes (the starter closed it or exited), when the starter is
+ * {@linkplain ParentWatch#gone gone}, or at a deadline, each with one line, never hanging on a dead starter.
+ */
+public final class StarterInput {
+    /** How often a wait looks at the starter. */
+    private static final Duration LOOK = Duration.ofMillis(100);
+
+    private final long starter;
+    /** Frames in arrival order, then one {@link RuntimeException} saying why no more come. */
+    private final BlockingQueue<Object> frames = new LinkedBlockingQueue<>();
+    private volatile RuntimeException ended;
+
+    private StarterInput(InputStream in, long starter) {
+        this.starter = starter;
+        Thread.ofPlatform().daemon().name("cudaipc4j-starter-input").start(() -> readAll(in));
+    }
+
+    /** {@return this process's standard input, from its parent} */
+    public static StarterInput standardInput() {
+        return new StarterInput(new FileInputStream(FileDescriptor.in), Pids.parentPid());
+    }
+
+    /**
+     * {@return the frames of {@code in}, written by {@code starter}}
+     *
+     * @param in where the frames arrive
+     * @param starter the pid of the process that writes them
+     */
+    public static StarterInput of(InputStream in, long starter) {
+        return new StarterInput(in, starter);
+    }
+
+    private void readAll(InputStream in) {
+        try (in) {
+            byte[] frame;
+            while ((frame = RecordCodec.readFrame(in)) != null) {
+                frames.add(frame);
+            }
+            // No pid named: one gone before this process looked at it is not known.
+            frames.add(new CoordinationException("the parent closed its pipe"));
+        } catch (IllegalArgumentException e) {
+            frames.add(e);
+        } catch (IOException e) {
+            frames.add(new CoordinationException("cannot read the parent's pipe: " + e.getMessage(), e));
+        }
+    }
+
+    /**
+     * Waits for the next frame and decodes it.
+     *
+     * @param codec the record the next frame must hold
+     * @param what what is waited for, for messages, e.g. "the control block's name"
+     * @param deadline when to stop waiting, or null to wait while the starter lives
+     * @param <R> the record type
+     * @return the record
+     * @throws CoordinationException when the pipe closed, the starter is gone or the deadline passed first
+     * @throws IllegalArgumentException when the frame is not one of {@code codec}'s (see {@link RecordCodec#decode})
+     */
+    public <R extends Record> R next(RecordCodec<R> codec, String what, Deadline deadline) {
+        Object next;
+        try {
+            next = take(what, deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordinationException("interrupted waiting for " + what, e);
+        }
+        if (next instanceof byte[] frame) {
+            return codec.decode(frame);
+        }
+        ended = (RuntimeException) next;
+        if (ended instanceof CoordinationException) {
+            throw new CoordinationException(ended.getMessage() + " before sending " + what, ended);
+        }
+        throw ended;
+    }
+
+    private Object take(String what, Deadline deadline) throws InterruptedException {
+        if (ended != null) {
+            return ended;
+        }
+        while (true) {
+            Object next = frames.poll(LOOK.toNanos(), TimeUnit.NANOSECONDS);
+            if (next != null) {
+                return next;
+            }
+            if (ParentWatch.gone(starter)) {
+                // The pipe's end comes with the exit, unless another process holds the pipe too.
+                Object last = frames.poll(LOOK.toNanos(), TimeUnit.NANOSECONDS);
+                return last != null ? last
+                        : new CoordinationException("the parent (pid " + starter + ") is gone");
+            }
+            if (deadline != null && deadline.hasPassed()) {
+                throw new CoordinationException(deadline.timedOut(what));
+            }
+        }
+    }
+}
