@@ -18,12 +18,16 @@ user_repo=$(getent passwd "$(id -u)" | cut -d: -f6)/.m2/repository
 for arg in ${MAVEN_OPTS:-} "$@"; do
   case $arg in -Dmaven.repo.local=*) user_repo=${arg#-Dmaven.repo.local=} ;; esac
 done
+if [ ! -d "$user_repo" ]; then
+  echo "$me: no Maven repository at $user_repo (build first, or pass -Dmaven.repo.local)" >&2
+  exit 1
+fi
 user_repo=$(cd "$user_repo" && pwd)
 
 repo=$root/target/consumer-repository
 rm -rf "$repo" consumer/target
 # The interop library and the modules it depends on, with the parent pom they name.
-install_module() { # module packaging
+install_module() { # MODULE
   local dir=$repo/org/cudaipc4j/$1/$version
   mkdir -p "$dir"
   if [ "$1" = cudaipc4j-parent ]; then
@@ -34,7 +38,9 @@ install_module() { # module packaging
     cp "$1/target/$1-$version.jar" "$dir/"
   fi
 }
-for module in cudaipc4j-parent cudaipc4j-base cudaipc4j-cuda cudaipc4j-coord cudaipc4j-interop; do install_module "$module"; done
+for module in cudaipc4j-parent cudaipc4j-base cudaipc4j-cuda cudaipc4j-coord cudaipc4j-interop; do
+  install_module "$module"
+done
 
 settings=$root/target/consumer-settings.xml
 cat >"$settings" <<XML
