@@ -53,6 +53,8 @@ wheel_check() {
   local why="" start=$SECONDS
   if ! "$py" -m pip --version >/dev/null 2>&1; then
     why="$py has no pip"
+  elif ! "$py" -m pip --help 2>/dev/null | grep -q -- '--python <python>'; then
+    why="$py has a pip older than 22.3 (no --python, to install into another environment)"
   elif ! "$py" -c 'import venv' 2>/dev/null; then
     why="$py has no venv module"
   elif ! "$py" -c '
@@ -78,7 +80,8 @@ sys.exit(int(setuptools.__version__.split(".")[0]) < 61)' 2>/dev/null; then
     { cat "$log"; echo "$me: the wheel did not build" >&2; return 1; }
   local wheel
   wheel=$(ls "$tmp"/dist/*.whl)
-  "$py" -m venv --without-pip "$tmp/venv"
+  "$py" -m venv --without-pip "$tmp/venv" >"$log" 2>&1 ||
+    { cat "$log"; echo "$me: $py could not make a virtual environment for the wheel" >&2; return 1; }
   "${pip[@]}" --python "$tmp/venv/bin/python3" install --no-deps --no-index --no-cache-dir "$wheel" >"$log" 2>&1 ||
     { cat "$log"; echo "$me: the wheel did not install" >&2; return 1; }
   # -I: neither PYTHONPATH nor the current folder, so the installed package or nothing
