@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the GPU-tagged JUnit tests of every module without Maven (a GPU machine may have only a Java runtime),
-# through the JUnit console launcher. Build first: scripts/mvn.sh -q -B package -DskipTests (the jars, the test
-# classes, and every dependency jar in cudaipc4j-cli/target/lib).
-# A GPU is required here: a GPU test that would be skipped fails instead (CUDAIPC4J_REQUIRE_GPU=1).
+# through the JUnit console launcher, with the toolchain-tagged ones (nvcc, cuda.h, nccl.h: the GPU machine has
+# them). Build first: scripts/mvn.sh -q -B package -DskipTests (the jars, the test classes, and every dependency jar
+# in cudaipc4j-cli/target/lib).
+# A GPU is required here: a GPU or toolchain test that would be skipped fails instead (CUDAIPC4J_REQUIRE_GPU=1).
 # Usage: scripts/gpu-tests.sh [JAVA] [LAUNCHER-ARGS...]   (JAVA defaults to .jre/bin/java, else $JAVA_HOME/bin/java)
 # The results come as a tree at the end; under a time limit pass --details=flat, which prints each test as it ends,
 # so a run cut short keeps what finished. Select classes with --include-classname 'REGEX'.
@@ -27,4 +28,4 @@ export CUDAIPC4J_REQUIRE_GPU=1
 exec "$java" --enable-native-access=ALL-UNNAMED \
   -jar cudaipc4j-cli/target/lib/junit-platform-console-standalone-1.14.4.jar execute \
   --disable-banner --disable-ansi-colors --details=tree \
-  --class-path "$cp" --scan-class-path "${tests%:}" --include-tag gpu "$@"
+  --class-path "$cp" --scan-class-path "${tests%:}" --include-tag gpu --include-tag toolchain "$@"

@@ -3,6 +3,8 @@
 // signature, does no GPU's work and returns at once. Device 0 reports itself IPC-capable; allocations and IPC opens
 // hand out addresses no memory is behind (only copies to the host write, zeros); an IPC handle of 64 zero bytes (no
 // process's) is refused, as the driver refuses one, so the reader's warm-up takes its refusal paths.
+// -DSTUB_DEVICES=N shows N devices, device d's UUID bytes d*16 to d*16+15, and copies to the host in a context of
+// device d write d in every byte, so that a test sees which device was used.
 // Built by scripts/stub-reader-bench.sh with cc; never shipped, loaded only through LD_LIBRARY_PATH.
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -20,6 +22,17 @@ static uint64_t next_address = 0x7f0000000000ULL;  // far above what the process
 static uint64_t next_object = 0x1000;              // streams, events, contexts' handles
 static __thread void *current_context;
 
+#ifndef STUB_DEVICES
+#define STUB_DEVICES 1
+#endif
+enum { CONTEXTS = 0xC0 };  // device d's primary context is CONTEXTS + d
+
+// The device of this thread's context, 0 without one of ours.
+static unsigned char current_device(void) {
+  uintptr_t c = (uintptr_t) current_context;
+  return c >= CONTEXTS && c < CONTEXTS + STUB_DEVICES ? (unsigned char) (c - CONTEXTS) : 0;
+}
+
 static uint64_t address(void) { uint64_t a = next_address; next_address += SPACING; return a; }
 static void *object(void) { return (void *) (next_object++); }
 static int none(const IpcHandle *h) {
@@ -29,11 +42,15 @@ static int none(const IpcHandle *h) {
   return 1;
 }
 
-// Initialisation and devices: one device, compute capability 9.0, every capability the tool asks for.
+// Initialisation and devices: one device (or STUB_DEVICES), compute capability 9.0, every capability the tool asks for.
 CUresult cuInit(unsigned flags) { return SUCCESS; }
 CUresult cuDriverGetVersion(int *version) { *version = 13000; return SUCCESS; }
-CUresult cuDeviceGetCount(int *count) { *count = 1; return SUCCESS; }
-CUresult cuDeviceGet(int *device, int ordinal) { *device = ordinal; return SUCCESS; }
+CUresult cuDeviceGetCount(int *count) { *count = STUB_DEVICES; return SUCCESS; }
+CUresult cuDeviceGet(int *device, int ordinal) {
+  if (ordinal < 0 || ordinal >= STUB_DEVICES) return INVALID_VALUE;
+  *device = ordinal;
+  return SUCCESS;
+}
 CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   switch (attribute) {
     case 1: *value = 1024; break;   // MAX_THREADS_PER_BLOCK
@@ -48,8 +65,8 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   return SUCCESS;
 }
 CUresult cuDeviceGetName(char *name, int length, int device) { strncpy(name, "stub", length); return SUCCESS; }
-CUresult cuDeviceGetUuid_v2(unsigned char *uuid, int device) {  // GPU-00010203-0405-0607-0809-0a0b0c0d0e0f
-  for (int i = 0; i < 16; i++) uuid[i] = (unsigned char) i;
+CUresult cuDeviceGetUuid_v2(unsigned char *uuid, int device) {  // device 0: GPU-00010203-0405-0607-0809-0a0b0c0d0e0f
+  for (int i = 0; i < 16; i++) uuid[i] = (unsigned char) (device * 16 + i);
   return SUCCESS;
 }
 CUresult cuDeviceGetPCIBusId(char *id, int length, int device) { strncpy(id, "0000:00:00.0", length); return SUCCESS; }
@@ -57,7 +74,10 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, int device) { *bytes = 80ULL << 30; 
 CUresult cuDeviceCanAccessPeer(int *can, int device, int peer) { *can = 0; return SUCCESS; }
 
 // Contexts
-CUresult cuDevicePrimaryCtxRetain(void **context, int device) { *context = (void *) 0xC0; return SUCCESS; }
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  *context = (void *) (uintptr_t) (CONTEXTS + device);
+  return SUCCESS;
+}
 CUresult cuDevicePrimaryCtxRelease_v2(int device) { return SUCCESS; }
 CUresult cuDevicePrimaryCtxGetState(int device, unsigned *flags, int *active) {
   *flags = 0;
@@ -140,10 +160,13 @@ CUresult cuMemHostUnregister(void *pointer) { return SUCCESS; }
 CUresult cuMemcpyDtoDAsync_v2(uint64_t to, uint64_t from, size_t bytes, void *stream) { return SUCCESS; }
 CUresult cuMemcpyDtoD_v2(uint64_t to, uint64_t from, size_t bytes) { return SUCCESS; }
 CUresult cuMemcpyDtoHAsync_v2(void *to, uint64_t from, size_t bytes, void *stream) {
-  memset(to, 0, bytes);
+  memset(to, current_device(), bytes);
   return SUCCESS;
 }
-CUresult cuMemcpyDtoH_v2(void *to, uint64_t from, size_t bytes) { memset(to, 0, bytes); return SUCCESS; }
+CUresult cuMemcpyDtoH_v2(void *to, uint64_t from, size_t bytes) {
+  memset(to, current_device(), bytes);
+  return SUCCESS;
+}
 CUresult cuMemcpyHtoDAsync_v2(uint64_t to, const void *from, size_t bytes, void *stream) { return SUCCESS; }
 CUresult cuMemcpyHtoD_v2(uint64_t to, const void *from, size_t bytes) { return SUCCESS; }
 CUresult cuMemsetD8Async(uint64_t to, unsigned char value, size_t bytes, void *stream) { return SUCCESS; }

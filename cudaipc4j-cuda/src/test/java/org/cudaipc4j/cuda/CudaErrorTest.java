@@ -49,7 +49,7 @@ class CudaErrorTest {
 
     @Test
     void enumCoversEveryCodeOfCudaHeader() {
-        // From the committed copy of cuda.h's tables (CudaHeaderTablesGpuTest keeps it true to the toolkit's).
+        // From the committed copy of cuda.h's tables (CudaHeaderTablesToolkitTest keeps it true to the toolkit's).
         Map<String, Integer> results = CudaHeaderTables.committed().results();
         assertTrue(results.size() > 90, "only " + results.size() + " codes in " + CudaHeaderTables.RESOURCE);
         for (Map.Entry<String, Integer> r : results.entrySet()) {

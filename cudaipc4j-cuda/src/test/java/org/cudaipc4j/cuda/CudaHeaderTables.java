@@ -17,9 +17,9 @@ import java.util.regex.Pattern;
  * What the binding's checks need from the driver API's header {@code cuda.h}: the {@code CUresult} codes, the
  * functions it declares, and the {@code #define}s that rename an API name (such as
  * {@code cuMemAlloc -> cuMemAlloc_v2}). A copy made from the toolkit's header is committed as {@value #RESOURCE},
- * so the checks run where no toolkit is installed; {@code CudaHeaderTablesGpuTest} compares it with the header of
- * the GPU machine's toolkit. To make it again: {@code java -cp <test classes> org.cudaipc4j.cuda.CudaHeaderTables
- * /path/to/cuda.h cudaipc4j-cuda/src/test/resources/org/cudaipc4j/cuda/cuda-h-tables.txt}.
+ * so the checks run where no toolkit is installed; {@code CudaHeaderTablesToolkitTest} compares it with the toolkit's
+ * header wherever one is installed. To make it again: {@code java -cp <test classes>
+ * org.cudaipc4j.cuda.CudaHeaderTables /path/to/cuda.h cudaipc4j-cuda/src/test/resources/org/cudaipc4j/cuda/cuda-h-tables.txt}.
  *
  * @param version   the header's {@code CUDA_VERSION}
  * @param results   each {@code CUresult} name with its code

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * Checks of a shipped PTX file. {@link #assertLoadableByOldDrivers} reads only the file and runs everywhere;
  * {@link #assertFresh} rebuilds it with {@code scripts/build-ptx.sh}, which needs nvcc, and belongs in a
- * {@link GpuTest} (the GPU machine has the toolkit).
+ * {@code @ToolchainTest(Toolchain.NVCC)}, which runs it where nvcc is.
  */
 public final class ShippedPtx {
     /** The header line in which nvcc names its release. */
@@ -48,9 +48,6 @@ public final class ShippedPtx {
      */
     public static void assertFresh(String source, String shipped, Path tmp) throws IOException {
         Path root = root();
-        Optional<String> nvcc = CudaToolkit.nvccRelease();
-        Assumptions.assumeTrue(nvcc.isPresent(), () -> "skipped: no " + CudaToolkit.nvcc()
-                + " runs here to rebuild " + shipped + " (put the CUDA toolkit's nvcc on the PATH or set NVCC)");
         Path fresh = tmp.resolve("fresh.ptx");
         JavaProcess.Result build = JavaProcess.runCommand(Duration.ofSeconds(300), List.of("bash",
                 root.resolve("scripts/build-ptx.sh").toString(), root.resolve(source).toString(), fresh.toString()));

@@ -30,6 +30,21 @@ final class GateSamples {
         }
     }
 
+    @ToolchainTest(Toolchain.NVCC)
+    static class WithNvcc {
+        @Test
+        void runs() {}
+    }
+
+    static class WithNcclHeader {
+        @ToolchainTest(Toolchain.NCCL_H)
+        @Test
+        void runs() {}
+
+        @Test
+        void needsNothing() {}
+    }
+
     @ExtendWith(RequiredAssumptions.class)
     static class Assuming {
         @Test

@@ -133,7 +133,7 @@ class CudaFunctionTest {
     /**
      * Each name is what cuda.h maps its API to: a function cuda.h declares (directly or through a {@code #define}
      * such as {@code cuMemAlloc -> cuMemAlloc_v2}) that no {@code #define} renames further. Checked against the
-     * committed copy of cuda.h's tables, which CudaHeaderTablesGpuTest keeps true to the toolkit's header.
+     * committed copy of cuda.h's tables, which CudaHeaderTablesToolkitTest keeps true to the toolkit's header.
      */
     @Test
     void everyNameIsTheOneCudaHeaderMapsTo() {

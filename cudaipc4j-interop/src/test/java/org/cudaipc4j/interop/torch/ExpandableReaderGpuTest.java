@@ -22,9 +22,7 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
-import org.cudaipc4j.interop.DeviceTable;
 import org.cudaipc4j.interop.TorchHandle;
-import org.cudaipc4j.interop.VisibleDevice;
 import org.cudaipc4j.testing.DriverFileLeaks;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
@@ -178,8 +176,7 @@ class ExpandableReaderGpuTest {
     /** A torch descriptor naming a GPU this process cannot see is refused in one line listing the visible ones. */
     @Test
     void aDescriptorWhoseDeviceIsAbsentIsRefusedInOneLine() {
-        DeviceTable table = DeviceTable.cuda();
-        List<VisibleDevice> visible = table.visible();
+        List<Device> visible = Device.all();
         assertFalse(visible.isEmpty());
         UUID absent = new UUID(0x0123456789abcdefL, 0x0123456789abcdefL);
         assertTrue(visible.stream().noneMatch(d -> d.uuid().equals(absent)));
@@ -190,14 +187,14 @@ class ExpandableReaderGpuTest {
                 + "\"storage_offset_bytes\":2097152,\"ref_counter_file\":\"/torch_459_1234567_0\","
                 + "\"ref_counter_offset\":1,\"device_index\":0}}");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> table.resolve(d.deviceUuid()));
+                () -> Device.byUuid(d.deviceUuid()));
         String line = e.getMessage();
         assertFalse(line.contains("\n"), line);
-        assertTrue(line.startsWith("no visible GPU has UUID " + DescriptorJson.uuidString(absent) + " (visible: 0: "
-                + DescriptorJson.uuidString(visible.getFirst().uuid())), line);
+        assertTrue(line.startsWith("no visible CUDA device has UUID " + DescriptorJson.uuidString(absent)
+                + " (visible: 0: " + DescriptorJson.uuidString(visible.getFirst().uuid())), line);
         assertTrue(line.endsWith("is CUDA_VISIBLE_DEVICES different here?)"), line);
-        VisibleDevice first = table.resolve(visible.getFirst().uuid());
-        assertEquals(Device.byUuid(first.uuid()).ordinal(), first.ordinal(), "a present UUID resolves");
+        Device first = visible.getFirst();
+        assertEquals(first.ordinal(), Device.byUuid(first.uuid()).ordinal(), "a present UUID resolves");
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

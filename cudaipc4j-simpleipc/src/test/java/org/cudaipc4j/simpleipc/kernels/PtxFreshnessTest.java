@@ -2,8 +2,9 @@ package org.cudaipc4j.simpleipc.kernels;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.ShippedPtx;
+import org.cudaipc4j.testing.Toolchain;
+import org.cudaipc4j.testing.ToolchainTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,8 +18,7 @@ class PtxFreshnessTest {
         ShippedPtx.assertLoadableByOldDrivers(SHIPPED);
     }
 
-    /** Needs nvcc, which the GPU machine has. */
-    @GpuTest
+    @ToolchainTest(Toolchain.NVCC)
     @Test
     void shippedPtxMatchesTheSource(@TempDir Path tmp) throws IOException {
         ShippedPtx.assertFresh(SOURCE, SHIPPED, tmp);

@@ -19,26 +19,23 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.cudaipc4j.nccl.binding.NcclFunction;
 import org.cudaipc4j.nccl.binding.NcclLayouts;
-import org.cudaipc4j.testing.GpuTest;
-import org.junit.jupiter.api.Assumptions;
+import org.cudaipc4j.testing.Toolchain;
+import org.cudaipc4j.testing.ToolchainTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The binding against the machine's {@code nccl.h} ({@code $NCCL_HOME/include}, else {@code /usr/include}): every
+ * The binding against the machine's {@code nccl.h} ({@link Toolchain#ncclHeader()}): every
  * declaration's return and parameter types, and {@code ncclConfig_t}'s offsets and size as the C compiler lays
- * them out.
+ * them out. No GPU needed: run wherever nccl.h is.
  */
-@GpuTest
-class NcclHeaderGpuTest {
+@ToolchainTest(Toolchain.NCCL_H)
+class NcclHeaderTest {
     @TempDir
     Path work;
 
     static Path header() {
-        String home = System.getenv("NCCL_HOME");
-        Path h = Path.of(home == null ? "/usr" : home, "include", NcclFunction.HEADER);
-        Assumptions.assumeTrue(Files.isRegularFile(h), "no nccl.h at " + h);
-        return h;
+        return Toolchain.ncclHeader();
     }
 
     /** The FFM layout a C type of nccl.h passes as. */
