@@ -7,14 +7,17 @@ import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The child's end of the pipe its starter writes records down ({@link Supervisor#startWithInput}): its standard
  * input, which no other process can read, unlike its command line and environment ({@code /proc/<pid>/cmdline},
- * {@code environ}). Frames ({@link RecordCodec}) are read on a daemon thread as they come, so a wait for one also
- * watches the starter: it ends when the pipe closes (the starter closed it or exited), when the starter is
- * {@linkplain ParentWatch#gone gone}, or at a deadline, each with one line, never hanging on a dead starter.
+ * {@code environ}). Frames ({@link RecordCodec}) are read on a daemon thread, one for each {@link #next} call, so a
+ * wait for one also watches the starter: it ends when the pipe closes (the starter closed it or exited), when the
+ * starter is {@linkplain ParentWatch#gone gone}, or at a deadline, each with one line, never hanging on a dead
+ * starter. Nothing is read ahead: a thread blocked in {@code read(2)} holds the JVM's exit for 300 ms (HotSpot waits
+ * for threads in native code), so once the last frame asked for is in, the reader waits in Java, not in the kernel.
  */
 public final class StarterInput {
     /** How often a wait looks at the starter. */
@@ -24,6 +27,8 @@ public final class StarterInput {
     /** Frames in arrival order, then one {@link RuntimeException} saying why no more come. */
     private final BlockingQueue<Object> frames = new LinkedBlockingQueue<>();
     private volatile RuntimeException ended;
+    /** One permit for each frame {@link #next} asks for; the reader reads only what is asked. */
+    private final Semaphore wanted = new Semaphore(0);
 
     private StarterInput(InputStream in, long starter) {
         this.starter = starter;
@@ -47,16 +52,29 @@ public final class StarterInput {
 
     private void readAll(InputStream in) {
         try (in) {
-            byte[] frame;
-            while ((frame = RecordCodec.readFrame(in)) != null) {
+            while (awaitWanted()) {
+                byte[] frame = RecordCodec.readFrame(in);
+                if (frame == null) {
+                    // No pid named: one gone before this process looked at it is not known.
+                    frames.add(new CoordinationException("the parent closed its pipe"));
+                    return;
+                }
                 frames.add(frame);
             }
-            // No pid named: one gone before this process looked at it is not known.
-            frames.add(new CoordinationException("the parent closed its pipe"));
         } catch (IllegalArgumentException e) {
             frames.add(e);
         } catch (IOException e) {
             frames.add(new CoordinationException("cannot read the parent's pipe: " + e.getMessage(), e));
+        }
+    }
+
+    /** {@return true once a frame is asked for; false when the reader is interrupted} */
+    private boolean awaitWanted() {
+        try {
+            wanted.acquire();
+            return true;
+        } catch (InterruptedException e) {
+            return false;
         }
     }
 
@@ -93,6 +111,7 @@ public final class StarterInput {
         if (ended != null) {
             return ended;
         }
+        wanted.release();
         while (true) {
             Object next = frames.poll(LOOK.toNanos(), TimeUnit.NANOSECONDS);
             if (next != null) {
