@@ -28,10 +28,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The published library jars as a user's build resolves them (the reactor hands this module the packaged jars):
  * nothing but the JDK's {@code java.base} and the project's own libraries is needed, no third-party class is inside,
- * the module exports its API packages only (the shared base none but to the libraries), and the license travels
+ * the module exports its API packages only (the shared base none but to the project's own modules), and the license travels
  * with the classes.
  */
 class LibraryJarsTest {
+    /** Every module of the project with main code: the libraries and the applications. */
+    private static final Set<String> PROJECT_MODULES = Set.of("org.cudaipc4j.base", "org.cudaipc4j.cuda",
+            "org.cudaipc4j.coord", "org.cudaipc4j.launch", "org.cudaipc4j.interop", "org.cudaipc4j.nccl",
+            "org.cudaipc4j.tool", "org.cudaipc4j.simpleipc", "org.cudaipc4j.bench", "org.cudaipc4j.cli",
+            "org.cudaipc4j.examples");
     private static final Set<String> LIBRARY_MODULES = Set.of("org.cudaipc4j.base", "org.cudaipc4j.cuda",
             "org.cudaipc4j.coord", "org.cudaipc4j.launch", "org.cudaipc4j.interop", "org.cudaipc4j.nccl");
 
@@ -132,10 +137,12 @@ class LibraryJarsTest {
         };
         assertEquals(api, exported, "exports: the API packages, never the bindings");
         // Internal packages reach the project's other libraries only, never an application, but for the driver
-        // binding that the bench's figure of the driver's calls alone calls directly.
+        // binding that the bench's figure of the driver's calls alone calls directly, and base's declaration of a
+        // setting, through which the applications read theirs too.
         module.exports().stream().filter(ModuleDescriptor.Exports::isQualified).forEach(e -> assertTrue(
                 LIBRARY_MODULES.containsAll(e.targets()) || e.source().equals("org.cudaipc4j.cuda.driver")
-                        && e.targets().equals(Set.of("org.cudaipc4j.bench")),
+                        && e.targets().equals(Set.of("org.cudaipc4j.bench"))
+                        || e.source().equals("org.cudaipc4j.base") && PROJECT_MODULES.containsAll(e.targets()),
                 "a qualified export to a library of the project only: " + e));
         Set<String> requires = switch (library) {
             case "base" -> Set.of("java.base");
@@ -149,13 +156,15 @@ class LibraryJarsTest {
                 "requires");
     }
 
+    /** base is internal: exported to the project's own modules by name (its setting type reaches the applications). */
     @org.junit.jupiter.api.Test
-    void baseIsExportedToTheLibrariesOnly() {
+    void baseIsExportedToTheProjectsModulesOnly() {
         ModuleDescriptor module = ModuleFinder.of(requireJar("base")).findAll().iterator().next().descriptor();
         assertEquals(Set.of("org.cudaipc4j.base"),
                 module.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
         module.exports().forEach(e -> assertEquals(Set.of("org.cudaipc4j.cuda", "org.cudaipc4j.coord",
-                "org.cudaipc4j.launch", "org.cudaipc4j.interop", "org.cudaipc4j.nccl"), e.targets(),
-                "exported to: " + e));
+                "org.cudaipc4j.launch", "org.cudaipc4j.interop", "org.cudaipc4j.nccl", "org.cudaipc4j.tool",
+                "org.cudaipc4j.simpleipc", "org.cudaipc4j.bench", "org.cudaipc4j.cli", "org.cudaipc4j.examples"),
+                e.targets(), "exported to: " + e));
     }
 }
