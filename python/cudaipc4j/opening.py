@@ -496,13 +496,32 @@ def _rebuild_torch(d: Descriptor, ordinal: int, dtype: Any, size: Any, like: str
     """A torch share opened by torch's own reader (rebuild_cuda_tensor): its cache, its reference counting."""
     torch = require("torch")
     reductions = require("torch.multiprocessing.reductions")
+    s = d.torch
+    leases = entry = None
+    if s.handle is not None and s.ref_counter_file is not None:
+        # held in the lease book before torch's reader takes the share: the watcher gives the slot back if this
+        # process dies before torch's reader does
+        from . import torch_leases
+        leases = torch_leases.start()
+        entry = leases.hold(s.ref_counter_file, s.ref_counter_offset or 0)
+    try:
+        tensor = _rebuild_with_torch(torch, reductions, d, ordinal, dtype, size)
+    except BaseException:
+        if leases is not None:
+            leases.drop(entry)  # torch's reader had the share: it, not the watcher, gives it back
+        raise
+    if leases is not None:
+        leases.track(entry, reductions.StorageWeakRef(tensor.untyped_storage()))
+    if like == "cupy":
+        return require("cupy").from_dlpack(tensor)
+    return tensor
+
+
+def _rebuild_with_torch(torch: Any, reductions: Any, d: Descriptor, ordinal: int, dtype: Any, size: Any) -> Any:
     t, s = d.tensor, d.torch
     with torch.cuda.device(ordinal):
-        tensor = reductions.rebuild_cuda_tensor(
+        return reductions.rebuild_cuda_tensor(
             torch.Tensor, size, t.strides, t.offset, torch.storage.TypedStorage,
             dtype, ordinal, s.handle, s.storage_bytes, s.storage_offset_bytes, False,
             None if s.ref_counter_file is None else s.ref_counter_file.encode(), s.ref_counter_offset or 0,
             bytes(64), False)  # the event was waited on before, on every share
-    if like == "cupy":
-        return require("cupy").from_dlpack(tensor)
-    return tensor
