@@ -2,7 +2,8 @@
 
 What Java exports - ``legacy`` (cuIpcOpenMemHandle), ``vmm`` (an fd or a fabric handle, mapped through the VMM API)
 and ``pool`` (the pool's fd and the allocation's pointer export) - and torch's own shares (``torch``, opened by torch's
-own reader so that its reference counting applies). The memory stays mapped while the tensor (or any view of it)
+own reader so that its reference counting applies; an expandable segment's chunks of POSIX fds mapped here, their fds
+given or taken, its slot given back once after the unmap). The memory stays mapped while the tensor (or any view of it)
 lives: the tensor's storage holds the mapping, and when the storage dies the mapping is synchronized, unmapped and
 the exporter's lease released (in that order), through ``weakref.finalize``.
 

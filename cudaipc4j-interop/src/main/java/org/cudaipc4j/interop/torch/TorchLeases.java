@@ -174,6 +174,11 @@ public final class TorchLeases implements AutoCloseable {
         return watcher == null ? OptionalLong.empty() : OptionalLong.of(watcher.pid());
     }
 
+    /** {@return the directory of the counter files} */
+    Path counterDirectory() {
+        return counterDirectory;
+    }
+
     /** {@return the file that lists the held slots for the watcher (removed at close)} */
     public Path bookPath() {
         return book.path();
