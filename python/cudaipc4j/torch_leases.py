@@ -207,6 +207,7 @@ class TorchLeases:
     def __init__(self, counter_directory: str | None = None, *, watch: bool = True, first_page: int = FIRST_PAGE,
                  directory: str = SHM_DIRECTORY) -> None:
         self.counter_directory = torch_counters.DIRECTORY if counter_directory is None else counter_directory
+        self.pid = os.getpid()
         self._lock = threading.Lock()
         self._book = LeaseBook.create(first_page, directory)
         self._storages: dict[int, Any] = {}
@@ -274,8 +275,7 @@ def _start_watcher(book: LeaseBook, counters: str) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])))
     cmd = [sys.executable, "-m", "cudaipc4j.torch_leases", book.name, os.path.abspath(counters), str(os.getpid())]
     try:
-        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
-                             start_new_session=False)
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, close_fds=True)
     except OSError as e:
         raise LeaseError(f"cannot start the torch lease watcher ({cmd[0]}): {e.strerror}") from None
     ready, _, _ = select.select([p.stdout], [], [], _WATCHER_START_SECONDS)
@@ -297,7 +297,7 @@ def start() -> TorchLeases:
     here once, or by the first torch open. Call it early to keep that off the first open."""
     global _default
     with _default_lock:
-        if _default is None:
+        if _default is None or _default.pid != os.getpid():  # a forked child has its own leases and watcher
             _default = TorchLeases()
         return _default
 

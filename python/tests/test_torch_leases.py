@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 from cudaipc4j import torch_counters as tc
 from cudaipc4j import torch_leases as tl
@@ -116,6 +117,19 @@ class TorchLeasesTest(support.TestCase):
         assert leases._book.state(0) == tl.FREE and leases.hold("/torch_1_2_0", 7) == 0
         assert [slot for _, _, slot in tl.LeaseBook.held(leases._book)] == [7, 5, 4, 3, 6]
         assert leases.held() == 5
+
+
+class DefaultLeasesTest(support.TestCase):
+    def test_a_forked_child_starts_leases_of_its_own(self):
+        parent = tl.TorchLeases(watch=False)
+        self.addCleanup(parent._book.close)
+        self.enterContext(mock.patch.object(tl, "_default", parent))
+        assert tl.start() is parent
+        parent.pid = -1  # as a forked child sees its parent's
+        child = tl.start()
+        self.addCleanup(child._book.close)
+        self.addCleanup(lambda: (child.watcher.stdout.close(), child.watcher.kill(), child.watcher.wait()))
+        assert child is not parent and child.pid == os.getpid() and child.watcher is not None
 
 
 class WatcherTest(support.TestCase):
