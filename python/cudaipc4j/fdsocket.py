@@ -1,10 +1,13 @@
-"""The client side of cudaipc4j's descriptor socket (org.cudaipc4j.coord.fd.FdChannel; docs/interop-format.md, "The
+"""cudaipc4j's descriptor socket (org.cudaipc4j.coord.fd.FdChannel and FdServer; docs/interop-format.md, "The
 descriptor socket"): a Unix stream socket whose messages are a 12-byte little-endian header ``{magic "CIFD", payload
-length, fd count}`` sent with the fds attached (SCM_RIGHTS), then the payload."""
+length, fd count}`` sent with the fds attached (SCM_RIGHTS), then the payload. The client (:func:`connect`), and a
+server (:class:`Server`) for a Python producer, such as a torch producer handing its shares' fds to a reader that may
+not ptrace it (:func:`cudaipc4j.sharing.send_share`)."""
 from __future__ import annotations
 
 import array
 import os
+import secrets
 import socket
 import struct
 import time
@@ -44,6 +47,47 @@ def connect(path: str, timeout: float = 10.0) -> socket.socket:
         except BaseException:
             sock.close()
             raise
+
+
+class Server:
+    """Listens at ``<directory>/cudaipc4j-<pid>-<16 hex>.fds/s``, in a folder of mode 0700 as the Java server's
+    (``/dev/shm`` by default); :meth:`accept` takes a client of this user only. :meth:`close` removes both."""
+
+    def __init__(self, directory: str = "/dev/shm") -> None:
+        self.folder = os.path.join(directory, f"cudaipc4j-{os.getpid()}-{secrets.token_hex(8)}.fds")
+        os.mkdir(self.folder, 0o700)
+        os.chmod(self.folder, 0o700)  # mkdir applied the umask
+        self.path = os.path.join(self.folder, "s")
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self._sock.bind(self.path)
+            self._sock.listen()
+        except BaseException:
+            self.close()
+            raise
+
+    def accept(self, timeout: float | None = 60.0) -> socket.socket:
+        """The next client, refused (closed, ProtocolError) unless it runs as this user."""
+        self._sock.settimeout(timeout)
+        try:
+            sock, _ = self._sock.accept()
+        except TimeoutError:
+            raise ProtocolError(f"no client at {self.path} within {timeout:g} s") from None
+        try:
+            sock.settimeout(None)
+            check_peer(sock, "a client of the descriptor server")
+            return sock
+        except BaseException:
+            sock.close()
+            raise
+
+    def close(self) -> None:
+        self._sock.close()
+        for remove in (lambda: os.unlink(self.path), lambda: os.rmdir(self.folder)):
+            try:
+                remove()
+            except FileNotFoundError:
+                pass
 
 
 def check_peer(sock: socket.socket, what: str) -> tuple[int, int, int]:

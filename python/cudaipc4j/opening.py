@@ -2,7 +2,8 @@
 
 What Java exports - ``legacy`` (cuIpcOpenMemHandle), ``vmm`` (an fd or a fabric handle, mapped through the VMM API)
 and ``pool`` (the pool's fd and the allocation's pointer export) - and torch's own shares (``torch``, opened by torch's
-own reader so that its reference counting applies). The memory stays mapped while the tensor (or any view of it)
+own reader so that its reference counting applies; an expandable segment's chunks of POSIX fds mapped here, their fds
+given or taken, its slot given back once after the unmap). The memory stays mapped while the tensor (or any view of it)
 lives: the tensor's storage holds the mapping, and when the storage dies the mapping is synchronized, unmapped and
 the exporter's lease released (in that order), through ``weakref.finalize``.
 
@@ -20,7 +21,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from . import devices, pidfd
+from . import devices, pidfd, torch_counters, torch_handle
 from ._cuda import check
 from .descriptor import Descriptor, from_json
 from .errors import Error, require
@@ -88,8 +89,11 @@ def open(descriptor: Descriptor | str | bytes, *, fds: Sequence[int] | None = No
         else:
             raise ValueError("the descriptor names no device (a bare torch share): pass device=<this process's"
                              " ordinal of the producer's GPU>")
+        if d.kind == "torch" and _chunk_fds(d):
+            return _open_torch_chunks(d, ordinal, owned, fds is not None, stream, like)
         if d.kind == "torch":
-            _close_fds(owned)
+            if owned:
+                raise ValueError(f"a torch share of {_describe_handle(d)} travels without fds, {len(owned)} given")
             dtype, size = _wait_before_torch(d, ordinal, stream)
         else:
             return _open_mapping(d, ordinal, owned, fds is not None, stream, like)
@@ -122,6 +126,54 @@ def _open_mapping(d: Descriptor, ordinal: int, owned: list[int], fds_given: bool
     except BaseException:
         mapping.release()
         raise
+
+
+def _chunk_fds(d: Descriptor) -> tuple[int, ...]:
+    """The producer's fd numbers of a torch share's expandable-segment chunks ('e', POSIX fds); none otherwise."""
+    if d.torch is None or d.torch.handle is None:
+        return ()
+    h = torch_handle.parse(d.torch.handle)
+    return h.fds if h.type == "e" else ()
+
+
+def _describe_handle(d: Descriptor) -> str:
+    return "an empty storage" if d.torch.handle is None else torch_handle.parse(d.torch.handle).describe()
+
+
+def _open_torch_chunks(d: Descriptor, ordinal: int, owned: list[int], fds_given: bool, stream: Any,
+                       like: str) -> Any:
+    """A torch share of an expandable segment, mapped here as torch's ``ExpandableSegment::fromShared`` maps it:
+    its chunks' fds given (received over the descriptor socket, :func:`cudaipc4j.sharing.send_share`) or taken from
+    the producer with pidfd_getfd (ptrace rights over it); its slot held in this process's lease book from now on and
+    given back once, after the unmap."""
+    s = d.torch
+    numbers = _chunk_fds(d)
+    if fds_given:
+        if len(owned) != len(numbers):
+            raise ValueError(f"the torch share's handle lists {len(numbers)} chunk fd(s), {len(owned)} given")
+    else:
+        producer = torch_handle.parse(s.handle).pid
+        if d.exporter.pid_namespace not in (0, pidfd.pid_namespace()):
+            raise pidfd.FdAccessError(0, f"pidfd_getfd: the producer (pid {producer}) runs in another PID"
+                                         f" namespace; receive its fds over the descriptor socket instead")
+        owned.extend(pidfd.take_fds(producer, numbers))
+    from . import torch_leases
+    leases = torch_leases.start()
+    entry = leases.hold(s.ref_counter_file, s.ref_counter_offset)
+    try:
+        mapping = _Mapping(d, ordinal, owned)
+        try:
+            mapping.wait_event(stream, like)
+            tensor = mapping.wrap(like)
+        except BaseException:
+            mapping.release()
+            raise
+    except BaseException:
+        leases.drop(entry)  # the caller's failure path gives the slot back
+        raise
+    # given back after the unmap, as the exporter's hold of other kinds
+    mapping._undo.append(("torch_slot", (leases, entry, s.ref_counter_file, s.ref_counter_offset)))
+    return tensor
 
 
 def _give_back_torch_slot(d: Descriptor) -> None:
@@ -194,6 +246,8 @@ class _Mapping:
                         self._open_legacy(cu)
                     elif d.kind == "vmm":
                         self._map_vmm(cu, fds)
+                    elif d.kind == "torch":
+                        self._map_chunks(cu, fds)
                     else:
                         self._import_pool(cu, fds)
             if d.exporter.holders is not None:
@@ -246,6 +300,38 @@ class _Mapping:
         access.flags = cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE
         check(cu.cuMemSetAccess(ptr, mapped, [access], 1), "cuMemSetAccess")
         self.ptr = int(ptr)
+
+    def _map_chunks(self, cu: Any, fds: list[int]) -> None:
+        """An expandable segment's chunks imported (their fds closed) and mapped in order into one range."""
+        h = torch_handle.parse(self.d.torch.handle)
+        kind = cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+        handles = []
+        try:
+            for fd in fds:
+                handles.append(check(cu.cuMemImportFromShareableHandle(fd, kind), "cuMemImportFromShareableHandle"))
+                self._undo.append(("release", handles[-1]))
+        finally:
+            _close_fds(fds)  # each import holds its own reference
+        chunk, total = h.segment_size, h.segment_size * len(handles)
+        s = self.d.torch
+        if s.storage_offset_bytes + s.storage_bytes > total:
+            raise ValueError(f"the torch storage of {s.storage_bytes} bytes at offset {s.storage_offset_bytes} ends"
+                             f" beyond its {len(handles)} chunk(s) of {chunk} bytes")
+        prop = check(cu.cuMemGetAllocationPropertiesFromHandle(handles[0]), "cuMemGetAllocationPropertiesFromHandle")
+        granularity = check(cu.cuMemGetAllocationGranularity(
+            prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity")
+        base = int(check(cu.cuMemAddressReserve(total, granularity, 0, 0), "cuMemAddressReserve"))
+        self._undo.append(("address", (base, total)))
+        for i, handle in enumerate(handles):
+            at = base + i * chunk  # cuda.bindings takes an int where a CUdeviceptr goes
+            check(cu.cuMemMap(at, chunk, 0, handle, 0), "cuMemMap")
+            self._undo.append(("unmap", (at, chunk)))
+        access = cu.CUmemAccessDesc()
+        access.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
+        access.location.id = self.ordinal
+        access.flags = cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+        check(cu.cuMemSetAccess(base, total, [access], 1), "cuMemSetAccess")
+        self.ptr = base + s.storage_offset_bytes
 
     def _import_pool(self, cu: Any, fds: list[int]) -> None:
         d = self.d
@@ -333,6 +419,10 @@ def _unhold(table_name: str, hold: Any) -> None:
                 entry[0].close()
 
 
+#: The undo steps that give a lease back, run after the mapping's own: the exporter may free once it sees them
+_LEASES = ("hold", "torch_slot")
+
+
 def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
     """Undoes a mapping, last step first, after the device finished its work with it; records failures."""
     if not undo:
@@ -342,10 +432,10 @@ def _release(undo: list[tuple[str, Any]], ordinal: int) -> None:
     except ImportError:
         cu = None
     # the mapping's steps last first, and the lease only after them: the exporter may free once it sees the release
-    steps = [s for s in reversed(undo) if s[0] != "hold"] + [s for s in undo if s[0] == "hold"]
+    steps = [s for s in reversed(undo) if s[0] not in _LEASES] + [s for s in undo if s[0] in _LEASES]
     undo.clear()
     pushed = False
-    if cu is not None and any(kind != "hold" for kind, _ in steps):
+    if cu is not None and any(kind not in _LEASES for kind, _ in steps):
         try:
             _push_context(ordinal)
             pushed = True
@@ -367,6 +457,10 @@ def _undo_steps(cu: Any, steps: list[tuple[str, Any]]) -> None:
         try:
             if kind == "hold":
                 _unhold(*value)
+            elif kind == "torch_slot":
+                leases, entry, name, slot = value
+                leases.drop(entry)  # before the give-back: a kill between leaks the slot, never gives it twice
+                torch_counters.give_back(name, slot, leases.counter_directory)
             elif kind == "legacy":
                 with _lock:
                     entry = _legacy[value]
@@ -496,13 +590,32 @@ def _rebuild_torch(d: Descriptor, ordinal: int, dtype: Any, size: Any, like: str
     """A torch share opened by torch's own reader (rebuild_cuda_tensor): its cache, its reference counting."""
     torch = require("torch")
     reductions = require("torch.multiprocessing.reductions")
+    s = d.torch
+    leases = entry = None
+    if s.handle is not None and s.ref_counter_file is not None:
+        # held in the lease book before torch's reader takes the share: the watcher gives the slot back if this
+        # process dies before torch's reader does
+        from . import torch_leases
+        leases = torch_leases.start()
+        entry = leases.hold(s.ref_counter_file, s.ref_counter_offset or 0)
+    try:
+        tensor = _rebuild_with_torch(torch, reductions, d, ordinal, dtype, size)
+    except BaseException:
+        if leases is not None:
+            leases.drop(entry)  # torch's reader had the share: it, not the watcher, gives it back
+        raise
+    if leases is not None:
+        leases.track(entry, reductions.StorageWeakRef(tensor.untyped_storage()))
+    if like == "cupy":
+        return require("cupy").from_dlpack(tensor)
+    return tensor
+
+
+def _rebuild_with_torch(torch: Any, reductions: Any, d: Descriptor, ordinal: int, dtype: Any, size: Any) -> Any:
     t, s = d.tensor, d.torch
     with torch.cuda.device(ordinal):
-        tensor = reductions.rebuild_cuda_tensor(
+        return reductions.rebuild_cuda_tensor(
             torch.Tensor, size, t.strides, t.offset, torch.storage.TypedStorage,
             dtype, ordinal, s.handle, s.storage_bytes, s.storage_offset_bytes, False,
             None if s.ref_counter_file is None else s.ref_counter_file.encode(), s.ref_counter_offset or 0,
             bytes(64), False)  # the event was waited on before, on every share
-    if like == "cupy":
-        return require("cupy").from_dlpack(tensor)
-    return tensor

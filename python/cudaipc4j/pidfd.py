@@ -14,6 +14,10 @@ SYS_PIDFD_GETFD = 438
 
 _libc = None
 
+#: How a reader does without ptrace rights, the same words in Java's refusal (ProducerFds)
+SOCKET_WAY = ("or receive the fds over the descriptor socket instead, which needs no ptrace rights (a torch producer"
+              " sends them with cudaipc4j.sharing.send_share)")
+
 
 class FdAccessError(Error, OSError):
     """Another process's fd could not be taken; the message says why and what to change (errno is kept)."""
@@ -31,7 +35,7 @@ def explain(err: int, pid: int, fd: int | None, call: str) -> str:
     if err == errno.EPERM:
         return f"{call}: cannot take {target}: not permitted: it needs ptrace rights over the exporter (the same" \
                f" user, and kernel.yama.ptrace_scope 0, or the exporter calling prctl(PR_SET_PTRACER), or" \
-               f" CAP_SYS_PTRACE; in Docker --cap-add=SYS_PTRACE); or use the descriptor socket instead"
+               f" CAP_SYS_PTRACE; in Docker --cap-add=SYS_PTRACE); {SOCKET_WAY}"
     if err == errno.EBADF:
         return f"{call}: cannot take {target}: the process has no such open fd (the export was closed, or the" \
                f" number is not the exporter's)"

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import itertools
 import os
+import socket
 import threading
 from collections.abc import Sequence
 from typing import Any
 
-from .descriptor import DTYPE_SIZES, Descriptor, Event, Exporter, Tensor, TorchShare, normalize_uuid
+from . import fdsocket, torch_handle
+from .descriptor import DTYPE_SIZES, Descriptor, Event, Exporter, Tensor, TorchShare, normalize_uuid, to_json
 from .errors import require
 from .pidfd import pid_namespace
 
@@ -87,3 +89,26 @@ def share(tensor: Any, *, export_id: int | None = None) -> Descriptor:
     if rebuild is not reductions.rebuild_cuda_tensor:
         raise ValueError(f"torch shared this tensor through {getattr(rebuild, '__name__', rebuild)}, not as CUDA memory")
     return from_rebuild_args(args, device_uuid=device_uuid_of(int(args[6])), export_id=export_id)
+
+
+def chunk_fds(d: Descriptor) -> list[int]:
+    """The producer's own fds of a torch share's expandable-segment chunks (an ``'e'`` handle of POSIX fds), in the
+    handle's order; none for any other share. They are the fds a reader would take with ``pidfd_getfd``."""
+    if d.kind != "torch" or d.torch is None or d.torch.handle is None:
+        return []
+    h = torch_handle.parse(d.torch.handle)
+    return list(h.fds) if h.type == "e" else []
+
+
+def send_share(sock: socket.socket, shared: Any) -> Descriptor:
+    """Sends a share of this process over the descriptor socket (a client of :class:`cudaipc4j.fdsocket.Server`, or
+    :func:`cudaipc4j.fdsocket.connect`'s socket): the descriptor's JSON with its chunks' fds attached (SCM_RIGHTS),
+    so that the reader takes them from the socket instead of ``pidfd_getfd``, which needs ptrace rights over this
+    process. ``shared`` is a CUDA tensor (shared here, as :func:`share` does) or a torch descriptor of this process.
+    The producer keeps the tensor (and so its fds) until the reader has opened it, as for any share."""
+    d = shared if isinstance(shared, Descriptor) else share(shared)
+    if d.kind != "torch" or d.exporter.pid != os.getpid():
+        raise ValueError(f"send_share() sends a torch share of this process (pid {os.getpid()}), got a {d.kind}"
+                         f" descriptor of pid {d.exporter.pid}")
+    fdsocket.send(sock, to_json(d).encode("ascii"), chunk_fds(d))
+    return d

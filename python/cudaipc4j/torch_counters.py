@@ -3,8 +3,9 @@
 then ``CUDA_IPC_REF_COUNTER_FILE_SIZE`` (10000) 64-bit slots, one a share. The producer frees a block once every
 slot of its shares is back at 0 (``torch.cuda.ipc_collect()``).
 
-:func:`give_back` returns one share's slot without touching the header (torch's own ``_release_ipc_counter`` maps
-the file through ``RefcountedMapAllocator``, which counts itself in and out and unlinks a file it finds at 0).
+:func:`give_back` returns one share's slot (:func:`give_back_all` several of one file) without touching the header
+(torch's own ``_release_ipc_counter`` maps the file through ``RefcountedMapAllocator``, which counts itself in and
+out and unlinks a file it finds at 0).
 """
 from __future__ import annotations
 
@@ -30,15 +31,25 @@ def give_back(name: str, slot: int, directory: str | None = None) -> bool:
         at 0 already (given back before)
     :raises ValueError: for a name that is not torch's, a slot outside the file, or a file not laid out as torch's
     """
+    return give_back_all(name, [slot], directory) == 1
+
+
+def give_back_all(name: str, slots: list[int], directory: str | None = None) -> int:
+    """Gives each of ``slots`` of the counter file ``name`` back once, mapping the file once for all of them.
+
+    :returns: how many were decremented (a slot at 0 already is left alone; none when the file is gone)
+    :raises ValueError: as :func:`give_back`, before any slot is touched
+    """
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(f"not a torch reference-counter name: {name!r} (torch's are /torch_<pid>_<random>_<n>)")
-    if not 0 <= slot < SLOTS:
-        raise ValueError(f"slot {slot} is outside torch's reference-counter file (slots 0 to {SLOTS - 1})")
+    for slot in slots:
+        if not 0 <= slot < SLOTS:
+            raise ValueError(f"slot {slot} is outside torch's reference-counter file (slots 0 to {SLOTS - 1})")
     path = os.path.join(DIRECTORY if directory is None else directory, name[1:])
     try:
         fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
-        return False
+        return 0
     try:
         size = os.fstat(fd).st_size
         if size != FILE_BYTES:
@@ -48,15 +59,24 @@ def give_back(name: str, slot: int, directory: str | None = None) -> bool:
     finally:
         os.close(fd)
     anchor = ctypes.c_char.from_buffer(m)  # pins the mapping's address for the compare-and-set
+    values = memoryview(m)[HEADER:].cast("q")
     try:
-        address = ctypes.addressof(anchor) + HEADER + 8 * slot
-        while True:
-            (value,) = struct.unpack_from("<q", m, HEADER + 8 * slot)
-            if value <= 0:
-                return False
-            expected = ctypes.c_uint64(value)
-            if _cas()(address, ctypes.addressof(expected), value - 1, _SEQ_CST, _SEQ_CST):
-                return True
+        base = ctypes.addressof(anchor) + HEADER
+        cas = _cas()
+        expected = ctypes.c_uint64()
+        at = ctypes.addressof(expected)
+        done = 0
+        for slot in slots:
+            while True:
+                value = values[slot]
+                if value <= 0:
+                    break
+                expected.value = value
+                if cas(base + 8 * slot, at, value - 1, _SEQ_CST, _SEQ_CST):
+                    done += 1
+                    break
+        return done
     finally:
+        values.release()
         del anchor
         m.close()

@@ -7,7 +7,17 @@
   gpu_peer.py torch-share              shares tensors through cudaipc4j.share: prints "case <name> <sha256> <json>"
                                        per tensor, "ready"; on the line "free" from stdin deletes them, runs
                                        torch.cuda.ipc_collect() and prints "allocated <before> <after>"
+  gpu_peer.py torch-serve              as torch-share, but no process without CAP_SYS_PTRACE may take its fds
+                                       (PR_SET_DUMPABLE 0): prints "plain <json>" (a share of its first tensor),
+                                       "case <name> <sha256>" per tensor, "serving <socket>"; serves one reader every
+                                       tensor shared anew with its chunks' fds (sharing.send_share); on "free" as
+                                       torch-share
+  gpu_peer.py torch-read SOCKET N      reads a plain share's JSON from stdin and prints "opened" or "refused <line>";
+                                       receives N shares over SOCKET, opens each with its fds, prints "sha <sha256>"
+                                       each, "holding"; on "release" drops them and prints "released"
 """
+import ctypes
+import gc
 import hashlib
 import json
 import os
@@ -171,6 +181,52 @@ def torch_share():
     if sys.stdin.readline().strip() != "free":
         sys.exit("gpu_peer: expected 'free'")
     del tensors, base, t
+    _collect_and_report(torch, start)
+
+
+def _torch_tensors(dev):
+    import torch
+    torch.manual_seed(7)
+    base = torch.randn(1024 * 1024, device=dev)
+    return {
+        "float32-4mib": torch.arange(1 << 20, dtype=torch.float32, device=dev),
+        "bf16": torch.randn(1024, dtype=torch.bfloat16, device=dev),
+        "strided-view": base.view(1024, 1024)[:, 3:7],
+        "large-float64": torch.randn(3 << 20, dtype=torch.float64, device=dev),
+    }
+
+
+def torch_serve():
+    import torch
+
+    from cudaipc4j import fdsocket, sharing, to_json
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        sys.exit(f"gpu_peer: prctl(PR_SET_DUMPABLE, 0) failed: {os.strerror(ctypes.get_errno())}")
+    dev = torch.device("cuda", 0)
+    torch.cuda.init()
+    start = torch.cuda.memory_allocated()
+    tensors = _torch_tensors(dev)
+    tensors["float32-4mib-again"] = tensors["float32-4mib"]  # a second share of a storage open in the reader
+    torch.cuda.synchronize()
+    print("plain", to_json(sharing.share(tensors["bf16"])), flush=True)
+    for name, t in tensors.items():
+        print("case", name, hashlib.sha256(t.contiguous().view(torch.uint8).cpu().numpy().tobytes()).hexdigest(),
+              flush=True)
+    server = fdsocket.Server()
+    try:
+        print("serving", server.path, flush=True)
+        with server.accept() as sock:
+            for t in tensors.values():
+                sharing.send_share(sock, t)
+    finally:
+        server.close()
+    if sys.stdin.readline().strip() != "free":
+        sys.exit("gpu_peer: expected 'free'")
+    del tensors, t
+    _collect_and_report(torch, start)
+
+
+def _collect_and_report(torch, start):
     deadline = time.monotonic() + 5
     while True:
         torch.cuda.ipc_collect()
@@ -181,10 +237,43 @@ def torch_share():
     print("allocated", start, after, flush=True)
 
 
+def torch_read(path, count):
+    import torch
+
+    import cudaipc4j
+    from cudaipc4j import fdsocket
+    try:
+        t = cudaipc4j.open(cudaipc4j.from_json(sys.stdin.readline()))
+        print("opened", flush=True)
+        del t
+    except cudaipc4j.Error as e:
+        print("refused", e, flush=True)
+    sock = fdsocket.connect(path)
+    held = []
+    for _ in range(count):
+        payload, fds = fdsocket.receive(sock)
+        t = cudaipc4j.open(cudaipc4j.from_json(payload), fds=fds)
+        held.append(t)
+        data = t.contiguous().view(torch.uint8).cpu().numpy().tobytes()
+        print("sha", hashlib.sha256(data).hexdigest(), flush=True)
+    print("holding", flush=True)
+    if sys.stdin.readline().strip() != "release":
+        sys.exit("gpu_peer: expected 'release'")
+    del held, t
+    gc.collect()
+    torch.cuda.synchronize()
+    sock.close()
+    print("released", flush=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "export":
         export(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "torch-share":
         torch_share()
+    elif sys.argv[1] == "torch-serve":
+        torch_serve()
+    elif sys.argv[1] == "torch-read":
+        torch_read(sys.argv[2], int(sys.argv[3]))
     else:
         sys.exit(f"gpu_peer: unknown mode {sys.argv[1]}")

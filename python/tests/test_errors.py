@@ -30,6 +30,7 @@ BUILTIN_BASES = {
     "cudaipc4j.rendezvous.ClosedError": (RuntimeError,),
     "cudaipc4j.rendezvous.RendezvousError": (Exception,),
     "cudaipc4j.rendezvous._ProtocolError": (OSError,),
+    "cudaipc4j.torch_leases.LeaseError": (RuntimeError,),
 }
 
 #: Builtins that a package error stands for: raised bare, a failure of the package's own would escape Error

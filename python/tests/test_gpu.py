@@ -20,8 +20,8 @@ LIMIT = 120
 class Peer:
     """gpu_peer.py in its own process; its stdout read line by line, as handshakes."""
 
-    def __init__(self, *args, env=None):
-        self.p = subprocess.Popen([sys.executable, PEER, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, *args, env=None, prefix=()):
+        self.p = subprocess.Popen([*prefix, sys.executable, PEER, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
 
     def expect(self, word):
@@ -212,6 +212,56 @@ class GpuTest(support.TestCase):
             peer.finish()
         finally:
             peer.kill()
+
+    def test_a_reader_without_ptrace_rights_opens_torch_shares_over_the_socket(self):
+        """The producer non-dumpable, the reader without CAP_SYS_PTRACE (setpriv as root): the plain open of an
+        expandable segment is refused in one line naming ptrace and the socket way; over the socket every tensor
+        opens with the producer's bytes, legacy and expandable, and the producer frees everything afterwards."""
+        prefix = ()
+        if os.getuid() == 0:
+            prefix = ("setpriv", "--inh-caps=-sys_ptrace", "--bounding-set=-sys_ptrace")
+            probe = subprocess.run([*prefix, "true"], capture_output=True, text=True)
+            if probe.returncode != 0:
+                self.skipTest(f"setpriv cannot drop CAP_SYS_PTRACE here: {probe.stderr.strip()}")
+        for expandable in [False, True]:
+            with self.subTest(allocator="expandable" if expandable else "legacy"):
+                self._socket_way(expandable, prefix)
+
+    def _socket_way(self, expandable, prefix):
+        from cudaipc4j import pidfd
+        env = {"PYTORCH_CUDA_ALLOC_CONF": f"expandable_segments:{expandable}"}
+        producer = Peer("torch-serve", env=env)
+        reader = None
+        try:
+            (plain,) = producer.expect("plain")
+            digests = []
+            while True:
+                line = producer.p.stdout.readline()
+                if line.startswith("serving "):
+                    break
+                assert line.startswith("case "), f"gpu_peer: {line!r}"
+                digests.append(line.split()[2])
+            reader = Peer("torch-read", line.split()[1], str(len(digests)), env=env, prefix=prefix)
+            reader.send(plain)
+            first = reader.p.stdout.readline().rstrip("\n")
+            if expandable:
+                assert first.startswith("refused pidfd_getfd: cannot take fd ") and "ptrace" in first, first
+                assert first.endswith(pidfd.SOCKET_WAY), first
+            else:
+                assert first == "opened", "a 'c' handle needs no ptrace rights: " + first
+            assert [reader.expect("sha")[0] for _ in digests] == digests, "the producer's bytes, over the socket"
+            reader.expect("holding")
+            reader.send("release")
+            reader.expect("released")
+            reader.finish()
+            producer.send("free")
+            start, after = producer.expect("allocated")
+            assert after == start, f"the producer's memory after ipc_collect: {after} bytes, {start} at its start"
+            producer.finish()
+        finally:
+            producer.kill()
+            if reader is not None:
+                reader.kill()
 
     def test_share_describes_the_tensor_and_its_device(self):
         import torch

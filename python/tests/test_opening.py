@@ -10,7 +10,7 @@ from dataclasses import replace
 from unittest import mock
 
 from cudaipc4j import descriptor as d
-from cudaipc4j import holders, opening, torch_counters
+from cudaipc4j import holders, opening, torch_counters, torch_leases
 from cudaipc4j._cuda import CudaError
 
 from . import fake_driver, support
@@ -78,6 +78,9 @@ class OpenTest(support.TestCase):
         self.enterContext(mock.patch.object(opening.devices, "ordinal_of",
                                             lambda uuid: {CASES["legacy"].device_uuid: 0}[uuid]))
         self.enterContext(mock.patch.object(opening, "_contexts", {}))
+        self.leases = torch_leases.TorchLeases(watch=False, first_page=1)
+        self.addCleanup(self.leases._book.close)
+        self.enterContext(mock.patch.object(torch_leases, "_default", self.leases))
         opening._legacy.clear()
         opening._pools.clear()
         opening._pool_pointers.clear()
@@ -236,6 +239,7 @@ class OpenTest(support.TestCase):
         with self.assertRaisesRegex(RuntimeError, "torch's reader failed"):
             opening.open(CASES["torch-c"])
         assert len(taken) == 1 and slot(0) == 1, "torch's reader had the share: it, not this open, gives it back"
+        assert self.leases.held() == 0, "nor the watcher: its lease entry is dropped"
         assert fake_driver.names(driver) == ["cuIpcOpenEventHandle", "cuStreamWaitEvent", "cuEventDestroy"]
         assert driver[[n for n, _ in driver].index("cuStreamWaitEvent")][1][0].value == 9, "torch's current stream"
         with self.assertRaisesRegex(ValueError, "has no dtype bfloat16"):
@@ -245,6 +249,19 @@ class OpenTest(support.TestCase):
         with self.assertRaisesRegex(ValueError, "device 3 is not one of the 1 CUDA device"):
             opening.open(replace(CASES["torch-c"], device_uuid=None), device=3)
         assert slot(0) == 0 and len(taken) == 1, "a device torch does not have: given back before its reader"
+
+    def test_a_share_torchs_reader_takes_is_held_in_the_lease_book_while_its_storage_lives(self):
+        slot, _ = torch_counter_file(self, {0: 1})
+        storage = types.SimpleNamespace(alive=True)
+        tensor = types.SimpleNamespace(untyped_storage=lambda: storage)
+        torch = fake_torch(self, lambda *args: tensor)
+        torch.multiprocessing.reductions.StorageWeakRef = lambda s: types.SimpleNamespace(expired=lambda: not s.alive)
+        assert opening.open(CASES["torch-c"]) is tensor
+        s = CASES["torch-c"].torch
+        assert torch_leases.LeaseBook.held(self.leases._book) == [(0, s.ref_counter_file, s.ref_counter_offset)]
+        assert slot(0) == 1, "held, not incremented: torch's reader gives it back"
+        storage.alive = False  # torch's reader gave the slot back with the storage
+        assert self.leases.hold("/torch_1_2_0", 5) == 0, "the entry is free to take again"
 
     def test_an_earlier_failed_release_is_raised_once_and_uses_up_no_share(self):
         slot, _ = torch_counter_file(self, {0: 1})

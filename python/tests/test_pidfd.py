@@ -1,12 +1,16 @@
 """Taking another process's fd by number, and the one-line message of each refusal."""
 import errno
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 from cudaipc4j import pidfd
 
 from . import support
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _child_with_a_pipe():
@@ -56,6 +60,13 @@ class PidfdTest(support.TestCase):
             with self.subTest(err=errno.errorcode[err]):
                 message = pidfd.explain(err, 459, 45, "pidfd_getfd")
                 assert part in message and "fd 45 of pid 459" in message and "\n" not in message
+
+    def test_not_permitted_names_ptrace_and_the_socket_way_in_the_words_of_javas_refusal(self):
+        message = pidfd.explain(errno.EPERM, 459, 45, "pidfd_getfd")
+        assert "ptrace" in message and message.endswith("; " + pidfd.SOCKET_WAY), message
+        java = (ROOT / "cudaipc4j-interop/src/main/java/org/cudaipc4j/interop/torch/ProducerFds.java").read_text()
+        joined = re.sub(r'"\s*\+\s*"', "", java)  # Java's string constants split over lines, joined
+        assert f'SOCKET_WAY = "{pidfd.SOCKET_WAY}";' in joined, "Java's refusal says the socket way in other words"
 
     def test_pid_namespace_of_self(self):
         assert pidfd.pid_namespace() == os.stat("/proc/self/ns/pid").st_ino

@@ -32,7 +32,8 @@ public final class OpenOptions {
      * descriptor socket, {@code FdChannel} of {@code cudaipc4j-coord}): they stay the caller's, to close once the
      * open returns (the driver holds its own reference to what it imported)}
      *
-     * @param fds as many as the descriptor's {@code fds}, in its order
+     * @param fds as many as the descriptor's {@code fds}, in its order; for a torch share of an expandable segment,
+     *            one per chunk of its handle, in the handle's order, as its producer sent them
      * @throws IllegalArgumentException for a negative descriptor number
      */
     public OpenOptions withFds(int... fds) {

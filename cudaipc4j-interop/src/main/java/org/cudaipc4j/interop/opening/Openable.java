@@ -60,8 +60,11 @@ public final class Openable {
     static Openable of(Descriptor d, OpenOptions options) {
         int[] fds = options.fds();
         if (d.kind() == Descriptor.Kind.TORCH) {
-            requireFds(d, fds, 0);
-            return new Openable(d, null, TorchShare.of(d), null, options);
+            TorchShare share = TorchShare.of(d);
+            if (fds != null) {
+                requireFds(d, fds, chunkFds(share)); // an expandable segment's chunks, from the socket
+            }
+            return new Openable(d, null, share, null, options);
         }
         SharedMemoryDescriptor binary = d.bytes() > 0 ? BinaryDescriptors.toBinary(d) : null;
         if (d.handleType() == Descriptor.HandleType.POSIX_FD && fds == null) {
@@ -87,6 +90,16 @@ public final class Openable {
                     + " give the torch descriptor (cudaipc4j.share(tensor) in Python), which the torch reader opens");
         }
         return new Openable(null, h, null, null, OpenOptions.defaults());
+    }
+
+    /** The chunk fds a torch share's {@code 'e'} handle of POSIX fds lists; 0 for any other share. */
+    private static int chunkFds(TorchShare share) {
+        if (share.isEmpty()) {
+            return 0;
+        }
+        TorchHandle h = share.handle();
+        return h.type() == TorchHandle.Type.EXPANDABLE_SEGMENT && h.chunkKind() == TorchHandle.ChunkKind.POSIX_FD
+                ? h.fds().length : 0;
     }
 
     private static void requireFds(Descriptor d, int[] fds, int expected) {
@@ -145,7 +158,7 @@ public final class Openable {
         }
         TorchTensorView view;
         try {
-            view = reader.open(share, stream, options.phases());
+            view = reader.open(share, stream, options.phases(), options.fds());
         } catch (RuntimeException e) {
             if (leases != null) {
                 Closing.closeAfter(leases, e);

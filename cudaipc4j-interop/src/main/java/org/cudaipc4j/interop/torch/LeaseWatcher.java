@@ -3,7 +3,12 @@ package org.cudaipc4j.interop.torch;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.base.LibcProcesses;
 
@@ -16,10 +21,10 @@ import org.cudaipc4j.base.LibcProcesses;
  * <p>It waits, without polling, on the reader's pidfd becoming readable (the reader exited) and on the end of its
  * stdin (the reader closed it after marking the book closed, or died and the kernel closed it). When the book is
  * closed (the reader gave everything back itself) it just exits; otherwise, once the reader has exited, it gives
- * back every slot still held, removes the book and exits. It never gives a slot back while the reader lives. It
- * maps each counter file only to decrement (never touching the file's process count) and ignores SIGINT, SIGHUP
- * and SIGTERM, which a terminal or a process-group kill sends the reader and it alike: it always ends with its
- * reader.
+ * back every slot still held (each counter file mapped once for all of its slots), removes the book's pages and
+ * exits. It never gives a slot back while the reader lives. It maps each counter file only to decrement (never
+ * touching the file's process count) and ignores SIGINT, SIGHUP and SIGTERM, which a terminal or a process-group
+ * kill sends the reader and it alike: it always ends with its reader.
  */
 public final class LeaseWatcher {
     private static final Object DONE = new Object();
@@ -102,27 +107,47 @@ public final class LeaseWatcher {
         }
         int status = 0;
         if (!book.closed()) {
+            Map<String, List<LeaseBook.Held>> byFile = new LinkedHashMap<>();
             for (LeaseBook.Held h : book.held()) {
-                if (!book.markReleased(h.index())) {
-                    continue;
-                }
+                byFile.computeIfAbsent(h.counterName(), n -> new ArrayList<>()).add(h);
+            }
+            for (Map.Entry<String, List<LeaseBook.Held>> f : byFile.entrySet()) {
+                status |= giveBack(book, counters, f.getKey(), f.getValue());
+            }
+            for (Path page : book.paths()) {
                 try {
-                    TorchCounterFile.release(counters, h.counterName(), h.slot());
-                } catch (RuntimeException e) {
-                    System.err.println("cudaipc4j lease watcher: cannot give back slot " + h.slot() + " of "
-                            + h.counterName() + ": " + e.getMessage());
+                    Files.deleteIfExists(page);
+                } catch (IOException e) {
+                    System.err.println("cudaipc4j lease watcher: cannot remove " + page + ": " + e.getMessage());
                     status = 1;
                 }
-            }
-            try {
-                Files.deleteIfExists(book.path());
-            } catch (IOException e) {
-                System.err.println("cudaipc4j lease watcher: cannot remove " + book.path() + ": " + e.getMessage());
-                status = 1;
             }
         }
         book.close();
         System.exit(status);
+    }
+
+    /** Gives back the slots of one counter file, mapped once for all of them; 1 when that failed, else 0. */
+    private static int giveBack(LeaseBook book, Path counters, String name, List<LeaseBook.Held> held) {
+        TorchCounterFile file;
+        try {
+            file = TorchCounterFile.open(counters, name);
+        } catch (RuntimeException e) {
+            if (!Files.exists(counters.resolve(name.substring(1)), LinkOption.NOFOLLOW_LINKS)) {
+                return 0; // the producer has exited: nothing waits for these slots
+            }
+            System.err.println("cudaipc4j lease watcher: cannot give back " + held.size() + " slot(s) of " + name
+                    + ": " + e.getMessage());
+            return 1;
+        }
+        try (file) {
+            for (LeaseBook.Held h : held) {
+                if (book.markReleased(h.index())) {
+                    file.giveBack(h.slot());
+                }
+            }
+        }
+        return 0;
     }
 
     @SuppressWarnings("restricted")

@@ -82,6 +82,13 @@ final class ProducerFds {
         }
     }
 
+    /**
+     * How a reader does without ptrace rights: the producer's fds over the descriptor socket. The same words end
+     * Python's refusal ({@code cudaipc4j.pidfd.SOCKET_WAY}).
+     */
+    static final String SOCKET_WAY = "or receive the fds over the descriptor socket instead, which needs no ptrace"
+            + " rights (a torch producer sends them with cudaipc4j.sharing.send_share)";
+
     private final Syscalls calls;
     private final Map<Integer, Producer> producers = new HashMap<>();
 
@@ -194,7 +201,7 @@ final class ProducerFds {
                     + " reader as the producer's user and, under ptrace_scope 1, have the producer allow it"
                     + " (prctl(PR_SET_PTRACER, reader pid or PR_SET_PTRACER_ANY)) or set kernel.yama.ptrace_scope=0,"
                     + " or give the reader CAP_SYS_PTRACE (containers: --cap-add=SYS_PTRACE and a seccomp profile"
-                    + " that allows pidfd_getfd)" + avoid;
+                    + " that allows pidfd_getfd); " + SOCKET_WAY + avoid;
             case Libc.ESRCH -> "no process " + pid + " here: the producer has exited, or it runs in another PID"
                     + " namespace (a container, unshare), where its pid means nothing here; a reader of expandable"
                     + " segments must share the producer's PID namespace (e.g. docker --pid=host or"

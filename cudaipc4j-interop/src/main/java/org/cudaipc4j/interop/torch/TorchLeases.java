@@ -33,10 +33,11 @@ import org.cudaipc4j.interop.OpenPhases;
  * <p>{@link #start()} starts the watcher (a small JVM, about a tenth of a second) and waits until it holds this
  * process's pidfd; start it early, beside CUDA's initialisation, to keep that off the first open. Thread-safe.
  * {@link #close()} gives back everything still held and ends the watcher; idempotent.
+ *
+ * <p>No count of shares open at once is fixed: the book grows (see {@link LeaseBook}) by doubling, so that a share
+ * costs 128 bytes of {@code /dev/shm} and about 80 bytes of heap while it is open.
  */
 public final class TorchLeases implements AutoCloseable {
-    /** Leases open at once, by default. */
-    public static final int DEFAULT_CAPACITY = 4096;
     private static final long WATCHER_START_SECONDS = 60;
     private static final long WATCHER_STOP_SECONDS = 10;
 
@@ -45,15 +46,16 @@ public final class TorchLeases implements AutoCloseable {
     private final Process watcher;
     private final Map<TorchStorageKey, Entry> open = new HashMap<>();
     private final Map<String, MappedFile> files = new HashMap<>();
-    private final boolean[] used;
-    private int nextFree;
+    /** Book entries released and free to take again; entries from {@code fresh} on were never taken. */
+    private int[] free = new int[16];
+    private int freeCount;
+    private int fresh;
     private boolean closed;
 
     private TorchLeases(Path counterDirectory, LeaseBook book, Process watcher) {
         this.counterDirectory = counterDirectory;
         this.book = book;
         this.watcher = watcher;
-        this.used = new boolean[book.capacity()];
     }
 
     /**
@@ -62,24 +64,28 @@ public final class TorchLeases implements AutoCloseable {
      * @return the leases, owned by the caller
      */
     public static TorchLeases start() {
-        return start(TorchCounterFile.DEFAULT_DIRECTORY, true, DEFAULT_CAPACITY);
+        return start(TorchCounterFile.DEFAULT_DIRECTORY, true);
     }
 
     /**
-     * Leases of counter files in {@code counterDirectory} (torch's are in {@code /dev/shm}), at most
-     * {@code capacity} open at once; with a watcher process when {@code watch}.
+     * Leases of counter files in {@code counterDirectory} (torch's are in {@code /dev/shm}); with a watcher process
+     * when {@code watch}.
      *
      * @param counterDirectory the directory of the counter files
      * @param watch whether to start a watcher process that gives the slots back if this process dies
-     * @param capacity the most storages open at once
      * @return the leases, owned by the caller
      * @throws TorchInteropException when the watcher cannot be started
      */
-    public static TorchLeases start(Path counterDirectory, boolean watch, int capacity) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
-        }
-        LeaseBook book = LeaseBook.create(capacity);
+    public static TorchLeases start(Path counterDirectory, boolean watch) {
+        return start(counterDirectory, watch, LeaseBook.FIRST_PAGE);
+    }
+
+    /**
+     * As {@link #start(Path, boolean)}, the book's first page sized for {@code firstPage} storages (it grows past
+     * them as needed): small scratch leases (the warm-up's) and tests of the book's growth.
+     */
+    static TorchLeases start(Path counterDirectory, boolean watch, int firstPage) {
+        LeaseBook book = LeaseBook.create(firstPage);
         Process watcher = null;
         try {
             if (watch) {
@@ -168,6 +174,11 @@ public final class TorchLeases implements AutoCloseable {
         return watcher == null ? OptionalLong.empty() : OptionalLong.of(watcher.pid());
     }
 
+    /** {@return the directory of the counter files} */
+    Path counterDirectory() {
+        return counterDirectory;
+    }
+
     /** {@return the file that lists the held slots for the watcher (removed at close)} */
     public Path bookPath() {
         return book.path();
@@ -244,7 +255,6 @@ public final class TorchLeases implements AutoCloseable {
             OpenPhases.lap(phases, OpenPhases.Phase.COUNTER);
             int index = freeIndex();
             book.hold(index, counterName, slot);
-            used[index] = true;
             Entry e = new Entry(key, counterName, slot, index, file);
             open.put(key, e);
             OpenPhases.lap(phases, OpenPhases.Phase.BOOK);
@@ -272,16 +282,15 @@ public final class TorchLeases implements AutoCloseable {
         }
     }
 
+    /** A book entry to hold: one given back before, else the next never taken, the book grown for it if full. */
     private int freeIndex() {
-        for (int n = 0; n < used.length; n++) {
-            int i = (nextFree + n) % used.length;
-            if (!used[i]) {
-                nextFree = (i + 1) % used.length;
-                return i;
-            }
+        if (freeCount > 0) {
+            return free[--freeCount];
         }
-        throw new TorchInteropException("more than " + used.length + " torch shares open at once; start the"
-                + " leases with a larger capacity");
+        if (fresh == book.capacity()) {
+            book.grow();
+        }
+        return fresh++;
     }
 
     synchronized ReleaseOutcome release(Entry e) {
@@ -297,7 +306,10 @@ public final class TorchLeases implements AutoCloseable {
     private ReleaseOutcome giveBack(Entry e) {
         e.done = true;
         open.remove(e.key);
-        used[e.index] = false;
+        if (freeCount == free.length) {
+            free = java.util.Arrays.copyOf(free, freeCount * 2);
+        }
+        free[freeCount++] = e.index;
         try {
             // Marked before the decrement: a kill in between leaks this slot rather than giving it back twice.
             return book.markReleased(e.index) ? e.file.file.decrement(e.slot) : ReleaseOutcome.ALREADY_RELEASED;

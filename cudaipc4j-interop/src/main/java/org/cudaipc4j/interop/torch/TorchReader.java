@@ -131,16 +131,37 @@ public final class TorchReader {
      * @param phases where the phases' times are added, or null for none
      * @return the view, owned by the caller
      */
-    public synchronized TorchTensorView open(TorchShare share, Stream stream, OpenPhases phases) {
+    public TorchTensorView open(TorchShare share, Stream stream, OpenPhases phases) {
+        return open(share, stream, phases, null);
+    }
+
+    /**
+     * As {@link #open(TorchShare, Stream, OpenPhases)}, with the chunks' file descriptors of an expandable segment
+     * given, as its producer sent them over the descriptor socket ({@code cudaipc4j.sharing.send_share}) in the
+     * handle's order, instead of taken with {@code pidfd_getfd}, which needs ptrace rights over the producer. They
+     * stay the caller's, to close once this returns (the driver holds its own reference to what it imported).
+     *
+     * @param share the share to open
+     * @param stream the stream that will read the tensor
+     * @param phases where the phases' times are added, or null for none
+     * @param chunkFds one per chunk of the share's {@code 'e'} handle of POSIX fds; null to take them by pidfd
+     * @return the view, owned by the caller
+     * @throws IllegalArgumentException when fds are given for another share, or not one per chunk (the slot is given
+     *                                  back)
+     */
+    public synchronized TorchTensorView open(TorchShare share, Stream stream, OpenPhases phases, int[] chunkFds) {
+        if (chunkFds != null) {
+            requireChunkFds(share, chunkFds);
+        }
         if (share.isEmpty()) {
             return new TorchTensorView(context, this, null, null, 0, 0, share.tensor());
         }
         OpenPhases.start(phases);
         TorchHandle h = share.handle();
-        ProducerFds.Producer producer = h.type() == TorchHandle.Type.EXPANDABLE_SEGMENT
+        ProducerFds.Producer producer = chunkFds == null && h.type() == TorchHandle.Type.EXPANDABLE_SEGMENT
                 && h.chunkKind() == TorchHandle.ChunkKind.POSIX_FD ? producerFds.producer(h.producerPid()) : null;
         try {
-            return open(share, stream, phases, producer);
+            return open(share, stream, phases, producer, chunkFds);
         } finally {
             if (producer != null) {
                 producerFds.release(producer); // closes its pidfd unless a block of it is mapped
@@ -148,7 +169,22 @@ public final class TorchReader {
         }
     }
 
-    private TorchTensorView open(TorchShare share, Stream stream, OpenPhases phases, ProducerFds.Producer producer) {
+    /** Refuses fds given for a share that lists none, or not one per chunk; the share's slot goes back. */
+    private void requireChunkFds(TorchShare share, int[] chunkFds) {
+        TorchHandle h = share.isEmpty() ? null : share.handle();
+        int chunks = h != null && h.type() == TorchHandle.Type.EXPANDABLE_SEGMENT
+                && h.chunkKind() == TorchHandle.ChunkKind.POSIX_FD ? h.fds().length : 0;
+        if (chunkFds.length != chunks) {
+            if (!share.isEmpty()) {
+                TorchCounterFile.release(leases.counterDirectory(), share.refCounterFile(), share.refCounterSlot());
+            }
+            throw new IllegalArgumentException("the torch share" + (h == null ? " of an empty storage" : " of "
+                    + h.describe()) + " lists " + chunks + " chunk fd(s), " + chunkFds.length + " given");
+        }
+    }
+
+    private TorchTensorView open(TorchShare share, Stream stream, OpenPhases phases, ProducerFds.Producer producer,
+            int[] chunkFds) {
         TorchHandle h = share.handle();
         boolean legacy = h.type() == TorchHandle.Type.CUDA_MALLOC;
         TorchStorageKey storage = TorchStorageKey.of(share, legacy ? 0
@@ -165,7 +201,7 @@ public final class TorchReader {
                     m = new Mapping(key, IpcMemHandle.fromBytes(h.ipcMemHandle()).open(context, true));
                     OpenPhases.lap(phases, OpenPhases.Phase.IPC_OPEN);
                 } else {
-                    m = new Mapping(key, mapChunks(h, producer, phases));
+                    m = new Mapping(key, mapChunks(h, producer, chunkFds, phases));
                     if (producer != null) {
                         m.producer = producer;
                         producerFds.mapped(producer);
@@ -211,9 +247,10 @@ public final class TorchReader {
 
     /**
      * Maps the chunks of an {@code 'e'} handle into one range, as {@code ExpandableSegment::fromShared} does: file
-     * descriptors taken from the producer (and closed once imported), or fabric handles.
+     * descriptors given (the caller's) or taken from the producer (and closed once imported), or fabric handles.
      */
-    private ChunkedVmmMapping mapChunks(TorchHandle h, ProducerFds.Producer producer, OpenPhases phases) {
+    private ChunkedVmmMapping mapChunks(TorchHandle h, ProducerFds.Producer producer, int[] given,
+            OpenPhases phases) {
         if (h.chunkKind() == TorchHandle.ChunkKind.FABRIC) {
             try {
                 ChunkedVmmMapping c = ChunkedVmmMapping.importFabricHandles(context, h.fabricHandles(),
@@ -225,7 +262,7 @@ public final class TorchReader {
                         + e.getMessage(), e);
             }
         }
-        int[] fds = producerFds.take(producer, h.fds());
+        int[] fds = given != null ? given : producerFds.take(producer, h.fds());
         OpenPhases.lap(phases, OpenPhases.Phase.PIDFD);
         ChunkedVmmMapping c;
         try {
@@ -236,7 +273,9 @@ public final class TorchReader {
                     + " device (is that pid the producer, in this PID namespace, and is the device the producer's?)",
                     e);
         } finally {
-            producerFds.close(fds, fds.length);
+            if (given == null) {
+                producerFds.close(fds, fds.length);
+            }
         }
         OpenPhases.lap(phases, OpenPhases.Phase.CHUNK_MAP);
         return c;

@@ -95,6 +95,11 @@ class OpenableTest {
                 () -> Descriptors.openable(pool(EX), OpenOptions.defaults().withFds(3, 4))).getMessage());
         assertEquals("the torch descriptor says 0 fd(s), 1 given", assertThrows(IllegalArgumentException.class,
                 () -> Descriptors.openable(torch("/torch_1_2_0"), OpenOptions.defaults().withFds(3))).getMessage());
+        // an expandable segment's chunks, received over the producer's socket: one fd per chunk of its handle
+        Descriptor e = expandable(2);
+        Descriptors.openable(e, OpenOptions.defaults().withFds(3, 4));
+        assertEquals("the torch descriptor says 2 fd(s), 1 given", assertThrows(IllegalArgumentException.class,
+                () -> Descriptors.openable(e, OpenOptions.defaults().withFds(3))).getMessage());
         assertEquals("the vmm descriptor says 0 fd(s), 1 given", assertThrows(IllegalArgumentException.class,
                 () -> Descriptors.openable(Descriptor.vmmFabric(GPU, 2 << 20, EX, bytes(1)),
                         OpenOptions.defaults().withFds(3))).getMessage());
@@ -122,6 +127,18 @@ class OpenableTest {
     }
 
     /** A torch share of a 'c' handle naming {@code counter} as its counter file. */
+    /** A torch share of an expandable segment of {@code chunks} 2 MiB chunks (fds 45 on) of pid 459. */
+    private static Descriptor expandable(int chunks) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(2 + 24 + 4 * chunks)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN).put((byte) 2).put((byte) 'e').putInt(459).putInt(0)
+                .putLong(2L << 20).putLong(chunks);
+        for (int i = 0; i < chunks; i++) {
+            b.putInt(45 + i);
+        }
+        return new Descriptor(Descriptor.Kind.TORCH, GPU, 4096, EX, null, null, null, 0, null, -1, null,
+                new Descriptor.Torch(b.array(), 4096, 0, "/torch_1_2_0", 0, 0), null, null);
+    }
+
     private static Descriptor torch(String counter) {
         byte[] c = new byte[66];
         c[0] = 2;

@@ -66,6 +66,15 @@ public final class CounterFiles {
         return read(dir, name).getLong(TorchCounterFile.HEADER_BYTES + 8 * slot);
     }
 
+    /** {@return every slot of the file, read at once} */
+    public static long[] slots(Path dir, String name) {
+        java.nio.LongBuffer b = read(dir, name).position(TorchCounterFile.HEADER_BYTES).slice()
+                .order(ByteOrder.nativeOrder()).asLongBuffer();
+        long[] out = new long[TorchCounterFile.SLOTS];
+        b.get(out);
+        return out;
+    }
+
     static int processCount(Path dir, String name) {
         return read(dir, name).getInt(0);
     }

@@ -107,6 +107,8 @@ class ExpandableRefusalsTest {
         assertTrue(line.contains("PR_SET_PTRACER"), line);
         assertTrue(line.contains("kernel.yama.ptrace_scope=0"), line);
         assertTrue(line.contains("CAP_SYS_PTRACE"), line);
+        assertTrue(line.contains("; or receive the fds over the descriptor socket instead, which needs no ptrace rights"
+                + " (a torch producer sends them with cudaipc4j.sharing.send_share); "), "the socket way: " + line);
         assertTrue(line.endsWith("or share from a producer with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"),
                 line);
     }

@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.Waits;
 import org.junit.jupiter.api.Test;
@@ -26,9 +29,11 @@ class LeaseWatcherTest {
 
     private record Holder(JavaProcess.Interactive process, long watcher, Path book) {}
 
-    private Holder start(String name) {
+    private Holder start(int count, String... names) {
+        List<String> args = new ArrayList<>(List.of(dir.toString(), Integer.toString(count)));
+        args.addAll(List.of(names));
         JavaProcess.Interactive p = JavaProcess.start(JavaProcess.command(LeaseHolder.class, List.of(),
-                dir.toString(), name, Integer.toString(SLOTS)));
+                args.toArray(String[]::new)));
         String[] ready = p.readLine(START).split(" ");
         assertEquals("ready", ready[0], String.join(" ", ready));
         return new Holder(p, Long.parseLong(ready[1]), Path.of(ready[2]));
@@ -50,7 +55,7 @@ class LeaseWatcherTest {
     @Test
     void aKilledReadersSlotsComeBackWithinFiveSeconds() {
         String name = CounterFiles.create(dir, SLOTS + 1);
-        Holder h = start(name);
+        Holder h = start(SLOTS, name);
         try (JavaProcess.Interactive p = h.process()) {
             assertTrue(allSlotsAre(name, 1), "held, not incremented");
             assertTrue(Files.exists(h.book()));
@@ -65,9 +70,44 @@ class LeaseWatcherTest {
     }
 
     @Test
+    void aKilledReaderOfAHundredThousandSharesGetsEverySlotBackWithinFiveSeconds() {
+        int shares = 100_000;
+        String[] names = new String[shares / TorchCounterFile.SLOTS];
+        for (int f = 0; f < names.length; f++) {
+            names[f] = CounterFiles.create(dir, TorchCounterFile.SLOTS);
+        }
+        Holder h = start(shares, names);
+        try (JavaProcess.Interactive p = h.process()) {
+            assertTrue(Arrays.stream(names).allMatch(n -> Arrays.stream(CounterFiles.slots(dir, n)).allMatch(v -> v == 1)),
+                    "held, not incremented");
+            long killed = System.nanoTime();
+            assertTrue(ProcessHandle.of(p.pid()).orElseThrow().destroyForcibly(), "SIGKILL sent");
+            assertTrue(Waits.until(5_000, () -> Arrays.stream(names).allMatch(
+                    n -> Arrays.stream(CounterFiles.slots(dir, n)).allMatch(v -> v == 0))), "every slot back within 5 s");
+            System.out.printf("%d slots back %.0f ms after the SIGKILL%n", shares, (System.nanoTime() - killed) / 1e6);
+            assertTrue(Waits.until(5_000, () -> gone(h.watcher())), "the watcher ends after its work");
+            assertFalse(Files.exists(h.book()), "the watcher removed the lease book");
+            assertTrue(leaseBooksOf(p.pid()).isEmpty(), "and every page of it");
+            for (String n : names) {
+                assertEquals(1, CounterFiles.processCount(dir, n), "the process count is never touched");
+            }
+        }
+    }
+
+    /** The lease book pages in the book's directory made by {@code pid}. */
+    private static List<Path> leaseBooksOf(long pid) {
+        try (var files = Files.list(SharedSegment.directory())) {
+            return files.filter(f -> f.getFileName().toString().startsWith(SharedSegment.PREFIX + pid + "-")
+                    && f.getFileName().toString().endsWith("-torchleases")).toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
     void aReaderThatExitsWithoutClosingGetsItsSlotsGivenBackToo() {
         String name = CounterFiles.create(dir, SLOTS);
-        Holder h = start(name);
+        Holder h = start(SLOTS, name);
         try (JavaProcess.Interactive p = h.process()) {
             p.writeLine("exit");
             assertTrue(Waits.until(5_000, () -> allSlotsAre(name, 0)), "slots back to 0 within 5 s");
@@ -79,7 +119,7 @@ class LeaseWatcherTest {
     @Test
     void aNormalCloseLeavesNoWatcherAndNoFile() {
         String name = CounterFiles.create(dir, SLOTS);
-        Holder h = start(name);
+        Holder h = start(SLOTS, name);
         JavaProcess.Interactive p = h.process();
         p.writeLine("close");
         assertEquals("closed", p.readLine(START));

@@ -2,6 +2,9 @@ package org.cudaipc4j.interop.torch;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.cudaipc4j.coord.fd.FdChannel;
+import org.cudaipc4j.coord.fd.FdMessage;
+import org.cudaipc4j.coord.fd.OwnedFd;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
@@ -14,7 +17,9 @@ import org.cudaipc4j.testing.OpenDescriptors;
 /**
  * A torch reader on the stub driver, for {@link TorchReaderStubDriverTest}: {@code args} are the counter file's
  * name and the number of blocks, then for expandable segments ({@code 'e'}) the producer's pid and its chunks'
- * descriptors (two per block, {@link #CHUNK_BYTES} each); without them the blocks are legacy ({@code 'c'}). Each
+ * descriptors (two per block, {@link #CHUNK_BYTES} each), or {@code socket:<path>} to receive them with their fds
+ * from the producer's descriptor socket and open with those instead of {@code pidfd_getfd}; without them the
+ * blocks are legacy ({@code 'c'}). Each
  * block holds two storages of 4096 bytes (offsets 0 and 4096), each shared twice, slots {@code 4b .. 4b + 3}. Warms
  * up, opens every share, prints one line per fact the test checks, closes every view, prints {@code closed}.
  */
@@ -41,23 +46,23 @@ public final class StubDriverReaderChild {
         int blocks = Integer.parseInt(args[1]);
         boolean expandable = args.length > 2;
         int producer = expandable ? Integer.parseInt(args[2]) : 0;
-        int[] chunks = expandable
-                ? java.util.Arrays.stream(args[3].split(",")).mapToInt(Integer::parseInt).toArray() : null;
+        // the chunks' numbers in the producer; over the socket, the fds received too (this reader's own)
+        FdMessage received = expandable && args[3].startsWith("socket:") ? receiveChunks(args[3].substring(7)) : null;
+        int[] chunks = expandable ? numbers(received == null ? args[3]
+                : new String(received.payload(), java.nio.charset.StandardCharsets.US_ASCII)) : null;
+        int[] given = received == null ? null : received.fds().stream().mapToInt(OwnedFd::value).toArray();
         TensorLayout layout = TensorLayout.contiguous(DType.UINT8, STORAGE_BYTES);
-        byte[] event = new byte[64];
-        java.util.Arrays.fill(event, (byte) 7);
+        byte[] event = eventHandle();
         Cuda.init();
-        try (TorchLeases leases = TorchLeases.start();
+        // the received fds are ours, closed last: the reader only borrowed them (a null resource is not closed)
+        try (FdMessage ownFds = received;
+                TorchLeases leases = TorchLeases.start();
                 Context ctx = Context.retainPrimary(Device.get(0))) {
             ctx.makeCurrent();
             Stream stream = Stream.create(ctx, true);
             TorchReader reader = new TorchReader(ctx, leases);
-            reader.warmUp(stream);
-            System.out.println("warmed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
-            long fds = OpenDescriptors.count(); // after one warm-up: the JVM's own lazily opened files are open by now
-            System.out.println("own share opened " + ReaderWarmUp.successPath(ctx, stream));
-            System.out.println("descriptors kept " + (OpenDescriptors.count() - fds));
-            fds = OpenDescriptors.count();
+            warmUp(reader, leases, ctx, stream);
+            long fds = OpenDescriptors.count();
             List<TorchTensorView> views = new ArrayList<>();
             StringBuilder hits = new StringBuilder();
             for (int b = 0; b < blocks; b++) {
@@ -70,7 +75,8 @@ public final class StubDriverReaderChild {
                             layout);
                     TorchTensorView v;
                     try {
-                        v = reader.open(share, stream);
+                        v = given == null ? reader.open(share, stream)
+                                : reader.open(share, stream, null, new int[] {given[2 * b], given[2 * b + 1]});
                     } catch (TorchInteropException refused) { // pidfd_getfd refused here: the test says why
                         System.out.println("refused " + refused.getMessage());
                         views.reversed().forEach(TorchTensorView::close);
@@ -95,6 +101,33 @@ public final class StubDriverReaderChild {
             }
             System.out.println("closed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages()
                     + " descriptors kept " + (OpenDescriptors.count() - fds));
+        }
+    }
+
+    /** Warms the reader up, then opens its own share: prints what the test checks of both. */
+    private static void warmUp(TorchReader reader, TorchLeases leases, Context ctx, Stream stream) {
+        reader.warmUp(stream);
+        System.out.println("warmed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
+        long fds = OpenDescriptors.count(); // after one warm-up: the JVM's own lazily opened files are open by now
+        System.out.println("own share opened " + ReaderWarmUp.successPath(ctx, stream));
+        System.out.println("descriptors kept " + (OpenDescriptors.count() - fds));
+    }
+
+    private static int[] numbers(String commaSeparated) {
+        return java.util.Arrays.stream(commaSeparated.split(",")).mapToInt(Integer::parseInt).toArray();
+    }
+
+    /** A producer's event handle, none of its bytes zero. */
+    private static byte[] eventHandle() {
+        byte[] event = new byte[64];
+        java.util.Arrays.fill(event, (byte) 7);
+        return event;
+    }
+
+    /** The producer's one message: its chunks' numbers and the chunks' fds, received over its socket. */
+    private static FdMessage receiveChunks(String socket) {
+        try (FdChannel channel = FdChannel.connect(java.nio.file.Path.of(socket), java.time.Duration.ofSeconds(30))) {
+            return channel.receive(java.time.Duration.ofSeconds(30));
         }
     }
 

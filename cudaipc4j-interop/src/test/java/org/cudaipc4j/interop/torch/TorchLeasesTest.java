@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -114,18 +117,25 @@ class TorchLeasesTest {
     }
 
     @Test
-    void aFullBookIsRefusedClearly() {
-        String name = CounterFiles.create(dir, 3);
+    void theBookGrowsPastItsFirstPageAndTakesGivenBackEntriesAgain() {
+        int shares = 100;
+        String name = CounterFiles.create(dir, shares + 1);
+        List<Lease> held = new ArrayList<>();
         try (TorchLeases leases = TorchLeases.start(dir, false, 2)) {
-            leases.acquire(key(1), name, 0);
-            leases.acquire(key(2), name, 1);
-            TorchInteropException e = assertThrows(TorchInteropException.class,
-                    () -> leases.acquire(key(3), name, 2));
-            assertTrue(e.getMessage().contains("more than 2 torch shares open at once"), e.getMessage());
-            assertEquals(1, CounterFiles.slot(dir, name, 2));
+            for (int i = 0; i < shares; i++) {
+                held.add(leases.acquire(key(i), name, i));
+            }
+            assertEquals(shares, leases.openStorages());
+            assertEquals(ReleaseOutcome.RELEASED, held.get(7).release());
+            Lease again = leases.acquire(key(shares), name, shares);
+            assertFalse(again.cacheHit());
+            assertEquals(shares, leases.openStorages());
+            long[] slots = CounterFiles.slots(dir, name);
+            for (int i = 0; i <= shares; i++) {
+                assertEquals(i == 7 ? 0 : 1, slots[i], "slot " + i);
+            }
         }
-        assertEquals(0, CounterFiles.slot(dir, name, 0));
-        assertEquals(0, CounterFiles.slot(dir, name, 1));
+        assertTrue(Arrays.stream(CounterFiles.slots(dir, name)).allMatch(v -> v == 0), "close gives back every page's");
     }
 
     @Test
