@@ -12,7 +12,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The members of one {@link Supervisor}'s group and the watch over them until all have exited ({@link #await}):
- * their exits recorded in the order they happened ({@link ExitOrder}), their heartbeats judged, and after the first
+ * their exits recorded in the order they happened ({@link ExitOrder}), their heartbeats judged in every wait
+ * ({@link #await}, {@link #awaitReleased}; see {@link HeartbeatWatch}), and after the first
  * failure the group aborted, the grace period given, then SIGTERM and SIGKILL.
  *
  * <p>Not thread-safe, except {@link #killAll}, {@link #waitForExit}, {@link #joinPumps} and {@link #close}, which
@@ -34,6 +35,8 @@ final class GroupWatch {
     private long nextRank;
     /** Made with the first member, so that a group with none holds no descriptor. */
     private ExitOrder exitOrder;
+    /** Made at the first wait that judges heartbeats, and kept from one wait to the next. */
+    private HeartbeatWatch heartbeats;
 
     GroupWatch(Supervisor.Options options) {
         this.options = options;
@@ -68,24 +71,25 @@ final class GroupWatch {
 
     /**
      * Waits for every member to exit (calling it again returns the same outcome). On the first failure (non-zero
-     * exit, death by signal, missed heartbeat) it aborts the group, lets the others run for the grace period, then
-     * terminates them. Returns by the deadline plus the time to reap killed members; members still running then are
-     * killed and fail with a reason that names the deadline's limit. Exits are recorded in the order they happened
-     * ({@link ExitOrder}), whenever this is called. Without a {@code block} (null) only the exits count.
+     * exit, death by signal, a member that stopped responding) it aborts the group, lets the others run for the grace
+     * period, then terminates them. Returns by the deadline plus the time to reap killed members; members still
+     * running then are killed and fail with a reason that names the deadline's limit. Exits are recorded in the order
+     * they happened ({@link ExitOrder}), whenever this is called. Without a {@code block} (null) only the exits count.
      */
     Supervisor.Outcome await(ControlBlock block, Deadline deadline) {
         long start = System.nanoTime();
         Ending ending = new Ending(firstFailed(), start);
-        for (Member m : members) {
-            m.lastChange = start;
-        }
         while (true) {
             long now = System.nanoTime();
             recordExits(block, ending, now);
             if (members.stream().allMatch(m -> m.exitCode != null)) {
                 break;
             }
-            checkHeartbeats(block, ending, now);
+            int silent = failSilent(block, now);
+            if (silent >= 0 && ending.firstFailed < 0) {
+                ending.firstFailed = silent;
+                ending.failedAt = now;
+            }
             if (deadline.hasPassed()) {
                 expire(block, deadline);
                 break;
@@ -117,7 +121,7 @@ final class GroupWatch {
 
     /**
      * A failure and its place among the group's events: an exit's is where the exit order put it (or, when the watch
-     * had signalled the member, no earlier than the signal), a missed heartbeat's or a timeout's is when it was
+     * had signalled the member, no earlier than the signal), a silent member's or a timeout's is when it was
      * detected. The outcome lists the failures by place, not by when their exit codes became known.
      */
     private record Ranked(long rank, Supervisor.Failure failure) {}
@@ -188,31 +192,78 @@ final class GroupWatch {
         }
     }
 
-    /** Kills and fails a member whose heartbeat stalled for longer than the options allow. */
-    private void checkHeartbeats(ControlBlock block, Ending ending, long now) {
+    /**
+     * Kills and fails each member that stopped responding ({@link HeartbeatWatch}), and aborts the group for the
+     * first; returns its index, or -1 when none did. A look after this process itself was stopped blames nobody.
+     */
+    private int failSilent(ControlBlock block, long now) {
         if (block == null) {
-            return; // members without a block have no heartbeat
+            return -1; // members without a block have no heartbeat
         }
-        long heartbeatNanos = options.heartbeatTimeout().toNanos();
+        if (heartbeats == null) {
+            heartbeats = new HeartbeatWatch(block, options.heartbeatTimeout());
+        }
+        if (!heartbeats.look(now)) {
+            return -1;
+        }
+        int first = -1;
         for (Member m : members) {
             if (m.exitRank >= 0 || m.failureRecorded || !m.isAlive()) {
                 continue; // exited (or failed) already
             }
-            long hb = block.lastHeartbeatMillis(m.index);
-            if (hb != m.lastHeartbeat) {
-                m.lastHeartbeat = hb;
-                m.lastChange = now;
-            } else if (hb != 0 && now - m.lastChange > heartbeatNanos && !finishing(block, m.index)) {
-                String reason = "missed heartbeat for " + Durations.format(Duration.ofNanos(now - m.lastChange));
+            Duration silence = heartbeats.silence(m.index);
+            if (silence != null && !HeartbeatWatch.finishing(block.status(m.index))) {
+                String reason = HeartbeatWatch.stoppedResponding(silence);
                 failures.add(new Ranked(nextRank++, new Supervisor.Failure(m.index, reason)));
                 m.failureRecorded = true;
-                signal(m, true);
-                if (ending.firstFailed < 0) {
-                    ending.firstFailed = m.index;
-                    ending.failedAt = now;
-                    abortQuietly(block, "process " + m.index + " failed (" + reason + ")");
+                signal(m, true); // SIGKILL: the one signal a stopped process does not hold until it runs again
+                abortQuietly(block, "process " + m.index + " failed (" + reason + ")");
+                first = first < 0 ? m.index : first;
+            }
+        }
+        return first;
+    }
+
+    /**
+     * Waits until every member has released what it opened (status RELEASED or DONE, or it exited 0); false at once
+     * when one fails (status FAILED, a non-zero exit, silence, an abort of the group) and at the deadline. A member
+     * that stopped responding is failed and killed here as {@link #await} does.
+     */
+    boolean awaitReleased(ControlBlock block, Deadline deadline) {
+        IdleStrategy idle = IdleStrategy.forLongWait();
+        long nextLook = System.nanoTime();
+        while (true) {
+            boolean all = true;
+            for (Member m : members) {
+                ProcessStatus s = block.status(m.index);
+                if (s == ProcessStatus.FAILED) {
+                    return false;
+                }
+                if (s == ProcessStatus.RELEASED || s == ProcessStatus.DONE) {
+                    continue;
+                }
+                if (!m.isAlive()) {
+                    if (m.exitCode(block) != 0) {
+                        return false;
+                    }
+                    continue;
+                }
+                all = false;
+            }
+            if (all) {
+                return true;
+            }
+            if (block.isAborted() || deadline.hasPassed()) {
+                return false;
+            }
+            long now = System.nanoTime();
+            if (now - nextLook >= 0) {
+                nextLook = now + TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS);
+                if (failSilent(block, now) >= 0) {
+                    return false;
                 }
             }
+            idle.idle();
         }
     }
 
@@ -296,10 +347,6 @@ final class GroupWatch {
         } catch (RuntimeException unmapped) {
             return found;
         }
-    }
-    private static boolean finishing(ControlBlock block, int index) {
-        ProcessStatus s = block.status(index);
-        return s == ProcessStatus.DONE || s == ProcessStatus.FAILED || s == ProcessStatus.RELEASED;
     }
 
     /** Aborts the group in {@code block} (null: there is none yet) as the parent, where it is still mapped. */

@@ -16,8 +16,6 @@ final class Member {
     long exitRank = -1;
     /** Its place when the supervisor first signalled it, else -1. */
     long signalledRank = -1;
-    long lastHeartbeat;
-    long lastChange;
     boolean failureRecorded;
     /** Why the supervisor ended it, when it did ("terminated after process 1 failed"). */
     String cause;

@@ -15,9 +15,12 @@ import org.cudaipc4j.base.Closing;
  * Watches the processes of one group, one per {@link ControlBlock} slot, and ends the group cleanly when anything
  * goes wrong. Members are started here from command lines ({@link #start(List)}: any program; {@link JvmCommand}
  * builds those of JVMs like this one), or started elsewhere and {@linkplain #adopt adopted}. Member {@code i} is
- * expected to join slot {@code i} ({@link ChildRuntime#join}), which makes it heartbeat.
+ * expected to join slot {@code i} ({@link ChildRuntime#join}), which makes it heartbeat; while members run, the
+ * parent heartbeats in the block too ({@link ParentHeartbeat}), so that the children's waits notice a stopped parent.
  *
- * <p>{@link #awaitAll} treats a non-zero exit, a death by signal and a missed heartbeat as a failure: it sets the
+ * <p>{@link #awaitAll} and {@link #awaitReleased} treat a non-zero exit, a death by signal and a member that stopped
+ * responding (no heartbeat for {@link Options#heartbeatTimeout()}, judged by {@link HeartbeatWatch}: a SIGSTOP, a
+ * hang) as a failure; the silent member is killed at once (SIGKILL). On the first failure {@link #awaitAll} sets the
  * block's abort word (so the siblings' barriers throw), gives the others {@link Options#gracePeriod()} to finish,
  * then terminates them (SIGTERM, then SIGKILL a second later). A shutdown hook does the same if this JVM is shut
  * down (SIGINT, SIGTERM), and the block's own hook unlinks its segment.
@@ -33,7 +36,7 @@ import org.cudaipc4j.base.Closing;
  * instant are placed in the order the kernel queued them. A member already gone when it was started or adopted (a
  * command that ends at once) is placed at that moment: never after a later exit, possibly after an earlier one.
  * Where pidfds or epoll are unavailable (Linux before 5.3, a seccomp filter that refuses them), exits are ordered
- * as the JVM reports them, which may swap two exits a scheduling delay apart. A missed heartbeat counts when it is
+ * as the JVM reports them, which may swap two exits a scheduling delay apart. A silent member counts when it is
  * detected, a timeout at the deadline, and the exit of a member the supervisor ended no earlier than its signal.
  *
  * <p>Not thread-safe, except {@link #close()}, which may be called from any thread.
@@ -43,7 +46,8 @@ public final class Supervisor implements AutoCloseable {
      * How the supervisor behaves.
      *
      * @param gracePeriod      how long the others may run on after a failure before they are terminated
-     * @param heartbeatTimeout a member whose heartbeat stalls this long (after its first one) is killed and failed
+     * @param heartbeatTimeout a member whose heartbeat stalls this long (after its first one) is killed and failed;
+     *                         the default is {@link Liveness#silenceLimit()}, by which the children judge the parent
      * @param prefixOutput     prefix each line of member {@code i}'s output with {@code "[i] "}
      * @param out              where the started members' standard output goes, line by line
      * @param err              where the started members' standard error goes, line by line
@@ -71,12 +75,15 @@ public final class Supervisor implements AutoCloseable {
         }
 
         /**
-         * Grace 2 s, heartbeat timeout 5 s, prefixed output to {@code System.out}/{@code System.err}.
+         * Grace 2 s, heartbeat timeout {@link Liveness#silenceLimit()} (3 s unless {@code CUDAIPC4J_HEARTBEAT_TIMEOUT}
+         * sets another), prefixed output to {@code System.out}/{@code System.err}.
          *
          * @return the default options
+         * @throws IllegalArgumentException when {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} holds no limit
          */
         public static Options defaults() {
-            return new Options(Duration.ofSeconds(2), Duration.ofSeconds(5), true, System.out, System.err, Map.of());
+            return new Options(Duration.ofSeconds(2), Liveness.silenceLimit(), true, System.out, System.err,
+                    Map.of());
         }
 
         /**
@@ -131,7 +138,7 @@ public final class Supervisor implements AutoCloseable {
      *
      * @param index  the member's index
      * @param reason e.g. {@code "exit code 1"}, {@code "killed by signal 9 (SIGKILL)"},
-     *               {@code "missed heartbeat for 3.0 s"}, {@code "timed out after 30 s (--timeout) waiting for ..."}
+     *               {@code "stopped responding for 3.0 s"}, {@code "timed out after 30 s (--timeout) waiting for ..."}
      */
     public record Failure(int index, String reason) {}
 
@@ -171,6 +178,8 @@ public final class Supervisor implements AutoCloseable {
     private volatile boolean closeFinished;
     /** Set by {@link #withoutBlock}: the members are judged by their exits alone. */
     private boolean exitsOnly;
+    /** Kept while members run and the block is known; guarded by {@link #lifecycle}. */
+    private ParentHeartbeat heartbeat;
 
     /**
      * A supervisor for the group of {@code block}; the caller keeps owning the block.
@@ -238,6 +247,18 @@ public final class Supervisor implements AutoCloseable {
                     + " process slots, the supervisor was made for " + processCount);
         }
         this.block = block;
+        if (!group.members().isEmpty()) {
+            beat();
+        }
+    }
+
+    /** Starts the parent's heartbeat once members run and the block is known (see {@link ParentHeartbeat}). */
+    private void beat() {
+        synchronized (lifecycle) {
+            if (heartbeat == null && !closed && !exitsOnly && block != null) {
+                heartbeat = ParentHeartbeat.start(block);
+            }
+        }
     }
 
     private ControlBlock block() {
@@ -339,6 +360,7 @@ public final class Supervisor implements AutoCloseable {
                 }
                 command.pumpOutput(process, i, options, inherit, member.pumps);
             }
+            beat();
         }
         return Collections.unmodifiableList(inputs);
     }
@@ -369,6 +391,7 @@ public final class Supervisor implements AutoCloseable {
             }
             beginWatching();
             add(new Member(index, null, process));
+            beat();
         }
     }
 
@@ -457,36 +480,8 @@ public final class Supervisor implements AutoCloseable {
         if (group.members().isEmpty()) {
             throw new IllegalStateException("awaitReleased before start");
         }
-        ControlBlock block = block();
-        IdleStrategy idle = IdleStrategy.forLongWait();
-        while (true) {
-            boolean all = true;
-            for (Member m : group.members()) {
-                ProcessStatus s = block.status(m.index);
-                if (s == ProcessStatus.FAILED) {
-                    return false;
-                }
-                if (s == ProcessStatus.RELEASED || s == ProcessStatus.DONE) {
-                    continue;
-                }
-                if (!m.isAlive()) {
-                    if (m.exitCode(block) != 0) {
-                        return false;
-                    }
-                    continue;
-                }
-                all = false;
-            }
-            if (all) {
-                return true;
-            }
-            if (block.isAborted() || deadline.hasPassed()) {
-                return false;
-            }
-            idle.idle();
-        }
+        return group.awaitReleased(block(), deadline);
     }
-
 
     /** Kills whatever still runs (and their descendants) and waits briefly for them. Idempotent. */
     @Override
@@ -499,6 +494,9 @@ public final class Supervisor implements AutoCloseable {
         }
         group.killAll();
         group.waitForExit(GroupWatch.REAP_WAIT);
+        if (heartbeat != null) {
+            heartbeat.close(); // after the kills: a child that saw it stop could blame the parent
+        }
         closeFinished = true;
         group.joinPumps(GroupWatch.OUTPUT_DRAIN);
         group.close();
