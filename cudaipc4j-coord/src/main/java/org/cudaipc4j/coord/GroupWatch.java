@@ -2,7 +2,6 @@ package org.cudaipc4j.coord;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -13,8 +12,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * The members of one {@link Supervisor}'s group and the watch over them until all have exited ({@link #await}):
  * their exits recorded in the order they happened ({@link ExitOrder}), their heartbeats judged in every wait
- * ({@link #await}, {@link #awaitReleased}; see {@link HeartbeatWatch}), and after the first
- * failure the group aborted, the grace period given, then SIGTERM and SIGKILL.
+ * ({@link #await}, {@link #awaitReleased}; see {@link HeartbeatWatch}), and after the first failure the group
+ * aborted, the grace period given, then SIGTERM and SIGKILL. What failed is kept in a {@link FailureLog}.
  *
  * <p>Not thread-safe, except {@link #killAll}, {@link #waitForExit}, {@link #joinPumps} and {@link #close}, which
  * the supervisor's {@code close()} and shutdown hook call from other threads.
@@ -29,10 +28,8 @@ final class GroupWatch {
     private final List<Member> members = new ArrayList<>();
     /** Released on every exit the JVM reports: wakes {@link #await} early. */
     private final Semaphore exits = new Semaphore(0);
-    /** The failures as recorded, each with its place among the group's events (see {@link Ranked}). */
-    private final List<Ranked> failures = new ArrayList<>();
-    /** The next place to hand out: to an exit when the exit order reports it, to a failure the watch detects. */
-    private long nextRank;
+    /** The failures as recorded, each with its place among the group's events. */
+    private final FailureLog failures = new FailureLog();
     /** Made with the first member, so that a group with none holds no descriptor. */
     private ExitOrder exitOrder;
     /** Made at the first wait that judges heartbeats, and kept from one wait to the next. */
@@ -78,7 +75,7 @@ final class GroupWatch {
      */
     Supervisor.Outcome await(ControlBlock block, Deadline deadline) {
         long start = System.nanoTime();
-        Ending ending = new Ending(firstFailed(), start);
+        Ending ending = new Ending(failures.firstFailed(), start);
         while (true) {
             long now = System.nanoTime();
             recordExits(block, ending, now);
@@ -109,25 +106,7 @@ final class GroupWatch {
         }
         // The members' last lines come before whatever the caller prints about the outcome.
         joinPumps(OUTPUT_DRAIN);
-        int watched = members.stream().mapToInt(m -> m.index + 1).max().orElse(0);
-        List<Integer> codes = new ArrayList<>(Collections.nCopies(watched, -1));
-        for (Member m : members) {
-            codes.set(m.index, m.exitCode == null ? -1 : m.exitCode);
-        }
-        List<Supervisor.Failure> inOrder = failures.stream().sorted(Comparator.comparingLong(Ranked::rank))
-                .map(Ranked::failure).toList();
-        return new Supervisor.Outcome(rootCauseFirst(block, inOrder), codes);
-    }
-
-    /**
-     * A failure and its place among the group's events: an exit's is where the exit order put it (or, when the watch
-     * had signalled the member, no earlier than the signal), a silent member's or a timeout's is when it was
-     * detected. The outcome lists the failures by place, not by when their exit codes became known.
-     */
-    private record Ranked(long rank, Supervisor.Failure failure) {}
-
-    private int firstFailed() {
-        return failures.stream().min(Comparator.comparingLong(Ranked::rank)).map(r -> r.failure().index()).orElse(-1);
+        return failures.outcome(block, members);
     }
 
     /** Where one {@link #await} stands in ending a failed group. */
@@ -161,14 +140,14 @@ final class GroupWatch {
         for (int index : exitOrder.drain()) {
             for (Member m : members) {
                 if (m.index == index && m.exitRank < 0) {
-                    m.exitRank = nextRank++;
+                    m.exitRank = failures.nextRank();
                 }
             }
         }
         if (exitOrder.kernelOrdered()) {
             for (Member m : reaped) {
                 if (m.exitRank < 0) {
-                    m.exitRank = nextRank++;
+                    m.exitRank = failures.nextRank();
                 }
             }
         }
@@ -183,7 +162,7 @@ final class GroupWatch {
             return;
         }
         String reason = m.cause != null ? m.cause + " (" + m.describeExit(block) + ")" : m.describeExit(block);
-        failures.add(new Ranked(Math.max(m.exitRank, m.signalledRank), new Supervisor.Failure(m.index, reason)));
+        failures.add(Math.max(m.exitRank, m.signalledRank), m.index, reason);
         m.failureRecorded = true;
         if (ending.firstFailed < 0) {
             ending.firstFailed = m.index;
@@ -214,7 +193,7 @@ final class GroupWatch {
             Duration silence = heartbeats.silence(m.index);
             if (silence != null && !HeartbeatWatch.finishing(block.status(m.index))) {
                 String reason = HeartbeatWatch.stoppedResponding(silence);
-                failures.add(new Ranked(nextRank++, new Supervisor.Failure(m.index, reason)));
+                failures.add(failures.nextRank(), m.index, reason);
                 m.failureRecorded = true;
                 signal(m, true); // SIGKILL: the one signal a stopped process does not hold until it runs again
                 abortQuietly(block, "process " + m.index + " failed (" + reason + ")");
@@ -274,8 +253,7 @@ final class GroupWatch {
             if (m.exitCode == null && m.isAlive()) {
                 if (!m.failureRecorded) {
                     String status = block == null ? "" : " (its status was " + block.status(m.index) + ")";
-                    failures.add(new Ranked(nextRank++, new Supervisor.Failure(m.index,
-                            deadline.timedOut("it to finish" + status))));
+                    failures.add(failures.nextRank(), m.index, deadline.timedOut("it to finish" + status));
                     m.failureRecorded = true;
                 }
                 signal(m, true);
@@ -312,7 +290,7 @@ final class GroupWatch {
      */
     private void signal(Member m, boolean kill) {
         if (m.signalledRank < 0) {
-            m.signalledRank = nextRank++;
+            m.signalledRank = failures.nextRank();
         }
         if (kill) {
             m.kill();
@@ -320,35 +298,6 @@ final class GroupWatch {
             m.handle.destroy();
         }
     }
-    /**
-     * Siblings that leave because of an abort may exit before the process that declared the failure; put that
-     * one first. It is the aborter recorded in the block, when it marked itself FAILED ({@link ChildRuntime#fail}),
-     * which a process that merely noticed a dead or late sibling does not do.
-     */
-    private static List<Supervisor.Failure> rootCauseFirst(ControlBlock block, List<Supervisor.Failure> found) {
-        if (block == null) {
-            return found;
-        }
-        try {
-            var abort = block.abortState();
-            if (abort.isEmpty() || abort.get().process() < 0
-                    || block.status(abort.get().process()) != ProcessStatus.FAILED) {
-                return found;
-            }
-            int culprit = abort.get().process();
-            List<Supervisor.Failure> ordered = new ArrayList<>(found);
-            for (int i = 0; i < ordered.size(); i++) {
-                if (ordered.get(i).index() == culprit) {
-                    ordered.addFirst(ordered.remove(i));
-                    break;
-                }
-            }
-            return ordered;
-        } catch (RuntimeException unmapped) {
-            return found;
-        }
-    }
-
     /** Aborts the group in {@code block} (null: there is none yet) as the parent, where it is still mapped. */
     static void abortQuietly(ControlBlock block, String reason) {
         if (block == null) {
@@ -373,7 +322,7 @@ final class GroupWatch {
     /** After a kill: wait for the exits and record the codes; a member that cannot be reaped keeps null. */
     private void reapAll(ControlBlock block) {
         waitForExit(REAP_WAIT);
-        recordExits(block, new Ending(firstFailed(), System.nanoTime()), System.nanoTime());
+        recordExits(block, new Ending(failures.firstFailed(), System.nanoTime()), System.nanoTime());
     }
 
     /** Waits (bounded: a grandchild may hold a pipe open) until the output of exited members is copied. */
