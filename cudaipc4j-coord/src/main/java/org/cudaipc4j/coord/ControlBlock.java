@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
 import org.cudaipc4j.base.Libc;
 
 /**
@@ -77,8 +76,6 @@ public final class ControlBlock implements AutoCloseable {
 
     /** The part of every slot the block itself uses; the application's slot data follows it. */
     public static final StructLayout SLOT_HEADER = ControlBlockLayout.SLOT_HEADER;
-
-    private static final long CHECK_EVERY_NANOS = 50_000_000L;
 
     private final SharedSegment segment;
     private final MemorySegment mem;
@@ -342,10 +339,11 @@ public final class ControlBlock implements AutoCloseable {
      *
      * @param timeout how long to wait
      * @return true when assigned, false when dismissed
-     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died
+     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died or
+     *     stopped responding
      */
     public boolean awaitAssignment(Duration timeout) {
-        awaitParent(timeout, "assignment", publication::assignmentDecided);
+        ControlBlockPublication.awaitParent(this, timeout, "assignment", publication::assignmentDecided);
         return publication.isAssigned();
     }
 
@@ -365,44 +363,11 @@ public final class ControlBlock implements AutoCloseable {
      *
      * @param what what the parent publishes, for the messages ("handles")
      * @param timeout how long to wait
-     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died
+     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died or
+     *     stopped responding
      */
     public void awaitReady(Duration timeout, String what) {
-        awaitParent(timeout, what, this::isReady);
-    }
-
-    /** Waits for {@code done}, checking for an abort, the parent's death or silence and the timeout. */
-    private void awaitParent(Duration timeout, String what, BooleanSupplier done) {
-        long start = System.nanoTime();
-        long timeoutNanos = timeout.toNanos();
-        long nextCheck = start + CHECK_EVERY_NANOS;
-        IdleStrategy idle = IdleStrategy.forLongWait();
-        HeartbeatWatch parent = new HeartbeatWatch(this, Liveness.silenceLimit());
-        while (!done.getAsBoolean()) {
-            if (isAborted()) {
-                throw new CoordinationException("waiting for the parent's " + what + ": " + describeAbort());
-            }
-            idle.idle();
-            if (!idle.isSpinning()) {
-                long now = System.nanoTime();
-                if (now - nextCheck >= 0) {
-                    nextCheck = now + CHECK_EVERY_NANOS;
-                    if (!Pids.isAlive(creatorPid)) {
-                        throw new CoordinationException("the parent (pid " + creatorPid
-                                + ") died before publishing its " + what);
-                    }
-                    Duration silence = parent.look(now) ? parent.silence(PARENT) : null;
-                    if (silence != null) {
-                        throw new CoordinationException("the parent (pid " + creatorPid + ") "
-                                + HeartbeatWatch.stoppedResponding(silence) + " before publishing its " + what);
-                    }
-                }
-                if (now - start >= timeoutNanos) {
-                    throw new CoordinationException("timed out after " + Durations.format(timeout)
-                            + " waiting for the parent to publish its " + what);
-                }
-            }
-        }
+        ControlBlockPublication.awaitParent(this, timeout, what, this::isReady);
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.cudaipc4j.coord.TestSupport.assertNoSegmentsOfThisJvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -12,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The judgement of heartbeats on a clock the test sets ({@code now} is the watcher's): silence beyond the limit,
- * a look long after the last one (the watcher was stopped) that blames nobody, and who a child blames.
+ * a look long after the last one (the watcher was stopped) that blames nobody, who a child blames, and the wait for
+ * the parent's publications.
  */
 class HeartbeatWatchTest {
     private static final Duration LIMIT = Duration.ofSeconds(3);
@@ -108,6 +110,21 @@ class HeartbeatWatchTest {
             assertEquals("the parent (pid " + ProcessHandle.current().pid() + ") stopped responding for 3.1 s while"
                     + " process 0 waited for the device", watch.stoppedResponding(0, "waited for the device",
                     8 * S + S / 10));
+        }
+    }
+
+    /** A child's wait for what its parent publishes ends once the parent, which heartbeated, is silent. */
+    @Test
+    void theWaitForTheParentsPublicationEndsWhenItStopsResponding() {
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            block.parentHeartbeat(); // once, then never again
+            long t0 = System.nanoTime();
+            CoordinationException e = assertThrows(CoordinationException.class,
+                    () -> block.awaitReady(Duration.ofSeconds(60), "handles"));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(e.getMessage().matches("the parent \\(pid " + ProcessHandle.current().pid() + "\\) stopped"
+                    + " responding for [0-9.]+ s before publishing its handles"), e.getMessage());
+            assertTrue(ms >= Liveness.silenceLimit().toMillis() && ms < 30_000, ms + " ms");
         }
     }
 }
