@@ -19,8 +19,8 @@ import org.cudaipc4j.base.LibcFutex;
  * <p>Unlike the sample's, a wait does not burn a core ({@link IdleStrategy}: spin, yield, then block on a futex
  * that the last arriver wakes only when someone sleeps, or park with backoff where there is no futex), has a
  * timeout, and ends with a {@link BarrierException} when the group is aborted, when a participant or the parent
- * dies or stops responding (checked every ~50 ms of waiting, never in the hot spin; see {@link HeartbeatWatch}), or
- * on timeout. A process that times out or finds a dead or silent participant aborts the group, so that the others
+ * dies or stops responding (checked every ~50 ms, across rounds that never wait long too, never in the hot spin;
+ * see {@link HeartbeatWatch}), or on timeout. A process that times out or finds a dead or silent participant aborts the group, so that the others
  * stop too; the abort wakes those asleep on the futex at once. After an exception the barrier is unusable.
  *
  * <p>The futex is Linux's (x86-64 and AArch64), on the shared mapping; {@code -Dcudaipc4j.nofutex=true} turns it
@@ -81,7 +81,8 @@ public final class Barrier {
     /**
      * Waits until every process of the group has called {@code await} for this round.
      *
-     * @throws BarrierException when the group is aborted, a participant or the parent died, or the wait timed out
+     * @throws BarrierException when the group is aborted, a participant or the parent died or stopped responding, or
+     *     the wait timed out
      */
     public void await() {
         long start = System.nanoTime();
@@ -191,8 +192,8 @@ public final class Barrier {
 
     /**
      * Waits, as this participant, until {@code condition} holds (a local wait, such as for its own device to catch
-     * up), giving up as {@link #await} does: when the group is aborted, a participant or the parent dies (this
-     * aborts the group), or the timeout passes.
+     * up), giving up as {@link #await} does: when the group is aborted, a participant or the parent dies or stops
+     * responding (this aborts the group), or the timeout passes.
      *
      * @param what what is waited for, for the messages ("the device to catch up")
      * @param condition polled until it returns true
