@@ -169,7 +169,8 @@ public final class Supervisor implements AutoCloseable {
     private final GroupStart starts;
     /** Set by {@link #withoutBlock}: the members are judged by their exits alone. */
     private boolean exitsOnly;
-    /** Kept while members run and the block is known; guarded by {@code this}. */
+    private final Object heartbeatLock = new Object();
+    /** Kept while members run and the block is known; guarded by {@link #heartbeatLock}, as is {@link #closed}. */
     private ParentHeartbeat heartbeat;
     private boolean closed;
 
@@ -245,9 +246,11 @@ public final class Supervisor implements AutoCloseable {
     }
 
     /** Starts the parent's heartbeat once members run and the block is known (see {@link ParentHeartbeat}). */
-    private synchronized void beat() {
-        if (heartbeat == null && !closed && !exitsOnly && block != null) {
-            heartbeat = ParentHeartbeat.start(block);
+    private void beat() {
+        synchronized (heartbeatLock) {
+            if (heartbeat == null && !closed && !exitsOnly && block != null) {
+                heartbeat = ParentHeartbeat.start(block);
+            }
         }
     }
 
@@ -418,7 +421,7 @@ public final class Supervisor implements AutoCloseable {
     public void close() {
         if (starts.close()) {
             ParentHeartbeat beating;
-            synchronized (this) {
+            synchronized (heartbeatLock) {
                 closed = true;
                 beating = heartbeat;
             }
