@@ -45,7 +45,7 @@ class ToolPathsTest {
      * children's) in {@code shmDir} when not null: a folder of its own, where no other process's clean-up of dead
      * runs' files can remove them before this test looks.
      */
-    private static Process start(Map<String, String> env, Path shmDir, String... args) {
+    static Process start(Map<String, String> env, Path shmDir, String... args) {
         List<String> cmd = new ArrayList<>();
         // SIGINT's default action, which a test JVM started as a background job inherits ignored and would pass on
         // (a JVM that starts with SIGINT ignored keeps ignoring it); env execs, so the pid stays the tool's.
@@ -73,12 +73,12 @@ class ToolPathsTest {
     }
 
     /** A new folder in /dev/shm (a tmpfs, as the default), for {@link #start(Map, Path, String...)}. */
-    private static Path privateShm() throws IOException {
+    static Path privateShm() throws IOException {
         return Files.createTempDirectory(Path.of("/dev/shm"), "toolpathstest-");
     }
 
     /** Asserts that {@code dir} is empty, then removes it. */
-    private static void assertEmptyAndRemove(Path dir, String when) throws IOException {
+    static void assertEmptyAndRemove(Path dir, String when) throws IOException {
         try (var files = Files.list(dir)) {
             List<String> left = files.map(f -> f.getFileName().toString()).sorted().toList();
             assertEquals(List.of(), left, "left in " + dir + " " + when);
@@ -87,7 +87,7 @@ class ToolPathsTest {
         }
     }
 
-    private static void removeTree(Path dir) throws IOException {
+    static void removeTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }
@@ -98,14 +98,17 @@ class ToolPathsTest {
         }
     }
 
-    /** Sends {@code signal} (a name such as STOP) to {@code pid} with kill(1). */
-    private static void signal(String signal, long pid) {
+    /** Sends {@code signal} (a name such as STOP) to each of {@code pids} with one kill(1). */
+    static void signal(String signal, long... pids) {
         try {
-            Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(pid)).redirectErrorStream(true)
-                    .start();
+            List<String> command = new ArrayList<>(List.of("kill", "-s", signal));
+            for (long pid : pids) {
+                command.add(Long.toString(pid));
+            }
+            Process kill = new ProcessBuilder(command).redirectErrorStream(true).start();
             String said = new String(kill.getInputStream().readAllBytes());
-            assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -s " + signal + " " + pid
-                    + ": " + said);
+            assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, String.join(" ", command) + ": "
+                    + said);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -114,7 +117,7 @@ class ToolPathsTest {
         }
     }
 
-    private static void assertNoStackTrace(ToolRun run) {
+    static void assertNoStackTrace(ToolRun run) {
         assertFalse(run.err.contains("Exception") || run.err.contains("\tat ") || run.out.contains("\tat "),
                 run.out + run.err);
     }
@@ -289,8 +292,9 @@ class ToolPathsTest {
     }
 
     /**
-     * A process that hangs (stopped by SIGSTOP once the steps run) holds its siblings at their barrier: the run ends
-     * at the timeout all the same, the hung process killed.
+     * A process that hangs (stopped by SIGSTOP once the steps run) holds its siblings at their barrier: with a silence
+     * limit longer than the run's --timeout (StoppedRunTest has the default), the run ends at the timeout all the
+     * same, the hung process killed.
      */
     @Test
     void aHungProcessEndsTheRunAtTheTimeout() throws IOException {
@@ -298,8 +302,8 @@ class ToolPathsTest {
         try {
             long started = System.nanoTime();
             AtomicReference<ProcessHandle> stopped = new AtomicReference<>();
-            Process tool = start(Map.of(), shm, "--backend", "host", "--sim-devices", "3", "--size", "4K", "--steps",
-                    ENDLESS, "--timeout", "3s");
+            Process tool = start(Map.of("CUDAIPC4J_HEARTBEAT_TIMEOUT", "60"), shm, "--backend", "host",
+                    "--sim-devices", "3", "--size", "4K", "--steps", ENDLESS, "--timeout", "3s");
             ToolRun run = ToolRun.finish(tool, LIMIT, line -> line.equals("Step 5 done"), p -> {
                 ProcessHandle child = p.children()
                         .filter(c -> ToolRun.commandLine(c).contains(SimpleIpcChild.class.getName() + " 1 "))

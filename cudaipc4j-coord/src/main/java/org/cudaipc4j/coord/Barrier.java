@@ -19,8 +19,9 @@ import org.cudaipc4j.base.LibcFutex;
  * <p>Unlike the sample's, a wait does not burn a core ({@link IdleStrategy}: spin, yield, then block on a futex
  * that the last arriver wakes only when someone sleeps, or park with backoff where there is no futex), has a
  * timeout, and ends with a {@link BarrierException} when the group is aborted, when a participant or the parent
- * dies (checked every ~50 ms of waiting, never in the hot spin), or on timeout. A process that times out or finds a
- * dead participant aborts the group, so that the others stop too. After an exception the barrier is unusable.
+ * dies or stops responding (checked every ~50 ms, across rounds that never wait long too, never in the hot spin;
+ * see {@link HeartbeatWatch}), or on timeout. A process that times out or finds a dead or silent participant aborts the group, so that the others
+ * stop too; the abort wakes those asleep on the futex at once. After an exception the barrier is unusable.
  *
  * <p>The futex is Linux's (x86-64 and AArch64), on the shared mapping; {@code -Dcudaipc4j.nofutex=true} turns it
  * off, leaving spin, yield and park.
@@ -28,7 +29,8 @@ import org.cudaipc4j.base.LibcFutex;
  * <p>Obtain with {@link ControlBlock#barrier(int, Duration)}; one per process (not thread-safe).
  */
 public final class Barrier {
-    private static final long CHECK_EVERY_NANOS = 50_000_000L;
+    /** How often a wait looks for the dead and the silent (never in the hot spin). */
+    static final Duration CHECK_EVERY = Duration.ofMillis(50);
 
     private final ControlBlock block;
     private final MemorySegment mem;
@@ -41,6 +43,10 @@ public final class Barrier {
     private final boolean canWake = LibcFutex.hasFutex();
     private final MemorySegment senseWord;
     private final MemorySegment timespec;
+    private final long checkEveryNanos;
+    private final HeartbeatWatch heartbeats;
+    /** When the next look for the dead and the silent is due: kept across awaits, so that short rounds look too. */
+    private long nextCheck;
     private long round;
 
     Barrier(ControlBlock block, int index, Duration timeout) {
@@ -49,6 +55,11 @@ public final class Barrier {
 
     /** With {@code useFutex} false, waits park with backoff instead of blocking on a futex (tests both paths). */
     Barrier(ControlBlock block, int index, Duration timeout, boolean useFutex) {
+        this(block, index, timeout, useFutex, CHECK_EVERY);
+    }
+
+    /** As above, looking for the dead and the silent every {@code checkEvery} (tests what does not wait for it). */
+    Barrier(ControlBlock block, int index, Duration timeout, boolean useFutex, Duration checkEvery) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("barrier timeout must be positive, got " + timeout);
         }
@@ -62,17 +73,26 @@ public final class Barrier {
         this.idle = IdleStrategy.forParticipants(participants);
         this.senseWord = block.word(BARRIER_SENSE_OFFSET);
         this.timespec = futex ? Arena.ofAuto().allocate(16, 8) : null;
+        this.checkEveryNanos = checkEvery.toNanos();
+        this.heartbeats = new HeartbeatWatch(block, Liveness.silenceLimit());
+        this.nextCheck = System.nanoTime() + checkEveryNanos;
     }
 
     /**
      * Waits until every process of the group has called {@code await} for this round.
      *
-     * @throws BarrierException when the group is aborted, a participant or the parent died, or the wait timed out
+     * @throws BarrierException when the group is aborted, a participant or the parent died or stopped responding, or
+     *     the wait timed out
      */
     public void await() {
         long start = System.nanoTime();
         if (block.isAborted()) {
             throw new BarrierException("barrier " + block.describeAbort());
+        }
+        // A group whose rounds never wait long still looks every checkEvery: a stopped parent ends it too.
+        String lost = lostIfDue(start, null);
+        if (lost != null) {
+            throw leave(lost, "barrier ");
         }
         int arrived = (int) BARRIER_COUNT.getAndAdd(mem, 0L, 1) + 1;
         if (arrived == participants) {
@@ -131,7 +151,6 @@ public final class Barrier {
 
     private void waitForSense(int target, long start) {
         idle.reset();
-        long nextCheck = start + CHECK_EVERY_NANOS;
         int iterations = 0;
         while (true) {
             if ((int) BARRIER_SENSE.getAcquire(mem, 0L) == target) {
@@ -147,7 +166,7 @@ public final class Barrier {
             if (futex && idle.shouldBlock()) {
                 long now = System.nanoTime();
                 long until = Math.min(nextCheck, start + timeoutNanos);
-                sleep(target, Math.clamp(until - now, 1_000L, CHECK_EVERY_NANOS));
+                sleep(target, Math.clamp(until - now, 1_000L, checkEveryNanos));
             } else {
                 idle.idle();
                 if (idle.isSpinning() && (++iterations & 255) != 0) {
@@ -155,13 +174,9 @@ public final class Barrier {
                 }
             }
             long now = System.nanoTime();
-            if (now - nextCheck >= 0) {
-                nextCheck = now + CHECK_EVERY_NANOS;
-                String dead = findDead();
-                if (dead != null && !reached(target)) {
-                    block.abort(index, dead);
-                    throw new BarrierException(dead);
-                }
+            String lost = lostIfDue(now, null);
+            if (lost != null && !reached(target)) {
+                throw leave(lost, "barrier ");
             }
             if (now - start >= timeoutNanos) {
                 if (reached(target)) {
@@ -177,8 +192,8 @@ public final class Barrier {
 
     /**
      * Waits, as this participant, until {@code condition} holds (a local wait, such as for its own device to catch
-     * up), giving up as {@link #await} does: when the group is aborted, a participant or the parent dies (this
-     * aborts the group), or the timeout passes.
+     * up), giving up as {@link #await} does: when the group is aborted, a participant or the parent dies or stops
+     * responding (this aborts the group), or the timeout passes.
      *
      * @param what what is waited for, for the messages ("the device to catch up")
      * @param condition polled until it returns true
@@ -186,7 +201,6 @@ public final class Barrier {
      */
     public void awaitCondition(BooleanSupplier condition, String what) {
         long start = System.nanoTime();
-        long nextCheck = start + CHECK_EVERY_NANOS;
         IdleStrategy wait = IdleStrategy.forLongWait();
         while (!condition.getAsBoolean()) {
             if (block.isAborted()) {
@@ -194,13 +208,9 @@ public final class Barrier {
             }
             wait.idle();
             long now = System.nanoTime();
-            if (now - nextCheck >= 0) {
-                nextCheck = now + CHECK_EVERY_NANOS;
-                String dead = findDead("waited for " + what);
-                if (dead != null) {
-                    block.abort(index, dead);
-                    throw new BarrierException(dead);
-                }
+            String lost = lostIfDue(now, what);
+            if (lost != null) {
+                throw leave(lost, "waiting for " + what + ": ");
             }
             if (now - start >= timeoutNanos) {
                 String msg = "process " + index + " timed out after " + Durations.format(timeout) + " waiting for " + what;
@@ -214,9 +224,31 @@ public final class Barrier {
         return (int) BARRIER_SENSE.getAcquire(mem, 0L) == target;
     }
 
-    /** The first participant (or the parent) that is gone, described; null when all live. */
-    private String findDead() {
-        return findDead("waited in barrier round " + round);
+    /**
+     * When a look is due: the first participant (or the parent) that is gone or stopped responding, described; null
+     * when all live or no look is due.
+     *
+     * @param now {@link System#nanoTime()}, read just before
+     * @param what what a local wait waits for, or null in a barrier round
+     */
+    private String lostIfDue(long now, String what) {
+        if (now - nextCheck < 0) {
+            return null;
+        }
+        nextCheck = now + checkEveryNanos;
+        String waiting = what == null ? "waited in barrier round " + round : "waited for " + what;
+        String dead = findDead(waiting);
+        return dead != null ? dead : heartbeats.stoppedResponding(index, waiting, now);
+    }
+
+    /**
+     * Aborts the group for {@code reason} and gives the exception to throw: {@code reason} itself where this
+     * abort came first, else the first abort ({@code prefix} before it), so that one process alone names the cause.
+     */
+    private BarrierException leave(String reason, String prefix) {
+        block.abort(index, reason);
+        boolean first = block.abortState().map(a -> a.process() == index).orElse(false);
+        return new BarrierException(first ? reason : prefix + block.describeAbort());
     }
 
     private String findDead(String waiting) {

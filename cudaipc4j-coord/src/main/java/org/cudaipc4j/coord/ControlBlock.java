@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
 import org.cudaipc4j.base.Libc;
 
 /**
@@ -21,7 +20,8 @@ import org.cudaipc4j.base.Libc;
  *  +------------------------------------------------------------+ 0    header, written once (magic last):
  *  | magic "CIPC4JCB" | version | process count | total size    |      creator pid, run token, creation time,
  *  | creator pid | run token | created | assignment | slot data |      the assignment word, the slot data's
- *  | size | slot format                                         |      size and format fingerprint
+ *  | size | slot format | parent heartbeat                      |      size and format fingerprint; then the
+ *  |                                                            |      parent's heartbeat, 0 while it has none
  *  +------------------------------------------------------------+ 128  barrier count (line alone)
  *  +------------------------------------------------------------+ 256  barrier sense (line alone)
  *  +------------------------------------------------------------+ 384  barrier sleepers (line alone)
@@ -60,7 +60,7 @@ public final class ControlBlock implements AutoCloseable {
     /** "CIPC4JCB" read as a little-endian long. */
     public static final long MAGIC = 0x4243_4A34_4350_4943L;
     /** The version of {@link #HEADER} and {@link #SLOT_HEADER}. */
-    public static final int LAYOUT_VERSION = 3;
+    public static final int LAYOUT_VERSION = 4;
     /** Slot data for a group whose processes exchange nothing through their slots. */
     public static final MemoryLayout NO_SLOT_DATA = MemoryLayout.structLayout().withName("NoSlotData");
     /** The line every hot word has to itself, and the alignment of slots. */
@@ -76,8 +76,6 @@ public final class ControlBlock implements AutoCloseable {
 
     /** The part of every slot the block itself uses; the application's slot data follows it. */
     public static final StructLayout SLOT_HEADER = ControlBlockLayout.SLOT_HEADER;
-
-    private static final long CHECK_EVERY_NANOS = 50_000_000L;
 
     private final SharedSegment segment;
     private final MemorySegment mem;
@@ -304,6 +302,21 @@ public final class ControlBlock implements AutoCloseable {
         return slots.lastHeartbeatMillis(process);
     }
 
+    /** Records that the parent is alive and watching its children now (wall-clock millis); see {@link Supervisor}. */
+    void parentHeartbeat() {
+        ControlBlockLayout.PARENT_HEARTBEAT.setRelease(mem, 0L, System.currentTimeMillis());
+    }
+
+    /**
+     * {@return the wall-clock millis of the parent's last heartbeat, of {@code process}'s for a slot; 0 if none yet}
+     *
+     * @param process the slot's index, or {@link #PARENT}
+     */
+    long lastHeartbeatOf(int process) {
+        return process == PARENT ? (long) ControlBlockLayout.PARENT_HEARTBEAT.getAcquire(mem, 0L)
+                : slots.lastHeartbeatMillis(process);
+    }
+
     /**
      * Parent: call after every slot's data is written; children waiting in {@link #awaitAssignment} proceed to
      * set up. Call it at most once, and not after {@link #dismiss()}.
@@ -326,10 +339,11 @@ public final class ControlBlock implements AutoCloseable {
      *
      * @param timeout how long to wait
      * @return true when assigned, false when dismissed
-     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died
+     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died or
+     *     stopped responding
      */
     public boolean awaitAssignment(Duration timeout) {
-        awaitParent(timeout, "assignment", publication::assignmentDecided);
+        ControlBlockPublication.awaitParent(this, timeout, "assignment", publication::assignmentDecided);
         return publication.isAssigned();
     }
 
@@ -349,38 +363,11 @@ public final class ControlBlock implements AutoCloseable {
      *
      * @param what what the parent publishes, for the messages ("handles")
      * @param timeout how long to wait
-     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died
+     * @throws CoordinationException on timeout, when the group is aborted, or when the creator process died or
+     *     stopped responding
      */
     public void awaitReady(Duration timeout, String what) {
-        awaitParent(timeout, what, this::isReady);
-    }
-
-    /** Waits for {@code done}, checking for an abort, the parent's death and the timeout. */
-    private void awaitParent(Duration timeout, String what, BooleanSupplier done) {
-        long start = System.nanoTime();
-        long timeoutNanos = timeout.toNanos();
-        long nextCheck = start + CHECK_EVERY_NANOS;
-        IdleStrategy idle = IdleStrategy.forLongWait();
-        while (!done.getAsBoolean()) {
-            if (isAborted()) {
-                throw new CoordinationException("waiting for the parent's " + what + ": " + describeAbort());
-            }
-            idle.idle();
-            if (!idle.isSpinning()) {
-                long now = System.nanoTime();
-                if (now - nextCheck >= 0) {
-                    nextCheck = now + CHECK_EVERY_NANOS;
-                    if (!Pids.isAlive(creatorPid)) {
-                        throw new CoordinationException("the parent (pid " + creatorPid
-                                + ") died before publishing its " + what);
-                    }
-                }
-                if (now - start >= timeoutNanos) {
-                    throw new CoordinationException("timed out after " + Durations.format(timeout)
-                            + " waiting for the parent to publish its " + what);
-                }
-            }
-        }
+        ControlBlockPublication.awaitParent(this, timeout, what, this::isReady);
     }
 
     /**

@@ -33,7 +33,8 @@ final class ControlBlockLayout {
             JAVA_INT.withName("assignment"),
             JAVA_INT.withName("slotDataSize"),
             JAVA_LONG.withName("slotFormat"),
-            MemoryLayout.paddingLayout(LINE - 64),
+            JAVA_LONG.withName("parentHeartbeat"),
+            MemoryLayout.paddingLayout(LINE - 72),
             JAVA_INT.withName("barrierCount"), MemoryLayout.paddingLayout(LINE - 4),
             JAVA_INT.withName("barrierSense"), MemoryLayout.paddingLayout(LINE - 4),
             JAVA_INT.withName("barrierSleepers"), MemoryLayout.paddingLayout(LINE - 4),
@@ -62,6 +63,7 @@ final class ControlBlockLayout {
     static final VarHandle ASSIGNMENT = header("assignment");
     static final VarHandle SLOT_DATA_SIZE = header("slotDataSize");
     static final VarHandle SLOT_FORMAT = header("slotFormat");
+    static final VarHandle PARENT_HEARTBEAT = header("parentHeartbeat");
     static final VarHandle BARRIER_COUNT = header("barrierCount");
     static final VarHandle BARRIER_SENSE = header("barrierSense");
     static final VarHandle BARRIER_SLEEPERS = header("barrierSleepers");

@@ -7,14 +7,18 @@ import static org.cudaipc4j.coord.ControlBlockLayout.READY;
 import static org.cudaipc4j.coord.ControlBlockLayout.READY_WORD;
 
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 /**
  * What the parent publishes to its children through a control block: the assignment word (assigned or dismissed,
- * claimed by compare-and-set) and the ready word (a release write), read with acquire semantics. The children's
- * waits for them are {@link ControlBlock}'s. Thread-safe: its state is fixed at construction and every shared word
+ * claimed by compare-and-set) and the ready word (a release write), read with acquire semantics, and the children's
+ * wait for them ({@link #awaitParent}). Thread-safe: its state is fixed at construction and every shared word
  * is atomic.
  */
 final class ControlBlockPublication {
+    private static final long CHECK_EVERY_NANOS = 50_000_000L;
+
     private final MemorySegment mem;
     private final String name;
 
@@ -49,5 +53,40 @@ final class ControlBlockPublication {
 
     boolean isReady() {
         return (long) READY_WORD.getAcquire(mem, 0L) == READY;
+    }
+
+    /** A child's wait for {@code done}, checking for an abort, the parent's death or silence and the timeout. */
+    static void awaitParent(ControlBlock block, Duration timeout, String what, BooleanSupplier done) {
+        long start = System.nanoTime();
+        long timeoutNanos = timeout.toNanos();
+        long nextCheck = start + CHECK_EVERY_NANOS;
+        IdleStrategy idle = IdleStrategy.forLongWait();
+        HeartbeatWatch parent = new HeartbeatWatch(block, Liveness.silenceLimit());
+        long creatorPid = block.creatorPid();
+        while (!done.getAsBoolean()) {
+            if (block.isAborted()) {
+                throw new CoordinationException("waiting for the parent's " + what + ": " + block.describeAbort());
+            }
+            idle.idle();
+            if (!idle.isSpinning()) {
+                long now = System.nanoTime();
+                if (now - nextCheck >= 0) {
+                    nextCheck = now + CHECK_EVERY_NANOS;
+                    if (!Pids.isAlive(creatorPid)) {
+                        throw new CoordinationException("the parent (pid " + creatorPid
+                                + ") died before publishing its " + what);
+                    }
+                    Duration silence = parent.look(now) ? parent.silence(ControlBlock.PARENT) : null;
+                    if (silence != null) {
+                        throw new CoordinationException("the parent (pid " + creatorPid + ") "
+                                + HeartbeatWatch.stoppedResponding(silence) + " before publishing its " + what);
+                    }
+                }
+                if (now - start >= timeoutNanos) {
+                    throw new CoordinationException("timed out after " + Durations.format(timeout)
+                            + " waiting for the parent to publish its " + what);
+                }
+            }
+        }
     }
 }

@@ -2,7 +2,6 @@ package org.cudaipc4j.coord;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -12,8 +11,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The members of one {@link Supervisor}'s group and the watch over them until all have exited ({@link #await}):
- * their exits recorded in the order they happened ({@link ExitOrder}), their heartbeats judged, and after the first
- * failure the group aborted, the grace period given, then SIGTERM and SIGKILL.
+ * their exits recorded in the order they happened ({@link ExitOrder}), their heartbeats judged in every wait
+ * ({@link #await}, {@link #awaitReleased}; see {@link HeartbeatWatch}), and after the first failure the group
+ * aborted, the grace period given, then SIGTERM and SIGKILL. What failed is kept in a {@link FailureLog}.
  *
  * <p>Not thread-safe, except {@link #killAll}, {@link #waitForExit}, {@link #joinPumps} and {@link #close}, which
  * the supervisor's {@code close()} and shutdown hook call from other threads.
@@ -28,12 +28,12 @@ final class GroupWatch {
     private final List<Member> members = new ArrayList<>();
     /** Released on every exit the JVM reports: wakes {@link #await} early. */
     private final Semaphore exits = new Semaphore(0);
-    /** The failures as recorded, each with its place among the group's events (see {@link Ranked}). */
-    private final List<Ranked> failures = new ArrayList<>();
-    /** The next place to hand out: to an exit when the exit order reports it, to a failure the watch detects. */
-    private long nextRank;
+    /** The failures as recorded, each with its place among the group's events. */
+    private final FailureLog failures = new FailureLog();
     /** Made with the first member, so that a group with none holds no descriptor. */
     private ExitOrder exitOrder;
+    /** Made at the first wait that judges heartbeats, and kept from one wait to the next. */
+    private HeartbeatWatch heartbeats;
 
     GroupWatch(Supervisor.Options options) {
         this.options = options;
@@ -68,24 +68,25 @@ final class GroupWatch {
 
     /**
      * Waits for every member to exit (calling it again returns the same outcome). On the first failure (non-zero
-     * exit, death by signal, missed heartbeat) it aborts the group, lets the others run for the grace period, then
-     * terminates them. Returns by the deadline plus the time to reap killed members; members still running then are
-     * killed and fail with a reason that names the deadline's limit. Exits are recorded in the order they happened
-     * ({@link ExitOrder}), whenever this is called. Without a {@code block} (null) only the exits count.
+     * exit, death by signal, a member that stopped responding) it aborts the group, lets the others run for the grace
+     * period, then terminates them. Returns by the deadline plus the time to reap killed members; members still
+     * running then are killed and fail with a reason that names the deadline's limit. Exits are recorded in the order
+     * they happened ({@link ExitOrder}), whenever this is called. Without a {@code block} (null) only the exits count.
      */
     Supervisor.Outcome await(ControlBlock block, Deadline deadline) {
         long start = System.nanoTime();
-        Ending ending = new Ending(firstFailed(), start);
-        for (Member m : members) {
-            m.lastChange = start;
-        }
+        Ending ending = new Ending(failures.firstFailed(), start);
         while (true) {
             long now = System.nanoTime();
             recordExits(block, ending, now);
             if (members.stream().allMatch(m -> m.exitCode != null)) {
                 break;
             }
-            checkHeartbeats(block, ending, now);
+            int silent = failSilent(block, now);
+            if (silent >= 0 && ending.firstFailed < 0) {
+                ending.firstFailed = silent;
+                ending.failedAt = now;
+            }
             if (deadline.hasPassed()) {
                 expire(block, deadline);
                 break;
@@ -105,25 +106,7 @@ final class GroupWatch {
         }
         // The members' last lines come before whatever the caller prints about the outcome.
         joinPumps(OUTPUT_DRAIN);
-        int watched = members.stream().mapToInt(m -> m.index + 1).max().orElse(0);
-        List<Integer> codes = new ArrayList<>(Collections.nCopies(watched, -1));
-        for (Member m : members) {
-            codes.set(m.index, m.exitCode == null ? -1 : m.exitCode);
-        }
-        List<Supervisor.Failure> inOrder = failures.stream().sorted(Comparator.comparingLong(Ranked::rank))
-                .map(Ranked::failure).toList();
-        return new Supervisor.Outcome(rootCauseFirst(block, inOrder), codes);
-    }
-
-    /**
-     * A failure and its place among the group's events: an exit's is where the exit order put it (or, when the watch
-     * had signalled the member, no earlier than the signal), a missed heartbeat's or a timeout's is when it was
-     * detected. The outcome lists the failures by place, not by when their exit codes became known.
-     */
-    private record Ranked(long rank, Supervisor.Failure failure) {}
-
-    private int firstFailed() {
-        return failures.stream().min(Comparator.comparingLong(Ranked::rank)).map(r -> r.failure().index()).orElse(-1);
+        return failures.outcome(block, members);
     }
 
     /** Where one {@link #await} stands in ending a failed group. */
@@ -157,14 +140,14 @@ final class GroupWatch {
         for (int index : exitOrder.drain()) {
             for (Member m : members) {
                 if (m.index == index && m.exitRank < 0) {
-                    m.exitRank = nextRank++;
+                    m.exitRank = failures.nextRank();
                 }
             }
         }
         if (exitOrder.kernelOrdered()) {
             for (Member m : reaped) {
                 if (m.exitRank < 0) {
-                    m.exitRank = nextRank++;
+                    m.exitRank = failures.nextRank();
                 }
             }
         }
@@ -179,7 +162,7 @@ final class GroupWatch {
             return;
         }
         String reason = m.cause != null ? m.cause + " (" + m.describeExit(block) + ")" : m.describeExit(block);
-        failures.add(new Ranked(Math.max(m.exitRank, m.signalledRank), new Supervisor.Failure(m.index, reason)));
+        failures.add(Math.max(m.exitRank, m.signalledRank), m.index, reason);
         m.failureRecorded = true;
         if (ending.firstFailed < 0) {
             ending.firstFailed = m.index;
@@ -188,31 +171,78 @@ final class GroupWatch {
         }
     }
 
-    /** Kills and fails a member whose heartbeat stalled for longer than the options allow. */
-    private void checkHeartbeats(ControlBlock block, Ending ending, long now) {
+    /**
+     * Kills and fails each member that stopped responding ({@link HeartbeatWatch}), and aborts the group for the
+     * first; returns its index, or -1 when none did. A look after this process itself was stopped blames nobody.
+     */
+    private int failSilent(ControlBlock block, long now) {
         if (block == null) {
-            return; // members without a block have no heartbeat
+            return -1; // members without a block have no heartbeat
         }
-        long heartbeatNanos = options.heartbeatTimeout().toNanos();
+        if (heartbeats == null) {
+            heartbeats = new HeartbeatWatch(block, options.heartbeatTimeout());
+        }
+        if (!heartbeats.look(now)) {
+            return -1;
+        }
+        int first = -1;
         for (Member m : members) {
             if (m.exitRank >= 0 || m.failureRecorded || !m.isAlive()) {
                 continue; // exited (or failed) already
             }
-            long hb = block.lastHeartbeatMillis(m.index);
-            if (hb != m.lastHeartbeat) {
-                m.lastHeartbeat = hb;
-                m.lastChange = now;
-            } else if (hb != 0 && now - m.lastChange > heartbeatNanos && !finishing(block, m.index)) {
-                String reason = "missed heartbeat for " + Durations.format(Duration.ofNanos(now - m.lastChange));
-                failures.add(new Ranked(nextRank++, new Supervisor.Failure(m.index, reason)));
+            Duration silence = heartbeats.silence(m.index);
+            if (silence != null && !HeartbeatWatch.finishing(block.status(m.index))) {
+                String reason = HeartbeatWatch.stoppedResponding(silence);
+                failures.add(failures.nextRank(), m.index, reason);
                 m.failureRecorded = true;
-                signal(m, true);
-                if (ending.firstFailed < 0) {
-                    ending.firstFailed = m.index;
-                    ending.failedAt = now;
-                    abortQuietly(block, "process " + m.index + " failed (" + reason + ")");
+                signal(m, true); // SIGKILL: the one signal a stopped process does not hold until it runs again
+                abortQuietly(block, "process " + m.index + " failed (" + reason + ")");
+                first = first < 0 ? m.index : first;
+            }
+        }
+        return first;
+    }
+
+    /**
+     * Waits until every member has released what it opened (status RELEASED or DONE, or it exited 0); false at once
+     * when one fails (status FAILED, a non-zero exit, silence, an abort of the group) and at the deadline. A member
+     * that stopped responding is failed and killed here as {@link #await} does.
+     */
+    boolean awaitReleased(ControlBlock block, Deadline deadline) {
+        IdleStrategy idle = IdleStrategy.forLongWait();
+        long nextLook = System.nanoTime();
+        while (true) {
+            boolean all = true;
+            for (Member m : members) {
+                ProcessStatus s = block.status(m.index);
+                if (s == ProcessStatus.FAILED) {
+                    return false;
+                }
+                if (s == ProcessStatus.RELEASED || s == ProcessStatus.DONE) {
+                    continue;
+                }
+                if (!m.isAlive()) {
+                    if (m.exitCode(block) != 0) {
+                        return false;
+                    }
+                    continue;
+                }
+                all = false;
+            }
+            if (all) {
+                return true;
+            }
+            if (block.isAborted() || deadline.hasPassed()) {
+                return false;
+            }
+            long now = System.nanoTime();
+            if (now - nextLook >= 0) {
+                nextLook = now + TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS);
+                if (failSilent(block, now) >= 0) {
+                    return false;
                 }
             }
+            idle.idle();
         }
     }
 
@@ -223,8 +253,7 @@ final class GroupWatch {
             if (m.exitCode == null && m.isAlive()) {
                 if (!m.failureRecorded) {
                     String status = block == null ? "" : " (its status was " + block.status(m.index) + ")";
-                    failures.add(new Ranked(nextRank++, new Supervisor.Failure(m.index,
-                            deadline.timedOut("it to finish" + status))));
+                    failures.add(failures.nextRank(), m.index, deadline.timedOut("it to finish" + status));
                     m.failureRecorded = true;
                 }
                 signal(m, true);
@@ -261,7 +290,7 @@ final class GroupWatch {
      */
     private void signal(Member m, boolean kill) {
         if (m.signalledRank < 0) {
-            m.signalledRank = nextRank++;
+            m.signalledRank = failures.nextRank();
         }
         if (kill) {
             m.kill();
@@ -269,39 +298,6 @@ final class GroupWatch {
             m.handle.destroy();
         }
     }
-    /**
-     * Siblings that leave because of an abort may exit before the process that declared the failure; put that
-     * one first. It is the aborter recorded in the block, when it marked itself FAILED ({@link ChildRuntime#fail}),
-     * which a process that merely noticed a dead or late sibling does not do.
-     */
-    private static List<Supervisor.Failure> rootCauseFirst(ControlBlock block, List<Supervisor.Failure> found) {
-        if (block == null) {
-            return found;
-        }
-        try {
-            var abort = block.abortState();
-            if (abort.isEmpty() || abort.get().process() < 0
-                    || block.status(abort.get().process()) != ProcessStatus.FAILED) {
-                return found;
-            }
-            int culprit = abort.get().process();
-            List<Supervisor.Failure> ordered = new ArrayList<>(found);
-            for (int i = 0; i < ordered.size(); i++) {
-                if (ordered.get(i).index() == culprit) {
-                    ordered.addFirst(ordered.remove(i));
-                    break;
-                }
-            }
-            return ordered;
-        } catch (RuntimeException unmapped) {
-            return found;
-        }
-    }
-    private static boolean finishing(ControlBlock block, int index) {
-        ProcessStatus s = block.status(index);
-        return s == ProcessStatus.DONE || s == ProcessStatus.FAILED || s == ProcessStatus.RELEASED;
-    }
-
     /** Aborts the group in {@code block} (null: there is none yet) as the parent, where it is still mapped. */
     static void abortQuietly(ControlBlock block, String reason) {
         if (block == null) {
@@ -326,7 +322,7 @@ final class GroupWatch {
     /** After a kill: wait for the exits and record the codes; a member that cannot be reaped keeps null. */
     private void reapAll(ControlBlock block) {
         waitForExit(REAP_WAIT);
-        recordExits(block, new Ending(firstFailed(), System.nanoTime()), System.nanoTime());
+        recordExits(block, new Ending(failures.firstFailed(), System.nanoTime()), System.nanoTime());
     }
 
     /** Waits (bounded: a grandchild may hold a pipe open) until the output of exited members is copied. */

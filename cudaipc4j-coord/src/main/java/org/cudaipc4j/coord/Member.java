@@ -16,8 +16,6 @@ final class Member {
     long exitRank = -1;
     /** Its place when the supervisor first signalled it, else -1. */
     long signalledRank = -1;
-    long lastHeartbeat;
-    long lastChange;
     boolean failureRecorded;
     /** Why the supervisor ended it, when it did ("terminated after process 1 failed"). */
     String cause;
@@ -59,7 +57,7 @@ final class Member {
 
     String describeExit(ControlBlock block) {
         if (process != null) {
-            return Supervisor.describeExit(process.exitValue());
+            return describeExitCode(process.exitValue());
         }
         return "exited with status " + block.status(index) + " (not started here: exit code unknown)";
     }
@@ -68,5 +66,22 @@ final class Member {
     void kill() {
         handle.descendants().forEach(ProcessHandle::destroyForcibly);
         handle.destroyForcibly();
+    }
+
+    /** "exit code 1", or "killed by signal 9 (SIGKILL)" for 128+N ({@link Supervisor#describeExit}). */
+    static String describeExitCode(int code) {
+        if (code > 128 && code < 128 + 65) {
+            int signal = code - 128;
+            return "killed by signal " + signal + signalName(signal);
+        }
+        return "exit code " + code;
+    }
+
+    private static String signalName(int signal) {
+        String[] names = {null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
+                "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD",
+                "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM",
+                "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS"};
+        return signal < names.length ? " (" + names[signal] + ")" : "";
     }
 }

@@ -1,6 +1,5 @@
 package org.cudaipc4j.coord;
 
-import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -9,15 +8,17 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.cudaipc4j.base.Closing;
 
 /**
  * Watches the processes of one group, one per {@link ControlBlock} slot, and ends the group cleanly when anything
  * goes wrong. Members are started here from command lines ({@link #start(List)}: any program; {@link JvmCommand}
  * builds those of JVMs like this one), or started elsewhere and {@linkplain #adopt adopted}. Member {@code i} is
- * expected to join slot {@code i} ({@link ChildRuntime#join}), which makes it heartbeat.
+ * expected to join slot {@code i} ({@link ChildRuntime#join}), which makes it heartbeat; while members run, the
+ * parent heartbeats in the block too ({@link ParentHeartbeat}), so that the children's waits notice a stopped parent.
  *
- * <p>{@link #awaitAll} treats a non-zero exit, a death by signal and a missed heartbeat as a failure: it sets the
+ * <p>{@link #awaitAll} and {@link #awaitReleased} treat a non-zero exit, a death by signal and a member that stopped
+ * responding (no heartbeat for {@link Options#heartbeatTimeout()}, judged by {@link HeartbeatWatch}: a SIGSTOP, a
+ * hang) as a failure; the silent member is killed at once (SIGKILL). On the first failure {@link #awaitAll} sets the
  * block's abort word (so the siblings' barriers throw), gives the others {@link Options#gracePeriod()} to finish,
  * then terminates them (SIGTERM, then SIGKILL a second later). A shutdown hook does the same if this JVM is shut
  * down (SIGINT, SIGTERM), and the block's own hook unlinks its segment.
@@ -33,7 +34,7 @@ import org.cudaipc4j.base.Closing;
  * instant are placed in the order the kernel queued them. A member already gone when it was started or adopted (a
  * command that ends at once) is placed at that moment: never after a later exit, possibly after an earlier one.
  * Where pidfds or epoll are unavailable (Linux before 5.3, a seccomp filter that refuses them), exits are ordered
- * as the JVM reports them, which may swap two exits a scheduling delay apart. A missed heartbeat counts when it is
+ * as the JVM reports them, which may swap two exits a scheduling delay apart. A silent member counts when it is
  * detected, a timeout at the deadline, and the exit of a member the supervisor ended no earlier than its signal.
  *
  * <p>Not thread-safe, except {@link #close()}, which may be called from any thread.
@@ -43,7 +44,8 @@ public final class Supervisor implements AutoCloseable {
      * How the supervisor behaves.
      *
      * @param gracePeriod      how long the others may run on after a failure before they are terminated
-     * @param heartbeatTimeout a member whose heartbeat stalls this long (after its first one) is killed and failed
+     * @param heartbeatTimeout a member whose heartbeat stalls this long (after its first one) is killed and failed;
+     *                         the default is {@link Liveness#silenceLimit()}, by which the children judge the parent
      * @param prefixOutput     prefix each line of member {@code i}'s output with {@code "[i] "}
      * @param out              where the started members' standard output goes, line by line
      * @param err              where the started members' standard error goes, line by line
@@ -71,12 +73,15 @@ public final class Supervisor implements AutoCloseable {
         }
 
         /**
-         * Grace 2 s, heartbeat timeout 5 s, prefixed output to {@code System.out}/{@code System.err}.
+         * Grace 2 s, heartbeat timeout {@link Liveness#silenceLimit()} (3 s unless {@code CUDAIPC4J_HEARTBEAT_TIMEOUT}
+         * sets another), prefixed output to {@code System.out}/{@code System.err}.
          *
          * @return the default options
+         * @throws IllegalArgumentException when {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} holds no limit
          */
         public static Options defaults() {
-            return new Options(Duration.ofSeconds(2), Duration.ofSeconds(5), true, System.out, System.err, Map.of());
+            return new Options(Duration.ofSeconds(2), Liveness.silenceLimit(), true, System.out, System.err,
+                    Map.of());
         }
 
         /**
@@ -131,7 +136,7 @@ public final class Supervisor implements AutoCloseable {
      *
      * @param index  the member's index
      * @param reason e.g. {@code "exit code 1"}, {@code "killed by signal 9 (SIGKILL)"},
-     *               {@code "missed heartbeat for 3.0 s"}, {@code "timed out after 30 s (--timeout) waiting for ..."}
+     *               {@code "stopped responding for 3.0 s"}, {@code "timed out after 30 s (--timeout) waiting for ..."}
      */
     public record Failure(int index, String reason) {}
 
@@ -158,19 +163,16 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private final int processCount;
-    private final Options options;
     /** Set at construction or by {@link #watch}; read by the shutdown hook. */
     private volatile ControlBlock block;
     private final GroupWatch group;
-    private final Object lifecycle = new Object();
-    /** Set under {@link #lifecycle} once the shutdown hook runs: from then on no member starts. */
-    private boolean shuttingDown;
-    private Thread shutdownHook;
-    private volatile boolean closed;
-    /** Set once {@link #close} has ended every member: the shutdown hook then has nothing left to do. */
-    private volatile boolean closeFinished;
+    private final GroupStart starts;
     /** Set by {@link #withoutBlock}: the members are judged by their exits alone. */
     private boolean exitsOnly;
+    private final Object heartbeatLock = new Object();
+    /** Kept while members run and the block is known; guarded by {@link #heartbeatLock}, as is {@link #closed}. */
+    private ParentHeartbeat heartbeat;
+    private boolean closed;
 
     /**
      * A supervisor for the group of {@code block}; the caller keeps owning the block.
@@ -181,8 +183,8 @@ public final class Supervisor implements AutoCloseable {
     public Supervisor(ControlBlock block, Options options) {
         this.block = Objects.requireNonNull(block, "block");
         this.processCount = block.processCount();
-        this.options = Objects.requireNonNull(options, "options");
-        this.group = new GroupWatch(options);
+        this.group = new GroupWatch(Objects.requireNonNull(options, "options"));
+        this.starts = new GroupStart(processCount, options, group, () -> this.block);
     }
 
     /**
@@ -201,8 +203,8 @@ public final class Supervisor implements AutoCloseable {
         }
         this.block = null;
         this.processCount = processCount;
-        this.options = Objects.requireNonNull(options, "options");
-        this.group = new GroupWatch(options);
+        this.group = new GroupWatch(Objects.requireNonNull(options, "options"));
+        this.starts = new GroupStart(processCount, options, group, () -> this.block);
     }
 
     /**
@@ -238,6 +240,18 @@ public final class Supervisor implements AutoCloseable {
                     + " process slots, the supervisor was made for " + processCount);
         }
         this.block = block;
+        if (!group.members().isEmpty()) {
+            beat();
+        }
+    }
+
+    /** Starts the parent's heartbeat once members run and the block is known (see {@link ParentHeartbeat}). */
+    private void beat() {
+        synchronized (heartbeatLock) {
+            if (heartbeat == null && !closed && !exitsOnly && block != null) {
+                heartbeat = ParentHeartbeat.start(block);
+            }
+        }
     }
 
     private ControlBlock block() {
@@ -307,40 +321,9 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private List<OutputStream> launch(List<MemberCommand> commands, boolean keepInput) {
-        int n = commands.size();
-        if (n < 1 || n > processCount) {
-            throw new IllegalArgumentException("need 1 to " + processCount + " processes for "
-                    + (block != null ? "control block " + block.name() : "this group") + ", got " + n);
-        }
-        List<OutputStream> inputs = new ArrayList<>(n);
-        synchronized (lifecycle) {
-            beginWatching();
-            boolean inherit = !options.prefixOutput() && options.out() == System.out && options.err() == System.err;
-            for (int i = 0; i < n; i++) {
-                MemberCommand command = commands.get(i);
-                ProcessBuilder pb = command.processBuilder(options, inherit);
-                Process process;
-                try {
-                    process = pb.start();
-                } catch (IOException e) {
-                    for (OutputStream input : inputs) {
-                        Closing.closeQuietly(input);
-                    }
-                    group.killAll();
-                    group.waitForExit(GroupWatch.REAP_WAIT);
-                    throw new CoordinationException("cannot start process " + i + " (" + command.command().getFirst()
-                            + "): " + e.getMessage(), e);
-                }
-                Member member = add(new Member(i, process, process.toHandle()));
-                if (keepInput) {
-                    inputs.add(process.getOutputStream());
-                } else {
-                    Closing.closeQuietly(process.getOutputStream()); // nothing is written to a member's stdin
-                }
-                command.pumpOutput(process, i, options, inherit, member.pumps);
-            }
-        }
-        return Collections.unmodifiableList(inputs);
+        List<OutputStream> inputs = starts.launch(commands, keepInput);
+        beat();
+        return inputs;
     }
 
     /**
@@ -360,36 +343,8 @@ public final class Supervisor implements AutoCloseable {
         if (exitsOnly) {
             throw new IllegalStateException("an adopted member is judged by its slot: this group has no control block");
         }
-        synchronized (lifecycle) {
-            for (Member m : group.members()) {
-                if (m.index == index) {
-                    throw new IllegalStateException("member " + index + " is already watched (pid " + m.handle.pid()
-                            + ")");
-                }
-            }
-            beginWatching();
-            add(new Member(index, null, process));
-        }
-    }
-
-    private void beginWatching() {
-        if (closed) {
-            throw new IllegalStateException("supervisor is closed");
-        }
-        if (shuttingDown) {
-            throw new CoordinationException("this JVM is shutting down: no process of the group starts");
-        }
-        if (shutdownHook == null) {
-            shutdownHook = Thread.ofPlatform().name("cudaipc4j-supervisor-shutdown").unstarted(this::onShutdown);
-            Runtime.getRuntime().addShutdownHook(shutdownHook);
-        } else if (group.members().stream().anyMatch(m -> m.process != null)) {
-            throw new IllegalStateException("supervisor already started its processes");
-        }
-    }
-
-    private Member add(Member member) {
-        group.add(member);
-        return member;
+        starts.adopt(index, process);
+        beat();
     }
 
     /** {@return the pids of the members, in the order they were started or adopted (empty before)} */
@@ -418,7 +373,7 @@ public final class Supervisor implements AutoCloseable {
 
     /**
      * Waits for every member to exit (calling it again returns the same outcome). On the first failure (non-zero
-     * exit, death by signal, missed heartbeat) it aborts the group, lets the others run for the grace period, then
+     * exit, death by signal, a member that stopped responding) it aborts the group, lets the others run for the grace period, then
      * terminates them. Returns by the deadline plus the time to reap killed members; members still running then are
      * killed and fail with a reason that names the deadline's limit. Exits are recorded in the order they happened
      * (see {@link Outcome#failures()}), whenever this is called.
@@ -447,8 +402,9 @@ public final class Supervisor implements AutoCloseable {
     /**
      * Waits until every member has {@linkplain ProcessStatus#RELEASED released} what it opened (status RELEASED or
      * DONE, or it exited 0), so the parent can free its exports while the members tear down and exit. Returns
-     * false at once when a member fails (status FAILED, a non-zero exit, or an abort of the group) and at the
-     * deadline; the caller should then {@link #awaitAll} before freeing anything.
+     * false at once when a member fails (status FAILED, a non-zero exit, a member that stopped responding, which is
+     * killed and failed as {@link #awaitAll} does, or an abort of the group) and at the deadline; the caller should
+     * then {@link #awaitAll} before freeing anything.
      *
      * @param deadline when to give up
      * @return true when every member released, false on a failure or at the deadline
@@ -457,56 +413,20 @@ public final class Supervisor implements AutoCloseable {
         if (group.members().isEmpty()) {
             throw new IllegalStateException("awaitReleased before start");
         }
-        ControlBlock block = block();
-        IdleStrategy idle = IdleStrategy.forLongWait();
-        while (true) {
-            boolean all = true;
-            for (Member m : group.members()) {
-                ProcessStatus s = block.status(m.index);
-                if (s == ProcessStatus.FAILED) {
-                    return false;
-                }
-                if (s == ProcessStatus.RELEASED || s == ProcessStatus.DONE) {
-                    continue;
-                }
-                if (!m.isAlive()) {
-                    if (m.exitCode(block) != 0) {
-                        return false;
-                    }
-                    continue;
-                }
-                all = false;
-            }
-            if (all) {
-                return true;
-            }
-            if (block.isAborted() || deadline.hasPassed()) {
-                return false;
-            }
-            idle.idle();
-        }
+        return group.awaitReleased(block(), deadline);
     }
-
 
     /** Kills whatever still runs (and their descendants) and waits briefly for them. Idempotent. */
     @Override
     public void close() {
-        synchronized (lifecycle) {
-            if (closed) {
-                return;
+        if (starts.close()) {
+            ParentHeartbeat beating;
+            synchronized (heartbeatLock) {
+                closed = true;
+                beating = heartbeat;
             }
-            closed = true;
-        }
-        group.killAll();
-        group.waitForExit(GroupWatch.REAP_WAIT);
-        closeFinished = true;
-        group.joinPumps(GroupWatch.OUTPUT_DRAIN);
-        group.close();
-        if (shutdownHook != null) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException shuttingDown) {
-                // The hook is running or about to; the members are ended, so it does nothing.
+            if (beating != null) {
+                beating.close(); // after the kills: a child that saw it stop could blame the parent
             }
         }
     }
@@ -518,38 +438,11 @@ public final class Supervisor implements AutoCloseable {
      * @return {@code "exit code N"}, or {@code "killed by signal N (SIGNAME)"} for 128+N
      */
     public static String describeExit(int code) {
-        if (code > 128 && code < 128 + 65) {
-            int signal = code - 128;
-            return "killed by signal " + signal + signalName(signal);
-        }
-        return "exit code " + code;
-    }
-
-    private static String signalName(int signal) {
-        String[] names = {null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
-                "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD",
-                "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM",
-                "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS"};
-        return signal < names.length ? " (" + names[signal] + ")" : "";
+        return Member.describeExitCode(code);
     }
 
     /** Shutdown hook: this JVM is going away (SIGINT, SIGTERM, exit) with the group still running. */
     void onShutdown() {
-        synchronized (lifecycle) { // a start in progress ends first, so every member it started is seen here
-            if (closeFinished) {
-                return;
-            }
-            // A close under way on another thread may not get to its kills before the JVM halts: killed here too.
-            shuttingDown = true;
-        }
-        GroupWatch.abortQuietly(block, "the parent is shutting down");
-        for (Member m : group.members()) {
-            if (m.isAlive()) {
-                m.handle.destroy();
-            }
-        }
-        group.waitForExit(GroupWatch.TERM_TO_KILL);
-        group.killAll();
-        group.waitForExit(GroupWatch.TERM_TO_KILL);
+        starts.onShutdown();
     }
 }

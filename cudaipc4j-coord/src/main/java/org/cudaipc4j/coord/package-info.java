@@ -14,7 +14,8 @@
  *       dead-peer detection.</li>
  *   <li>{@link org.cudaipc4j.coord.Supervisor} (parent) and {@link org.cudaipc4j.coord.ChildRuntime} (child): watch
  *       the members' exits and heartbeats, end the group on the first failure; children leave when their parent
- *       dies. {@link org.cudaipc4j.coord.JvmCommand} builds the command line of a child JVM and
+ *       dies, and end the group when it stops responding ({@link org.cudaipc4j.coord.Liveness}: one silence limit
+ *       for every group). {@link org.cudaipc4j.coord.JvmCommand} builds the command line of a child JVM and
  *       {@link org.cudaipc4j.coord.OutputPump} copies a child's output; a member may be any program, or a process
  *       started elsewhere ({@link org.cudaipc4j.coord.Supervisor#adopt}), each with its own environment and output
  *       ({@link org.cudaipc4j.coord.MemberCommand}); a group that shares no control block (NCCL ranks) is judged by

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -176,6 +177,62 @@ class BarrierTest {
             BarrierException e = assertThrows(BarrierException.class,
                     () -> block.barrier(0, Duration.ofSeconds(30)).await());
             assertEquals("process 1 (pid " + dead + ") exited while process 0 waited in barrier round 0", e.getMessage());
+        }
+    }
+
+    /**
+     * The abort itself wakes the waiters asleep on the futex, not their own checks: with those 10 s apart, every
+     * waiter still leaves within 200 ms of the abort.
+     */
+    @Test
+    void theAbortWakesSleepingWaitersAtOnce() throws Exception {
+        assumeTrue(LibcFutex.hasFutex(), "no futex on this platform: waiters park briefly instead of sleeping");
+        try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT)) {
+            List<CompletableFuture<Long>> left = new ArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                Barrier b = new Barrier(block, i, Duration.ofSeconds(60), true, Duration.ofSeconds(10));
+                CompletableFuture<Long> leftAt = new CompletableFuture<>();
+                left.add(leftAt);
+                threads.add(Thread.ofPlatform().name("barrier-sleeper-" + i).daemon().start(() -> {
+                    try {
+                        b.await();
+                        leftAt.completeExceptionally(new AssertionError("the wait passed with a process missing"));
+                    } catch (BarrierException e) {
+                        leftAt.complete(System.nanoTime());
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                assertTrue(TestSupport.waitUntil(15_000, () -> asleepInTheBarrier(t, true)), t.getName()
+                        + " never slept");
+            }
+            long abortedAt = System.nanoTime();
+            block.abort(2, "device lost");
+            for (CompletableFuture<Long> leftAt : left) {
+                long ms = (leftAt.get(30, TimeUnit.SECONDS) - abortedAt) / 1_000_000;
+                assertTrue(ms < 200, "a waiter left " + ms + " ms after the abort");
+            }
+        }
+    }
+
+    /**
+     * A parent that heartbeats and then goes silent (stopped) ends the wait after the silence limit, the
+     * barrier's message naming it, and the group is aborted by the waiter.
+     */
+    @Test
+    void aSilentParentEndsTheWaitNamingIt() {
+        try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT)) {
+            block.parentHeartbeat(); // once, then never again
+            Barrier b = new Barrier(block, 0, Duration.ofSeconds(60), LibcFutex.hasFutex());
+            long t0 = System.nanoTime();
+            BarrierException e = assertThrows(BarrierException.class, b::await);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            String limit = Durations.seconds(Liveness.silenceLimit());
+            assertTrue(e.getMessage().matches("the parent \\(pid " + ProcessHandle.current().pid() + "\\) stopped"
+                    + " responding for [0-9.]+ s while process 0 waited in barrier round 0"), e.getMessage());
+            assertTrue(ms >= Liveness.silenceLimit().toMillis(), "left after " + ms + " ms, before the limit " + limit);
+            assertEquals(new ControlBlock.Abort(0, e.getMessage()), block.abortState().orElseThrow());
         }
     }
 

@@ -46,6 +46,7 @@ class ControlBlockFormatTest {
         assertEquals(48, header("assignment"));
         assertEquals(52, header("slotDataSize"));
         assertEquals(56, header("slotFormat"));
+        assertEquals(64, header("parentHeartbeat"));
         assertEquals(128, header("barrierCount"));
         assertEquals(256, header("barrierSense"));
         assertEquals(384, header("barrierSleepers"));
@@ -69,14 +70,14 @@ class ControlBlockFormatTest {
     @Test
     void constantsAndFingerprintsAreFixed() {
         assertEquals(0x4243_4A34_4350_4943L, ControlBlock.MAGIC);
-        assertEquals(3, ControlBlock.LAYOUT_VERSION);
+        assertEquals(4, ControlBlock.LAYOUT_VERSION);
         assertEquals(128, ControlBlock.LINE);
         assertEquals(4096, ControlBlock.PAGE);
         assertEquals(1024, ControlBlock.MAX_PROCESSES);
         assertEquals(120, ControlBlock.MAX_REASON_BYTES);
         assertEquals(-1, ControlBlock.PARENT);
         // Names, kinds, sizes, alignments and order of every field, in one number each.
-        assertEquals(0xc7e14a35efac864cL, LayoutFingerprint.of(ControlBlock.HEADER), "header");
+        assertEquals(0xcac4bf4a144acddeL, LayoutFingerprint.of(ControlBlock.HEADER), "header");
         assertEquals(0x778be471cc63c4ddL, LayoutFingerprint.of(ControlBlock.SLOT_HEADER), "slot header");
         assertEquals(0x8af7923f7d2e0163L, LayoutFingerprint.of(ControlBlock.NO_SLOT_DATA), "no slot data");
         assertEquals(0xe4f5ca0012742d58L, LayoutFingerprint.of(TestSupport.SLOT), "the tests' slot data");
@@ -91,7 +92,7 @@ class ControlBlockFormatTest {
             assertEquals(ControlBlock.MAGIC, m.get(ValueLayout.JAVA_LONG, 0), "magic \"CIPC4JCB\" at 0");
             assertEquals("CIPC4JCB", new String(m.asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE),
                     StandardCharsets.US_ASCII));
-            assertEquals(3, m.get(ValueLayout.JAVA_INT, 8), "version at 8");
+            assertEquals(4, m.get(ValueLayout.JAVA_INT, 8), "version at 8");
             assertEquals(3, m.get(ValueLayout.JAVA_INT, 12), "process count at 12");
             assertEquals(4096, m.get(ValueLayout.JAVA_LONG, 16), "total size at 16");
             assertEquals(SELF, m.get(ValueLayout.JAVA_LONG, 24), "creator pid at 24");
@@ -101,6 +102,10 @@ class ControlBlockFormatTest {
             assertEquals(0, m.get(ValueLayout.JAVA_INT, 48), "assignment at 48");
             assertEquals(72, m.get(ValueLayout.JAVA_INT, 52), "slot data size at 52");
             assertEquals(LayoutFingerprint.of(TestSupport.SLOT), m.get(ValueLayout.JAVA_LONG, 56), "slot format at 56");
+            assertEquals(0, m.get(ValueLayout.JAVA_LONG, 64), "no parent heartbeat at 64 before the parent has one");
+            block.parentHeartbeat();
+            assertTrue(Math.abs(System.currentTimeMillis() - m.get(ValueLayout.JAVA_LONG, 64)) < 60_000,
+                    "parent heartbeat millis at 64");
 
             // Slots: 896 + 256 * process; pid, status, heartbeat, then the data on the next line.
             assertEquals(896 + 256 + 128, block.slotData(1).address() - block.segment().memory().address());

@@ -489,7 +489,7 @@ class ControlBlockTest {
             }
         });
         assertTrue(TestSupport.waitUntil(15_000, () -> result.isDone() || java.util.Arrays.stream(
-                waiter.getStackTrace()).anyMatch(f -> f.getClassName().equals(ControlBlock.class.getName())
+                waiter.getStackTrace()).anyMatch(f -> f.getClassName().equals(ControlBlockPublication.class.getName())
                         && f.getMethodName().equals("awaitParent"))), "the waiter never began to wait");
         return result;
     }

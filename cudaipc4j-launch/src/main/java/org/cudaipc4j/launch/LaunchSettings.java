@@ -1,6 +1,5 @@
 package org.cudaipc4j.launch;
 
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +7,8 @@ import org.cudaipc4j.base.Setting;
 
 /**
  * The settings this module reads (see {@link Setting}): every environment variable {@link LaunchEnvironment} reads
- * (see {@code docs/multinode.md}, "Launchers"), as text that it checks itself, and the rendezvous's silence limit.
+ * (see {@code docs/multinode.md}, "Launchers"), as text that it checks itself. The rendezvous's silence limit is
+ * every group's, {@link org.cudaipc4j.coord.Liveness}.
  */
 final class LaunchSettings {
     private LaunchSettings() {}
@@ -88,14 +88,6 @@ final class LaunchSettings {
             OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE, PMIX_NAMESPACE, OMPI_MCA_ESS_BASE_JOBID,
             SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID, SLURM_STEP_ID, SLURM_STEP_NODELIST,
             SLURM_JOB_NODELIST);
-
-    /**
-     * The rendezvous's silence limit ({@link RendezvousOptions#silenceLimitFrom}): a rank silent for longer counts
-     * as hung. A limit given through {@link RendezvousOptions.Builder#silenceLimit} wins.
-     */
-    static final Setting<Duration> HEARTBEAT_TIMEOUT = Setting.variable("CUDAIPC4J_HEARTBEAT_TIMEOUT", "3",
-            "The rendezvous's silence limit in seconds (at least 0.001): a rank silent for longer counts as hung",
-            RendezvousOptions::silenceLimitFrom);
 
     private static Setting<String> launcher(String name, String description) {
         return Setting.variable(name, null, description);

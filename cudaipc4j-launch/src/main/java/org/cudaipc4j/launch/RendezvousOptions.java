@@ -1,12 +1,12 @@
 package org.cudaipc4j.launch;
 
-import java.math.BigDecimal;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.cudaipc4j.coord.Durations;
+import org.cudaipc4j.coord.Liveness;
 
 /**
  * What {@link Rendezvous#join} needs: this rank, the group's size, rank 0's address, the shared secret, this
@@ -35,8 +35,8 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
     /** The heartbeat interval unless set: 250 ms, or half the silence limit when that is shorter. */
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(250);
-    /** The silence limit unless set here or by {@code CUDAIPC4J_HEARTBEAT_TIMEOUT}: 3 s. */
-    public static final Duration DEFAULT_SILENCE_LIMIT = Duration.ofSeconds(3);
+    /** The silence limit unless set here or by {@code CUDAIPC4J_HEARTBEAT_TIMEOUT}: {@link Liveness}'s, 3 s. */
+    public static final Duration DEFAULT_SILENCE_LIMIT = Liveness.DEFAULT_SILENCE_LIMIT;
 
     /**
      * Checks the values.
@@ -117,22 +117,7 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
      * @throws IllegalArgumentException one line naming the variable and the bad value
      */
     public static Duration silenceLimitFrom(String value) {
-        if (value == null || value.isBlank()) {
-            return DEFAULT_SILENCE_LIMIT;
-        }
-        try {
-            BigDecimal seconds = new BigDecimal(value.strip());
-            if (seconds.signum() > 0) {
-                long nanos = seconds.movePointRight(9).longValueExact();
-                if (nanos >= 1_000_000) {
-                    return Duration.ofNanos(nanos);
-                }
-            }
-        } catch (NumberFormatException | ArithmeticException e) {
-            // the message below says what is wanted
-        }
-        throw new IllegalArgumentException(LaunchSettings.HEARTBEAT_TIMEOUT.name() + "=" + value
-                + " is not a number of seconds of at least 0.001");
+        return Liveness.silenceLimitFrom(value);
     }
 
     /** Collects the options; {@link #build} checks them. */
@@ -251,7 +236,7 @@ public record RendezvousOptions(int rank, int size, InetSocketAddress address, b
          *     {@code CUDAIPC4J_HEARTBEAT_TIMEOUT}
          */
         public RendezvousOptions build() {
-            Duration limit = silenceLimit != null ? silenceLimit : LaunchSettings.HEARTBEAT_TIMEOUT.get();
+            Duration limit = silenceLimit != null ? silenceLimit : Liveness.silenceLimit();
             Duration interval = heartbeatInterval != null ? heartbeatInterval
                     : min(DEFAULT_HEARTBEAT_INTERVAL, limit.dividedBy(2));
             return new RendezvousOptions(rank, size, address, secret, ncclVersion, payload, joinTimeout,

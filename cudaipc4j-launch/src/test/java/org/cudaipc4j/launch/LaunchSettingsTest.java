@@ -11,17 +11,20 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.TreeSet;
 import org.cudaipc4j.base.Setting;
+import org.cudaipc4j.coord.Liveness;
 import org.junit.jupiter.api.Test;
 
-/** {@code fromSystem} reads every launcher variable that {@link LaunchSettings} declares, each by its own name. */
+/**
+ * {@code fromSystem} reads every launcher variable that {@link LaunchSettings} declares, each by its own name; the
+ * rendezvous's silence limit is {@link Liveness}'s.
+ */
 class LaunchSettingsTest {
     private static Set<Setting<?>> declared() throws IllegalAccessException {
         Set<Setting<?>> settings = new LinkedHashSet<>();
         for (Field f : LaunchSettings.class.getDeclaredFields()) {
             if (Modifier.isStatic(f.getModifiers()) && f.getType() == Setting.class) {
                 Setting<?> s = (Setting<?>) f.get(null);
-                assertTrue(f.getName().equalsIgnoreCase(s.name()) || s == LaunchSettings.HEARTBEAT_TIMEOUT,
-                        f.getName());
+                assertTrue(f.getName().equalsIgnoreCase(s.name()), f.getName());
                 settings.add(s);
             }
         }
@@ -31,7 +34,6 @@ class LaunchSettingsTest {
     @Test
     void everyVariableIsReadFromTheSystem() throws IllegalAccessException {
         Set<Setting<?>> launcher = declared();
-        assertTrue(launcher.remove(LaunchSettings.HEARTBEAT_TIMEOUT));
         assertEquals(launcher, new LinkedHashSet<>(LaunchSettings.LAUNCHER_VARIABLES));
         assertEquals(24, launcher.size());
     }
@@ -46,11 +48,11 @@ class LaunchSettingsTest {
     }
 
     @Test
-    void theSilenceLimitIsThreeSecondsUnlessSetAndItsErrorsNameTheVariable() {
-        assertEquals(RendezvousOptions.DEFAULT_SILENCE_LIMIT, LaunchSettings.HEARTBEAT_TIMEOUT.valueOf(null));
-        assertEquals(Duration.ofMillis(1500), LaunchSettings.HEARTBEAT_TIMEOUT.valueOf("1.5"));
+    void theRendezvousSilenceLimitIsEveryGroups() {
+        assertEquals(Liveness.DEFAULT_SILENCE_LIMIT, RendezvousOptions.DEFAULT_SILENCE_LIMIT);
+        assertEquals(Duration.ofMillis(1500), RendezvousOptions.silenceLimitFrom("1.5"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> LaunchSettings.HEARTBEAT_TIMEOUT.valueOf("0"));
+                () -> RendezvousOptions.silenceLimitFrom("0"));
         assertEquals("CUDAIPC4J_HEARTBEAT_TIMEOUT=0 is not a number of seconds of at least 0.001", e.getMessage());
     }
 }
