@@ -125,12 +125,14 @@ public final class ControlBlock implements AutoCloseable {
      * @return the new block, owned by the caller
      */
     public static ControlBlock create(int processCount, MemoryLayout slotData) {
-        return ControlBlockSegment.create(null, processCount, slotData);
+        return ControlBlockSegment.create(() -> SharedSegment.newName(null), processCount, slotData);
     }
 
     /**
      * {@return a fresh block name for this process ({@link SharedSegment#newName})} A parent that starts its children
-     * before it creates their block gives them this name; they {@linkplain #awaitCreated wait} for it.
+     * before it creates their block gives them this name; they {@linkplain #awaitCreated wait} for it. Another
+     * process that learns the name first can take it, and {@link #create(String, int, MemoryLayout)} then fails:
+     * a parent that can tell its children the name once the block exists uses {@link #create(int, MemoryLayout)}.
      */
     public static String newName() {
         return SharedSegment.newName(null);

@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -15,6 +16,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.HexFormat;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.cudaipc4j.base.Closing;
@@ -27,7 +29,8 @@ import org.cudaipc4j.coord.internal.ShutdownRemovals;
  * that the processes of a group share.
  *
  * <p>Names are {@code cudaipc4j-<pid>-<16 hex random>[-<suffix>]}, where {@code <pid>} is the creator's. The
- * creator makes the file exclusively with mode 0600 and reserves all of its blocks before mapping, so a full
+ * creator makes the file exclusively with mode 0600 (a name that is taken, by anyone, makes it pick another: {@link
+ * FreshName}) and reserves all of its blocks before mapping, so a full
  * {@code /dev/shm} is a clear error here rather than a SIGBUS on first touch. The creator's {@link #close()}
  * unlinks the file; if the creator's JVM is shut down first (SIGINT, SIGTERM, {@code System.exit}), a shutdown
  * hook unlinks it; if the creator is killed outright, {@link #reapStale()} at the next start removes it.
@@ -86,7 +89,7 @@ public final class SharedSegment implements AutoCloseable {
      * @param suffix letters, digits and '_', at most 32, or null
      * @param size the segment's size in bytes
      * @return the new segment, owned by the caller
-     * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
+     * @throws SharedSegmentException when the directory is missing, or there is no room for it
      */
     public static SharedSegment create(String suffix, long size) {
         return create(suffix, size, true);
@@ -94,7 +97,15 @@ public final class SharedSegment implements AutoCloseable {
 
     /** As {@link #create(String, long)}; without the free-space check first, the kernel's answer is the check. */
     static SharedSegment create(String suffix, long size, boolean checkFreeSpaceFirst) {
-        return createNamed(newName(suffix), size, checkFreeSpaceFirst);
+        return createFresh(() -> newName(suffix), size, checkFreeSpaceFirst);
+    }
+
+    /**
+     * As {@link #create(String, long)}, under the first name of {@code names} that nobody has taken ({@link
+     * FreshName}): tests give names that exist.
+     */
+    static SharedSegment createFresh(Supplier<String> names, long size, boolean checkFreeSpaceFirst) {
+        return FreshName.make(names, name -> make(name, size, checkFreeSpaceFirst));
     }
 
     /**
@@ -123,10 +134,16 @@ public final class SharedSegment implements AutoCloseable {
      * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
      */
     public static SharedSegment createNamed(String name, long size) {
-        return createNamed(name, size, true);
+        try {
+            return make(name, size, true);
+        } catch (FileAlreadyExistsException e) {
+            throw new SharedSegmentException("cannot create shared segment " + e.getFile() + ": it already exists");
+        }
     }
 
-    private static SharedSegment createNamed(String name, long size, boolean checkFreeSpaceFirst) {
+    /** Creates the segment {@code name}; a name that is taken is left as it is, and said so. */
+    private static SharedSegment make(String name, long size, boolean checkFreeSpaceFirst)
+            throws FileAlreadyExistsException {
         if (size <= 0) {
             throw new IllegalArgumentException("shared segment size must be positive, got " + size);
         }
@@ -153,9 +170,11 @@ public final class SharedSegment implements AutoCloseable {
             }
             return made;
         }, () -> new SharedSegmentException("cannot create shared segment " + path + ": this JVM is shutting down"));
+        if (open.value() == -1 && open.errno() == Libc.EEXIST) {
+            throw new FileAlreadyExistsException(path.toString());
+        }
         if (open.value() < 0) {
             throw new SharedSegmentException(switch (open.errno()) {
-                case Libc.EEXIST -> "cannot create shared segment " + path + ": it already exists";
                 case Libc.ENOENT -> "cannot create shared segment " + path + ": directory " + dir + " does not exist";
                 default -> "cannot create shared segment " + path + ": " + Libc.strerror(open.errno());
             });
