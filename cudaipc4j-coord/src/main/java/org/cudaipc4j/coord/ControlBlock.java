@@ -437,6 +437,19 @@ public final class ControlBlock implements AutoCloseable {
         return new Barrier(this, index, timeout);
     }
 
+    /**
+     * Removes the block's file and keeps its mapping (creator only): once every child has joined, nobody needs the
+     * name, and a creator killed afterwards leaves no file. Idempotent.
+     *
+     * @throws IllegalStateException in a process that did not create the block
+     */
+    public void removeName() {
+        if (!segment.isCreator()) {
+            throw new IllegalStateException("only the creator of " + name() + " removes its name");
+        }
+        segment.unlink();
+    }
+
     /** Unmaps the block; the creator also unlinks it. Idempotent. */
     @Override
     public void close() {

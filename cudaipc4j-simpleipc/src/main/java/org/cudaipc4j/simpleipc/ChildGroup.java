@@ -50,7 +50,6 @@ final class ChildGroup implements AutoCloseable {
         Inputs inputs = null;
         ChildStartCache startCache = ChildStartCache.forBackend(backend.optionName());
         try {
-            phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, n);
             supervisor = new Supervisor(n, parent.supervisorOptions());
             List<List<String>> commands = new ArrayList<>(n);
             List<String> base = JvmCommand.base();
@@ -59,6 +58,8 @@ final class ChildGroup implements AutoCloseable {
                         SimpleIpcChild.class.getName(), ChildSettings.arguments(p)));
             }
             inputs = new Inputs(supervisor.startWithInput(commands));
+            // Named only now: a parent killed before the spawn leaves nothing that no child would remove.
+            phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, n);
             fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.open() : null;
             for (ChildSettings s : settings(parent.options, n, backend, phaseFiles,
                     fds == null ? null : fds.socket(), startCache)) {

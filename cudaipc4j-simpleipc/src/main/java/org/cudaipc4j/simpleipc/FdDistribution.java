@@ -83,6 +83,8 @@ final class FdDistribution implements AutoCloseable {
                     return;
                 }
             }
+            // Everyone is served: the socket's name goes now, not at the end of the run.
+            listening.close();
         });
     }
 

@@ -99,18 +99,18 @@ final class PhaseFiles implements AutoCloseable {
 
     @Override
     public void close() {
-        if (dir == null) {
-            return;
+        if (dir != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(removeAtShutdown);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook removes it, or has
+            }
+            remove();
         }
-        try {
-            Runtime.getRuntime().removeShutdownHook(removeAtShutdown);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook removes it, or has
-        }
-        remove();
         if (!ToolSettings.BENCH_PID.isSet()) {
-            // Those of parents killed by SIGKILL, after the run's own work; a bench sweeps them once for all its
-            // runs, out of the times it takes.
+            // Those of parents killed by SIGKILL with no child left to remove them, after the run's own work, in
+            // every run (a run without phase logs too); a bench sweeps them once for all its runs, out of the
+            // times it takes.
             TempLeftovers.sweepPhaseFolders();
         }
     }
