@@ -21,6 +21,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.cudaipc4j.testing.Waits;
 import org.cudaipc4j.tool.ExitCodes;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,7 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and at moments spread over its first second. While a child of the run lives, the children remove what the group
  * still has under a name; once they are gone nothing of the run is left: no file in its shared-memory folder or its
  * temporary folder, no performance-data file of its JVMs, no process. Killed once its children may all have ended,
- * the parent leaves what had a name to the next run's sweep, which removes it.
+ * the parent leaves what had a name to the next run's sweep, which removes it; so does a run whose processes were all
+ * killed at once.
  */
 class ParentKillTest {
     private static final Duration LIMIT = Duration.ofMinutes(2);
@@ -76,6 +78,18 @@ class ParentKillTest {
         }
     }
 
+    @Test
+    void everyProcessKilledAtOnceLeavesTheirNamesToTheNextRunsSweep() throws Exception {
+        try (RunFolders folders = RunFolders.create()) {
+            Killed killed = runAndKill(folders, ENDLESS, "vmm", "Step 5 done"::equals, -1, true);
+            assertTrue(folders.left().size() >= 2, "what had a name, with nobody left to remove it: " + folders.left());
+            ToolRun next = ToolRun.finish(ToolRun.start(folders.jvmOptions(false), "--backend", "host",
+                    "--sim-devices", "1", "--size", "4K", "--steps", "1"), LIMIT, line -> false, p -> {});
+            next.assertExit(ExitCodes.OK);
+            folders.assertNothingOf(killed);
+        }
+    }
+
     /** The run's processes when its parent was killed: the parent, and every child seen by then. */
     private record Killed(long parent, Set<Long> children, String output) {}
 
@@ -85,6 +99,12 @@ class ParentKillTest {
      */
     private static Killed runAndKill(RunFolders folders, String steps, String ipc, Predicate<String> at, long millis)
             throws Exception {
+        return runAndKill(folders, steps, ipc, at, millis, false);
+    }
+
+    /** As above; with {@code everyone}, the children are killed with the parent, stopped first so none cleans up. */
+    private static Killed runAndKill(RunFolders folders, String steps, String ipc, Predicate<String> at, long millis,
+            boolean everyone) throws Exception {
         Process tool = ToolRun.start(folders.jvmOptions(true), "--backend", "host", "--sim-devices", "1",
                 "--procs-per-device", "4", "--size", "64K", "--steps", steps, "--ipc", ipc, "--json");
         Set<Long> children = new TreeSet<>();
@@ -97,7 +117,7 @@ class ParentKillTest {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                kill(tool, children, folders);
+                kill(tool, children, folders, false);
             });
         }
         boolean fired = false;
@@ -109,7 +129,7 @@ class ParentKillTest {
                         : line;
                 if (!fired && millis < 0 && at.test(phase)) {
                     fired = true;
-                    kill(tool, children, folders);
+                    kill(tool, children, folders, everyone);
                 }
             }
         }
@@ -120,14 +140,33 @@ class ParentKillTest {
         return new Killed(tool.pid(), Set.copyOf(children), output.toString());
     }
 
-    /** SIGKILL to the parent, after noting its children. */
-    private static void kill(Process tool, Set<Long> children, RunFolders folders) {
+    /** SIGKILL to the parent, after noting its children; with {@code everyone}, to them too. */
+    private static void kill(Process tool, Set<Long> children, RunFolders folders, boolean everyone) {
         synchronized (children) {
             tool.children().forEach(c -> children.add(c.pid()));
             children.addAll(folders.processes());
             children.remove(tool.pid());
+            if (everyone) {
+                children.forEach(pid -> signal("STOP", pid));
+            }
         }
         tool.toHandle().destroyForcibly(); // SIGKILL; Process.destroyForcibly would also close its pipes here
+        if (everyone) {
+            children.forEach(pid -> signal("KILL", pid));
+        }
+    }
+
+    /** Sends {@code signal} (a name such as STOP) to {@code pid} with kill(1). */
+    private static void signal(String signal, long pid) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(pid)).start();
+            assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -s " + signal + " " + pid);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     /** Waits until no process of the run is left, noting any that the snapshot at the kill missed. */
