@@ -51,7 +51,7 @@ public final class ToolRun {
      * standard error, where they cannot break a check of standard output.
      */
     static final List<String> LAUNCHER_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xlog:disable",
-            "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr");
+            "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr", "-XX:-UsePerfData");
 
     public static Process start(String... args) {
         return start(List.of(), args);

@@ -123,12 +123,14 @@ public final class ControlBlock implements AutoCloseable {
      * @return the new block, owned by the caller
      */
     public static ControlBlock create(int processCount, MemoryLayout slotData) {
-        return ControlBlockSegment.create(null, processCount, slotData);
+        return ControlBlockSegment.create(() -> SharedSegment.newName(null), processCount, slotData);
     }
 
     /**
      * {@return a fresh block name for this process ({@link SharedSegment#newName})} A parent that starts its children
-     * before it creates their block gives them this name; they {@linkplain #awaitCreated wait} for it.
+     * before it creates their block gives them this name; they {@linkplain #awaitCreated wait} for it. Another
+     * process that learns the name first can take it, and {@link #create(String, int, MemoryLayout)} then fails:
+     * a parent that can tell its children the name once the block exists uses {@link #create(int, MemoryLayout)}.
      */
     public static String newName() {
         return SharedSegment.newName(null);
@@ -420,6 +422,19 @@ public final class ControlBlock implements AutoCloseable {
     public Barrier barrier(int index, Duration timeout) {
         slots.checkProcess(index);
         return new Barrier(this, index, timeout);
+    }
+
+    /**
+     * Removes the block's file and keeps its mapping (creator only): once every child has joined, nobody needs the
+     * name, and a creator killed afterwards leaves no file. Idempotent.
+     *
+     * @throws IllegalStateException in a process that did not create the block
+     */
+    public void removeName() {
+        if (!segment.isCreator()) {
+            throw new IllegalStateException("only the creator of " + name() + " removes its name");
+        }
+        segment.unlink();
     }
 
     /** Unmaps the block; the creator also unlinks it. Idempotent. */

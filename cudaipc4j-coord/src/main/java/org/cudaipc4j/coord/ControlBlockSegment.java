@@ -18,6 +18,7 @@ import static org.cudaipc4j.coord.ControlBlockLayout.sizeFor;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.cudaipc4j.base.Closing;
 
 /**
@@ -29,11 +30,14 @@ import org.cudaipc4j.base.Closing;
 final class ControlBlockSegment {
     private ControlBlockSegment() {}
 
-    /** Creates the segment, under {@code name} or (when null) a fresh name, and writes the header. */
+    /** Creates the segment under {@code name} and writes the header. */
     static ControlBlock create(String name, int processCount, MemoryLayout slotData) {
-        long size = sizeFor(processCount, slotData);
-        return initialize(name == null ? SharedSegment.create(size) : SharedSegment.createNamed(name, size),
-                processCount, slotData);
+        return initialize(SharedSegment.createNamed(name, sizeFor(processCount, slotData)), processCount, slotData);
+    }
+
+    /** Creates the segment under the first free name of {@code names} and writes the header. */
+    static ControlBlock create(Supplier<String> names, int processCount, MemoryLayout slotData) {
+        return initialize(SharedSegment.createFresh(names, sizeFor(processCount, slotData), true), processCount, slotData);
     }
 
     /** Writes the header of a fresh segment; the magic last, so that an opener sees a whole header or none. */

@@ -11,6 +11,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Who still maps an exporter's memory, across processes: a table in a shared-memory segment that an importer signs
@@ -92,10 +93,15 @@ public final class ExportHolders implements AutoCloseable {
      * @param capacity the number of entries
      */
     public static ExportHolders create(int capacity) {
+        return create(capacity, () -> SharedSegment.newName("holders"));
+    }
+
+    /** As {@link #create(int)}, under the first free name of {@code names}: tests give names that are taken. */
+    static ExportHolders create(int capacity, Supplier<String> names) {
         if (capacity < 1 || capacity > MAX_ENTRIES) {
             throw new IllegalArgumentException("capacity must be between 1 and " + MAX_ENTRIES + ", got " + capacity);
         }
-        SharedSegment segment = SharedSegment.create("holders", sizeFor(capacity));
+        SharedSegment segment = SharedSegment.createFresh(names, sizeFor(capacity), true);
         MemorySegment m = segment.memory();
         CAPACITY.set(m, 0L, capacity);
         MAGIC_WORD.setRelease(m, 0L, MAGIC);

@@ -24,6 +24,9 @@ public final class JvmCommand {
             "-Xnoagent", "-Xshare:dump", "-XX:AOTCacheOutput", "-XX:AOTConfiguration", "-XX:AOTMode=record",
             "-XX:AOTMode=create", "-XX:ArchiveClassesAtExit", "-XX:DumpLoadedClassList", "-Djava.class.path=");
 
+    /** The option that keeps a child JVM from writing its performance-data file. */
+    public static final String NO_PERF_DATA = "-XX:-UsePerfData";
+
     private JvmCommand() {}
 
     /**
@@ -71,8 +74,8 @@ public final class JvmCommand {
     }
 
     /**
-     * {@return the command line of a fresh JVM like this one, up to the main class: the java binary, this JVM's
-     * inherited options ({@link #inheritedJvmOptions}), the shared-memory directory property when set,
+     * {@return the command line of a fresh JVM like this one, up to the main class: the java binary,
+     * {@value #NO_PERF_DATA}, this JVM's inherited options ({@link #inheritedJvmOptions}), the shared-memory directory property when set,
      * {@code --enable-native-access=ALL-UNNAMED} and {@code -cp} with this JVM's class path; on the module path also
      * native access for this JVM's modules that have it, {@code --module-path}, the launcher's module options and
      * {@code --add-modules} with the modules this JVM resolved from the path}
@@ -83,6 +86,9 @@ public final class JvmCommand {
         List<String> parentArgs = ProcessHandle.current().info().arguments().map(List::of).orElse(List.of());
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
+        // No /tmp/hsperfdata_<user>/<pid> file (jps and jstat's), which a child killed by SIGKILL would leave;
+        // jcmd reaches the child all the same. Before the inherited options, which may ask for it.
+        cmd.add(NO_PERF_DATA);
         cmd.addAll(inheritedJvmOptions(parentArgs));
         if (CoordSettings.SHM_DIR.isSet()
                 && cmd.stream().noneMatch(a -> a.startsWith("-D" + CoordSettings.SHM_DIR.name() + "="))) {

@@ -5,7 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileStore;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -15,6 +15,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.HexFormat;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.cudaipc4j.base.Closing;
@@ -27,7 +28,8 @@ import org.cudaipc4j.coord.internal.ShutdownRemovals;
  * that the processes of a group share.
  *
  * <p>Names are {@code cudaipc4j-<pid>-<16 hex random>[-<suffix>]}, where {@code <pid>} is the creator's. The
- * creator makes the file exclusively with mode 0600 and reserves all of its blocks before mapping, so a full
+ * creator makes the file exclusively with mode 0600 (a name that is taken, by anyone, makes it pick another: {@link
+ * FreshName}) and reserves all of its blocks before mapping, so a full
  * {@code /dev/shm} is a clear error here rather than a SIGBUS on first touch. The creator's {@link #close()}
  * unlinks the file; if the creator's JVM is shut down first (SIGINT, SIGTERM, {@code System.exit}), a shutdown
  * hook unlinks it; if the creator is killed outright, {@link #reapStale()} at the next start removes it.
@@ -86,7 +88,7 @@ public final class SharedSegment implements AutoCloseable {
      * @param suffix letters, digits and '_', at most 32, or null
      * @param size the segment's size in bytes
      * @return the new segment, owned by the caller
-     * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
+     * @throws SharedSegmentException when the directory is missing, or there is no room for it
      */
     public static SharedSegment create(String suffix, long size) {
         return create(suffix, size, true);
@@ -94,7 +96,15 @@ public final class SharedSegment implements AutoCloseable {
 
     /** As {@link #create(String, long)}; without the free-space check first, the kernel's answer is the check. */
     static SharedSegment create(String suffix, long size, boolean checkFreeSpaceFirst) {
-        return createNamed(newName(suffix), size, checkFreeSpaceFirst);
+        return createFresh(() -> newName(suffix), size, checkFreeSpaceFirst);
+    }
+
+    /**
+     * As {@link #create(String, long)}, under the first name of {@code names} that nobody has taken ({@link
+     * FreshName}): tests give names that exist.
+     */
+    static SharedSegment createFresh(Supplier<String> names, long size, boolean checkFreeSpaceFirst) {
+        return FreshName.make(names, name -> make(name, size, checkFreeSpaceFirst));
     }
 
     /**
@@ -123,44 +133,26 @@ public final class SharedSegment implements AutoCloseable {
      * @throws SharedSegmentException when the file exists, the directory is missing, or there is no room for it
      */
     public static SharedSegment createNamed(String name, long size) {
-        return createNamed(name, size, true);
+        try {
+            return make(name, size, true);
+        } catch (FileAlreadyExistsException e) {
+            throw new SharedSegmentException("cannot create shared segment " + e.getFile() + ": it already exists");
+        }
     }
 
-    private static SharedSegment createNamed(String name, long size, boolean checkFreeSpaceFirst) {
-        if (size <= 0) {
-            throw new IllegalArgumentException("shared segment size must be positive, got " + size);
-        }
-        validateName(name);
-        Matcher owned = OWNED_NAME.matcher(name);
-        if (!owned.matches() || Long.parseLong(owned.group(1)) != Pids.self()) {
-            throw new IllegalArgumentException("'" + name + "' is not a segment name of this process (pid "
-                    + Pids.self() + ")");
-        }
+    /** Creates the segment {@code name}; a name that is taken is left as it is, and said so. */
+    private static SharedSegment make(String name, long size, boolean checkFreeSpaceFirst)
+            throws FileAlreadyExistsException {
+        checkNew(name, size);
         Path dir = directory();
         Path path = dir.resolve(name);
         if (checkFreeSpaceFirst) {
-            checkRoom(dir, name, size);
+            FreeSpace.checkRoom(dir, name, size);
         }
-
         // Created and known to the shutdown's removals in one step: a file made while the JVM shuts down (a signal
         // at start-up) would be seen by nobody.
         ShutdownRemovals.Removal fileRemoval = () -> deleteFile(path);
-        Libc.Result open = ShutdownRemovals.make(() -> {
-            Libc.Result made = LibcFiles.open(path.toString(),
-                    LibcFiles.O_RDWR | LibcFiles.O_CREAT | LibcFiles.O_EXCL | LibcFiles.O_CLOEXEC, 0600);
-            if (made.value() >= 0) {
-                ShutdownRemovals.keep(fileRemoval);
-            }
-            return made;
-        }, () -> new SharedSegmentException("cannot create shared segment " + path + ": this JVM is shutting down"));
-        if (open.value() < 0) {
-            throw new SharedSegmentException(switch (open.errno()) {
-                case Libc.EEXIST -> "cannot create shared segment " + path + ": it already exists";
-                case Libc.ENOENT -> "cannot create shared segment " + path + ": directory " + dir + " does not exist";
-                default -> "cannot create shared segment " + path + ": " + Libc.strerror(open.errno());
-            });
-        }
-        int fd = open.value();
+        int fd = openExclusive(path, fileRemoval);
         Arena arena = null;
         try {
             // open() applied the umask; set exactly 0600.
@@ -172,7 +164,7 @@ public final class SharedSegment implements AutoCloseable {
             int err = LibcFiles.posixFallocate(fd, 0, size);
             if (err != 0) {
                 throw new SharedSegmentException("cannot reserve " + size + " bytes for shared segment " + path + ": "
-                        + Libc.strerror(err) + freeSpace(dir));
+                        + Libc.strerror(err) + FreeSpace.describe(dir));
             }
             arena = Arena.ofShared();
             MemorySegment memory;
@@ -201,6 +193,43 @@ public final class SharedSegment implements AutoCloseable {
         } finally {
             Libc.close(fd);
         }
+    }
+
+    /** Refuses a size that is not positive and a name that is not one of this process's segment names. */
+    private static void checkNew(String name, long size) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("shared segment size must be positive, got " + size);
+        }
+        validateName(name);
+        Matcher owned = OWNED_NAME.matcher(name);
+        if (!owned.matches() || Long.parseLong(owned.group(1)) != Pids.self()) {
+            throw new IllegalArgumentException("'" + name + "' is not a segment name of this process (pid "
+                    + Pids.self() + ")");
+        }
+    }
+
+    /** {@return the descriptor of the file made at {@code path}, mode 0600, kept for removal at shutdown} */
+    private static int openExclusive(Path path, ShutdownRemovals.Removal fileRemoval)
+            throws FileAlreadyExistsException {
+        Libc.Result open = ShutdownRemovals.make(() -> {
+            Libc.Result made = LibcFiles.open(path.toString(),
+                    LibcFiles.O_RDWR | LibcFiles.O_CREAT | LibcFiles.O_EXCL | LibcFiles.O_CLOEXEC, 0600);
+            if (made.value() >= 0) {
+                ShutdownRemovals.keep(fileRemoval);
+            }
+            return made;
+        }, () -> new SharedSegmentException("cannot create shared segment " + path + ": this JVM is shutting down"));
+        if (open.value() == -1 && open.errno() == Libc.EEXIST) {
+            throw new FileAlreadyExistsException(path.toString());
+        }
+        if (open.value() < 0) {
+            throw new SharedSegmentException(switch (open.errno()) {
+                case Libc.ENOENT -> "cannot create shared segment " + path + ": directory " + path.getParent()
+                        + " does not exist";
+                default -> "cannot create shared segment " + path + ": " + Libc.strerror(open.errno());
+            });
+        }
+        return open.value();
     }
 
     /**
@@ -459,30 +488,6 @@ public final class SharedSegment implements AutoCloseable {
                 || !SAFE_NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("unsafe shared segment name '" + name
                     + "': only letters, digits, '_', '-' and single '.' are allowed, no '/'");
-        }
-    }
-
-    private static void checkRoom(Path dir, String name, long size) {
-        try {
-            FileStore store = Files.getFileStore(dir);
-            long usable = store.getUsableSpace();
-            if (store.getTotalSpace() > 0 && size > usable) {
-                throw new SharedSegmentException("cannot create shared segment " + dir.resolve(name) + " of " + size
-                        + " bytes: only " + usable + " bytes free in " + dir);
-            }
-        } catch (NoSuchFileException e) {
-            throw new SharedSegmentException("cannot create shared segment " + dir.resolve(name) + ": directory "
-                    + dir + " does not exist");
-        } catch (IOException e) {
-            // Sizing below reports the real error, if any.
-        }
-    }
-
-    private static String freeSpace(Path dir) {
-        try {
-            return " (" + Files.getFileStore(dir).getUsableSpace() + " bytes free in " + dir + ")";
-        } catch (IOException e) {
-            return "";
         }
     }
 

@@ -50,6 +50,11 @@ public final class StarterInput {
         return new StarterInput(in, starter);
     }
 
+    /** {@return the pid of the process that writes the frames, as this process learnt it: see {@link ParentWatch#gone}} */
+    public long starter() {
+        return starter;
+    }
+
     private void readAll(InputStream in) {
         try (in) {
             while (awaitWanted()) {

@@ -43,10 +43,11 @@
  *     outcome.failures().forEach(f -> System.out.printf("Process %d failed (%s)%n", f.index(), f.reason()));
  * }
  * }</pre>
- * To overlap the children's start with the block's creation, start them first with a name from
- * {@code ControlBlock.newName()}, then {@code ControlBlock.create(name, n, SLOT)} and {@code supervisor.watch(block)}
- * (a {@code new Supervisor(n, options)}); the children join with {@code ChildRuntime.join(name, SLOT, index,
- * timeout)}, which waits for the block.
+ * To overlap the children's start with the block's creation, start them first
+ * ({@code new Supervisor(n, options).startWithInput(commands)}), then {@code ControlBlock.create(n, SLOT)} and
+ * {@code supervisor.watch(block)}, and write {@code block.name()} to their standard input: a name that nobody sees
+ * before the block exists cannot be taken first by another process. The children join with
+ * {@code ChildRuntime.join(name, SLOT, index, timeout)}.
  *
  * <p>Child:
  * <pre>{@code

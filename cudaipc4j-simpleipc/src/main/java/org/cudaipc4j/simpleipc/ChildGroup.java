@@ -37,12 +37,12 @@ final class ChildGroup implements AutoCloseable {
     }
 
     /**
-     * Starts {@code n} children on {@code backend} and sends their {@link ChildSettings}, then creates their block
-     * and sends its name: the block's creation overlaps their JVMs' start instead of delaying it, and no process
-     * learns the name before the block exists.
+     * Starts {@code n} children on {@code backend}, opens their socket and sends their {@link ChildSettings}, then
+     * creates their block and sends its name: the socket and the block are made while the children's JVMs start
+     * instead of before, and each name reaches them (over their standard input, on no command line) once what it
+     * names exists.
      */
     static ChildGroup start(SimpleIpcParent parent, int n, SimpleIpcOptions.BackendKind backend) {
-        String name = ControlBlock.newName();
         PhaseFiles phaseFiles = null;
         Supervisor supervisor = null;
         ControlBlock block = null;
@@ -50,20 +50,19 @@ final class ChildGroup implements AutoCloseable {
         Inputs inputs = null;
         ChildStartCache startCache = ChildStartCache.forBackend(backend.optionName());
         try {
-            // A name of its own: the folder is seen before the block exists.
-            phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, ControlBlock.newName(), n);
-            fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.planned() : null;
             supervisor = new Supervisor(n, parent.supervisorOptions());
-            List<ChildSettings> settings = settings(parent.options, n, backend, phaseFiles,
-                    fds == null ? null : fds.socket(), startCache);
             List<List<String>> commands = new ArrayList<>(n);
             List<String> base = JvmCommand.base();
-            for (ChildSettings s : settings) {
-                commands.add(JvmCommand.from(base, startCache == null ? List.of() : startCache.jvmOptions(s.id()),
-                        SimpleIpcChild.class.getName(), s.arguments()));
+            for (int p = 0; p < n; p++) {
+                commands.add(JvmCommand.from(base, startCache == null ? List.of() : startCache.jvmOptions(p),
+                        SimpleIpcChild.class.getName(), ChildSettings.arguments(p)));
             }
             inputs = new Inputs(supervisor.startWithInput(commands));
-            for (ChildSettings s : settings) {
+            // Named only now: a parent killed before the spawn leaves nothing that no child would remove.
+            phaseFiles = new PhaseFiles(parent.options.json() || parent.reportFile != null, n);
+            fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.open() : null;
+            for (ChildSettings s : settings(parent.options, n, backend, phaseFiles,
+                    fds == null ? null : fds.socket(), startCache)) {
                 inputs.send(s.id(), ChildSettings.CODEC.encode(s));
             }
             if (backend == SimpleIpcOptions.BackendKind.CUDA) {
@@ -73,14 +72,13 @@ final class ChildGroup implements AutoCloseable {
                 }
             }
             parent.phases.mark("childrenStarted");
-            block = ControlBlock.create(name, n, SimpleIpcSlot.LAYOUT);
-            inputs.sendAll(ChildSettings.BlockName.CODEC.encode(new ChildSettings.BlockName(name)));
+            block = ControlBlock.create(n, SimpleIpcSlot.LAYOUT);
+            inputs.sendAll(ChildSettings.BlockName.CODEC.encode(new ChildSettings.BlockName(block.name())));
             SimpleIpcSlot.releaseCountersOnAbort(block);
             supervisor.watch(block);
             parent.phases.mark("blockCreated");
             if (fds != null) {
-                // After the spawn and the block, which the children wait for; they connect once they have
-                // joined. Only the group's own children are served.
+                // The children connect once they have joined. Only the group's own children are served.
                 Supervisor members = supervisor;
                 fds.listen(n, pid -> members.pids().contains(pid), parent.runDeadline);
             }

@@ -49,6 +49,11 @@ record ChildSettings(int id, BackendKind backend, Path socket, Path phaseFile, S
 
     /** The child's command-line arguments: its index. */
     List<String> arguments() {
+        return arguments(id);
+    }
+
+    /** The command-line arguments of child {@code id}: its index, all a command line tells. */
+    static List<String> arguments(int id) {
         return List.of(Integer.toString(id));
     }
 

@@ -35,34 +35,31 @@ final class FdDistribution implements AutoCloseable {
             .withOrder(ByteOrder.LITTLE_ENDIAN).withName("index")).withName("FdRequest");
     private static final VarHandle REQUEST_INDEX = REQUEST.varHandle(MemoryLayout.PathElement.groupElement("index"));
 
-    private final Path socket;
+    private final FdServer server;
     private final CompletableFuture<List<Integer>> exported = new CompletableFuture<>();
-    private FdServer server;
 
-    private FdDistribution(Path socket) {
-        this.socket = socket;
+    private FdDistribution(FdServer server) {
+        this.server = server;
     }
 
     /**
-     * The group's socket, not listening yet ({@link #listen}): its path goes in the children's settings, and
-     * opening it (its first use of the socket calls) need not delay their start.
+     * The group's socket, in a new directory of the shared-memory directory (mode 0700), accepting no connection
+     * yet ({@link #listen}): its path goes in the children's settings once it exists.
      */
-    static FdDistribution planned() {
-        return new FdDistribution(FdServer.newPrivateSocket());
+    static FdDistribution open() {
+        return new FdDistribution(FdServer.open());
     }
 
     Path socket() {
-        return socket;
+        return server.socket();
     }
 
     /**
-     * Listens on the socket (in a new directory of the shared-memory directory, mode 0700) and serves {@code
-     * children} connections on a daemon thread until the deadline: each is accepted and its request read at once,
-     * then answered with the descriptors once they are {@linkplain #offer offered}. A peer that is not one of the
-     * group ({@code member} says no) is refused.
+     * Serves {@code children} connections on a daemon thread until the deadline: each is accepted and its request
+     * read at once, then answered with the descriptors once they are {@linkplain #offer offered}. A peer that is
+     * not one of the group ({@code member} says no) is refused.
      */
     void listen(int children, LongPredicate member, Deadline deadline) {
-        server = FdServer.openPrivate(socket);
         FdServer listening = server;
         Thread.ofPlatform().daemon().name("cudaipc4j-fd-distribution").start(() -> {
             int served = 0;
@@ -86,6 +83,8 @@ final class FdDistribution implements AutoCloseable {
                     return;
                 }
             }
+            // Everyone is served: the socket's name goes now, not at the end of the run.
+            listening.close();
         });
     }
 
@@ -153,8 +152,6 @@ final class FdDistribution implements AutoCloseable {
     @Override
     public void close() {
         exported.cancel(false);
-        if (server != null) {
-            server.close();
-        }
+        server.close();
     }
 }

@@ -13,14 +13,33 @@ import java.util.Map;
  * Timestamps of the phases of one process (epoch microseconds, in the order they were marked). A child writes its
  * log as {@code name=micros} lines to a file the parent reads back for {@code --json} and {@code bench}; plain text
  * keeps the child's start-up free of a JSON library. Thread-safe: start-up work on helper threads marks here too.
+ * A traced log also prints each phase on standard error as it is reached ({@code cudaipc4j.tracePhases}).
  */
 final class PhaseLog {
     /** Prefix of entries that hold a duration in microseconds rather than a timestamp. */
     static final String TOTAL = "total.";
     private final Map<String, Long> marks = new LinkedHashMap<>();
+    private final boolean traced;
+
+    PhaseLog() {
+        this(false);
+    }
+
+    PhaseLog(boolean traced) {
+        this.traced = traced;
+    }
 
     synchronized void mark(String phase) {
         marks.put(phase, Clock.micros());
+        note(phase);
+    }
+
+    /** Prints {@code phase} when traced, without marking it: a step within a phase. */
+    void note(String phase) {
+        if (traced) {
+            System.err.println("cudaipc4j: phase " + phase);
+            System.err.flush();
+        }
     }
 
     synchronized void mark(String phase, long micros) {

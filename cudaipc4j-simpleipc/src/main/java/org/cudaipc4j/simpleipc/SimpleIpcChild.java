@@ -13,6 +13,7 @@ import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.ParentWatch;
 import org.cudaipc4j.coord.ProcessStatus;
 import org.cudaipc4j.coord.StarterInput;
 import org.cudaipc4j.coord.fd.FdMessage;
@@ -86,7 +87,9 @@ public final class SimpleIpcChild {
             ProcessExit.exit(0, settings.quietExit());
         }
         phases.mark("exit");
-        if (settings.phaseFile() != null) {
+        if (ParentWatch.gone(input.starter())) {
+            DeadParent.removeWhatItNamed(); // and no phase log: nobody reads it
+        } else if (settings.phaseFile() != null) {
             phases.writeTo(settings.phaseFile());
         }
         ProcessExit.exit(exit, settings.quietExit());
@@ -112,6 +115,7 @@ public final class SimpleIpcChild {
             throw e; // not reached
         } catch (CoordinationException e) {
             System.err.println("cudaipc4j: simpleIPC child: " + e.getMessage());
+            DeadParent.removeWhatItNamed();
             ProcessExit.exit(1);
             throw e; // not reached
         }
@@ -162,6 +166,7 @@ public final class SimpleIpcChild {
             }
             try (ChildRuntime runtime = awaitJoin(joining)) {
                 SimpleIpcSlot.releaseCountersOnAbort(runtime.block());
+                runtime.onParentGone(TempLeftovers::sweepPhaseFolders); // the watchdog reaps the shared memory
                 if (settings.backend() == SimpleIpcOptions.BackendKind.CUDA) {
                     // Killed, the parent leaves the driver's /dev/shm files, and this process halts without the
                     // driver's at-exit handler: remove both (the names carry the pid).

@@ -40,7 +40,7 @@ public final class SimpleIpcParent {
     final SimpleIpcOptions options;
     /** Human-readable output: stdout, or stderr when stdout carries JSON. */
     private final PrintStream out;
-    final PhaseLog phases = new PhaseLog();
+    final PhaseLog phases = new PhaseLog(SimpleIpcSettings.TRACE_PHASES.get());
     /**
      * Where to write the JSON report as well, from {@code CUDAIPC4J_REPORT}: lets a benchmark time the exact command
      * a user runs (no {@code --json} on its command line) and still get the phases.
@@ -266,6 +266,7 @@ public final class SimpleIpcParent {
                         Backend.Export export = exports.add(backend.export(SimpleIpcSlot.deviceOrdinal(slot),
                                 options.bytes(), options.ipc()));
                         SimpleIpcSlot.setHandles(slot, export.memoryHandle(), export.eventHandle());
+                        phases.note("exported" + p);
                         for (int fd : export.memoryFds()) {
                             fds.add(fd);
                         }
@@ -287,6 +288,9 @@ public final class SimpleIpcParent {
             // Free as soon as every child has closed its mappings: the parent's teardown (frees, context release)
             // then overlaps the children's. After a failure, wait for the children to be gone first.
             if (supervisor.awaitReleased(deadline)) {
+                // Every child has joined: the block's name is needed no more, and a parent killed from here on
+                // leaves no file of it.
+                block.removeName();
                 phases.mark("released");
                 exports.close();
                 backend.close();

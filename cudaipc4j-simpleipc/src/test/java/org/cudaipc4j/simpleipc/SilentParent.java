@@ -6,10 +6,13 @@ import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
 import org.cudaipc4j.coord.JvmCommand;
+import org.cudaipc4j.coord.SharedSegment;
 
 /**
  * A parent that starts one {@link SimpleIpcChild} (its output into the file {@code args[0]}), sends it its settings
  * when {@code args[1]} is {@code settings}, prints {@code CHILD <pid>} and then sends nothing more: the tests kill it.
+ * Before that it names what a parent names before its block exists, a segment and a phase-log folder, and prints
+ * {@code NAMED <segment> <folder>}: the child of the killed parent must remove them.
  */
 public final class SilentParent {
     private SilentParent() {}
@@ -26,6 +29,9 @@ public final class SilentParent {
                             d.hostWaitTimeout()))));
             in.flush();
         }
+        SharedSegment segment = SharedSegment.create(4096);
+        PhaseFiles phases = new PhaseFiles(true, 1);
+        System.out.println("NAMED " + segment.path() + " " + phases.file(0).getParent());
         System.out.println("CHILD " + child.pid());
         System.out.flush();
         child.waitFor(); // killed first

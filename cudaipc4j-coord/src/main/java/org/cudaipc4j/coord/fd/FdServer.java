@@ -3,14 +3,17 @@ package org.cudaipc4j.coord.fd;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.base.LibcSockets;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
+import org.cudaipc4j.coord.FreshName;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.coord.internal.ShutdownRemovals;
 
@@ -44,44 +47,29 @@ public final class FdServer implements AutoCloseable {
         this.ownsDirectory = ownsDirectory;
     }
 
-    /** {@return a server in a new private directory in the shared-memory directory} */
+    /**
+     * {@return a server in a new private directory (mode 0700) of the shared-memory directory, named like a segment
+     * ({@link FreshName}: a name that is taken makes it pick another), removed with the socket on {@link #close()}}
+     */
     public static FdServer open() {
-        return openPrivate(newPrivateSocket());
+        return openPrivate(() -> SharedSegment.newName(null) + SharedSegment.SOCKET_DIRECTORY_SUFFIX);
     }
 
-    /**
-     * {@return a fresh socket path for {@link #openPrivate}, in a directory of the shared-memory directory that does
-     * not exist yet (named like a segment): it can be handed out, to children on their command line, before the server
-     * listens}
-     */
-    public static Path newPrivateSocket() {
-        return SharedSegment.directory().resolve(SharedSegment.newName(null) + SharedSegment.SOCKET_DIRECTORY_SUFFIX)
-                .resolve(SOCKET);
-    }
-
-    /**
-     * {@return a server at {@code socket}, a path from {@link #newPrivateSocket}: creates its directory (mode 0700),
-     * which must not exist yet, and removes both on {@link #close()}}
-     *
-     * @param socket a path from {@link #newPrivateSocket}
-     * @throws IllegalArgumentException when {@code socket} is not such a path
-     */
-    public static FdServer openPrivate(Path socket) {
-        Path dir = socket.getParent();
-        if (dir == null || !socket.getFileName().toString().equals(SOCKET)
-                || !dir.getFileName().toString().endsWith(SharedSegment.SOCKET_DIRECTORY_SUFFIX)) {
-            throw new IllegalArgumentException(socket + " is not a path from FdServer.newPrivateSocket()");
-        }
-        return ShutdownRemovals.make(() -> {
+    /** As {@link #open()}, in the first directory name of {@code names} that is free: tests give taken ones. */
+    static FdServer openPrivate(Supplier<String> names) {
+        return ShutdownRemovals.make(() -> FreshName.make(names, name -> {
+            Path dir = SharedSegment.directory().resolve(name);
             try {
                 Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(
                         PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException taken) {
+                throw taken;
             } catch (IOException e) {
                 throw new CoordinationException("cannot create the socket directory " + dir + ": " + e.getMessage(),
                         e);
             }
-            return kept(listen(dir, socket, true));
-        }, () -> refusedInShutdown(socket));
+            return kept(listen(dir, dir.resolve(SOCKET), true));
+        }), () -> refusedInShutdown(SharedSegment.directory()));
     }
 
     /**

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -513,12 +514,16 @@ class FdChannelTest {
     }
 
     @Test
-    void aPrivateSocketPathIsHandedOutBeforeItsServerListens() throws Exception {
-        Path socket = FdServer.newPrivateSocket();
-        assertFalse(Files.exists(socket.getParent()), "nothing is created before the server opens");
-        assertThrows(CoordinationException.class, () -> FdChannel.connect(socket, Duration.ofMillis(50)));
-        try (FdServer server = FdServer.openPrivate(socket); OwnedFd a = memfd("planned")) {
-            assertEquals(socket, server.socket());
+    void aTakenDirectoryNameMakesTheServerPickAnotherAndLeaveItAlone() throws Exception {
+        Path taken = Files.createDirectory(SharedSegment.directory().resolve(SharedSegment.newName(null)
+                + SharedSegment.SOCKET_DIRECTORY_SUFFIX));
+        Path planted = Files.writeString(taken.resolve("s"), "not a socket");
+        String free = SharedSegment.newName(null) + SharedSegment.SOCKET_DIRECTORY_SUFFIX;
+        Iterator<String> names = List.of(taken.getFileName().toString(), free).iterator();
+        Path socket;
+        try (FdServer server = FdServer.openPrivate(names::next); OwnedFd a = memfd("planned")) {
+            socket = server.socket();
+            assertEquals(SharedSegment.directory().resolve(free).resolve("s"), socket);
             assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())));
             CompletableFuture<String> received = CompletableFuture.supplyAsync(() -> {
                 try (FdChannel c = FdChannel.connect(socket, LIMIT); FdMessage m = c.receive(LIMIT)) {
@@ -531,11 +536,12 @@ class FdChannelTest {
                 channel.send(new byte[] {1}, List.of(a.value()));
             }
             assertEquals("planned", received.get(10, TimeUnit.SECONDS));
-            assertThrows(CoordinationException.class, () -> FdServer.openPrivate(socket), "its directory exists");
+        } finally {
+            assertEquals("not a socket", Files.readString(planted), "what had the name is left as it was");
+            Files.delete(planted);
+            Files.delete(taken);
         }
         assertFalse(Files.exists(socket.getParent()), "closing removes the socket and its directory");
-        assertThrows(IllegalArgumentException.class,
-                () -> FdServer.openPrivate(SharedSegment.directory().resolve("elsewhere").resolve("s")));
     }
 
     /**

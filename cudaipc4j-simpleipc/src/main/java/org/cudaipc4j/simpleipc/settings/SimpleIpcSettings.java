@@ -9,6 +9,10 @@ import org.cudaipc4j.tool.Sizes;
 public final class SimpleIpcSettings {
     private SimpleIpcSettings() {}
 
+    /** The parent's phases, each on standard error as it is reached: tests stop a run at a phase of their choice. */
+    public static final Setting<Boolean> TRACE_PHASES = Setting.switchProperty("cudaipc4j.tracePhases",
+            "true: the parent prints 'cudaipc4j: phase NAME' on standard error as it reaches each phase");
+
     /** The driver's work queues per context: one unless set, in this process and its children. */
     public static final Setting<String> MAX_CONNECTIONS = Setting.variable(DriverEnvironment.MAX_CONNECTIONS, "1",
             "Hardware work queues per context; the tool's processes use one stream each, so 1 unless set");
