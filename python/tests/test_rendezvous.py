@@ -371,6 +371,24 @@ class RendezvousPartsTest(support.TestCase):
         self.assertApprox(overdue[0][1], 1.6)
         assert w.overdue(9.0) == []
 
+    def test_a_watcher_that_was_itself_stopped_blames_nobody_and_counts_every_silence_again(self):
+        w = rdzv._Watch(1.0)
+        w.watch(1, 0.0)
+        w.watch(2, 0.0)
+        assert w.check(0.25) == []
+        assert w.check(8.0) == [], "its own checks stopped for 7.75 s: nobody is blamed"
+        w.forget(2)  # the goodbye that waited unread
+        for t in (8.25, 8.5, 8.75, 9.0):
+            assert w.check(t) == [], f"silences count from the resumption at 8 s: {t}"
+        assert w.check(9.25) == [(1, 1.25)]
+
+    def test_checks_half_the_limit_apart_still_report_the_silent(self):
+        w = rdzv._Watch(1.0)
+        w.watch(1, 0.0)
+        assert w.check(0.5) == []
+        assert w.check(1.0) == []
+        assert w.check(1.5) == [(1, 1.5)]
+
     def test_a_port_taken_is_one_line_and_leaves_no_socket(self):
         with socket.socket() as taken:
             taken.bind(("127.0.0.1", 0))
@@ -379,9 +397,11 @@ class RendezvousPartsTest(support.TestCase):
             before = open_sockets()
             with warnings.catch_warnings(record=True) as warned:
                 warnings.simplefilter("always", ResourceWarning)
-                with self.assertRaisesRegex(rdzv.RendezvousError,
-                                            f"rendezvous on 127.0.0.1:{port}: cannot listen there"):
+                with self.assertRaises(rdzv.RendezvousError) as e:
                     rdzv.join(0, 2, ("127.0.0.1", port), secret=SECRET, payload=ID, join_timeout=1.0)
+                assert str(e.exception) == (f"rendezvous on 127.0.0.1:{port}: cannot listen on port {port} (Address"
+                                            f" already in use): set CUDAIPC4J_RENDEZVOUS=host:port to an address of"
+                                            f" this host with a free port")
                 gc.collect()
             assert open_sockets() == before
             assert not [w for w in warned if issubclass(w.category, ResourceWarning)], \
