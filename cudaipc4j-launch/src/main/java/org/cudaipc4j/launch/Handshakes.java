@@ -317,6 +317,11 @@ final class Handshakes implements AutoCloseable {
         } catch (IOException e) {
             // broken already
         }
+        try { // deregisters it now: a registered channel's descriptor stays open until the next selection
+            selector.selectNow();
+        } catch (IOException e) {
+            // the selector is broken: the next round fails with it
+        }
         Closing.closeQuietly(p.channel);
         pending.remove(p);
     }
