@@ -340,8 +340,10 @@ class _Handshakes:
             self._hand_over(c)
 
     def _accept_some(self, joined: list) -> None:
-        """Accepts what waits, at most MAX at a time, so that the connections already here are read too."""
-        for _ in range(self.MAX):
+        """Accepts what waits, a quarter of the places at a time: a connection accepted now is read in this round or
+        the next, before newer ones can have taken the places of all older than it, so a real rank whose preamble came
+        a moment after its connection still keeps its place."""
+        for _ in range(self.MAX // 4):
             try:
                 s, _ = self._server.accept()
             except (BlockingIOError, InterruptedError):

@@ -157,9 +157,13 @@ final class Handshakes implements AutoCloseable {
         }
     }
 
-    /** Accepts what waits, at most {@link #MAX} at a time, so that the connections already here are read too. */
+    /**
+     * Accepts what waits, a quarter of the places at a time: a connection accepted now is read in this round or the
+     * next, before newer ones can have taken the places of all older than it, so a real rank whose preamble came
+     * a moment after its connection still keeps its place.
+     */
     private void acceptSome(List<Connection> joined) throws IOException {
-        for (int n = 0; n < MAX; n++) {
+        for (int n = 0; n < MAX / 4; n++) {
             SocketChannel ch = server.accept();
             if (ch == null) {
                 return;
