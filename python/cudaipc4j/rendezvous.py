@@ -796,8 +796,10 @@ class RankGroup:
             finally:
                 if s is not None and 0 not in self._peers:
                     s.close()
-            if reached[0]:
-                backoff = 0.02  # rank 0 is there, and dropped this try (a flood of strangers): at once again
+            if reached[0] or last == "it closed the connection":
+                # someone took the connection and dropped it before the proof: rank 0 giving its place to another
+                # (a flood of strangers), which the next try at once may win
+                backoff = 0.02
             # rank 0 may start later than this rank: try again, a little later each time
             time.sleep(min(backoff, max(0.001, deadline - time.monotonic())))
             backoff = min(0.5, backoff * 2)

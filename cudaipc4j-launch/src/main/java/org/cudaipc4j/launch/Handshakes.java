@@ -87,6 +87,9 @@ final class Handshakes implements AutoCloseable {
     private final Consumer<Connection> handOver;
     private final List<Pending> pending = new ArrayList<>();
     private final ByteBuffer sink = ByteBuffer.allocate(8192);
+    // kept from round to round: a flood makes many rounds, each of which would otherwise leave garbage
+    private final List<SelectionKey> ready = new ArrayList<>();
+    private final List<Connection> joined = new ArrayList<>();
 
     /**
      * Serves the connections {@code server} accepts; each that joined goes, blocking again, to {@code handOver}.
@@ -119,7 +122,8 @@ final class Handshakes implements AutoCloseable {
     void round(long until) throws IOException {
         long now = System.nanoTime();
         long wake = until;
-        for (Pending p : List.copyOf(pending)) {
+        for (int i = pending.size() - 1; i >= 0; i--) {
+            Pending p = pending.get(i);
             if (now - p.deadline >= 0) {
                 drop(p); // silent or slow past its deadline
             } else if (p.deadline - wake < 0) {
@@ -134,16 +138,16 @@ final class Handshakes implements AutoCloseable {
                 selector.selectNow();
             }
         }
-        List<SelectionKey> ready = new ArrayList<>(selector.selectedKeys());
+        ready.addAll(selector.selectedKeys());
         selector.selectedKeys().clear();
-        List<Connection> joined = new ArrayList<>();
         for (SelectionKey k : ready) {
             if (k.isValid() && k.channel() == server) {
-                acceptSome(joined);
+                acceptSome();
             } else if (k.isValid()) {
-                step((Pending) k.attachment(), joined);
+                step((Pending) k.attachment());
             }
         }
+        ready.clear();
         if (!joined.isEmpty()) {
             selector.selectNow(); // deregisters the joined channels' cancelled keys, so they can block again
             for (Connection c : joined) {
@@ -154,6 +158,7 @@ final class Handshakes implements AutoCloseable {
                 }
                 handOver.accept(c);
             }
+            joined.clear();
         }
     }
 
@@ -162,7 +167,7 @@ final class Handshakes implements AutoCloseable {
      * next, before newer ones can have taken the places of all older than it, so a real rank whose preamble came
      * a moment after its connection still keeps its place.
      */
-    private void acceptSome(List<Connection> joined) throws IOException {
+    private void acceptSome() throws IOException {
         for (int n = 0; n < MAX / 4; n++) {
             SocketChannel ch = server.accept();
             if (ch == null) {
@@ -185,12 +190,12 @@ final class Handshakes implements AutoCloseable {
                 continue;
             }
             pending.add(p);
-            step(p, joined); // a real rank's preamble is often here already: it sent it as it connected
+            step(p); // a real rank's preamble is often here already: it sent it as it connected
         }
     }
 
     /** Reads what {@code p} sent, as far as its stage needs, and moves it on. */
-    private void step(Pending p, List<Connection> joined) {
+    private void step(Pending p) {
         try {
             while (p.key.isValid()) {
                 if (p.stage == Stage.DRAINING) {
@@ -204,7 +209,7 @@ final class Handshakes implements AutoCloseable {
                 if (p.in.hasRemaining()) {
                     return; // more to come
                 }
-                advance(p, joined);
+                advance(p);
             }
         } catch (Wire.ProtocolException e) {
             refuse(p, "rendezvous on " + where + ": " + e.getMessage());
@@ -214,7 +219,7 @@ final class Handshakes implements AutoCloseable {
     }
 
     /** {@code p} sent all its stage needed. */
-    private void advance(Pending p, List<Connection> joined) throws IOException {
+    private void advance(Pending p) throws IOException {
         byte[] got = new byte[p.in.position()];
         p.in.get(0, got);
         if (p.stage == Stage.PREAMBLE) {

@@ -62,8 +62,10 @@ final class MemberSide extends GroupWatch {
                     Closing.closeQuietly(s);
                 }
             }
-            if (reached[0]) {
-                retry.reset(); // rank 0 is there, and dropped this try (a flood of strangers): at once again
+            if (reached[0] || last instanceof EOFException) {
+                // someone took the connection and dropped it before the proof: rank 0 giving its place to another
+                // (a flood of strangers), which the next try at once may win
+                retry.reset();
             }
             retry.idleUntil(deadline);
         }
@@ -72,7 +74,7 @@ final class MemberSide extends GroupWatch {
     /**
      * One try on a connected socket: the handshake, then the wait for START. Returns true once joined; an end of
      * the stream or an error before rank 0 proved the secret is for the caller to retry ({@code reached} says
-     * whether rank 0 answered at all); anything after that is final.
+     * whether rank 0 answered); anything after that is final.
      */
     private boolean attempt(Socket s, long deadline, String timeout, boolean[] reached) throws IOException {
         s.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
