@@ -117,6 +117,8 @@ class RendezvousFloodTest {
                 String[] made = flood.expectRest("stopped ").split(" "); // opened, in seconds, garbage frames
                 assertTrue(Long.parseLong(made[0]) >= Double.parseDouble(made[1]) * 100 * SCALE, String.join(" ", made));
                 assertTrue(Long.parseLong(made[2]) >= 1000 * SCALE, String.join(" ", made));
+                System.out.printf("the flood opened %s connections in %s s and sent %s garbage frames%n", made[0],
+                        made[1], made[2]);
                 python.send("close");
                 zero.send("close");
                 ranks.close();
