@@ -484,7 +484,10 @@ class _Watch:
         self.checked: float | None = None
 
     def watch(self, rank: int, now: float) -> None:
+        """Starts watching ``rank``, counting its silence from ``now``; the watcher's checks count from then too."""
         self.last[rank] = now
+        if self.checked is None:
+            self.checked = now
 
     def heard(self, rank: int, now: float) -> None:
         if rank in self.last and now > self.last[rank]:

@@ -513,6 +513,11 @@ class RendezvousPartsTest(support.TestCase):
             assert w.check(t) == [], f"silences count from the resumption at 8 s: {t}"
         assert w.check(9.25) == [(1, 1.25)]
 
+    def test_a_watcher_stopped_before_its_first_check_blames_nobody(self):
+        w = rdzv._Watch(1.0)
+        w.watch(1, 0.0)
+        assert w.check(3.0) == []
+
     def test_checks_half_the_limit_apart_still_report_the_silent(self):
         w = rdzv._Watch(1.0)
         w.watch(1, 0.0)

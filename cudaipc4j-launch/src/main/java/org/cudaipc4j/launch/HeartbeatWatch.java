@@ -25,9 +25,13 @@ final class HeartbeatWatch {
         this.limitNanos = limitNanos;
     }
 
-    /** Starts watching {@code rank}, counting its silence from {@code now}. */
+    /** Starts watching {@code rank}, counting its silence from {@code now}; the watcher's checks count from then too. */
     void watch(int rank, long now) {
         lastHeard.put(rank, now);
+        if (!checkedBefore) {
+            checkedBefore = true;
+            checked = now;
+        }
     }
 
     /** Something came from {@code rank} at {@code now}; ignored for a rank not watched (any more). */

@@ -62,6 +62,13 @@ class HeartbeatWatchTest {
     }
 
     @Test
+    void aWatcherStoppedBeforeItsFirstCheckBlamesNobody() {
+        HeartbeatWatch w = new HeartbeatWatch(S);
+        w.watch(1, 0);
+        assertEquals(List.of(), w.check(3 * S));
+    }
+
+    @Test
     void checksHalfTheLimitApartStillReportTheSilent() {
         HeartbeatWatch w = new HeartbeatWatch(S);
         w.watch(1, 0);
