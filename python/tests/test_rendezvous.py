@@ -2,6 +2,7 @@
 import gc
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -359,6 +360,32 @@ class MemberSideTest(support.TestCase):
         assert str(failure(one)) == (f"rank 0 at 127.0.0.1:{self.fake.port} closed the connection before it started"
                                      f" the group of 3 ranks")
         assert time.monotonic() - closed < 1.0, "not at once"
+
+
+class StoppedRankZeroTest(support.TestCase):
+    """Rank 0 in a process of its own (rendezvous_peer.py), stopped while the other ranks close: resumed, it reads their
+    goodbyes, which waited in its sockets, before it blames anyone for their silence."""
+
+    def test_a_rank_zero_resumed_after_a_stop_reads_the_goodbyes_before_blaming_anyone(self):
+        ranks = Ranks()
+        self.addCleanup(ranks.close)
+        zero = subprocess.Popen([sys.executable, str(Path(__file__).with_name("rendezvous_peer.py")), "--rank", "0",
+                                 "--size", "3", "--port", "0", "--secret", SECRET.decode(), "--nccl", str(NCCL),
+                                 "--payload-hex", ID.hex(), "--interval", "0.2", "--limit", "1"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                env=dict(os.environ, PYTHONPATH=str(Path(rdzv.__file__).parents[1])))
+        self.addCleanup(_end, zero)
+        port = int(zero.stdout.readline().split()[1])
+        members = [ranks.start(r, 3, port, heartbeat_interval=0.2) for r in (1, 2)]
+        assert zero.stdout.readline().startswith("joined ")
+        assert all(m.result(WAIT).payload == ID for m in members)
+        os.kill(zero.pid, signal.SIGSTOP)
+        ranks.close()  # each waits the silence limit for rank 0's end, which a stopped rank 0 never sends
+        os.kill(zero.pid, signal.SIGCONT)
+        zero.stdin.write("close\n")
+        zero.stdin.flush()
+        assert zero.stdout.readline() == "closed\n", "rank 0's first line after it resumed"
+        assert zero.wait(WAIT) == 0
 
 
 class FloodTest(support.TestCase):
