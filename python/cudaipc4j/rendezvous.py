@@ -294,8 +294,8 @@ class _Handshakes:
     """Rank 0's connections that have not proven the secret yet, served without blocking by the thread that accepts
     them (as Java's Handshakes): until it proves itself each costs a descriptor and a few bytes, and nothing of it is
     left once dropped. A connection must send its preamble within PREAMBLE_WAIT and its JOIN within the handshake
-    timeout; when all MAX places are taken, a new connection takes the place of the one that has shown the least: a
-    refused one still being drained, then the oldest without its preamble, then the oldest that owes its JOIN. A
+    timeout; when all MAX places are taken, a connection that arrives takes the place of the one that has shown the
+    least: a refused one still being drained, then the oldest without its preamble, then the oldest that owes its JOIN. A
     real rank sends its preamble as it connects and its JOIN one round trip after the CHALLENGE, so it keeps its place
     while strangers that stay silent or trickle bytes hold the others."""
     MAX = 64

@@ -20,7 +20,7 @@ import org.cudaipc4j.base.Closing;
  * blocking: until it proves itself each costs one descriptor and a buffer of 93 bytes, and nothing of it is left
  * once it is dropped. A flood of strangers cannot keep the real ranks out. A connection must send its preamble
  * within {@link #PREAMBLE_WAIT_NANOS} and its JOIN within the handshake timeout; when all {@link #MAX} places are
- * taken, a new connection takes the place of the one that has shown the least: first a refused one still being
+ * taken, a connection that arrives takes the place of the one that has shown the least: first a refused one still being
  * drained, then the oldest that has not sent its preamble, then the oldest that owes its JOIN. A real rank sends its
  * preamble as it connects and its JOIN one round trip after the CHALLENGE, so it keeps its place while strangers
  * that stay silent or trickle bytes hold the others.
@@ -28,7 +28,7 @@ import org.cudaipc4j.base.Closing;
 final class Handshakes implements AutoCloseable {
     /** The most connections in their handshake at once. */
     static final int MAX = 64;
-    /** How long a new connection may take to send its preamble, which a real rank sends as it connects. */
+    /** How long an accepted connection may take to send its preamble, which a real rank sends as it connects. */
     static final long PREAMBLE_WAIT_NANOS = 1_000_000_000L;
     /**
      * The kernel's queue of connections not yet accepted: long, so that a flood does not fill it, which would make

@@ -25,7 +25,7 @@ final class HeartbeatWatch {
         this.limitNanos = limitNanos;
     }
 
-    /** Starts watching {@code rank}, counting its silence from {@code now}; the watcher's checks count from then too. */
+    /** Starts watching {@code rank}, counting its silence from {@code now}; the watcher's checks count from then. */
     void watch(int rank, long now) {
         lastHeard.put(rank, now);
         if (!checkedBefore) {

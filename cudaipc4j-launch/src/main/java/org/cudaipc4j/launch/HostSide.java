@@ -19,8 +19,8 @@ import org.cudaipc4j.coord.Durations;
 /**
  * Rank 0's side of a {@link RankGroup}. Joining, it listens on the group's address, serves the handshakes on its
  * own thread without blocking ({@link Handshakes}: a flood of strangers costs it a bounded number of descriptors),
- * starts a reader for each rank that proved the secret, refuses strangers one by one with a line that says why, ends the whole rendezvous on an NCCL version mismatch, and once all ranks arrived hands each the
- * payload. Afterwards it releases a barrier once every rank reached it, relays each rank's fault once to every other
+ * starts a reader for each rank that proved the secret, refuses strangers one by one with a line that says why,
+ * ends the whole rendezvous on an NCCL version mismatch, and once all ranks arrived hands each the payload. Afterwards it releases a barrier once every rank reached it, relays each rank's fault once to every other
  * rank, and on closing waits, at most the silence limit, for the other ranks' goodbyes before saying its own.
  */
 final class HostSide extends GroupWatch {

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 class RendezvousFloodTest {
     /**
      * The flood's size against the one measured for docs/multinode.md (200 silent and 200 slow connections, 1000
-     * garbage frames, at least 100 new connections a second): a quarter here, still more than rank 0's 64 places;
+     * garbage frames, at least 100 connections opened a second): a quarter here, still more than rank 0's 64 places;
      * {@code CUDAIPC4J_TEST_FLOOD_SCALE=1} in the environment runs it whole.
      */
     private static final double SCALE = Double.parseDouble(Optional.ofNullable(
@@ -115,7 +115,8 @@ class RendezvousFloodTest {
                 assertTrue(grew < RSS_GROWTH_KIB, "rank 0's memory grew by " + grew + " KiB");
                 flood.endInput();
                 String[] made = flood.expectRest("stopped ").split(" "); // opened, in seconds, garbage frames
-                assertTrue(Long.parseLong(made[0]) >= Double.parseDouble(made[1]) * 100 * SCALE, String.join(" ", made));
+                assertTrue(Long.parseLong(made[0]) >= Double.parseDouble(made[1]) * 100 * SCALE,
+                        String.join(" ", made));
                 assertTrue(Long.parseLong(made[2]) >= 1000 * SCALE, String.join(" ", made));
                 System.out.printf("the flood opened %s connections in %s s and sent %s garbage frames%n", made[0],
                         made[1], made[2]);
