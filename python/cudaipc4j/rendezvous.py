@@ -22,7 +22,7 @@ import time
 from decimal import Decimal, InvalidOperation
 from typing import Callable, NamedTuple
 
-from . import settings
+from . import launch, settings
 from .errors import Error
 
 __all__ = ["ClosedError", "Fault", "RankGroup", "RendezvousError", "join", "join_launched", "nccl_version_text",
@@ -58,7 +58,6 @@ _LAYOUTS = {"PREAMBLE": _PREAMBLE, "FRAME_HEAD": _FRAME_HEAD, "CHALLENGE": _CHAL
            "WELCOME_PROOF": _WELCOME_PROOF}
 _KINDS = {1: "DIED", 2: "HUNG", 3: "LEFT"}
 _CODES = {v: k for k, v in _KINDS.items()}
-_MAX_HANDSHAKES = 64
 
 #: The variable that sets the silence limit in seconds ("3", "1.5") when the call does not.
 SILENCE_LIMIT_VARIABLE = settings.HEARTBEAT_TIMEOUT.name
@@ -66,6 +65,8 @@ DEFAULT_JOIN_TIMEOUT = 60.0
 DEFAULT_HANDSHAKE_TIMEOUT = 10.0
 DEFAULT_HEARTBEAT_INTERVAL = 0.25
 DEFAULT_SILENCE_LIMIT = 3.0
+#: How long rank 0 may take to answer a JOIN with its proof: it sends it as soon as it read the JOIN.
+PROOF_WAIT = 1.0
 
 
 class Fault(NamedTuple):
@@ -198,11 +199,17 @@ def _read_frame(sock: socket.socket, allow_end: bool = False) -> tuple[int, byte
     head = _recv_exact(sock, _FRAME_LENGTH.size, at_start=allow_end)
     if head is None:
         return None
-    (length,) = _FRAME_LENGTH.unpack(head)
-    if length < 1 or length > MAX_FRAME:
-        raise _ProtocolError(f"frame of {length} bytes refused: the limit is {MAX_FRAME}")
+    length = _frame_length(head)
     body = _recv_exact(sock, length)
     return body[0], body[1:]
+
+
+def _frame_length(head: bytes) -> int:
+    """A frame head's length field; 0 or over MAX_FRAME is a _ProtocolError."""
+    (length,) = _FRAME_LENGTH.unpack_from(head)
+    if length < 1 or length > MAX_FRAME:
+        raise _ProtocolError(f"frame of {length} bytes refused: the limit is {MAX_FRAME}")
+    return length
 
 
 def _join_mac(secret: bytes, server_nonce: bytes, rank: int, size: int, nccl: int, client_nonce: bytes) -> bytes:
@@ -267,15 +274,220 @@ def _close(sock: socket.socket) -> None:
     sock.close()
 
 
+class _Pending:
+    """A connection in its handshake: what it sent so far, and what it still owes."""
+
+    def __init__(self, sock: socket.socket, now: float, deadline: float):
+        self.sock = sock
+        self.accepted = now
+        self.since = now
+        self.deadline = deadline
+        self.stage = _Handshakes.PREAMBLE
+        self.need = _PREAMBLE.size
+        self.got = b""
+        self.server_nonce = b""
+        self.drained = 0
+        self.gone = False
+
+
+class _Handshakes:
+    """Rank 0's connections that have not proven the secret yet, served without blocking by the thread that accepts
+    them (as Java's Handshakes): until it proves itself each costs a descriptor and a few bytes, and nothing of it is
+    left once dropped. A connection must send its preamble within PREAMBLE_WAIT and its JOIN within the handshake
+    timeout; when all MAX places are taken, a connection that arrives takes the place of the one that has shown the
+    least: a refused one still being drained, then the oldest without its preamble, then the oldest that owes its JOIN. A
+    real rank sends its preamble as it connects and its JOIN one round trip after the CHALLENGE, so it keeps its place
+    while strangers that stay silent or trickle bytes hold the others."""
+    MAX = 64
+    PREAMBLE_WAIT = 1.0
+    # the kernel's queue of connections not yet accepted: long, so that a flood does not fill it and make the kernel
+    # drop a real rank's SYN (retried only a second later); Linux caps it at net.core.somaxconn
+    BACKLOG = 4096
+    DRAIN = 0.5  # how long a refused peer may still send, so that closing does not reset it and lose the line
+    DRAINING, PREAMBLE, JOIN = range(3)  # in the order in which they give way
+
+    def __init__(self, server: socket.socket, handshake_timeout: float, where: str, judge, hand_over):
+        self._server = server
+        self._timeout = handshake_timeout
+        self._where = where
+        self._judge = judge
+        self._hand_over = hand_over
+        self._pending: dict[socket.socket, _Pending] = {}
+        self._sel = selectors.DefaultSelector()
+        server.setblocking(False)
+        self._sel.register(server, selectors.EVENT_READ)
+
+    def round(self, until: float) -> None:
+        """Waits until something arrives or a deadline, at most until ``until``, and serves what arrived."""
+        now = time.monotonic()
+        wake = until
+        for p in list(self._pending.values()):
+            if now >= p.deadline:
+                self._drop(p)  # silent or slow past its deadline
+            else:
+                wake = min(wake, p.deadline)
+        joined: list[_Connection] = []
+        for key, _ in self._sel.select(max(0.0, wake - now)):
+            if key.fileobj is self._server:
+                self._accept_some(joined)
+            elif not key.data.gone:
+                self._step(key.data, joined)
+        for c in joined:
+            try:
+                c.sock.setblocking(True)
+            except OSError:
+                c.close()  # gone already: its reader sees that and frees its place
+            self._hand_over(c)
+
+    def _accept_some(self, joined: list) -> None:
+        """Accepts what waits, a quarter of the places at a time: a connection accepted now is read in this round or
+        the next, before newer ones can have taken the places of all older than it, so a real rank whose preamble came
+        a moment after its connection still keeps its place."""
+        for _ in range(self.MAX // 4):
+            try:
+                s, _ = self._server.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return  # out of descriptors, or the like: the next round tries again
+            if len(self._pending) >= self.MAX:
+                self._drop(min(self._pending.values(), key=lambda p: (p.stage, p.since)))
+            try:
+                s.setblocking(False)
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                now = time.monotonic()
+                p = _Pending(s, now, now + min(self.PREAMBLE_WAIT, self._timeout))
+                self._sel.register(s, selectors.EVENT_READ, p)
+            except OSError:
+                s.close()
+                continue
+            self._pending[s] = p
+            self._step(p, joined)  # a real rank's preamble is often here already: it sent it as it connected
+
+    def _step(self, p: _Pending, joined: list) -> None:
+        """Reads what ``p`` sent, as far as its stage needs, and moves it on."""
+        try:
+            while not p.gone:
+                if p.stage == self.DRAINING:
+                    self._drain(p)
+                    return
+                b = p.sock.recv(p.need - len(p.got))
+                if not b:
+                    self._drop(p)  # gone before it proved anything
+                    return
+                p.got += b
+                if len(p.got) == p.need:
+                    self._advance(p, joined)
+        except (BlockingIOError, InterruptedError):
+            return  # more to come
+        except _ProtocolError as e:
+            self._refuse(p, f"rendezvous on {self._where}: {e}")
+        except OSError:
+            self._drop(p)
+
+    def _advance(self, p: _Pending, joined: list) -> None:
+        """``p`` sent all its stage needed."""
+        if p.stage == self.PREAMBLE:
+            self._preamble(p)
+        elif p.need == _PREAMBLE.size + _FRAME_HEAD.size:
+            length = _frame_length(p.got[_PREAMBLE.size:])
+            kind = p.got[-1]
+            if kind != JOIN or length - 1 != _JOIN.size:
+                self._refuse(p, f"rendezvous on {self._where}: expected a JOIN frame of {_JOIN.size} bytes, got type"
+                                f" {kind} of {length - 1}")
+                return
+            p.need += _JOIN.size
+        else:
+            refusal, c, welcome = self._judge(p.got[-_JOIN.size:], p.server_nonce, p.sock)
+            if refusal is not None:
+                self._refuse(p, refusal)
+                return
+            self._forget(p)
+            if not self._write(p, welcome):
+                c.close()  # its reader sees the end and frees its place
+            joined.append(c)
+
+    def _preamble(self, p: _Pending) -> None:
+        magic, major, minor = _PREAMBLE.unpack(p.got)
+        if magic != MAGIC:
+            self._drop(p)  # another protocol: nothing it could read
+            return
+        if major != MAJOR:
+            self._write(p, _preamble())
+            self._refuse(p, f"rendezvous protocol {major}.{minor} refused: rank 0 at {self._where} speaks"
+                            f" {MAJOR}.{MINOR}")
+            return
+        p.server_nonce = secrets.token_bytes(NONCE_BYTES)
+        if not self._write(p, _preamble() + _frame(CHALLENGE, p.server_nonce)):
+            self._drop(p)
+            return
+        p.stage = self.JOIN
+        p.since = time.monotonic()
+        p.deadline = p.accepted + self._timeout
+        p.need += _FRAME_HEAD.size
+
+    def _refuse(self, p: _Pending, line: str) -> None:
+        """Tells ``p`` why in one line, half-closes, and drains what it still sends for a while."""
+        if not self._write(p, _text(REFUSE, line)):
+            self._drop(p)
+            return
+        try:
+            p.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            self._drop(p)
+            return
+        p.stage = self.DRAINING
+        p.since = time.monotonic()
+        p.deadline = p.since + self.DRAIN
+
+    def _drain(self, p: _Pending) -> None:
+        while True:
+            b = p.sock.recv(8192)
+            p.drained += len(b)
+            if not b or p.drained >= MAX_FRAME:
+                self._drop(p)
+                return
+
+    @staticmethod
+    def _write(p: _Pending, data: bytes) -> bool:
+        """Writes ``data`` at once (a handshake's frames fit the empty send buffer); False when it did not."""
+        try:
+            return p.sock.send(data) == len(data)
+        except OSError:
+            return False
+
+    def _forget(self, p: _Pending) -> None:
+        p.gone = True
+        self._pending.pop(p.sock, None)
+        try:
+            self._sel.unregister(p.sock)
+        except (KeyError, ValueError):
+            pass
+
+    def _drop(self, p: _Pending) -> None:
+        self._forget(p)
+        _close(p.sock)  # its end of the stream first: what it sent unread would otherwise reset the connection
+
+    def close(self) -> None:
+        """Drops every connection still in its handshake; the server socket is its owner's to close."""
+        for p in list(self._pending.values()):
+            self._drop(p)
+        self._sel.close()
+
+
 class _Watch:
     """Which watched ranks have been silent for longer than the limit (times from the caller's clock)."""
 
     def __init__(self, limit: float):
         self.limit = limit
         self.last: dict[int, float] = {}
+        self.checked: float | None = None
 
     def watch(self, rank: int, now: float) -> None:
+        """Starts watching ``rank``, counting its silence from ``now``; the watcher's checks count from then too."""
         self.last[rank] = now
+        if self.checked is None:
+            self.checked = now
 
     def heard(self, rank: int, now: float) -> None:
         if rank in self.last and now > self.last[rank]:
@@ -283,6 +495,17 @@ class _Watch:
 
     def forget(self, rank: int) -> None:
         self.last.pop(rank, None)
+
+    def check(self, now: float) -> list[tuple[int, float]]:
+        """The watcher's periodic check: :meth:`overdue`, unless it comes more than half the limit after the last one.
+        Then the watcher itself was stopped or starved meanwhile, and what the others sent then waits unread (a goodbye
+        among it, perhaps): it finds none, and every silence counts from ``now`` again, so that it is read first."""
+        stalled = self.checked is not None and now - self.checked > self.limit / 2
+        self.checked = now
+        if stalled:
+            self.last = dict.fromkeys(self.last, now)
+            return []
+        return self.overdue(now)
 
     def overdue(self, now: float) -> list[tuple[int, float]]:
         found = [(r, now - t) for r, t in self.last.items() if now - t > self.limit]
@@ -327,9 +550,6 @@ class RankGroup:
         self._silent = False
         self._fault: Fault | None = None
         self._server: socket.socket | None = None
-        self._wake_r: socket.socket | None = None
-        self._wake_w: socket.socket | None = None
-        self._handshakes: dict[socket.socket, float] = {}
         self._join_failure: str | None = None
         self._all_arrived = False
         self._generation = 0
@@ -439,10 +659,7 @@ class RankGroup:
             self._ticker_stop = True
             self._lock.notify_all()
             if self._server is not None:
-                self._server.close()
-            self._wake()
-            for s in list(self._handshakes):
-                _close(s)
+                self._server.close()  # the connections still in their handshake went with the loop that served them
             for c in self._peers.values():
                 c.close()
             threads = list(self._threads)
@@ -452,40 +669,13 @@ class RankGroup:
         for t in threads:
             if t is not threading.current_thread():
                 t.join()
-        for s in (self._wake_r, self._wake_w):
-            if s is not None:
-                s.close()
-
-    def _wake(self) -> None:
-        if self._wake_w is not None:
-            try:
-                self._wake_w.send(b"x")
-            except OSError:
-                pass
 
     # ------------------------------------------------------------------------------------------------- joining
 
     def _host(self) -> None:
         deadline = time.monotonic() + self._join_timeout
         if self.size > 1:
-            host, port = self._address
-            server = None
-            try:
-                info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-                server = socket.socket(info[0], socket.SOCK_STREAM)
-                server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                server.bind(info[4])
-                server.listen(self.size + 16)
-            except OSError as e:
-                if server is not None:
-                    server.close()
-                raise RendezvousError(f"rendezvous on {self.address}: cannot listen there: {e}") from None
-            self._server = server
-            self._wake_r, self._wake_w = socket.socketpair()
-            bound = server.getsockname()
-            self.address = _where(host, bound[1])
-            if self._on_bound is not None:
-                self._on_bound((bound[0], bound[1]))
+            self._listen()
             self._accept_all(deadline)
         payload = self._payload_source() if callable(self._payload_source) else self._payload_source
         with self._lock:
@@ -501,20 +691,39 @@ class RankGroup:
             if self._server is not None:
                 self._server.close()
                 self._server = None
-            for s in list(self._handshakes):  # strangers still talking: the rendezvous is over
-                _close(s)
-            self._handshakes.clear()
             now = time.monotonic()
             for c in self._peers.values():
                 c.send(_frame(START, self.payload))
                 self._watch.watch(c.rank, now)
         self._start_threads()
 
-    def _accept_all(self, deadline: float) -> None:
-        sel = selectors.DefaultSelector()
+    def _listen(self) -> None:
+        """Binds the group's address; a port another process holds is one line naming the variable that moves it."""
+        host, port = self._address
+        server = None
         try:
-            sel.register(self._server, selectors.EVENT_READ)
-            sel.register(self._wake_r, selectors.EVENT_READ)
+            info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+            server = socket.socket(info[0], socket.SOCK_STREAM)
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind(info[4])
+            server.listen(_Handshakes.BACKLOG)
+        except OSError as e:
+            if server is not None:
+                server.close()
+            raise RendezvousError(f"rendezvous on {self.address}: cannot listen on port {port} ({e.strerror or e}):"
+                                  f" set {launch.CUDAIPC4J_RENDEZVOUS}=host:port to an address of this host with a"
+                                  f" free port") from None
+        self._server = server
+        bound = server.getsockname()
+        self.address = _where(host, bound[1])
+        if self._on_bound is not None:
+            self._on_bound((bound[0], bound[1]))
+
+    def _accept_all(self, deadline: float) -> None:
+        """Serves the handshakes until every rank joined, the join timeout passed or a rank ended the rendezvous."""
+        door = _Handshakes(self._server, self._handshake_timeout, self.address, self._judge,
+                           lambda c: self._start_thread("reader", self._read, c))
+        try:
             while True:
                 with self._lock:
                     if self._join_failure is not None:
@@ -524,123 +733,42 @@ class RankGroup:
                         raise RendezvousError(line)
                     if self._all_arrived:
                         return
-                    now = time.monotonic()
-                    if now >= deadline:
+                    if time.monotonic() >= deadline:
                         line = (f"rendezvous on {self.address}: {_ranks(self._missing(set(self._peers)))} of"
                                 f" {self.size} did not arrive within {_seconds(self._join_timeout)}")
                         for c in self._peers.values():
                             c.finish(_text(REFUSE, line))
                         raise RendezvousError(line)
-                    wake = deadline
-                    for s, d in list(self._handshakes.items()):
-                        if now >= d:  # a stranger who says nothing is dropped at its deadline
-                            _close(s)
-                            del self._handshakes[s]
-                        else:
-                            wake = min(wake, d)
-                for key, _ in sel.select(max(0.001, wake - time.monotonic())):
-                    if key.fileobj is self._wake_r:
-                        self._wake_r.recv(64)
-                        continue
-                    try:
-                        s, _ = self._server.accept()
-                    except OSError:
-                        continue
-                    with self._lock:
-                        if len(self._handshakes) >= _MAX_HANDSHAKES:
-                            s.close()
-                            continue
-                        self._handshakes[s] = time.monotonic() + self._handshake_timeout
-                        self._start_thread("handshake", self._serve, s)
+                door.round(deadline)
         finally:
-            sel.close()
+            door.close()
 
-    def _serve(self, s: socket.socket) -> None:
-        """Rank 0's side of one connection: the handshake, then the reader for the group."""
-        try:
-            s.settimeout(self._handshake_timeout)
-            c = _Connection(s)
-        except OSError:
-            self._drop(s)
-            return
-        try:
-            major, minor = _read_preamble(s)
-            if major != MAJOR:
-                c.send(_preamble())
-                self._refuse(c, f"rendezvous protocol {major}.{minor} refused: rank 0 at {self.address} speaks"
-                                f" {MAJOR}.{MINOR}")
-                return
-            server_nonce = secrets.token_bytes(NONCE_BYTES)
-            c.send(_preamble() + _frame(CHALLENGE, server_nonce))
-            kind, body = _read_frame(s)
-            if kind != JOIN or len(body) != _JOIN.size:
-                self._refuse(c, f"rendezvous on {self.address}: expected a JOIN frame of {_JOIN.size}"
-                                f" bytes, got type {kind} of {len(body)}")
-                return
-            r, n, nccl, client_nonce, mac = _JOIN.unpack(body)
-            if not hmac.compare_digest(mac, _join_mac(self._secret, server_nonce, r, n, nccl, client_nonce)):
-                self._refuse(c, f"rendezvous on {self.address}: wrong secret")
-                return
-            if n != self.size:
-                self._refuse(c, f"rendezvous on {self.address}: rank {r} was started for {n} ranks, rank 0 for"
-                                f" {self.size}")
-                return
-            if r < 1 or r >= self.size:
-                self._refuse(c, f"rendezvous on {self.address}: rank {r} is out of range: ranks 1 to"
-                                f" {self.size - 1} join rank 0")
-                return
-            with self._lock:
-                self._handshakes.pop(s, None)
-                if self._started or self._join_failure is not None or self._closing:
-                    self._refuse(c, f"rendezvous on {self.address} is over")
-                    return
-                if r in self._peers:
-                    self._refuse(c, f"rendezvous on {self.address}: rank {r} has already joined")
-                    return
-                if nccl != self._nccl:
-                    line = (f"rendezvous on {self.address}: rank {r} has NCCL {nccl_version_text(nccl)}, rank 0"
-                            f" has NCCL {nccl_version_text(self._nccl)}: all ranks must load the same NCCL")
-                    self._join_failure = line
-                    self._refuse(c, line)
-                    self._wake()
-                    return
-                s.settimeout(None)
-                c.rank = r
-                self._peers[r] = c
-                c.send(_frame(WELCOME, _welcome_mac(self._secret, client_nonce, server_nonce)))
-                if len(self._peers) == self.size - 1:
-                    self._all_arrived = True
-                    self._wake()
-        except _ProtocolError as e:
-            if str(e).startswith("not the cudaipc4j"):
-                self._drop(s)  # garbage: nothing it could read
-            else:
-                self._refuse(c, f"rendezvous on {self.address}: {e}")
-            return
-        except (OSError, EOFError):
-            self._drop(s)  # silent past the deadline, or gone
-            return
-        self._read(c)
-
-    def _refuse(self, c: _Connection, line: str) -> None:
-        """Tells a refused peer why in one line, lets it read that, and drops it."""
-        c.finish(_text(REFUSE, line))
-        try:  # read what it still sends, briefly, so closing does not reset the connection and lose the line
-            c.sock.settimeout(0.5)
-            total = 0
-            while total < MAX_FRAME:
-                b = c.sock.recv(8192)
-                if not b:
-                    break
-                total += len(b)
-        except OSError:
-            pass
-        self._drop(c.sock)
-
-    def _drop(self, s: socket.socket) -> None:
+    def _judge(self, body: bytes, server_nonce: bytes, s: socket.socket):
+        """Rank 0's checks of a whole JOIN, in the documented order: (refusal line, None, None), or (None, the
+        connection of the rank that joined, its WELCOME)."""
+        r, n, nccl, client_nonce, mac = _JOIN.unpack(body)
+        if not hmac.compare_digest(mac, _join_mac(self._secret, server_nonce, r, n, nccl, client_nonce)):
+            return f"rendezvous on {self.address}: wrong secret", None, None
+        if n != self.size:
+            return f"rendezvous on {self.address}: rank {r} was started for {n} ranks, rank 0 for {self.size}", None, None
+        if r < 1 or r >= self.size:
+            return (f"rendezvous on {self.address}: rank {r} is out of range: ranks 1 to {self.size - 1} join rank 0",
+                    None, None)
         with self._lock:
-            self._handshakes.pop(s, None)
-        _close(s)
+            if self._started or self._join_failure is not None or self._closing:
+                return f"rendezvous on {self.address} is over", None, None
+            if r in self._peers:
+                return f"rendezvous on {self.address}: rank {r} has already joined", None, None
+            if nccl != self._nccl:
+                self._join_failure = (f"rendezvous on {self.address}: rank {r} has NCCL {nccl_version_text(nccl)},"
+                                      f" rank 0 has NCCL {nccl_version_text(self._nccl)}: all ranks must load the"
+                                      f" same NCCL")
+                return self._join_failure, None, None
+            c = _Connection(s)
+            c.rank = r
+            self._peers[r] = c
+            self._all_arrived = len(self._peers) == self.size - 1
+            return None, c, _frame(WELCOME, _welcome_mac(self._secret, client_nonce, server_nonce))
 
     def _member(self) -> None:
         deadline = time.monotonic() + self._join_timeout
@@ -653,41 +781,13 @@ class RankGroup:
             if left <= 0:
                 raise RendezvousError(f"rank 0 at {self.address} did not answer within {timeout}"
                                       + (f" ({last})" if last else ""))
-            kept = False
             s = None
+            reached = [False]
             try:
                 s = socket.create_connection((host, port), timeout=left)
-                s.settimeout(max(0.001, deadline - time.monotonic()))
-                c = _Connection(s)
-                c.send(_preamble())
-                try:
-                    major, minor = _read_preamble(s)
-                except _ProtocolError as e:
-                    raise RendezvousError(f"rank 0 at {self.address}: {e}") from None
-                if major != MAJOR:
-                    raise RendezvousError(f"rank 0 at {self.address} speaks rendezvous protocol {major}.{minor},"
-                                          f" rank {self.rank} speaks {MAJOR}.{MINOR}")
-                (server_nonce,) = _CHALLENGE.unpack(self._expect(s, CHALLENGE, _CHALLENGE.size))
-                client_nonce = secrets.token_bytes(NONCE_BYTES)
-                mac = _join_mac(self._secret, server_nonce, self.rank, self.size, self._nccl, client_nonce)
-                c.send(_join(self.rank, self.size, self._nccl, client_nonce, mac))
-                (proof,) = _WELCOME.unpack(self._expect(s, WELCOME, _WELCOME.size))
-                if not hmac.compare_digest(proof, _welcome_mac(self._secret, client_nonce, server_nonce)):
-                    raise RendezvousError(f"rank 0 at {self.address} does not know the secret")
-                payload = self._await_start(s, timeout)
-                if len(payload) > MAX_PAYLOAD:
-                    raise RendezvousError(f"rank 0 at {self.address} sent a payload of {len(payload)} bytes, over"
-                                          f" the limit of {MAX_PAYLOAD}")
-                s.settimeout(None)
-                with self._lock:
-                    self.payload = payload
-                    self._started = True
-                    c.rank = 0
-                    self._peers[0] = c
-                    self._watch.watch(0, time.monotonic())
-                kept = True
-                self._start_threads()
-                return
+                if self._attempt(s, deadline, timeout, reached):
+                    self._start_threads()
+                    return
             except socket.timeout:
                 raise RendezvousError(f"rank 0 at {self.address} did not answer within {timeout}") from None
             except RendezvousError:
@@ -697,11 +797,62 @@ class RankGroup:
             except OSError as e:
                 last = e.strerror or str(e)
             finally:
-                if not kept and s is not None:
+                if s is not None and 0 not in self._peers:
                     s.close()
+            if reached[0] or last == "it closed the connection":
+                # someone took the connection and dropped it before the proof: rank 0 giving its place to another
+                # (a flood of strangers), which the next try at once may win
+                backoff = 0.02
             # rank 0 may start later than this rank: try again, a little later each time
             time.sleep(min(backoff, max(0.001, deadline - time.monotonic())))
             backoff = min(0.5, backoff * 2)
+
+    def _attempt(self, s: socket.socket, deadline: float, timeout: str, reached: list) -> bool:
+        """One try on a connected socket: the handshake, then the wait for START. True once joined; an end of the
+        stream or an error before rank 0 proved the secret is for the caller to retry (``reached`` says whether rank 0
+        answered at all); anything after that is final."""
+        s.settimeout(max(0.001, deadline - time.monotonic()))
+        c = _Connection(s)
+        c.send(_preamble())
+        try:
+            major, minor = _read_preamble(s)
+        except _ProtocolError as e:
+            raise RendezvousError(f"rank 0 at {self.address}: {e}") from None
+        reached[0] = True
+        if major != MAJOR:
+            raise RendezvousError(f"rank 0 at {self.address} speaks rendezvous protocol {major}.{minor},"
+                                  f" rank {self.rank} speaks {MAJOR}.{MINOR}")
+        (server_nonce,) = _CHALLENGE.unpack(self._expect(s, CHALLENGE, _CHALLENGE.size))
+        client_nonce = secrets.token_bytes(NONCE_BYTES)
+        mac = _join_mac(self._secret, server_nonce, self.rank, self.size, self._nccl, client_nonce)
+        c.send(_join(self.rank, self.size, self._nccl, client_nonce, mac))
+        self._await_welcome(s, deadline, _welcome_mac(self._secret, client_nonce, server_nonce))
+        payload = self._await_start(s, timeout)
+        if len(payload) > MAX_PAYLOAD:
+            raise RendezvousError(f"rank 0 at {self.address} sent a payload of {len(payload)} bytes, over"
+                                  f" the limit of {MAX_PAYLOAD}")
+        s.settimeout(None)
+        with self._lock:
+            self.payload = payload
+            self._started = True
+            c.rank = 0
+            self._peers[0] = c
+            self._watch.watch(0, time.monotonic())
+        return True
+
+    def _await_welcome(self, s: socket.socket, deadline: float, proof: bytes) -> None:
+        """Reads the WELCOME, which rank 0 sends as soon as it read the JOIN: one silent for longer than PROOF_WAIT
+        cannot prove the secret (another program holds the port) and is not waited for."""
+        s.settimeout(max(0.001, min(PROOF_WAIT, deadline - time.monotonic())))
+        try:
+            (got,) = _WELCOME.unpack(self._expect(s, WELCOME, _WELCOME.size))
+        except socket.timeout:
+            raise RendezvousError(f"rank 0 at {self.address} did not prove it knows the secret within"
+                                  f" {_seconds(PROOF_WAIT)} of rank {self.rank}'s JOIN: is another program listening"
+                                  f" there?") from None
+        if not hmac.compare_digest(got, proof):
+            raise RendezvousError(f"rank 0 at {self.address} does not know the secret")
+        s.settimeout(max(0.001, deadline - time.monotonic()))
 
     def _expect(self, s: socket.socket, kind: int, length: int) -> bytes:
         try:
@@ -725,6 +876,12 @@ class RankGroup:
                                       f" within {timeout}") from None
             except _ProtocolError as e:
                 raise RendezvousError(f"rank 0 at {self.address}: {e}") from None
+            except EOFError:  # rank 0 welcomed this rank: its end is final, not a reason to try again
+                raise RendezvousError(f"rank 0 at {self.address} closed the connection before it started the group"
+                                      f" of {self.size} ranks") from None
+            except OSError as e:
+                raise RendezvousError(f"rank 0 at {self.address} broke the connection before it started the group"
+                                      f" of {self.size} ranks ({e.strerror or e})") from None
             if kind == START:
                 return body
             if kind == REFUSE:
@@ -846,7 +1003,8 @@ class RankGroup:
         nxt = time.monotonic()
         while True:
             with self._lock:
-                nxt += self._interval
+                # after a stop, one tick now rather than every tick missed at once
+                nxt = max(nxt, time.monotonic() - self._interval) + self._interval
                 while not self._ticker_stop and nxt - time.monotonic() > 0:
                     self._lock.wait(nxt - time.monotonic())
                 if self._ticker_stop:
@@ -857,7 +1015,7 @@ class RankGroup:
                 for c in to:
                     c.send(beat)
             with self._lock:
-                over = [] if self._closing else self._watch.overdue(time.monotonic())
+                over = [] if self._closing else self._watch.check(time.monotonic())
             for rank, silent in over:
                 self._raise(Fault(rank, "HUNG", f"rank {rank} hung: silent for {silent:.1f} s"))
 

@@ -1,10 +1,12 @@
 """One rank of a rendezvous in a process of its own, for the cross-language tests (Java starts it).
 
-Prints one line per event on stdout: ``bound PORT`` (rank 0, once listening), ``joined PAYLOAD_HEX``,
+Prints one line per event on stdout: ``descriptors N`` (with ``--descriptors``: how many it has open before it
+joins), ``bound PORT`` (rank 0, once listening), ``joined PAYLOAD_HEX``,
 ``fault RANK KIND MESSAGE``, ``barrier ok`` or ``barrier failed MESSAGE``, ``closed``; ``error MESSAGE`` (exit 3) when
 the join fails. Reads commands on stdin: ``barrier``, ``close``; the end of stdin closes the group too.
 """
 import argparse
+import os
 import sys
 import threading
 
@@ -23,12 +25,16 @@ def main() -> int:
     p.add_argument("--interval", type=float)
     p.add_argument("--limit", type=float)
     p.add_argument("--join-timeout", type=float, default=20.0)
+    p.add_argument("--descriptors", action="store_true")
     a = p.parse_args()
     out = threading.Lock()
 
     def say(line: str) -> None:
         with out:
             print(line, flush=True)
+
+    if a.descriptors:
+        say(f"descriptors {len(os.listdir('/proc/self/fd')) - 1}")  # less the one that lists them
 
     try:
         g = rendezvous.join(a.rank, a.size, (a.host, a.port), secret=a.secret.encode(), nccl_version=a.nccl,

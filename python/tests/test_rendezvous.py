@@ -2,9 +2,13 @@
 import gc
 import json
 import os
+import signal
 import socket
 import struct
+import subprocess
+import sys
 import threading
+import time
 import warnings
 from concurrent.futures import Future
 from pathlib import Path
@@ -251,12 +255,17 @@ class RendezvousTest(support.TestCase):
 
     def test_a_silent_rank_is_reported_hung_to_every_rank(self):
         g = self.ranks.group(3)
+        seen = []
         at0, at1 = fault_of(g[0]), fault_of(g[1])
+        at1.add_done_callback(lambda _: seen.append(time.monotonic()))
+        start = time.monotonic()
         g[2]._pause_heartbeats()
         f = at0.result(WAIT)
         assert (f.rank, f.kind) == (2, "HUNG")
         assert f.message.startswith("rank 2 hung: silent for 1.")
         assert at1.result(WAIT) == f
+        # the limit, one heartbeat (the check that finds it comes at most one interval late) and half a second
+        assert seen[0] - start < 1.0 + 0.1 + 0.5, f"took {seen[0] - start:.2f} s"
 
     def test_a_silent_rank_zero_is_reported_hung_by_every_rank(self):
         g = self.ranks.group(3)
@@ -288,6 +297,155 @@ class RendezvousTest(support.TestCase):
         self.ranks.futures.append(_done(g))
         assert (g.rank, g.size, g.payload) == (1, 2, ID)
         assert rdzv._where("fd00::1", 29400) == "[fd00::1]:29400"
+
+
+class FakeRankZero:
+    """Rank 0 played by hand, on a port of its own: up to the rank's JOIN, then what the test does."""
+
+    def __init__(self):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+
+    def until_the_join(self) -> tuple[socket.socket, bytes, bytes]:
+        """Accepts the rank and reads its JOIN; returns the socket, rank 0's nonce and the rank's."""
+        s, _ = self.server.accept()
+        s.settimeout(WAIT)
+        rdzv._read_preamble(s)
+        server_nonce = os.urandom(32)
+        s.sendall(rdzv._preamble() + rdzv._frame(rdzv.CHALLENGE, server_nonce))
+        kind, body = rdzv._read_frame(s)
+        assert kind == rdzv.JOIN
+        return s, server_nonce, rdzv._JOIN.unpack(body)[3]
+
+    def close(self):
+        self.server.close()
+
+
+class MemberSideTest(support.TestCase):
+    """A rank against a rank 0 played by hand: one that cannot prove the secret, or that goes before START."""
+
+    REFUSED_WITHIN = rdzv.PROOF_WAIT + 0.5  # the proof's wait and half a second for a loaded machine
+
+    def setUp(self):
+        self.ranks = Ranks()
+        self.fake = FakeRankZero()
+        self.addCleanup(self.fake.close)
+        self.addCleanup(self.ranks.close)
+
+    def test_a_rank_zero_with_a_wrong_proof_is_refused_at_once(self):
+        one = self.ranks.start(1, 2, self.fake.port)
+        s, _, _ = self.fake.until_the_join()
+        with s:
+            s.sendall(rdzv._frame(rdzv.WELCOME, bytes(32)))
+            sent = time.monotonic()
+            assert str(failure(one)) == f"rank 0 at 127.0.0.1:{self.fake.port} does not know the secret"
+            assert time.monotonic() - sent < self.REFUSED_WITHIN, "refused only after the proof's wait"
+
+    def test_a_rank_zero_silent_after_the_join_cannot_prove_the_secret_and_is_not_waited_for(self):
+        one = self.ranks.start(1, 2, self.fake.port)
+        s, _, _ = self.fake.until_the_join()
+        with s:
+            joined = time.monotonic()
+            assert str(failure(one)) == (f"rank 0 at 127.0.0.1:{self.fake.port} did not prove it knows the secret"
+                                         f" within 1 s of rank 1's JOIN: is another program listening there?")
+            assert time.monotonic() - joined < self.REFUSED_WITHIN, "took longer than the proof's wait"
+
+    def test_a_rank_that_loses_rank_zero_after_its_welcome_fails_at_once_naming_the_close(self):
+        one = self.ranks.start(1, 3, self.fake.port)
+        s, server_nonce, client_nonce = self.fake.until_the_join()
+        with s:
+            s.sendall(rdzv._frame(rdzv.WELCOME, rdzv._welcome_mac(SECRET, client_nonce, server_nonce)))
+        closed = time.monotonic()
+        self.fake.close()  # rank 0 is gone: trying again would find nobody until the join timeout
+        assert str(failure(one)) == (f"rank 0 at 127.0.0.1:{self.fake.port} closed the connection before it started"
+                                     f" the group of 3 ranks")
+        assert time.monotonic() - closed < 1.0, "not at once"
+
+
+class StoppedRankZeroTest(support.TestCase):
+    """Rank 0 in a process of its own (rendezvous_peer.py), stopped while the other ranks close: resumed, it reads their
+    goodbyes, which waited in its sockets, before it blames anyone for their silence."""
+
+    def test_a_rank_zero_resumed_after_a_stop_reads_the_goodbyes_before_blaming_anyone(self):
+        ranks = Ranks()
+        self.addCleanup(ranks.close)
+        zero = subprocess.Popen([sys.executable, str(Path(__file__).with_name("rendezvous_peer.py")), "--rank", "0",
+                                 "--size", "3", "--port", "0", "--secret", SECRET.decode(), "--nccl", str(NCCL),
+                                 "--payload-hex", ID.hex(), "--interval", "0.2", "--limit", "1"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                env=dict(os.environ, PYTHONPATH=str(Path(rdzv.__file__).parents[1])))
+        self.addCleanup(_end, zero)
+        port = int(zero.stdout.readline().split()[1])
+        members = [ranks.start(r, 3, port, heartbeat_interval=0.2) for r in (1, 2)]
+        assert zero.stdout.readline().startswith("joined ")
+        assert all(m.result(WAIT).payload == ID for m in members)
+        os.kill(zero.pid, signal.SIGSTOP)
+        ranks.close()  # each waits the silence limit for rank 0's end, which a stopped rank 0 never sends
+        os.kill(zero.pid, signal.SIGCONT)
+        zero.stdin.write("close\n")
+        zero.stdin.flush()
+        assert zero.stdout.readline() == "closed\n", "rank 0's first line after it resumed"
+        assert zero.wait(WAIT) == 0
+
+
+class FloodTest(support.TestCase):
+    """A Python rank 0 on a thread here while a stranger without the secret floods it (rendezvous_flood.py, a quarter
+    of the flood measured for docs/multinode.md, as Java's RendezvousFloodTest runs it): the ranks get in within 2 s
+    of the last one's start, and rank 0 holds at most its places' worth of descriptors and 64 MiB more memory."""
+
+    def setUp(self):
+        self.ranks = Ranks()
+        self.addCleanup(self.ranks.close)
+
+    def test_the_ranks_get_in_through_a_flood(self):
+        size = 4
+        before, rss_before = len(os.listdir("/proc/self/fd")), _rss_kib()
+        port = self.ranks.host(size)
+        flood = subprocess.Popen([sys.executable, str(Path(__file__).with_name("rendezvous_flood.py")), "--port",
+                                  str(port), "--silent", "50", "--slow", "50", "--garbage", "250", "--rate", "25"],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                 env=dict(os.environ, PYTHONPATH=str(Path(rdzv.__file__).parents[1])))
+        self.addCleanup(_end, flood)
+        most = [0, 0]
+        sampling = threading.Event()
+
+        def sample():
+            while not sampling.wait(0.005):
+                most[0] = max(most[0], len(os.listdir("/proc/self/fd")))
+                most[1] = max(most[1], _rss_kib())
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        try:
+            assert flood.stdout.readline() == "flooding\n"
+            members = [self.ranks.start(r, size, port) for r in range(1, size)]
+            last_started = time.monotonic()
+            joined = []
+            for f in members + [self.ranks.futures[0]]:
+                f.add_done_callback(lambda _: joined.append(time.monotonic()))
+            assert all(f.result(WAIT).payload == ID for f in members + [self.ranks.futures[0]])
+            assert max(joined) - last_started < 2.0, f"joined {max(joined) - last_started:.2f} s after the last start"
+        finally:
+            sampling.set()
+            sampler.join()
+        # the test's own pipes to the flood count here too: they are within the 50 to spare
+        assert most[0] <= before + rdzv._Handshakes.MAX + size + 50, f"{most[0]} descriptors, {before} before"
+        assert most[1] - rss_before < 64 * 1024, f"memory grew by {most[1] - rss_before} KiB"
+        flood.stdin.close()
+        opened, seconds, garbage = flood.stdout.readline().split()[1:]
+        assert int(opened) >= float(seconds) * 25 and int(garbage) >= 250, (opened, seconds, garbage)
+
+
+def _end(process: subprocess.Popen) -> None:
+    process.kill()
+    process.wait()
+    process.stdin.close()
+    process.stdout.close()
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
 
 
 class WireGoldenTest(support.TestCase):
@@ -371,6 +529,29 @@ class RendezvousPartsTest(support.TestCase):
         self.assertApprox(overdue[0][1], 1.6)
         assert w.overdue(9.0) == []
 
+    def test_a_watcher_that_was_itself_stopped_blames_nobody_and_counts_every_silence_again(self):
+        w = rdzv._Watch(1.0)
+        w.watch(1, 0.0)
+        w.watch(2, 0.0)
+        assert w.check(0.25) == []
+        assert w.check(8.0) == [], "its own checks stopped for 7.75 s: nobody is blamed"
+        w.forget(2)  # the goodbye that waited unread
+        for t in (8.25, 8.5, 8.75, 9.0):
+            assert w.check(t) == [], f"silences count from the resumption at 8 s: {t}"
+        assert w.check(9.25) == [(1, 1.25)]
+
+    def test_a_watcher_stopped_before_its_first_check_blames_nobody(self):
+        w = rdzv._Watch(1.0)
+        w.watch(1, 0.0)
+        assert w.check(3.0) == []
+
+    def test_checks_half_the_limit_apart_still_report_the_silent(self):
+        w = rdzv._Watch(1.0)
+        w.watch(1, 0.0)
+        assert w.check(0.5) == []
+        assert w.check(1.0) == []
+        assert w.check(1.5) == [(1, 1.5)]
+
     def test_a_port_taken_is_one_line_and_leaves_no_socket(self):
         with socket.socket() as taken:
             taken.bind(("127.0.0.1", 0))
@@ -379,9 +560,11 @@ class RendezvousPartsTest(support.TestCase):
             before = open_sockets()
             with warnings.catch_warnings(record=True) as warned:
                 warnings.simplefilter("always", ResourceWarning)
-                with self.assertRaisesRegex(rdzv.RendezvousError,
-                                            f"rendezvous on 127.0.0.1:{port}: cannot listen there"):
+                with self.assertRaises(rdzv.RendezvousError) as e:
                     rdzv.join(0, 2, ("127.0.0.1", port), secret=SECRET, payload=ID, join_timeout=1.0)
+                assert str(e.exception) == (f"rendezvous on 127.0.0.1:{port}: cannot listen on port {port} (Address"
+                                            f" already in use): set CUDAIPC4J_RENDEZVOUS=host:port to an address of"
+                                            f" this host with a free port")
                 gc.collect()
             assert open_sockets() == before
             assert not [w for w in warned if issubclass(w.category, ResourceWarning)], \

@@ -331,7 +331,9 @@ abstract sealed class GroupWatch permits HostSide, MemberSide {
         while (true) {
             List<Connection> to;
             synchronized (lock) {
-                next += intervalNanos;
+                long now = System.nanoTime();
+                // after a stop, one tick at once rather than every tick it missed
+                next = (next - now < -intervalNanos ? now - intervalNanos : next) + intervalNanos;
                 while (!tickerStop && next - System.nanoTime() > 0) {
                     try {
                         waitNanos(next - System.nanoTime());
@@ -350,7 +352,7 @@ abstract sealed class GroupWatch permits HostSide, MemberSide {
             }
             List<HeartbeatWatch.Silent> over;
             synchronized (lock) {
-                over = closing ? List.of() : watch.overdue(System.nanoTime());
+                over = closing ? List.of() : watch.check(System.nanoTime());
             }
             for (HeartbeatWatch.Silent s : over) {
                 String silence = Durations.seconds(Duration.ofNanos(s.silentNanos()));

@@ -15,6 +15,8 @@ final class HeartbeatWatch {
 
     private final long limitNanos;
     private final Map<Integer, Long> lastHeard = new LinkedHashMap<>();
+    private boolean checkedBefore;
+    private long checked;
 
     HeartbeatWatch(long limitNanos) {
         if (limitNanos <= 0) {
@@ -23,9 +25,13 @@ final class HeartbeatWatch {
         this.limitNanos = limitNanos;
     }
 
-    /** Starts watching {@code rank}, counting its silence from {@code now}. */
+    /** Starts watching {@code rank}, counting its silence from {@code now}; the watcher's checks count from then. */
     void watch(int rank, long now) {
         lastHeard.put(rank, now);
+        if (!checkedBefore) {
+            checkedBefore = true;
+            checked = now;
+        }
     }
 
     /** Something came from {@code rank} at {@code now}; ignored for a rank not watched (any more). */
@@ -36,6 +42,23 @@ final class HeartbeatWatch {
     /** Stops watching {@code rank} (it left, died or was reported). */
     void forget(int rank) {
         lastHeard.remove(rank);
+    }
+
+    /**
+     * The watcher's periodic check: {@link #overdue}, unless it comes more than half the limit after the last one.
+     * Then the watcher itself was stopped or starved meanwhile, and what the others sent then waits unread (a goodbye
+     * among it, perhaps): it finds none, and every silence counts from {@code now} again, so that what arrived is
+     * read before anyone is blamed.
+     */
+    List<Silent> check(long now) {
+        boolean stalled = checkedBefore && now - checked > limitNanos / 2;
+        checkedBefore = true;
+        checked = now;
+        if (stalled) {
+            lastHeard.replaceAll((rank, t) -> now);
+            return List.of();
+        }
+        return overdue(now);
     }
 
     /**

@@ -19,6 +19,9 @@ import org.cudaipc4j.coord.IdleStrategy;
  * relays as its own, and counts rank 0's goodbye before its own close as the group's end.
  */
 final class MemberSide extends GroupWatch {
+    /** How long rank 0 may take to answer a JOIN with its proof: it sends it as soon as it read the JOIN. */
+    static final Duration PROOF_WAIT = Duration.ofSeconds(1);
+
     MemberSide(RendezvousOptions options) {
         super(options);
     }
@@ -27,8 +30,7 @@ final class MemberSide extends GroupWatch {
 
     @Override
     void join() throws InterruptedException {
-        long start = System.nanoTime();
-        long deadline = start + options.joinTimeout().toNanos();
+        long deadline = System.nanoTime() + options.joinTimeout().toNanos();
         String timeout = Durations.millisOrSeconds(options.joinTimeout());
         // rank 0 may start later than this rank: each try a little later than the last, never past the deadline
         IdleStrategy retry = IdleStrategy.parking(Duration.ofMillis(20), Duration.ofMillis(500));
@@ -40,52 +42,15 @@ final class MemberSide extends GroupWatch {
                         + (last == null ? "" : " (" + last.getMessage() + ")"), null, last);
             }
             Socket s = new Socket();
-            Connection c = null;
-            boolean kept = false;
+            boolean[] reached = {false};
             try {
                 InetSocketAddress a = options.address();
                 s.connect(a.isUnresolved() ? new InetSocketAddress(a.getHostString(), a.getPort()) : a,
                         (int) Math.max(1, left / 1_000_000));
-                s.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-                c = new Connection(s);
-                c.send(Wire.preamble());
-                int[] v;
-                try {
-                    v = Wire.readPreamble(c.in);
-                } catch (Wire.ProtocolException e) {
-                    throw new RendezvousException("rank 0 at " + where + ": " + e.getMessage(), null, e);
+                if (attempt(s, deadline, timeout, reached)) {
+                    startThreads();
+                    return;
                 }
-                if (v[0] != Wire.MAJOR) {
-                    throw new RendezvousException("rank 0 at " + where + " speaks rendezvous protocol "
-                            + Wire.version(v[0], v[1]) + ", rank " + rank + " speaks "
-                            + Wire.version(Wire.MAJOR, Wire.MINOR));
-                }
-                Wire.Frame f = expect(c, Wire.CHALLENGE, (int) Wire.CHALLENGE_BODY.byteSize());
-                byte[] serverNonce = f.body();
-                byte[] clientNonce = Wire.nonce();
-                byte[] secret = options.secret();
-                byte[] mac = Wire.joinMac(secret, serverNonce, rank, size, options.ncclVersion(), clientNonce);
-                c.send(Wire.join(new Wire.Join(rank, size, options.ncclVersion(), clientNonce, mac)));
-                f = expect(c, Wire.WELCOME, (int) Wire.WELCOME_BODY.byteSize());
-                if (!Wire.sameMac(f.body(), Wire.welcomeMac(secret, clientNonce, serverNonce))) {
-                    throw new RendezvousException("rank 0 at " + where + " does not know the secret");
-                }
-                f = awaitStart(c, timeout);
-                if (f.body().length > Wire.MAX_PAYLOAD) {
-                    throw new RendezvousException("rank 0 at " + where + " sent a payload of " + f.body().length
-                            + " bytes, over the limit of " + Wire.MAX_PAYLOAD);
-                }
-                s.setSoTimeout(0);
-                synchronized (lock) {
-                    payload = f.body();
-                    started = true;
-                    c.rank = 0;
-                    peers.put(0, c);
-                    watch.watch(0, System.nanoTime());
-                }
-                kept = true;
-                startThreads();
-                return;
             } catch (SocketTimeoutException e) {
                 throw new RendezvousException("rank 0 at " + where + " did not answer within " + timeout, null, e);
             } catch (EOFException e) {
@@ -93,12 +58,80 @@ final class MemberSide extends GroupWatch {
             } catch (IOException e) {
                 last = e;
             } finally {
-                if (!kept) {
+                if (!peers.containsKey(0)) {
                     Closing.closeQuietly(s);
                 }
             }
+            if (reached[0] || last instanceof EOFException) {
+                // someone took the connection and dropped it before the proof: rank 0 giving its place to another
+                // (a flood of strangers), which the next try at once may win
+                retry.reset();
+            }
             retry.idleUntil(deadline);
         }
+    }
+
+    /**
+     * One try on a connected socket: the handshake, then the wait for START. Returns true once joined; an end of
+     * the stream or an error before rank 0 proved the secret is for the caller to retry ({@code reached} says
+     * whether rank 0 answered); anything after that is final.
+     */
+    private boolean attempt(Socket s, long deadline, String timeout, boolean[] reached) throws IOException {
+        s.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        Connection c = new Connection(s);
+        c.send(Wire.preamble());
+        int[] v;
+        try {
+            v = Wire.readPreamble(c.in);
+        } catch (Wire.ProtocolException e) {
+            throw new RendezvousException("rank 0 at " + where + ": " + e.getMessage(), null, e);
+        }
+        reached[0] = true;
+        if (v[0] != Wire.MAJOR) {
+            throw new RendezvousException("rank 0 at " + where + " speaks rendezvous protocol "
+                    + Wire.version(v[0], v[1]) + ", rank " + rank + " speaks " + Wire.version(Wire.MAJOR, Wire.MINOR));
+        }
+        byte[] serverNonce = expect(c, Wire.CHALLENGE, (int) Wire.CHALLENGE_BODY.byteSize()).body();
+        byte[] clientNonce = Wire.nonce();
+        byte[] secret = options.secret();
+        byte[] mac = Wire.joinMac(secret, serverNonce, rank, size, options.ncclVersion(), clientNonce);
+        c.send(Wire.join(new Wire.Join(rank, size, options.ncclVersion(), clientNonce, mac)));
+        awaitWelcome(c, deadline, Wire.welcomeMac(secret, clientNonce, serverNonce));
+        Wire.Frame f = awaitStart(c, timeout);
+        if (f.body().length > Wire.MAX_PAYLOAD) {
+            throw new RendezvousException("rank 0 at " + where + " sent a payload of " + f.body().length
+                    + " bytes, over the limit of " + Wire.MAX_PAYLOAD);
+        }
+        s.setSoTimeout(0);
+        synchronized (lock) {
+            payload = f.body();
+            started = true;
+            c.rank = 0;
+            peers.put(0, c);
+            watch.watch(0, System.nanoTime());
+        }
+        return true;
+    }
+
+    /**
+     * Reads the WELCOME, which rank 0 sends as soon as it read the JOIN: one that stays silent for longer than
+     * {@link #PROOF_WAIT} cannot prove the secret (another program holds the port) and is not waited for.
+     */
+    private void awaitWelcome(Connection c, long deadline, byte[] proof) throws IOException {
+        long wait = Math.min(PROOF_WAIT.toNanos(), deadline - System.nanoTime());
+        c.socket.setSoTimeout((int) Math.max(1, wait / 1_000_000));
+        Wire.Frame f;
+        try {
+            f = expect(c, Wire.WELCOME, (int) Wire.WELCOME_BODY.byteSize());
+        } catch (SocketTimeoutException e) {
+            throw new RendezvousException("rank 0 at " + where + " did not prove it knows the secret within "
+                    + Durations.millisOrSeconds(PROOF_WAIT) + " of rank " + rank + "'s JOIN: is another program"
+                    + " listening there?", null, e);
+        }
+        if (!Wire.sameMac(f.body(), proof)) {
+            throw new RendezvousException("rank 0 at " + where + " does not know the secret");
+        }
+        c.socket.setSoTimeout((int) Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
     }
 
     /** Waits for START; a REFUSE or a FAULT (a rank died meanwhile) ends the join with its line. */
@@ -112,6 +145,12 @@ final class MemberSide extends GroupWatch {
                         + " ranks within " + timeout, null, e);
             } catch (Wire.ProtocolException e) {
                 throw new RendezvousException("rank 0 at " + where + ": " + e.getMessage(), null, e);
+            } catch (EOFException e) { // rank 0 welcomed this rank: its end is final, not a reason to try again
+                throw new RendezvousException("rank 0 at " + where + " closed the connection before it started the"
+                        + " group of " + size + " ranks", null, e);
+            } catch (IOException e) {
+                throw new RendezvousException("rank 0 at " + where + " broke the connection before it started the"
+                        + " group of " + size + " ranks (" + e.getMessage() + ")", null, e);
             }
             switch (f.type()) {
                 case Wire.START -> {

@@ -8,11 +8,13 @@ package org.cudaipc4j.launch;
  * a {@link RankGroup} everywhere. The wire protocol is in {@code docs/multinode.md}, "Rendezvous protocol".
  *
  * <p>Connections that do not belong (a wrong secret, a wrong size or rank, a rank already there, another protocol
- * version, bytes of another protocol, frames over the size limit, a stranger who says nothing within the handshake
- * timeout) are refused one by one, with one line telling the peer why where the protocol allows: rank 0 drops them
- * and keeps waiting for the real ranks. A rank with an NCCL version other than rank 0's ends the whole rendezvous:
- * the communicator could never form, so rank 0 tells every rank that joined, and fails too, with one line naming
- * both versions.
+ * version, bytes of another protocol, frames over the size limit, a stranger who says nothing within its deadline)
+ * are refused one by one, with one line telling the peer why where the protocol allows: rank 0 drops them and keeps
+ * waiting for the real ranks. A flood of such connections cannot keep the real ranks out: rank 0 holds at most 64 of
+ * them at once, each costing one descriptor and no thread, and one that arrives takes the place of the one that has
+ * shown the least. A rank refuses a rank 0 that cannot prove the secret within a second of its JOIN. A rank with an
+ * NCCL version other than rank 0's ends the whole rendezvous: the communicator could never form, so rank 0 tells
+ * every rank that joined, and fails too, with one line naming both versions.
  */
 public final class Rendezvous {
     private Rendezvous() {}

@@ -231,17 +231,27 @@ final class Wire {
         if (got < lengthBytes) {
             throw new EOFException();
         }
-        MemorySegment s = MemorySegment.ofArray(head);
-        int length = number(s, FRAME_HEAD, "length");
-        if (length < 1 || length > MAX_FRAME) {
-            throw new ProtocolException("frame of " + Integer.toUnsignedString(length)
-                    + " bytes refused: the limit is " + MAX_FRAME);
-        }
+        int length = length(head);
         DataInputStream d = new DataInputStream(in);
         d.readFully(head, lengthBytes, head.length - lengthBytes);
         byte[] body = new byte[length - 1];
         d.readFully(body);
-        return new Frame(number(s, FRAME_HEAD, "type"), body);
+        return new Frame(type(head), body);
+    }
+
+    /** The length field of a frame's head; 0 or over {@link #MAX_FRAME} is a {@link ProtocolException}. */
+    static int length(byte[] head) throws ProtocolException {
+        int length = number(MemorySegment.ofArray(head), FRAME_HEAD, "length");
+        if (length < 1 || length > MAX_FRAME) {
+            throw new ProtocolException("frame of " + Integer.toUnsignedString(length)
+                    + " bytes refused: the limit is " + MAX_FRAME);
+        }
+        return length;
+    }
+
+    /** The type field of a frame's head. */
+    static int type(byte[] head) {
+        return number(MemorySegment.ofArray(head), FRAME_HEAD, "type");
     }
 
     static void write(OutputStream out, byte[] bytes) throws IOException {

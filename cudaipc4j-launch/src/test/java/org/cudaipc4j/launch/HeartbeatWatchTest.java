@@ -48,6 +48,36 @@ class HeartbeatWatchTest {
     }
 
     @Test
+    void aWatcherThatWasItselfStoppedBlamesNobodyAndCountsEverySilenceAgain() {
+        HeartbeatWatch w = new HeartbeatWatch(S);
+        w.watch(1, 0);
+        w.watch(2, 0);
+        assertEquals(List.of(), w.check(S / 4));
+        assertEquals(List.of(), w.check(8 * S), "its own checks stopped for 7.75 s: nobody is blamed");
+        w.forget(2); // the goodbye that waited unread
+        for (long t = 8 * S + S / 4; t <= 9 * S; t += S / 4) {
+            assertEquals(List.of(), w.check(t), "silences count from the resumption at 8 s: " + t);
+        }
+        assertEquals(List.of(new HeartbeatWatch.Silent(1, S + S / 4)), w.check(9 * S + S / 4));
+    }
+
+    @Test
+    void aWatcherStoppedBeforeItsFirstCheckBlamesNobody() {
+        HeartbeatWatch w = new HeartbeatWatch(S);
+        w.watch(1, 0);
+        assertEquals(List.of(), w.check(3 * S));
+    }
+
+    @Test
+    void checksHalfTheLimitApartStillReportTheSilent() {
+        HeartbeatWatch w = new HeartbeatWatch(S);
+        w.watch(1, 0);
+        assertEquals(List.of(), w.check(S / 2));
+        assertEquals(List.of(), w.check(S));
+        assertEquals(List.of(new HeartbeatWatch.Silent(1, S + S / 2)), w.check(S + S / 2));
+    }
+
+    @Test
     void theLimitMustBePositive() {
         assertThrows(IllegalArgumentException.class, () -> new HeartbeatWatch(0));
     }

@@ -107,7 +107,8 @@ class RendezvousTest {
             List<String> before = OpenDescriptors.sockets();
             Throwable e = failure(ranks.start(options(0, 2, port).build()));
             assertInstanceOf(RendezvousException.class, e);
-            assertTrue(e.getMessage().startsWith("rendezvous on 127.0.0.1:" + port + ": cannot listen there: "),
+            assertEquals("rendezvous on 127.0.0.1:" + port + ": cannot listen on port " + port + " (Address already"
+                    + " in use): set CUDAIPC4J_RENDEZVOUS=host:port to an address of this host with a free port",
                     e.getMessage());
             assertEquals(before, OpenDescriptors.sockets(),
                     "the socket that could not listen is closed, not left to a cleaner");

@@ -16,13 +16,15 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
 
 /**
- * A rank in a python3 process of its own (python/tests/rendezvous_peer.py): its stdout lines, each with the time
- * this JVM read it, and commands on its stdin. Closing it kills the process if it still runs.
+ * A rank in a process of its own, Python's (python/tests/rendezvous_peer.py) or Java's ({@link RendezvousPeer}), or
+ * another helper of python/tests: its stdout lines, each with the time this JVM read it, and commands on its stdin.
+ * Closing it kills the process if it still runs.
  */
-final class PythonRank implements AutoCloseable {
+final class RankProcess implements AutoCloseable {
     /** A line the rank printed, and when it was read here ({@link System#nanoTime()}). */
     record Line(String text, long at) {}
 
@@ -35,7 +37,7 @@ final class PythonRank implements AutoCloseable {
     private final StringBuilder seen = new StringBuilder();
     private final Thread pump;
 
-    private PythonRank(Process process, Path stderr) {
+    private RankProcess(Process process, Path stderr) {
         this.process = process;
         this.stderr = stderr;
         this.stdin = process.outputWriter(StandardCharsets.UTF_8);
@@ -74,22 +76,55 @@ final class PythonRank implements AutoCloseable {
         }
     }
 
-    /** Starts rank {@code rank} of {@code size} at 127.0.0.1:{@code port} with the test timings and secret. */
-    static PythonRank start(int rank, int size, int port, String... more) {
-        Path python = pythonDir();
-        List<String> cmd = new ArrayList<>(List.of("python3", python.resolve("tests/rendezvous_peer.py").toString(),
-                "--rank", Integer.toString(rank), "--size", Integer.toString(size), "--port", Integer.toString(port),
-                "--secret", new String(Ranks.SECRET, StandardCharsets.UTF_8), "--nccl", Integer.toString(Ranks.NCCL),
+    /** Starts Python rank {@code rank} of {@code size} at 127.0.0.1:{@code port} with the test timings and secret. */
+    static RankProcess python(int rank, int size, int port, String... more) {
+        return start(pythonCommand("rendezvous_peer.py", peerArguments(rank, size, port, more)));
+    }
+
+    /** Starts Java rank {@code rank} of {@code size} ({@link RendezvousPeer}), with the same options as Python's. */
+    static RankProcess java(int rank, int size, int port, String... more) {
+        return start(JavaProcess.command(RendezvousPeer.class, List.of(), peerArguments(rank, size, port, more)
+                .toArray(String[]::new)));
+    }
+
+    /** Starts {@code python/tests/SCRIPT} with {@code arguments}, the package on its path. */
+    static RankProcess pythonScript(String script, String... arguments) {
+        return start(pythonCommand(script, List.of(arguments)));
+    }
+
+    private static List<String> peerArguments(int rank, int size, int port, String... more) {
+        List<String> args = new ArrayList<>(List.of("--rank", Integer.toString(rank), "--size",
+                Integer.toString(size), "--port", Integer.toString(port), "--secret",
+                new String(Ranks.SECRET, StandardCharsets.UTF_8), "--nccl", Integer.toString(Ranks.NCCL),
                 "--payload-hex", Wire.hex(Ranks.ID), "--interval", "0.2", "--limit", "1"));
-        cmd.addAll(List.of(more));
+        args.addAll(List.of(more));
+        return args;
+    }
+
+    private static List<String> pythonCommand(String script, List<String> arguments) {
+        List<String> cmd = new ArrayList<>(List.of("python3", pythonDir().resolve("tests").resolve(script).toString()));
+        cmd.addAll(arguments);
+        return cmd;
+    }
+
+    private static RankProcess start(List<String> cmd) {
         try {
-            Path err = Files.createTempFile("cudaipc4j-python-rank", ".err");
+            Path err = Files.createTempFile("cudaipc4j-rank", ".err");
             ProcessBuilder b = new ProcessBuilder(cmd).redirectError(err.toFile());
-            b.environment().put("PYTHONPATH", python.toString());
+            b.environment().put("PYTHONPATH", pythonDir().toString());
             b.environment().remove("CUDAIPC4J_HEARTBEAT_TIMEOUT");
-            return new PythonRank(b.start(), err);
+            return new RankProcess(b.start(), err);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + cmd, e);
+        }
+    }
+
+    /** Closes its stdin, which ends a peer or the flood. */
+    void endInput() {
+        try {
+            stdin.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close the stdin of the rank: " + describe(), e);
         }
     }
 
