@@ -329,34 +329,16 @@ public final class SimpleIpcChild {
         // process on this stream: stream order already puts each step after the last, and the waits and records
         // would only cost GPU time.
         boolean alone = n == 1;
-        // Where a step's time goes, summed over all steps (reported as total.* in the JSON report).
-        long waitNs = 0;
-        long fillNs = 0;
-        long recordNs = 0;
-        long barrierNs = 0;
-        long deviceWaitNs = 0;
-        long outputNs = 0;
+        StepTimes times = new StepTimes();
         // Process 0's "Step N done" lines, written in one call per marker interval rather than one per step (a
         // write(2) per line cost more host time than the GPU spends on a small step).
         StringBuilder stepLines = id == 0 ? new StringBuilder(32 * RUN_AHEAD) : null;
-        // Markers bound how far this process runs ahead of its device (between RUN_AHEAD and 2 * RUN_AHEAD
-        // steps): unbounded, it would fill the device's queue and block inside the driver, where it cannot see
-        // an abort, and a sibling that dies leaves the device waiting forever for that sibling's records.
         ArrayDeque<Long> markers = new ArrayDeque<>();
         runtime.setStatus(ProcessStatus.RUNNING); // what a timeout's message names for this process from now on
         try {
             for (long step = 0; step < steps; step++) {
                 if (step % RUN_AHEAD == 0) {
-                    long o0 = System.nanoTime();
-                    writeStepLines(stepLines);
-                    long o1 = System.nanoTime();
-                    outputNs += o1 - o0;
-                    markers.add(attachment.mark());
-                    if (markers.size() > 2) {
-                        long oldest = markers.removeFirst();
-                        barrier.awaitCondition(() -> attachment.reached(oldest), "the device to catch up");
-                    }
-                    deviceWaitNs += System.nanoTime() - o1;
+                    keepUpWithTheDevice(attachment, barrier, markers, stepLines, times);
                 }
                 int b = (int) ((step + id) % n);
                 boolean last = step == steps - 1;
@@ -376,11 +358,7 @@ public final class SimpleIpcChild {
                 long t3 = System.nanoTime();
                 // No sibling may re-record an event before every waiter has enqueued its wait on it.
                 barrier.await();
-                long t4 = System.nanoTime();
-                waitNs += t1 - t0;
-                fillNs += t2 - t1;
-                recordNs += t3 - t2;
-                barrierNs += t4 - t3;
+                times.step(t0, t1, t2, t3, System.nanoTime());
                 if (stepLines != null) {
                     stepLines.append("Step ").append(step).append(" done\n");
                 }
@@ -389,12 +367,27 @@ public final class SimpleIpcChild {
             writeStepLines(stepLines);
         }
         phases.mark("steps");
-        phases.mark(PhaseLog.TOTAL + "streamWaitMicros", waitNs / 1000);
-        phases.mark(PhaseLog.TOTAL + "fillLaunchMicros", fillNs / 1000);
-        phases.mark(PhaseLog.TOTAL + "recordMicros", recordNs / 1000);
-        phases.mark(PhaseLog.TOTAL + "barrierMicros", barrierNs / 1000);
-        phases.mark(PhaseLog.TOTAL + "deviceWaitMicros", deviceWaitNs / 1000);
-        phases.mark(PhaseLog.TOTAL + "outputMicros", outputNs / 1000);
+        times.report(phases);
+    }
+
+    /**
+     * Writes the step lines so far and adds a marker; with two markers outstanding, waits for the older. Markers
+     * bound how far this process runs ahead of its device (between RUN_AHEAD and 2 * RUN_AHEAD steps): unbounded, it
+     * would fill the device's queue and block inside the driver, where it cannot see an abort, and a sibling that
+     * dies leaves the device waiting forever for that sibling's records.
+     */
+    private static void keepUpWithTheDevice(Attachment attachment, Barrier barrier, ArrayDeque<Long> markers,
+            StringBuilder stepLines, StepTimes times) {
+        long o0 = System.nanoTime();
+        writeStepLines(stepLines);
+        long o1 = System.nanoTime();
+        times.outputNs += o1 - o0;
+        markers.add(attachment.mark());
+        if (markers.size() > 2) {
+            long oldest = markers.removeFirst();
+            barrier.awaitCondition(() -> attachment.reached(oldest), "the device to catch up");
+        }
+        times.deviceWaitNs += System.nanoTime() - o1;
     }
 
     /** After the last step: checks this process's own buffer and, when it holds, gives back what was opened. */
