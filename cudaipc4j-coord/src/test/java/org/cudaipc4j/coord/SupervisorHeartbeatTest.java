@@ -81,9 +81,14 @@ class SupervisorHeartbeatTest {
             long t0 = System.nanoTime();
             assertFalse(sv.awaitReleased(Duration.ofSeconds(60)), "released with a member stopped");
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertTrue(ms >= 1000 && ms < 30_000, ms + " ms");
+            assertTrue(ms < 30_000, ms + " ms");
+            // Silence counts from the member's last heartbeat, which may come well before the SIGSTOP on a busy
+            // machine: the limit is held to by the silence the line reports, not by the time since the signal.
+            String abort = block.abortState().orElseThrow().describe();
             assertEquals("aborted by the parent: process 1 failed (stopped responding for ",
-                    block.abortState().orElseThrow().describe().replaceAll("[0-9.]+ s\\)$", ""));
+                    abort.replaceAll("[0-9.]+ s\\)$", ""));
+            double silent = Double.parseDouble(abort.replaceAll(".* for ([0-9.]+) s\\)$", "$1"));
+            assertTrue(silent >= 1.0, abort);
             Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(30));
             Supervisor.Failure first = outcome.failures().getFirst();
             assertEquals(1, first.index());
