@@ -175,7 +175,14 @@ public final class ChildRuntime implements AutoCloseable {
      * which no shutdown hook could hold back. So the first abort of the group comes after one whole clean-up.
      */
     private void leaveAfterTheParent() {
-        // The dead parent cannot remove its control block (or socket folder): the first child to leave does.
+        // The dead parent cannot remove its control block (or socket folder): the first child to leave does. Its
+        // own block by name first: the sweep judges the parent by /proc, where a process whose exit the watch has
+        // seen may still count as running for a moment (a zombie whose threads are still ending).
+        try {
+            block.segment().unlink();
+        } catch (RuntimeException e) {
+            // Gone already, or not ours to remove: the sweep below and the next run's parent look again.
+        }
         try {
             SharedSegment.reapStale();
         } catch (RuntimeException e) {
