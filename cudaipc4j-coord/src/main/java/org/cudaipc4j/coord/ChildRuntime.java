@@ -25,6 +25,8 @@ import org.cudaipc4j.base.Closing;
 public final class ChildRuntime implements AutoCloseable {
     /** Heartbeat and parent-check period. */
     public static final long HEARTBEAT_MILLIS = 100;
+    /** How long a child leaving after its parent waits for /proc to count the parent as ended. */
+    private static final Duration PROC_AGREES = Duration.ofSeconds(2);
 
     private final ControlBlock block;
     private final int index;
@@ -85,6 +87,9 @@ public final class ChildRuntime implements AutoCloseable {
             block.heartbeat(index);
             ChildRuntime rt = new ChildRuntime(block, index);
             rt.watchdog.start();
+            // A process that ends on its own after its parent died (a wait that saw the group end first) leaves as the
+            // watchdog would have left: the dead parent's names go with the first child out.
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(rt::leaveIfTheParentIsGone));
             return rt;
         } catch (RuntimeException e) {
             Closing.closeAfter(block, e);
@@ -183,6 +188,7 @@ public final class ChildRuntime implements AutoCloseable {
         } catch (RuntimeException e) {
             // Gone already, or not ours to remove: the sweep below and the next run's parent look again.
         }
+        ParentWatch.awaitEnded(parentPid, PROC_AGREES);
         try {
             SharedSegment.reapStale();
         } catch (RuntimeException e) {
@@ -201,6 +207,12 @@ public final class ChildRuntime implements AutoCloseable {
             block.abort(index, "the parent (pid " + parentPid + ") is gone");
         } catch (RuntimeException unmapped) {
             // Leaving anyway.
+        }
+    }
+
+    private void leaveIfTheParentIsGone() {
+        if (ParentWatch.gone(parentPid)) {
+            leaveAfterTheParent();
         }
     }
 

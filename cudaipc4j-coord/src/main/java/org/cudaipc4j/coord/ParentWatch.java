@@ -27,6 +27,27 @@ public final class ParentWatch {
     }
 
     /**
+     * Waits, at most {@code longest}, until {@code /proc} too counts the starter that {@link #gone} found gone as
+     * ended: a process whose exit re-parented this one may still show as a zombie whose threads are ending for a
+     * moment, and the sweeps of what it named judge it by {@code /proc}.
+     *
+     * @param starter the pid of the process that started this one
+     * @param longest the longest wait
+     * @return whether it has ended by {@code /proc}
+     */
+    public static boolean awaitEnded(long starter, Duration longest) {
+        IdleStrategy idle = IdleStrategy.periodic(Duration.ofMillis(5));
+        long deadline = System.nanoTime() + longest.toNanos();
+        while (Pids.isAlive(starter)) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            idle.idle();
+        }
+        return true;
+    }
+
+    /**
      * Runs {@code end} with the pid that the environment variable {@code variable} holds ({@code value}, read by the
      * caller) once that process is {@linkplain #gone gone}: at once when it already is, else from a daemon thread
      * within {@link #PERIOD} of it; nothing when the variable is not set.

@@ -1,5 +1,7 @@
 package org.cudaipc4j.simpleipc;
 
+import java.time.Duration;
+import org.cudaipc4j.coord.ParentWatch;
 import org.cudaipc4j.coord.SharedSegment;
 
 /**
@@ -12,8 +14,14 @@ import org.cudaipc4j.coord.SharedSegment;
 final class DeadParent {
     private DeadParent() {}
 
-    /** Removes the named leftovers of ended processes of this user; nothing here throws. */
-    static void removeWhatItNamed() {
+    /**
+     * Removes the named leftovers of ended processes of this user, once {@code /proc} agrees that the parent has
+     * ended (the sweeps judge by it); nothing here throws.
+     *
+     * @param parent the dead parent's pid
+     */
+    static void removeWhatItNamed(long parent) {
+        ParentWatch.awaitEnded(parent, Duration.ofSeconds(2));
         try {
             SharedSegment.reapStale();
         } catch (RuntimeException e) {

@@ -88,7 +88,7 @@ public final class SimpleIpcChild {
         }
         phases.mark("exit");
         if (ParentWatch.gone(input.starter())) {
-            DeadParent.removeWhatItNamed(); // and no phase log: nobody reads it
+            DeadParent.removeWhatItNamed(input.starter()); // and no phase log: nobody reads it
         } else if (settings.phaseFile() != null) {
             phases.writeTo(settings.phaseFile());
         }
@@ -115,7 +115,7 @@ public final class SimpleIpcChild {
             throw e; // not reached
         } catch (CoordinationException e) {
             System.err.println("cudaipc4j: simpleIPC child: " + e.getMessage());
-            DeadParent.removeWhatItNamed();
+            DeadParent.removeWhatItNamed(input.starter());
             ProcessExit.exit(1);
             throw e; // not reached
         }
