@@ -56,8 +56,12 @@ class TorchSocketWayGpuTest {
     private static List<String> run(String mode) throws Exception {
         List<String> withoutPtrace = withoutPtrace();
         String script = TorchReaderGpuTest.producerScript().replace("torch_producer.py", "torch_socket_producer.py");
-        List<String> producerCommand = new ArrayList<>(List.of("env", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:"
-                + (mode.equals("expandable") ? "True" : "False"), "python3", script, mode));
+        // The producer serves its fds with the package's own socket code: the package's folder on its path.
+        Path root = org.cudaipc4j.testing.ProjectRoot.find().orElseThrow(() -> new AssertionError("not inside the"
+                + " checkout"));
+        List<String> producerCommand = new ArrayList<>(List.of("env", "PYTHONPATH=" + root.resolve("python"),
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:" + (mode.equals("expandable") ? "True" : "False"),
+                "python3", script, mode));
         try (JavaProcess.Interactive producer = JavaProcess.start(producerCommand)) {
             DriverFileLeaks.removeWhenEnded(producer.pid());
             String plain = producer.readLine(WAIT);
