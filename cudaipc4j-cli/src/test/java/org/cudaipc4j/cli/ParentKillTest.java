@@ -36,18 +36,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * killed at once.
  */
 class ParentKillTest {
-    /**
-     * Root only for now: run as an ordinary user in CI (after the rest of the module's tests), the children of a
-     * killed parent leave its phase-log folder in the temporary folder (the next run's sweep removes it); as root,
-     * and as the ordinary user run alone, they do not. Skipped visibly until the cause is found.
-     */
-    @org.junit.jupiter.api.BeforeAll
-    static void asRootUntilThePhaseFolderIsFoundLeftAsAUser() {
-        long uid = org.cudaipc4j.base.Libc.getuid();
-        org.junit.jupiter.api.Assumptions.assumeTrue(uid == 0, "runs as root only for now: as an ordinary user the"
-                + " dead parent's phase-log folder was found left in CI (uid " + uid + ")");
-    }
-
     private static final Duration LIMIT = Duration.ofMinutes(2);
     /** How long the children may take to end after their parent (they look every 100 ms). */
     private static final Duration CHILDREN_GONE = Duration.ofSeconds(20);

@@ -14,4 +14,14 @@ final class CoordSettings {
     static final Setting<java.time.Duration> HEARTBEAT_TIMEOUT = Setting.variable("CUDAIPC4J_HEARTBEAT_TIMEOUT", "3",
             "The groups' silence limit in seconds (at least 0.001): a process or rank silent for longer counts as"
                     + " stopped", Liveness::silenceLimitFrom);
+
+    /**
+     * The pid of the process that started this one, set by the {@link Supervisor} for every member it starts
+     * ({@link ParentWatch#starter}): a child that learnt its starter from {@code getppid} at its own start would
+     * name its new parent (init, a subreaper) when the starter died before, and never see it gone.
+     */
+    static final Setting<String> STARTER_PID = Setting.variable("CUDAIPC4J_STARTER_PID", null,
+            "Set by the tool for every process it starts (simpleIPC's children, NCCL ranks): its pid. Such a process"
+                    + " ends within 0.2 s of that one ending (when it is no longer its parent), so a tool killed by"
+                    + " SIGKILL leaves none running");
 }

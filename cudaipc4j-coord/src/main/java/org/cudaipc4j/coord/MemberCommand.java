@@ -52,13 +52,15 @@ public record MemberCommand(List<String> command, Map<String, String> environmen
     }
 
     /**
-     * This member's process builder: the options' environment, then its own, and inherited streams where
+     * This member's process builder: the options' environment, then its own, this process's pid as the member's
+     * starter ({@link ParentWatch#starter}), and inherited streams where
      * {@code inherit} says the options' streams are this process's own and unprefixed.
      */
     ProcessBuilder processBuilder(Supervisor.Options options, boolean inherit) {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(options.environment());
         pb.environment().putAll(environment);
+        pb.environment().put(CoordSettings.STARTER_PID.name(), Long.toString(Pids.self()));
         if (inherit) {
             pb.redirectError(ProcessBuilder.Redirect.INHERIT);
             if (outputLines == null) {

@@ -18,6 +18,29 @@ public final class ParentWatch {
     private ParentWatch() {}
 
     /**
+     * {@return the pid of the process that started this one}: the one a {@link Supervisor} named for its members
+     * ({@code CUDAIPC4J_STARTER_PID}), else this process's parent now. Only the starter's own word holds when it may
+     * have died before this process looked: this process then already has another parent.
+     *
+     * @throws IllegalArgumentException when the variable holds no pid of another process
+     */
+    public static long starter() {
+        String value = CoordSettings.STARTER_PID.get();
+        return value == null || value.isBlank() ? Pids.parentPid() : pidIn(CoordSettings.STARTER_PID.name(), value);
+    }
+
+    /**
+     * {@link #whenGone(long, LongConsumer)} for the starter a {@link Supervisor} named ({@link #starter}); nothing
+     * when none did.
+     *
+     * @param end what ends this process, given the starter's pid
+     * @throws IllegalArgumentException when the variable holds no pid of another process
+     */
+    public static void whenStarterGone(LongConsumer end) {
+        whenGone(CoordSettings.STARTER_PID.name(), CoordSettings.STARTER_PID.get(), end);
+    }
+
+    /**
      * {@return true once {@code starter} is gone or is no longer this process's parent}
      *
      * @param starter the pid of the process that started this one, as this process learnt it
@@ -61,6 +84,10 @@ public final class ParentWatch {
         if (value == null || value.isBlank()) {
             return;
         }
+        whenGone(pidIn(variable, value), end);
+    }
+
+    private static long pidIn(String variable, String value) {
         long pid;
         try {
             pid = Long.parseLong(value.strip());
@@ -71,7 +98,7 @@ public final class ParentWatch {
             throw new IllegalArgumentException(variable + "=" + value + " is not the pid of the process that"
                     + " started this one");
         }
-        whenGone(pid, end);
+        return pid;
     }
 
     /**

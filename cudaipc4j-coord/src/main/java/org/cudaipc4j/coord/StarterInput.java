@@ -37,7 +37,7 @@ public final class StarterInput {
 
     /** {@return this process's standard input, from its parent} */
     public static StarterInput standardInput() {
-        return new StarterInput(new FileInputStream(FileDescriptor.in), Pids.parentPid());
+        return new StarterInput(new FileInputStream(FileDescriptor.in), ParentWatch.starter());
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.cudaipc4j.simpleipc;
 
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -87,10 +88,19 @@ public final class SimpleIpcChild {
             ProcessExit.exit(0, settings.quietExit());
         }
         phases.mark("exit");
+        if (settings.phaseFile() != null && !ParentWatch.gone(input.starter())) {
+            try {
+                phases.writeTo(settings.phaseFile());
+            } catch (UncheckedIOException e) {
+                if (!ParentWatch.gone(input.starter())) {
+                    throw e;
+                } // else a sibling removed the dead parent's folder meanwhile: nobody reads the log
+            }
+        }
+        // Looked at again after the write: a parent that died meanwhile left its folder to its children, and a
+        // sibling's sweep may have come before this log.
         if (ParentWatch.gone(input.starter())) {
-            DeadParent.removeWhatItNamed(input.starter()); // and no phase log: nobody reads it
-        } else if (settings.phaseFile() != null) {
-            phases.writeTo(settings.phaseFile());
+            DeadParent.removeWhatItNamed(input.starter());
         }
         ProcessExit.exit(exit, settings.quietExit());
     }

@@ -233,11 +233,11 @@ public final class NcclRotation {
     }
 
     /**
-     * Ends this rank when the tool that started it ends ({@link SimpleIpcSettings#NCCL_PARENT_PID}); nothing without
-     * the variable.
+     * Ends this rank when the tool that started it ends ({@link ParentWatch#whenStarterGone}); nothing for a rank
+     * a launcher of the user's started.
      */
     private void endWithParent(int rank) {
-        ParentWatch.whenGone(SimpleIpcSettings.NCCL_PARENT_PID.name(), SimpleIpcSettings.NCCL_PARENT_PID.get(), pid -> {
+        ParentWatch.whenStarterGone(pid -> {
             err.println("cudaipc4j: rank " + rank + " ends: the tool that started it (pid " + pid + ") is gone");
             err.flush();
             Runtime.getRuntime().halt(1);

@@ -4,11 +4,11 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 import org.cudaipc4j.coord.CoordinationException;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.MemberCommand;
+import org.cudaipc4j.coord.ParentWatch;
 import org.cudaipc4j.coord.Supervisor;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.cuda.Device;
@@ -17,7 +17,6 @@ import org.cudaipc4j.launch.LaunchEnvironmentException;
 import org.cudaipc4j.launch.Launcher;
 import org.cudaipc4j.nccl.Nccl;
 import org.cudaipc4j.nccl.NcclUnavailableException;
-import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 import org.cudaipc4j.tool.Failures;
 
 /**
@@ -118,8 +117,8 @@ public final class NcclRun {
     private static final Duration AFTER_FAILURE = Duration.ofSeconds(10);
 
     /**
-     * Starts the ranks, each told this process's pid ({@link SimpleIpcSettings#NCCL_PARENT_PID}: it ends when this process
-     * does), and waits for them all; reports each that failed on {@code err}. After the first failure the others
+     * Starts the ranks, each told this process's pid by the supervisor ({@link ParentWatch#starter}: it ends when this
+     * process does), and waits for them all; reports each that failed on {@code err}. After the first failure the others
      * get {@code afterFailure} to end (their watchdogs end them within seconds) before they are terminated; after
      * {@code timeout} they are killed. What they write goes to {@code out} and {@code err}, inherited where those
      * are this process's own.
@@ -127,8 +126,7 @@ public final class NcclRun {
     static Result superviseRanks(List<MemberCommand> ranks, Duration timeout, Duration afterFailure, PrintStream out,
                                  PrintStream err) {
         Supervisor.Options supervision = Supervisor.Options.defaults().withPrefixOutput(false).withOutput(out, err)
-                .withGracePeriod(afterFailure)
-                .withEnvironment(Map.of(SimpleIpcSettings.NCCL_PARENT_PID.name(), Long.toString(ProcessHandle.current().pid())));
+                .withGracePeriod(afterFailure);
         try (Supervisor supervisor = Supervisor.withoutBlock(ranks.size(), supervision)) {
             supervisor.launch(ranks);
             Supervisor.Outcome outcome = supervisor.awaitAll(Deadline.after(timeout, "--timeout"));

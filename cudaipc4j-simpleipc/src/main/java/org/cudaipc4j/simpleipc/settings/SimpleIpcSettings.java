@@ -51,10 +51,6 @@ public final class SimpleIpcSettings {
             "CUDAIPC4J_NCCL_SEPARATE_HOSTS", "1",
             "1: each NCCL rank is a host of its own to NCCL, so that several ranks can share one GPU");
 
-    /** The tool that started an NCCL rank itself: the rank ends once it is gone. */
-    public static final Setting<String> NCCL_PARENT_PID = Setting.variable("CUDAIPC4J_NCCL_PARENT_PID", null,
-            "Set by the tool for the NCCL ranks it starts itself: its pid; a rank ends once that process is gone");
-
     private static Duration waitTimeout(String text) {
         try {
             long ms = Long.parseLong(text.trim());

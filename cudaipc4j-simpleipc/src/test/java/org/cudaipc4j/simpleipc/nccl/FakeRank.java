@@ -1,7 +1,5 @@
 package org.cudaipc4j.simpleipc.nccl;
 
-import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
-
 /**
  * Test rank without NCCL: prints what the tool told it ("rank R of N, parent P, rendezvous A"), then, by its
  * argument: "pass" exits 0, "fail:R:N" exits with N on rank R and waits on the others until they are ended,
@@ -13,7 +11,7 @@ public final class FakeRank {
     public static void main(String[] args) throws InterruptedException {
         String rank = System.getenv("CUDAIPC4J_RANK");
         System.out.println("rank " + rank + " of " + System.getenv("CUDAIPC4J_WORLD_SIZE") + ", parent "
-                + System.getenv(SimpleIpcSettings.NCCL_PARENT_PID.name()) + ", rendezvous " + System.getenv("CUDAIPC4J_RENDEZVOUS"));
+                + System.getenv("CUDAIPC4J_STARTER_PID") + ", rendezvous " + System.getenv("CUDAIPC4J_RENDEZVOUS"));
         System.out.flush();
         String mode = args[0];
         if (mode.equals("pass")) {
