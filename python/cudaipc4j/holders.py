@@ -14,6 +14,7 @@ import mmap
 import os
 import struct
 import threading
+from typing import Callable
 
 from .errors import Error
 
@@ -52,6 +53,17 @@ def _cas():
 _SEQ_CST = 5
 
 
+def map_existing(path: str, size_of: Callable[[os.stat_result], int]) -> mmap.mmap:
+    """Maps the file ``path`` that another process made, shared, for reading and writing, following no link:
+    ``size_of`` sees the open file's status and returns how many bytes to map, or raises to refuse it. The descriptor
+    is closed either way; an ``OSError`` of the open is the caller's to report, naming what the file should be."""
+    fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    try:
+        return mmap.mmap(fd, size_of(os.fstat(fd)), mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    finally:
+        os.close(fd)
+
+
 def start_millis(pid: int) -> int:
     """When ``pid`` started, in epoch milliseconds, computed as the JDK's ProcessHandle.Info.startInstant does
     (btime from /proc/stat, starttime in clock ticks from /proc/<pid>/stat); -1 when it cannot be told."""
@@ -75,17 +87,17 @@ class HolderTable:
             raise HoldersError(f"{name!r} is not a holder table's name (cudaipc4j-...)")
         self.name = name
         path = os.path.join(directory, name)
+
+        def size_of(st: os.stat_result) -> int:
+            if st.st_size < HEADER:
+                raise HoldersError(f"{path} is not an export holder table ({st.st_size} bytes)")
+            return st.st_size
+
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+            self._map = map_existing(path, size_of)
         except OSError as e:
             raise HoldersError(f"cannot open the holder table {path}: {e.strerror}") from None
-        try:
-            size = os.fstat(fd).st_size
-            if size < HEADER:
-                raise HoldersError(f"{path} is not an export holder table ({size} bytes)")
-            self._map = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        finally:
-            os.close(fd)
+        size = len(self._map)
         magic, capacity = struct.unpack_from("<Qi", self._map, 0)
         if magic != MAGIC:
             self._map.close()

@@ -227,6 +227,13 @@ def _current(ordinal: int) -> Any:
         _pop_context()
 
 
+def _granularity(cu: Any, handle: Any) -> int:
+    """The smallest mapping granularity of the allocation ``handle`` was imported from."""
+    prop = check(cu.cuMemGetAllocationPropertiesFromHandle(handle), "cuMemGetAllocationPropertiesFromHandle")
+    return check(cu.cuMemGetAllocationGranularity(
+        prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity")
+
+
 class _Mapping:
     """One imported allocation, mapped in this process; :meth:`release` undoes everything once."""
 
@@ -286,19 +293,13 @@ class _Mapping:
             handle = check(cu.cuMemImportFromShareableHandle(ctypes.addressof(fabric), kind),
                            "cuMemImportFromShareableHandle")
         self._undo.append(("release", handle))
-        prop = check(cu.cuMemGetAllocationPropertiesFromHandle(handle), "cuMemGetAllocationPropertiesFromHandle")
-        granularity = check(cu.cuMemGetAllocationGranularity(
-            prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity")
+        granularity = _granularity(cu, handle)
         mapped = -(-self.size // granularity) * granularity
         ptr = check(cu.cuMemAddressReserve(mapped, granularity, 0, 0), "cuMemAddressReserve")
         self._undo.append(("address", (ptr, mapped)))
         check(cu.cuMemMap(ptr, mapped, 0, handle, 0), "cuMemMap")
         self._undo.append(("unmap", (ptr, mapped)))
-        access = cu.CUmemAccessDesc()
-        access.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
-        access.location.id = self.ordinal
-        access.flags = cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE
-        check(cu.cuMemSetAccess(ptr, mapped, [access], 1), "cuMemSetAccess")
+        self._grant_read_write(cu, ptr, mapped)
         self.ptr = int(ptr)
 
     def _map_chunks(self, cu: Any, fds: list[int]) -> None:
@@ -317,21 +318,23 @@ class _Mapping:
         if s.storage_offset_bytes + s.storage_bytes > total:
             raise ValueError(f"the torch storage of {s.storage_bytes} bytes at offset {s.storage_offset_bytes} ends"
                              f" beyond its {len(handles)} chunk(s) of {chunk} bytes")
-        prop = check(cu.cuMemGetAllocationPropertiesFromHandle(handles[0]), "cuMemGetAllocationPropertiesFromHandle")
-        granularity = check(cu.cuMemGetAllocationGranularity(
-            prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity")
+        granularity = _granularity(cu, handles[0])
         base = int(check(cu.cuMemAddressReserve(total, granularity, 0, 0), "cuMemAddressReserve"))
         self._undo.append(("address", (base, total)))
         for i, handle in enumerate(handles):
             at = base + i * chunk  # cuda.bindings takes an int where a CUdeviceptr goes
             check(cu.cuMemMap(at, chunk, 0, handle, 0), "cuMemMap")
             self._undo.append(("unmap", (at, chunk)))
+        self._grant_read_write(cu, base, total)
+        self.ptr = base + s.storage_offset_bytes
+
+    def _grant_read_write(self, cu: Any, ptr: Any, size: int) -> None:
+        """This device may read and write the mapped range ``size`` bytes from ``ptr``."""
         access = cu.CUmemAccessDesc()
         access.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
         access.location.id = self.ordinal
         access.flags = cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE
-        check(cu.cuMemSetAccess(base, total, [access], 1), "cuMemSetAccess")
-        self.ptr = base + s.storage_offset_bytes
+        check(cu.cuMemSetAccess(ptr, size, [access], 1), "cuMemSetAccess")
 
     def _import_pool(self, cu: Any, fds: list[int]) -> None:
         d = self.d

@@ -10,12 +10,11 @@ out and unlinks a file it finds at 0).
 from __future__ import annotations
 
 import ctypes
-import mmap
 import os
 import struct
 
 from .descriptor import REF_COUNTER_NAME
-from .holders import _SEQ_CST, _cas
+from .holders import _SEQ_CST, _cas, map_existing
 
 DIRECTORY = "/dev/shm"
 HEADER = 64
@@ -46,18 +45,17 @@ def give_back_all(name: str, slots: list[int], directory: str | None = None) -> 
         if not 0 <= slot < SLOTS:
             raise ValueError(f"slot {slot} is outside torch's reference-counter file (slots 0 to {SLOTS - 1})")
     path = os.path.join(DIRECTORY if directory is None else directory, name[1:])
+
+    def size_of(st: os.stat_result) -> int:
+        if st.st_size != FILE_BYTES:
+            raise ValueError(f"not a torch reference-counter file: {path} has {st.st_size} bytes, torch's have"
+                             f" {FILE_BYTES}")
+        return FILE_BYTES
+
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        m = map_existing(path, size_of)
     except FileNotFoundError:
         return 0
-    try:
-        size = os.fstat(fd).st_size
-        if size != FILE_BYTES:
-            raise ValueError(f"not a torch reference-counter file: {path} has {size} bytes, torch's have"
-                             f" {FILE_BYTES}")
-        m = mmap.mmap(fd, FILE_BYTES, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-    finally:
-        os.close(fd)
     anchor = ctypes.c_char.from_buffer(m)  # pins the mapping's address for the compare-and-set
     values = memoryview(m)[HEADER:].cast("q")
     try:

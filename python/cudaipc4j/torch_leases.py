@@ -30,6 +30,7 @@ from typing import Any
 from . import torch_counters
 from .errors import Error
 from .holders import DIRECTORY as SHM_DIRECTORY
+from .holders import map_existing
 from .pidfd import FdAccessError, pidfd_open
 
 MAGIC = 0x3242_4C54_4350_4943  # "CIPCTLB2" read as a little-endian int64
@@ -183,17 +184,16 @@ def _open_page(name: str, directory: str) -> tuple[str, mmap.mmap]:
     if "/" in name or not name.startswith("cudaipc4j-"):
         raise LeaseError(f"{name!r} is not a lease book page's name (cudaipc4j-...)")
     path = os.path.join(directory, name)
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
-    except OSError as e:
-        raise LeaseError(f"cannot open torch lease book page {path}: {e.strerror}") from None
-    try:
-        st = os.fstat(fd)
+
+    def size_of(st: os.stat_result) -> int:
         if st.st_uid != os.getuid() or st.st_size < HEADER:
             raise LeaseError(f"{path} is not a torch lease book page of this user")
-        m = mmap.mmap(fd, st.st_size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-    finally:
-        os.close(fd)
+        return st.st_size
+
+    try:
+        m = map_existing(path, size_of)
+    except OSError as e:
+        raise LeaseError(f"cannot open torch lease book page {path}: {e.strerror}") from None
     magic, version, entries = _PAGE.unpack_from(m, 0)[:3]
     if magic != MAGIC or version != VERSION or entries < 1 or len(m) != HEADER + ENTRY * entries:
         m.close()

@@ -197,5 +197,5 @@ class LaunchTest(support.TestCase):
         assert (env.launcher, env.rank, env.size, env.rendezvous) == (Launcher.EXPLICIT, 1, 2, HostPort("h", 5))
 
     def test_the_variables_are_the_java_sides(self):
-        java = set(re.findall(r'= launcher\("(\w+)",', JAVA_VARIABLES.read_text()))
+        java = set(re.findall(r'static final Setting<String> \w+ = \w+\("(\w+)",', JAVA_VARIABLES.read_text()))
         assert java == set(launch.VARIABLES)

@@ -2,6 +2,8 @@ package org.cudaipc4j.coord;
 
 import java.lang.foreign.MemoryLayout;
 import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.base.Closing;
 
@@ -36,6 +38,11 @@ public final class ChildRuntime implements AutoCloseable {
     private volatile boolean failed;
     private final java.util.List<Runnable> parentGoneActions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean closed;
+
+    /** The groups this process joined, for the one shutdown hook ({@link #leaveWithTheProcess}). */
+    private static final Queue<ChildRuntime> JOINED = new ConcurrentLinkedQueue<>();
+    /** Whether this process's shutdown hook is registered; guarded by {@code JOINED}. */
+    private static boolean hookRegistered;
 
     private ChildRuntime(ControlBlock block, int index) {
         this.block = block;
@@ -86,10 +93,8 @@ public final class ChildRuntime implements AutoCloseable {
             block.setStatus(index, ProcessStatus.STARTING);
             block.heartbeat(index);
             ChildRuntime rt = new ChildRuntime(block, index);
+            leaveWithTheProcess(rt);
             rt.watchdog.start();
-            // A process that ends on its own after its parent died (a wait that saw the group end first) leaves as the
-            // watchdog would have left: the dead parent's names go with the first child out.
-            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(rt::leaveIfTheParentIsGone));
             return rt;
         } catch (RuntimeException e) {
             Closing.closeAfter(block, e);
@@ -210,9 +215,30 @@ public final class ChildRuntime implements AutoCloseable {
         }
     }
 
-    private void leaveIfTheParentIsGone() {
-        if (ParentWatch.gone(parentPid)) {
-            leaveAfterTheParent();
+    /**
+     * Lets {@code rt} leave with this process. A process that ends on its own after its parent died (a wait that saw
+     * the group end first, then closed its runtime) leaves as the watchdog would have left: the dead parent's names
+     * go with the first child out. One hook per process serves every group it joined, before or after its close: a
+     * process that joins many times holds one small entry per join, not a thread each.
+     *
+     * @throws IllegalStateException when this JVM is already shutting down
+     */
+    private static void leaveWithTheProcess(ChildRuntime rt) {
+        synchronized (JOINED) {
+            if (!hookRegistered) {
+                Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-leave")
+                        .unstarted(ChildRuntime::leaveIfTheParentsAreGone));
+                hookRegistered = true;
+            }
+            JOINED.add(rt);
+        }
+    }
+
+    private static void leaveIfTheParentsAreGone() {
+        for (ChildRuntime rt : JOINED) {
+            if (ParentWatch.gone(rt.parentPid)) {
+                rt.leaveAfterTheParent();
+            }
         }
     }
 

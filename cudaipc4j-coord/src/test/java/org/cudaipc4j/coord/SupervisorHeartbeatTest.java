@@ -1,7 +1,5 @@
 package org.cudaipc4j.coord;
 
-import static org.cudaipc4j.coord.SupervisorTest.args;
-import static org.cudaipc4j.coord.TestSupport.assertNoSegmentsOfThisJvm;
 import static org.cudaipc4j.coord.TestSupport.waitUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,19 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The supervisor's judgement of its members' heartbeats, in each of its waits, and the parent's own heartbeat. */
 class SupervisorHeartbeatTest {
-    private final TestSupport.StartedProcesses started = new TestSupport.StartedProcesses();
-
-    @AfterEach
-    void nothingLeft() {
-        List<Long> left = started.endAll(2000);
-        assertEquals(List.of(), left, "children still running 2 s after the test (now killed)");
-        assertNoSegmentsOfThisJvm();
-    }
+    @RegisterExtension
+    final SupervisedChildren started = new SupervisedChildren();
 
     @Test
     void stoppedChildMissesItsHeartbeatAndIsKilled() throws Exception {
@@ -29,11 +21,7 @@ class SupervisorHeartbeatTest {
         Supervisor.Options options = Supervisor.Options.defaults().withOutput(out.stream, out.stream)
                 .withHeartbeatTimeout(Duration.ofSeconds(3)).withGracePeriod(Duration.ofMillis(200));
         try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT); Supervisor sv = new Supervisor(block, options)) {
-            List<List<String>> args = args(block, "0");
-            args.set(0, List.of(block.name(), "0", "0", "sleep"));
-            args.set(1, List.of(block.name(), "1", "0", "sleep"));
-            sv.start(LoopingChild.class.getName(), args);
-            started.addAll(sv.pids());
+            started.start(sv, SupervisedChildren.sleepers(block));
             assertTrue(waitUntil(30_000, () -> block.lastHeartbeatMillis(1) != 0), "child 1 never joined");
             Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(started.get(1))).start();
             assertEquals(0, stop.waitFor());
@@ -66,11 +54,7 @@ class SupervisorHeartbeatTest {
         Supervisor.Options options = Supervisor.Options.defaults().withOutput(out.stream, out.stream)
                 .withHeartbeatTimeout(Duration.ofSeconds(1)).withGracePeriod(Duration.ofMillis(200));
         try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT); Supervisor sv = new Supervisor(block, options)) {
-            List<List<String>> args = args(block, "0");
-            args.set(0, List.of(block.name(), "0", "0", "sleep"));
-            args.set(1, List.of(block.name(), "1", "0", "sleep"));
-            sv.start(LoopingChild.class.getName(), args);
-            started.addAll(sv.pids());
+            started.start(sv, SupervisedChildren.sleepers(block));
             assertTrue(waitUntil(30_000, () -> block.lastHeartbeatMillis(1) != 0), "child 1 never joined");
             long parentBeat = block.lastHeartbeatOf(ControlBlock.PARENT);
             assertTrue(parentBeat != 0, "no parent heartbeat while members run");

@@ -1,6 +1,6 @@
 package org.cudaipc4j.coord;
 
-import static org.cudaipc4j.coord.TestSupport.assertNoSegmentsOfThisJvm;
+import static org.cudaipc4j.coord.SupervisedChildren.args;
 import static org.cudaipc4j.coord.TestSupport.running;
 import static org.cudaipc4j.coord.TestSupport.waitUntil;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.testing.OpenDescriptors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -27,14 +27,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ({@code seed N}); {@code -Dcudaipc4j.test.seed=N} on the Maven command line replays that choice.
  */
 class SupervisorTest {
-    private final TestSupport.StartedProcesses started = new TestSupport.StartedProcesses();
-
-    @AfterEach
-    void nothingLeft() {
-        List<Long> left = started.endAll(2000);
-        assertEquals(List.of(), left, "children still running 2 s after the test (now killed)");
-        assertNoSegmentsOfThisJvm();
-    }
+    @RegisterExtension
+    final SupervisedChildren started = new SupervisedChildren();
 
     @Test
     void inheritsOnlyJvmOptionsBeforeTheMainClass() {
@@ -77,8 +71,7 @@ class SupervisorTest {
         TestSupport.Capture out = new TestSupport.Capture();
         try (ControlBlock block = ControlBlock.create(3, TestSupport.SLOT);
              Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
-            sv.start(LoopingChild.class.getName(), args(block, "200"));
-            started.addAll(sv.pids());
+            started.start(sv, args(block, "200"));
             Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
             assertTrue(outcome.ok(), outcome + "\n" + out.text());
             assertEquals(List.of(0, 0, 0), outcome.exitCodes());
@@ -107,8 +100,7 @@ class SupervisorTest {
              Supervisor sv = new Supervisor(block, leavingByThemselves(out))) {
             List<List<String>> args = args(block, "0");
             args.set(1, List.of(block.name(), "1", "0", "exit:7"));
-            sv.start(LoopingChild.class.getName(), args);
-            started.addAll(sv.pids());
+            started.start(sv, args);
             long t0 = System.nanoTime();
             Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
             long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -142,8 +134,7 @@ class SupervisorTest {
             args.get(first).add("exitwhen:7");
             args.get(second).add("exitwhen:5");
             if (how.equals("started")) {
-                sv.start(LoopingChild.class.getName(), args);
-                started.addAll(sv.pids());
+                started.start(sv, args);
             } else {
                 for (int i = 0; i < 2; i++) {
                     sv.adopt(i, startedElsewhere(args.get(i)));
@@ -180,8 +171,7 @@ class SupervisorTest {
              Supervisor sv = new Supervisor(block, leavingByThemselves(out))) {
             List<List<String>> args = args(block, "0");
             args.set(2, List.of(block.name(), "2", "50", "fail:verification mismatch at 4096"));
-            sv.start(LoopingChild.class.getName(), args);
-            started.addAll(sv.pids());
+            started.start(sv, args);
             Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(60));
             assertEquals(new Supervisor.Failure(2, "exit code 1"), outcome.failures().getFirst(), outcome.toString());
             assertEquals(List.of(3, 3, 1), outcome.exitCodes(), out.text());
@@ -201,8 +191,7 @@ class SupervisorTest {
             for (List<String> a : args) {
                 a.add("release:hold");
             }
-            sv.start(LoopingChild.class.getName(), args);
-            started.addAll(sv.pids());
+            started.start(sv, args);
             assertTrue(sv.awaitReleased(Duration.ofSeconds(60)), out.text());
             // Both are still lingering after their release: the parent did not wait for their exits.
             for (long pid : sv.pids()) {
@@ -225,8 +214,7 @@ class SupervisorTest {
             for (int i = 0; i < 3; i++) {
                 args.add(List.of(name, Integer.toString(i), "50", "loop", "30000"));
             }
-            sv.start(LoopingChild.class.getName(), args);
-            started.addAll(sv.pids());
+            started.start(sv, args);
             assertThrows(IllegalStateException.class, () -> sv.awaitAll(Duration.ofSeconds(1)));
             // They wait for the block before it exists (else this tests nothing).
             awaitWaitingForTheBlock(out, name, 3);
@@ -306,8 +294,7 @@ class SupervisorTest {
             List<List<String>> args = args(block, "5");
             args.get(0).add("release:0");
             args.set(1, List.of(block.name(), "1", "5", "fail:cannot open a handle"));
-            sv.start(LoopingChild.class.getName(), args);
-            started.addAll(sv.pids());
+            started.start(sv, args);
             assertFalse(sv.awaitReleased(Duration.ofSeconds(60)), out.text());
             assertFalse(sv.awaitAll(Duration.ofSeconds(60)).ok());
         }
@@ -327,8 +314,7 @@ class SupervisorTest {
         try (ControlBlock block = ControlBlock.create(n, TestSupport.SLOT);
              Supervisor sv = new Supervisor(block, leavingByThemselves(out))) {
             name = block.name();
-            sv.start(LoopingChild.class.getName(), args(block, "0"));
-            started.addAll(sv.pids());
+            started.start(sv, args(block, "0"));
             for (int i = 0; i < n; i++) {
                 int index = i;
                 assertTrue(waitUntil(30_000, () -> TestSupport.round(block, index) > 100), "child " + i + " not looping"
@@ -375,11 +361,7 @@ class SupervisorTest {
         TestSupport.Capture out = new TestSupport.Capture();
         try (ControlBlock block = ControlBlock.create(2, TestSupport.SLOT);
              Supervisor sv = new Supervisor(block, Supervisor.Options.defaults().withOutput(out.stream, out.stream))) {
-            List<List<String>> args = args(block, "0");
-            args.set(0, List.of(block.name(), "0", "0", "sleep"));
-            args.set(1, List.of(block.name(), "1", "0", "sleep"));
-            sv.start(LoopingChild.class.getName(), args);
-            started.addAll(sv.pids());
+            started.start(sv, SupervisedChildren.sleepers(block));
             long t0 = System.nanoTime();
             Supervisor.Outcome outcome = sv.awaitAll(Duration.ofSeconds(2));
             long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -423,8 +405,7 @@ class SupervisorTest {
             assertThrows(IllegalArgumentException.class, () -> sv.start(LoopingChild.class.getName(), List.of()));
             assertThrows(IllegalArgumentException.class, () -> sv.start(LoopingChild.class.getName(),
                     List.of(List.of(), List.of())));
-            sv.start(LoopingChild.class.getName(), args(block, "3"));
-            started.addAll(sv.pids());
+            started.start(sv, args(block, "3"));
             assertThrows(IllegalStateException.class, () -> sv.start(LoopingChild.class.getName(), args(block, "3")));
             assertTrue(sv.awaitAll(Duration.ofSeconds(60)).ok());
             sv.close();
@@ -532,14 +513,6 @@ class SupervisorTest {
                 args)).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         started.add(p.pid());
         return p.toHandle();
-    }
-
-    static List<List<String>> args(ControlBlock block, String rounds) {
-        List<List<String>> all = new ArrayList<>();
-        for (int i = 0; i < block.processCount(); i++) {
-            all.add(new ArrayList<>(List.of(block.name(), Integer.toString(i), rounds)));
-        }
-        return all;
     }
 
     /** Waits until each of the first {@code n} members has said it waits for the block {@code name}. */

@@ -123,7 +123,7 @@ final class TestSupport {
      * kills exactly those processes through the handles (they know the start time), never a later process that was
      * given a freed pid.
      */
-    static final class StartedProcesses extends ArrayList<Long> {
+    static class StartedProcesses extends ArrayList<Long> {
         private final List<ProcessHandle> handles = new ArrayList<>();
 
         @Override

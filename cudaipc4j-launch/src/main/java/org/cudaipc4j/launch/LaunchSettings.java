@@ -1,5 +1,6 @@
 package org.cudaipc4j.launch;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,84 +14,75 @@ import org.cudaipc4j.base.Setting;
 final class LaunchSettings {
     private LaunchSettings() {}
 
-    /** This rank's number, from 0 (our own variable: selects {@link Launcher#EXPLICIT}). */
-    static final Setting<String> CUDAIPC4J_RANK = launcher("CUDAIPC4J_RANK",
-            "Our own launch: this rank's number, from 0");
-    /** The number of ranks (our own). */
-    static final Setting<String> CUDAIPC4J_WORLD_SIZE = launcher("CUDAIPC4J_WORLD_SIZE",
-            "Our own launch: the number of ranks, from 1");
-    /** This rank's number on its host (our own; default: the rank). */
-    static final Setting<String> CUDAIPC4J_LOCAL_RANK = launcher("CUDAIPC4J_LOCAL_RANK",
-            "Our own launch: this rank's number on its host; default: the rank");
-    /** The rendezvous address, {@code host:port} or {@code [v6]:port}: under every launcher, when set. */
-    static final Setting<String> CUDAIPC4J_RENDEZVOUS = launcher("CUDAIPC4J_RENDEZVOUS",
+    /** The declarations below in their order: each adds itself ({@link #variable}). */
+    private static final List<Setting<String>> DECLARED = new ArrayList<>();
+
+    // Our own launch (CUDAIPC4J_RANK set selects Launcher#EXPLICIT); the rendezvous's address and secret count under
+    // every launcher when set (the secret when not empty), else it listens beside the launcher's store or first host.
+    static final Setting<String> CUDAIPC4J_RANK = ours("CUDAIPC4J_RANK", "this rank's number, from 0");
+    static final Setting<String> CUDAIPC4J_WORLD_SIZE = ours("CUDAIPC4J_WORLD_SIZE", "the number of ranks, from 1");
+    static final Setting<String> CUDAIPC4J_LOCAL_RANK = ours("CUDAIPC4J_LOCAL_RANK",
+            "this rank's number on its host; default: the rank");
+    static final Setting<String> CUDAIPC4J_RENDEZVOUS = variable("CUDAIPC4J_RENDEZVOUS", "",
             "Where rank 0's rendezvous listens (host:port, [v6]:port), under every launcher");
-    /** The rendezvous's shared secret (its UTF-8 bytes), under every launcher, when set and not empty. */
-    static final Setting<String> CUDAIPC4J_RENDEZVOUS_SECRET = launcher("CUDAIPC4J_RENDEZVOUS_SECRET",
+    static final Setting<String> CUDAIPC4J_RENDEZVOUS_SECRET = variable("CUDAIPC4J_RENDEZVOUS_SECRET", "",
             "The rendezvous's shared secret (its UTF-8 bytes); else one derived from the job's identity");
 
-    /** torchrun: the rank. */
-    static final Setting<String> RANK = launcher("RANK", "torchrun: the rank");
-    /** torchrun: the number of ranks. */
-    static final Setting<String> WORLD_SIZE = launcher("WORLD_SIZE", "torchrun: the number of ranks");
-    /** torchrun: the rank on its host. */
-    static final Setting<String> LOCAL_RANK = launcher("LOCAL_RANK", "torchrun: the rank on its host");
-    /** torchrun: the host of torch's store, which also hosts the rendezvous. */
-    static final Setting<String> MASTER_ADDR = launcher("MASTER_ADDR",
-            "torchrun: the host of torch's store, which also hosts the rendezvous");
-    /** torchrun: the port of torch's store; the rendezvous listens on the next one. */
-    static final Setting<String> MASTER_PORT = launcher("MASTER_PORT",
-            "torchrun: the port of torch's store; the rendezvous listens on the next one");
-    /** torchrun: the run's id, part of the derived secret when set. */
-    static final Setting<String> TORCHELASTIC_RUN_ID = launcher("TORCHELASTIC_RUN_ID",
-            "torchrun: the run's id, part of the derived secret when set");
+    static final Setting<String> RANK = torchrun("RANK", "the rank");
+    static final Setting<String> WORLD_SIZE = torchrun("WORLD_SIZE", "the number of ranks");
+    static final Setting<String> LOCAL_RANK = torchrun("LOCAL_RANK", "the rank on its host");
+    static final Setting<String> MASTER_ADDR = torchrun("MASTER_ADDR",
+            "the host of torch's store, which also hosts the rendezvous");
+    static final Setting<String> MASTER_PORT = torchrun("MASTER_PORT",
+            "the port of torch's store; the rendezvous listens on the next one");
+    static final Setting<String> TORCHELASTIC_RUN_ID = torchrun("TORCHELASTIC_RUN_ID",
+            "the run's id, part of the derived secret when set");
 
-    /** Open MPI: the rank. */
-    static final Setting<String> OMPI_COMM_WORLD_RANK = launcher("OMPI_COMM_WORLD_RANK", "Open MPI: the rank");
-    /** Open MPI: the number of ranks. */
-    static final Setting<String> OMPI_COMM_WORLD_SIZE = launcher("OMPI_COMM_WORLD_SIZE",
-            "Open MPI: the number of ranks");
-    /** Open MPI: the rank on its host. */
-    static final Setting<String> OMPI_COMM_WORLD_LOCAL_RANK = launcher("OMPI_COMM_WORLD_LOCAL_RANK",
-            "Open MPI: the rank on its host");
-    /** Open MPI: the number of ranks on this host. */
-    static final Setting<String> OMPI_COMM_WORLD_LOCAL_SIZE = launcher("OMPI_COMM_WORLD_LOCAL_SIZE",
-            "Open MPI: the number of ranks on this host");
-    /** Open MPI (PMIx): the job's namespace, its identity. */
-    static final Setting<String> PMIX_NAMESPACE = launcher("PMIX_NAMESPACE",
-            "Open MPI (PMIx): the job's namespace, its identity");
-    /** Open MPI: the job's id, its identity where {@code PMIX_NAMESPACE} is not set. */
-    static final Setting<String> OMPI_MCA_ESS_BASE_JOBID = launcher("OMPI_MCA_ess_base_jobid",
-            "Open MPI: the job's id, its identity where PMIX_NAMESPACE is not set");
+    static final Setting<String> OMPI_COMM_WORLD_RANK = openMpi("OMPI_COMM_WORLD_RANK", "the rank");
+    static final Setting<String> OMPI_COMM_WORLD_SIZE = openMpi("OMPI_COMM_WORLD_SIZE", "the number of ranks");
+    static final Setting<String> OMPI_COMM_WORLD_LOCAL_RANK = openMpi("OMPI_COMM_WORLD_LOCAL_RANK",
+            "the rank on its host");
+    static final Setting<String> OMPI_COMM_WORLD_LOCAL_SIZE = openMpi("OMPI_COMM_WORLD_LOCAL_SIZE",
+            "the number of ranks on this host");
+    static final Setting<String> PMIX_NAMESPACE = variable("PMIX_NAMESPACE", "Open MPI (PMIx): ",
+            "the job's namespace, its identity");
+    static final Setting<String> OMPI_MCA_ESS_BASE_JOBID = openMpi("OMPI_MCA_ess_base_jobid",
+            "the job's id, its identity where PMIX_NAMESPACE is not set");
 
-    /** Slurm: the rank. */
-    static final Setting<String> SLURM_PROCID = launcher("SLURM_PROCID", "Slurm: the rank");
-    /** Slurm: the number of ranks. */
-    static final Setting<String> SLURM_NTASKS = launcher("SLURM_NTASKS", "Slurm: the number of ranks");
-    /** Slurm: the rank on its host. */
-    static final Setting<String> SLURM_LOCALID = launcher("SLURM_LOCALID", "Slurm: the rank on its host");
-    /** Slurm: the job's id. */
-    static final Setting<String> SLURM_JOB_ID = launcher("SLURM_JOB_ID", "Slurm: the job's id");
-    /** Slurm: the step's id within the job. */
-    static final Setting<String> SLURM_STEP_ID = launcher("SLURM_STEP_ID",
-            "Slurm: the step's id within the job");
-    /** Slurm: the step's hosts, compressed ({@code node[01-04,07]}). */
-    static final Setting<String> SLURM_STEP_NODELIST = launcher("SLURM_STEP_NODELIST",
-            "Slurm: the step's hosts, compressed (node[01-04,07])");
-    /** Slurm: the job's hosts, compressed, used where the step's are not set. */
-    static final Setting<String> SLURM_JOB_NODELIST = launcher("SLURM_JOB_NODELIST",
-            "Slurm: the job's hosts, compressed, used where the step's are not set");
+    static final Setting<String> SLURM_PROCID = slurm("SLURM_PROCID", "the rank");
+    static final Setting<String> SLURM_NTASKS = slurm("SLURM_NTASKS", "the number of ranks");
+    static final Setting<String> SLURM_LOCALID = slurm("SLURM_LOCALID", "the rank on its host");
+    static final Setting<String> SLURM_JOB_ID = slurm("SLURM_JOB_ID", "the job's id");
+    static final Setting<String> SLURM_STEP_ID = slurm("SLURM_STEP_ID", "the step's id within the job");
+    static final Setting<String> SLURM_STEP_NODELIST = slurm("SLURM_STEP_NODELIST",
+            "the step's hosts, compressed (node[01-04,07])");
+    static final Setting<String> SLURM_JOB_NODELIST = slurm("SLURM_JOB_NODELIST",
+            "the job's hosts, compressed, used where the step's are not set");
 
     /** Every variable {@link LaunchEnvironment} reads, in the order above. */
-    static final List<Setting<String>> LAUNCHER_VARIABLES = List.of(CUDAIPC4J_RANK, CUDAIPC4J_WORLD_SIZE,
-            CUDAIPC4J_LOCAL_RANK, CUDAIPC4J_RENDEZVOUS, CUDAIPC4J_RENDEZVOUS_SECRET, RANK, WORLD_SIZE, LOCAL_RANK,
-            MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID, OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE,
-            OMPI_COMM_WORLD_LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_SIZE, PMIX_NAMESPACE, OMPI_MCA_ESS_BASE_JOBID,
-            SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID, SLURM_STEP_ID, SLURM_STEP_NODELIST,
-            SLURM_JOB_NODELIST);
+    static final List<Setting<String>> LAUNCHER_VARIABLES = List.copyOf(DECLARED);
 
-    private static Setting<String> launcher(String name, String description) {
-        return Setting.variable(name, null, description);
+    private static Setting<String> ours(String name, String what) {
+        return variable(name, "Our own launch: ", what);
+    }
+
+    private static Setting<String> torchrun(String name, String what) {
+        return variable(name, "torchrun: ", what);
+    }
+
+    private static Setting<String> openMpi(String name, String what) {
+        return variable(name, "Open MPI: ", what);
+    }
+
+    private static Setting<String> slurm(String name, String what) {
+        return variable(name, "Slurm: ", what);
+    }
+
+    /** A launcher variable, read as text without a default, described as {@code launcher + what}; recorded in order. */
+    private static Setting<String> variable(String name, String launcher, String what) {
+        Setting<String> s = Setting.variable(name, null, launcher + what);
+        DECLARED.add(s);
+        return s;
     }
 
     /**

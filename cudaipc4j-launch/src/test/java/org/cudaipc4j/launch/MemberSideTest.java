@@ -11,21 +11,16 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A rank against a rank 0 played by hand: one that cannot prove the secret, or that goes before START. */
 class MemberSideTest {
     /** The proof's wait and half a second for a loaded machine. */
     private static final long REFUSED_WITHIN = MemberSide.PROOF_WAIT.plusMillis(500).toNanos();
 
-    private final Ranks ranks = new Ranks();
-
-    @AfterEach
-    void closeAll() {
-        ranks.close();
-        Ranks.assertNoThreadsLeft();
-    }
+    @RegisterExtension
+    final Ranks ranks = new Ranks();
 
     @Test
     void aRankZeroWithAWrongProofIsRefusedAtOnce() throws IOException {

@@ -18,6 +18,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A rank in a process of its own, Python's (python/tests/rendezvous_peer.py) or Java's ({@link RendezvousPeer}), or
@@ -59,6 +60,12 @@ final class RankProcess implements AutoCloseable {
     /** The repository's python folder, or null when not run inside the checkout. */
     static Path pythonDir() {
         return ProjectRoot.find().map(r -> r.resolve("python")).filter(Files::isDirectory).orElse(null);
+    }
+
+    /** Skips the calling test (or class) visibly unless the checkout's python folder is here and python3 runs. */
+    static void assumePython() {
+        Assumptions.assumeTrue(pythonDir() != null, "skipped: not run inside the project's checkout");
+        Assumptions.assumeTrue(available(), "skipped: python3 (3.11 or newer) does not run here");
     }
 
     /** Whether python3 runs here. */
@@ -155,6 +162,11 @@ final class RankProcess implements AutoCloseable {
     /** The rest of the next line after {@code prefix}. */
     String expectRest(String prefix) {
         return expect(prefix).text().substring(prefix.length());
+    }
+
+    /** The port a rank 0 started with port 0 listens on, from its {@code bound PORT} line. */
+    int boundPort() {
+        return Integer.parseInt(expectRest("bound "));
     }
 
     void send(String command) {

@@ -14,9 +14,15 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** Ranks on threads of this JVM, over loopback, and the checks that nothing of them is left. */
-final class Ranks implements AutoCloseable {
+/**
+ * Ranks on threads of this JVM, over loopback, and the checks that nothing of them is left. A test class registers
+ * one ({@code @RegisterExtension final Ranks ranks = new Ranks();}): after each test it closes every group that
+ * joined and fails when a thread of one is still alive.
+ */
+final class Ranks implements AutoCloseable, AfterEachCallback {
     static final byte[] SECRET = "s3cret".getBytes(StandardCharsets.UTF_8);
     static final byte[] ID = new byte[128];
     static final int NCCL = 22809;
@@ -100,7 +106,12 @@ final class Ranks implements AutoCloseable {
     }
 
     CompletableFuture<RankGroup> member(int rank, int size, int port) {
-        return start(options(rank, size, port).build());
+        return member(rank, size, port, b -> b);
+    }
+
+    /** Starts rank {@code rank} of {@code size} at {@code port} with the test options as {@code change} makes them. */
+    CompletableFuture<RankGroup> member(int rank, int size, int port, UnaryOperator<RendezvousOptions.Builder> change) {
+        return start(change.apply(options(rank, size, port)).build());
     }
 
     /** The first rank started (rank 0). */
@@ -170,6 +181,13 @@ final class Ranks implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** After each test: closes every group that joined and checks that none of their threads is left. */
+    @Override
+    public void afterEach(ExtensionContext context) {
+        close();
+        assertNoThreadsLeft();
     }
 
     /** A fault listener's first call, as a future. */

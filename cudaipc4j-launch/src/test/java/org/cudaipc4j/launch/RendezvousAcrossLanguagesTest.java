@@ -12,10 +12,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Java and Python ranks in one group over loopback, each side as rank 0, and real processes killed (SIGKILL) or
@@ -25,18 +24,12 @@ class RendezvousAcrossLanguagesTest {
     /** The silence limit (1 s here), one heartbeat (200 ms) and half a second for the relay and a loaded machine. */
     private static final long DETECTED_WITHIN = Duration.ofMillis(1000 + 200 + 500).toNanos();
 
-    private final Ranks ranks = new Ranks();
+    @RegisterExtension
+    final Ranks ranks = new Ranks();
 
     @BeforeAll
     static void needPython() {
-        Assumptions.assumeTrue(RankProcess.pythonDir() != null, "skipped: not run inside the project's checkout");
-        Assumptions.assumeTrue(RankProcess.available(), "skipped: python3 (3.11 or newer) does not run here");
-    }
-
-    @AfterEach
-    void closeAll() {
-        ranks.close();
-        Ranks.assertNoThreadsLeft();
+        RankProcess.assumePython();
     }
 
     private static RendezvousOptions.Builder timings(RendezvousOptions.Builder b) {
@@ -73,9 +66,9 @@ class RendezvousAcrossLanguagesTest {
     @Test
     void aPythonRankZeroServesJavaRanks() {
         try (RankProcess zero = RankProcess.python(0, 3, 0)) {
-            int port = Integer.parseInt(zero.expectRest("bound "));
-            CompletableFuture<RankGroup> one = ranks.start(timings(options(1, 3, port)).build());
-            CompletableFuture<RankGroup> two = ranks.start(timings(options(2, 3, port)).build());
+            int port = zero.boundPort();
+            CompletableFuture<RankGroup> one = ranks.member(1, 3, port, RendezvousAcrossLanguagesTest::timings);
+            CompletableFuture<RankGroup> two = ranks.member(2, 3, port, RendezvousAcrossLanguagesTest::timings);
             zero.expect("joined " + Wire.hex(Ranks.ID));
             assertArrayEquals(Ranks.ID, get(one).payload());
             assertArrayEquals(Ranks.ID, get(two).payload());
@@ -136,9 +129,9 @@ class RendezvousAcrossLanguagesTest {
 
     private void faultOfAPythonRankZero(String signal, Fault.Kind kind) {
         try (RankProcess zero = RankProcess.python(0, 3, 0)) {
-            int port = Integer.parseInt(zero.expectRest("bound "));
-            CompletableFuture<RankGroup> one = ranks.start(timings(options(1, 3, port)).build());
-            CompletableFuture<RankGroup> two = ranks.start(timings(options(2, 3, port)).build());
+            int port = zero.boundPort();
+            CompletableFuture<RankGroup> one = ranks.member(1, 3, port, RendezvousAcrossLanguagesTest::timings);
+            CompletableFuture<RankGroup> two = ranks.member(2, 3, port, RendezvousAcrossLanguagesTest::timings);
             zero.expect("joined ");
             CompletableFuture<Fault> at1 = faultOf(get(one));
             CompletableFuture<Fault> at2 = faultOf(get(two));
@@ -173,9 +166,9 @@ class RendezvousAcrossLanguagesTest {
      * 0 never sends), resumes it: the goodbyes wait unread in its sockets, and it blames nobody for their silence.
      */
     private void goodbyesWhileRankZeroIsStopped(RankProcess zero) {
-        int port = Integer.parseInt(zero.expectRest("bound "));
-        CompletableFuture<RankGroup> one = ranks.start(timings(options(1, 3, port)).build());
-        CompletableFuture<RankGroup> two = ranks.start(timings(options(2, 3, port)).build());
+        int port = zero.boundPort();
+        CompletableFuture<RankGroup> one = ranks.member(1, 3, port, RendezvousAcrossLanguagesTest::timings);
+        CompletableFuture<RankGroup> two = ranks.member(2, 3, port, RendezvousAcrossLanguagesTest::timings);
         zero.expect("joined ");
         get(one);
         get(two);
@@ -190,7 +183,7 @@ class RendezvousAcrossLanguagesTest {
     @Test
     void aJavaRankOnAnotherNcclIsRefusedByAPythonRankZero() {
         try (RankProcess zero = RankProcess.python(0, 2, 0)) {
-            int port = Integer.parseInt(zero.expectRest("bound "));
+            int port = zero.boundPort();
             Throwable e = failure(ranks.start(options(1, 2, port).ncclVersion(22803).build()));
             String line = "rendezvous on 127.0.0.1:" + port + ": rank 1 has NCCL 2.28.3, rank 0 has NCCL 2.28.9:"
                     + " all ranks must load the same NCCL";

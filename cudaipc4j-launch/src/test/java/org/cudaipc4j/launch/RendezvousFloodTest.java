@@ -1,7 +1,6 @@
 package org.cudaipc4j.launch;
 
 import static org.cudaipc4j.launch.Ranks.get;
-import static org.cudaipc4j.launch.Ranks.options;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,10 +18,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.cudaipc4j.coord.IdleStrategy;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Rank 0 in a process of its own, Java's and Python's, while a stranger without the secret floods it
@@ -44,18 +42,12 @@ class RendezvousFloodTest {
     /** Descriptors rank 0 may hold beyond its count before listening, its places and its ranks. */
     private static final int SLACK = 50;
 
-    private final Ranks ranks = new Ranks();
+    @RegisterExtension
+    final Ranks ranks = new Ranks();
 
     @BeforeAll
     static void needPython() {
-        Assumptions.assumeTrue(RankProcess.pythonDir() != null, "skipped: not run inside the project's checkout");
-        Assumptions.assumeTrue(RankProcess.available(), "skipped: python3 (3.11 or newer) does not run here");
-    }
-
-    @AfterEach
-    void closeAll() {
-        ranks.close();
-        Ranks.assertNoThreadsLeft();
+        RankProcess.assumePython();
     }
 
     @Test
@@ -75,7 +67,7 @@ class RendezvousFloodTest {
     /** Floods {@code zero}, then starts the ranks together: {@code pythonRank} in Python, the others in Java. */
     private void throughAFlood(RankProcess zero, int pythonRank) {
         int before = Integer.parseInt(zero.expectRest("descriptors "));
-        int port = Integer.parseInt(zero.expectRest("bound "));
+        int port = zero.boundPort();
         long rssBefore = rssKib(zero.pid());
         try (Sampler sampler = new Sampler(zero.pid());
                 RankProcess flood = RankProcess.pythonScript("rendezvous_flood.py", "--port", Integer.toString(port),
@@ -91,7 +83,7 @@ class RendezvousFloodTest {
                 long lastStarted = python.expect("descriptors ").at();
                 for (int r = 1; r < SIZE; r++) {
                     if (r != pythonRank) {
-                        CompletableFuture<RankGroup> g = ranks.start(options(r, SIZE, port).build());
+                        CompletableFuture<RankGroup> g = ranks.member(r, SIZE, port);
                         javaRanks.add(g);
                         joinedAt.add(g.thenApply(x -> System.nanoTime()));
                         lastStarted = System.nanoTime();

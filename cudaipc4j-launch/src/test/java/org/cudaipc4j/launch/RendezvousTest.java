@@ -27,18 +27,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.cudaipc4j.testing.OpenDescriptors;
 import org.cudaipc4j.testing.Ports;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The rendezvous and the group's watch, with ranks on threads of this JVM over loopback. */
 class RendezvousTest {
-    private final Ranks ranks = new Ranks();
-
-    @AfterEach
-    void closeAll() {
-        ranks.close();
-        Ranks.assertNoThreadsLeft();
-    }
+    @RegisterExtension
+    final Ranks ranks = new Ranks();
 
     @Test
     void everyRankGetsThePayloadMeetsAtBarriersAndClosesWithoutFaultsOrLeftovers() throws Exception {

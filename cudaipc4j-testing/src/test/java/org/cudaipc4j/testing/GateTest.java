@@ -1,11 +1,9 @@
 package org.cudaipc4j.testing;
 
+import static org.cudaipc4j.testing.SampleRun.assertOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,34 +34,8 @@ class GateTest {
         notRequired = run("0");
     }
 
-    /** Each sample class and test with its status and reason, from a child JVM. */
     private static Map<String, String[]> run(String requireGpu) {
-        String[] classes = SAMPLES.stream().map(Class::getName).toArray(String[]::new);
-        JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(120),
-                JavaProcess.command(SampleRun.class, List.of(), classes),
-                Map.of(GpuAvailable.REQUIRE_GPU_ENV, requireGpu));
-        assertEquals(0, r.exitCode(), r.describe());
-        Map<String, String[]> outcomes = new LinkedHashMap<>();
-        r.stdout().lines().forEach(l -> {
-            String[] f = l.split("\t", 3);
-            outcomes.put(f[0], Arrays.copyOfRange(f, 1, 3));
-        });
-        return outcomes;
-    }
-
-    /** The outcome of {@code name} has {@code status} and a reason that contains {@code reason} (none if empty). */
-    private static void assertOutcome(Map<String, String[]> outcomes, String name, String status, String reason) {
-        String[] outcome = outcomes.get(name);
-        assertTrue(outcome != null, name + " did not run: " + describe(outcomes));
-        assertEquals(status, outcome[0], name + ": " + outcome[1]);
-        assertTrue(reason.isEmpty() ? outcome[1].isEmpty() : outcome[1].contains(reason),
-                name + ": expected the reason " + reason + ", got " + outcome[1]);
-    }
-
-    private static String describe(Map<String, String[]> outcomes) {
-        StringBuilder b = new StringBuilder();
-        outcomes.forEach((k, v) -> b.append("\n  ").append(k).append(' ').append(String.join(" ", v)));
-        return b.toString();
+        return SampleRun.outcomes(SAMPLES, Map.of(GpuAvailable.REQUIRE_GPU_ENV, requireGpu));
     }
 
     @Test

@@ -1,15 +1,12 @@
 package org.cudaipc4j.testing;
 
+import static org.cudaipc4j.testing.SampleRun.assertOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -40,26 +37,10 @@ class ToolchainGateTest {
             Files.writeString(ncclHome.resolve("include/nccl.h"), "");
         }
         Path missing = tmp.resolve("missing");
-        String[] classes = SAMPLES.stream().map(Class::getName).toArray(String[]::new);
-        JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(120),
-                JavaProcess.command(SampleRun.class, List.of(), classes),
-                Map.of("NVCC", (toolchainHere ? nvcc : missing.resolve("nvcc")).toString(),
-                        "NCCL_HOME", (toolchainHere ? ncclHome : missing).toString(),
-                        GpuAvailable.REQUIRE_GPU_ENV, requireGpu));
-        assertEquals(0, r.exitCode(), r.describe());
-        Map<String, String[]> outcomes = new LinkedHashMap<>();
-        r.stdout().lines().forEach(l -> {
-            String[] f = l.split("\t", 3);
-            outcomes.put(f[0], Arrays.copyOfRange(f, 1, 3));
-        });
-        return outcomes;
-    }
-
-    private static void assertOutcome(Map<String, String[]> outcomes, String name, String status, String reason) {
-        String[] outcome = outcomes.get(name);
-        assertTrue(outcome != null, name + " did not run: " + outcomes.keySet());
-        assertEquals(status, outcome[0], name + ": " + outcome[1]);
-        assertTrue(outcome[1].contains(reason), name + ": expected the reason " + reason + ", got " + outcome[1]);
+        return SampleRun.outcomes(SAMPLES, Map.of(
+                "NVCC", (toolchainHere ? nvcc : missing.resolve("nvcc")).toString(),
+                "NCCL_HOME", (toolchainHere ? ncclHome : missing).toString(),
+                GpuAvailable.REQUIRE_GPU_ENV, requireGpu));
     }
 
     @Test

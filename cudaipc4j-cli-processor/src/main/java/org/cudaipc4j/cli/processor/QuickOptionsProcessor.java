@@ -220,29 +220,11 @@ public final class QuickOptionsProcessor extends AbstractProcessor {
         }
     }
 
-    /** {@code text} as a Java string literal, or {@code null}. */
-    static String literal(String text) {
-        if (text == null) {
-            return "null";
-        }
-        StringBuilder s = new StringBuilder("\"");
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> s.append("\\\"");
-                case '\\' -> s.append("\\\\");
-                case '\n' -> s.append("\\n");
-                case '\r' -> s.append("\\r");
-                case '\t' -> s.append("\\t");
-                default -> {
-                    if (c < 0x20 || c > 0x7e) {
-                        s.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        s.append(c);
-                    }
-                }
-            }
-        }
-        return s.append('"').toString();
+    /**
+     * {@code text} as a Java string literal, or {@code null}: written by the compiler's own
+     * {@link javax.lang.model.util.Elements#getConstantExpression}, which escapes as the Java language does.
+     */
+    private String literal(String text) {
+        return text == null ? "null" : processingEnv.getElementUtils().getConstantExpression(text);
     }
 }

@@ -134,8 +134,24 @@ class QuickOptionsProcessorTest {
     }
 
     @Test
-    void writesJavaStringLiterals() {
-        assertEquals("null", QuickOptionsProcessor.literal(null));
-        assertEquals("\"a\\\\b\\\"c\\n\\u00e9\"", QuickOptionsProcessor.literal("a\\b\"c\né"));
+    void writesJavaStringLiterals() throws Exception {
+        Compiled c = compile("""
+                package sample;
+                import picocli.CommandLine.Option;
+                @org.cudaipc4j.cli.processor.QuickOptions
+                public class Cmd {
+                    @Option(names = "--text", defaultValue = "a\\\\b\\"c\\n\u00e9", converter = Upper.class) String text;
+                    @Option(names = "--on") boolean on;
+                }
+                """);
+        assertTrue(c.ok(), c.diagnostics());
+        String source = Files.readString(c.classes().resolve("sample/CmdQuickOptions.java"));
+        assertTrue(source.contains("\"a\\\\b\\\"c\\n\\u00e9\""), source);
+        assertTrue(source.contains("        null,\n"), source);
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {c.classes().toUri().toURL()},
+                getClass().getClassLoader())) {
+            assertArrayEquals(new String[] {"a\\b\"c\né", null},
+                    (String[]) read(loader.loadClass("sample.CmdQuickOptions"), "DEFAULT_VALUES", null));
+        }
     }
 }

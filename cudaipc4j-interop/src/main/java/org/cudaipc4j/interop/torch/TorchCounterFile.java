@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -15,7 +16,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import org.cudaipc4j.coord.CoordinationException;
+import org.cudaipc4j.coord.FreshName;
 import org.cudaipc4j.interop.SharedNames;
 
 /**
@@ -141,32 +145,49 @@ public final class TorchCounterFile implements AutoCloseable {
      */
     static TorchCounterFile create(Path directory, int number) {
         long pid = ProcessHandle.current().pid();
-        for (int attempt = 0; ; attempt++) {
-            String name = "/torch_" + pid + "_" + Integer.toUnsignedString(RANDOM.nextInt()) + "_" + number;
-            Path path = pathOf(directory, name);
-            Arena arena = Arena.ofShared();
-            try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-                ch.write(java.nio.ByteBuffer.allocate(1), FILE_BYTES - 1); // sized as torch's; the rest reads 0
-                MemorySegment memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, FILE_BYTES, arena);
-                COUNT.setVolatile(memory, 0L, 1);
-                return new TorchCounterFile(name, path, arena, memory);
-            } catch (java.nio.file.FileAlreadyExistsException e) {
-                arena.close();
-                if (attempt == 100) {
-                    throw new TorchInteropException("cannot make a torch reference-counter file in " + directory
-                            + ": every name tried exists");
-                }
-            } catch (IOException | RuntimeException e) {
-                arena.close();
-                try {
-                    Files.deleteIfExists(path);
-                } catch (IOException ignored) {
-                    // it was not made, or cannot be removed either: the first failure says why
-                }
-                throw new TorchInteropException("cannot make a torch reference-counter file " + path + ": " + e, e);
+        return create(directory,
+                () -> "/torch_" + pid + "_" + Integer.toUnsignedString(RANDOM.nextInt()) + "_" + number);
+    }
+
+    /**
+     * As {@link #create(Path, int)}, under the first name of {@code names} that is free ({@link FreshName}): a name
+     * taken by another file is passed over, and that file is neither opened nor removed.
+     *
+     * @param directory the directory of the counter files
+     * @param names torch's names to try (random ones; tests give names that are taken)
+     * @return the mapped file, every slot 0
+     * @throws TorchInteropException when the file cannot be made, or every name tried was taken
+     */
+    static TorchCounterFile create(Path directory, Supplier<String> names) {
+        try {
+            return FreshName.make(names, name -> make(directory, name));
+        } catch (CoordinationException taken) {
+            throw new TorchInteropException("cannot make a torch reference-counter file in " + directory + ": "
+                    + taken.getMessage(), taken);
+        }
+    }
+
+    private static TorchCounterFile make(Path directory, String name) throws FileAlreadyExistsException {
+        Path path = pathOf(directory, name);
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            ch.write(java.nio.ByteBuffer.allocate(1), FILE_BYTES - 1); // sized as torch's; the rest reads 0
+            MemorySegment memory = ch.map(FileChannel.MapMode.READ_WRITE, 0, FILE_BYTES, arena);
+            COUNT.setVolatile(memory, 0L, 1);
+            return new TorchCounterFile(name, path, arena, memory);
+        } catch (FileAlreadyExistsException taken) {
+            arena.close(); // another file's name: it is left as it is
+            throw taken;
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException ignored) {
+                // it was not made, or cannot be removed either: the first failure says why
             }
+            throw new TorchInteropException("cannot make a torch reference-counter file " + path + ": " + e, e);
         }
     }
 

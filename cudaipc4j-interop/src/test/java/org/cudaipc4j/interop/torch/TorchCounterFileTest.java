@@ -1,15 +1,22 @@
 package org.cudaipc4j.interop.torch;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import org.cudaipc4j.coord.FreshName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What {@link TorchCounterFile#open} refuses, each in one line, and what it maps. */
+/**
+ * What {@link TorchCounterFile#open} refuses, each in one line, and what it maps; names that {@link
+ * TorchCounterFile#create} finds taken.
+ */
 class TorchCounterFileTest {
     @TempDir
     Path dir;
@@ -58,5 +65,23 @@ class TorchCounterFileTest {
         assertEquals(0, p.waitFor());
         oneLine(assertThrows(TorchInteropException.class, () -> TorchCounterFile.open(dir, "/torch_1_2_7")),
                 "has 0 bytes, torch's have");
+    }
+
+    @Test
+    void aTakenNameIsPassedOverAndItsFileLeftAsItIs() throws Exception {
+        Path taken = Files.write(dir.resolve("torch_1_2_8"), new byte[] {42});
+        Iterator<String> names = List.of("/torch_1_2_8", "/torch_1_2_9").iterator();
+        TorchCounterFile made = TorchCounterFile.create(dir, names::next);
+        try {
+            assertEquals("/torch_1_2_9", made.name());
+            assertEquals(TorchCounterFile.FILE_BYTES, Files.size(made.path()));
+            assertArrayEquals(new byte[] {42}, Files.readAllBytes(taken));
+        } finally {
+            made.delete();
+        }
+        oneLine(assertThrows(TorchInteropException.class, () -> TorchCounterFile.create(dir, () -> "/torch_1_2_8")),
+                "cannot make a torch reference-counter file in " + dir + ": " + FreshName.TRIES
+                        + " names in a row were taken");
+        assertArrayEquals(new byte[] {42}, Files.readAllBytes(taken));
     }
 }
