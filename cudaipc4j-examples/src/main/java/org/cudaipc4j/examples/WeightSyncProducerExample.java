@@ -10,8 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.ExportHolders;
@@ -210,19 +212,20 @@ public final class WeightSyncProducerExample {
             try (ExportedStateDict weights = ExportedStateDict.allocate(ctx, stream, o.path(), specs)) {
                 try {
                     send(out, new WeightSyncMessage.Hello(ProcessHandle.current().pid(), specs.size()));
-                    long[] ids = new long[specs.size()];
+                    Set<Long> ids = new HashSet<>();
                     for (int i = 0; i < specs.size(); i++) {
                         ExportedStateDict.Exported e = weights.export(i, holders.name());
                         try (var export = e.export()) { // the receiver gets its own copies of the fds
-                            ids[i] = ExportedStateDict.exportId(e);
+                            ids.add(ExportedStateDict.exportId(e));
                             send(out, new WeightSyncMessage.Export(specs.get(i).name()));
                             channel.send(DescriptorJson.toJson(e.descriptor()).getBytes(StandardCharsets.UTF_8),
                                     Arrays.stream(export.fileDescriptors()).boxed().toList());
                         }
                     }
                     expect(in, new WeightSyncMessage.Mapped(specs.size()));
-                    for (long id : ids) {
-                        held += holders.holders(id).contains(ready.pid()) ? 1 : 0;
+                    // One pass over the holder table for every export (a state dict may have tens of thousands).
+                    for (List<Long> pids : holders.holders(ids).values()) {
+                        held += pids.contains(ready.pid()) ? 1 : 0;
                     }
                     for (round = 1; round <= o.rounds(); round++) {
                         long[] sums = weights.update(o.seed(), round);
@@ -240,9 +243,7 @@ public final class WeightSyncProducerExample {
                     mem = m;
                     long t0 = System.nanoTime();
                     Deadline deadline = Deadline.after(LIMIT, "the lease limit");
-                    for (long id : ids) {
-                        holders.awaitReleased(id, deadline);
-                    }
+                    holders.awaitReleased(ids, deadline);
                     releaseMillis = (System.nanoTime() - t0) / 1_000_000;
                 } catch (IOException | RuntimeException e) {
                     stopServer.run();
