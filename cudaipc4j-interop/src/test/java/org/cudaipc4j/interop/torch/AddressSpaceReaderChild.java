@@ -5,14 +5,17 @@ import com.google.gson.JsonParser;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.DescriptorJson;
+import org.cudaipc4j.interop.TensorLayout;
 import org.cudaipc4j.testing.AddressSpace;
 
 /**
@@ -121,10 +124,19 @@ public final class AddressSpaceReaderChild {
         System.out.flush();
     }
 
-    /** The view's bytes against the producer's sha256; a difference ends this process with status 1. */
-    private static void check(JsonObject o, TorchTensorView view, Stream stream) {
+    /**
+     * The view's bytes against the producer's sha256; a difference ends this process with status 1. The producer's
+     * tensors are contiguous from their storage's start: their bytes are hashed whole, not element by element.
+     */
+    private static void check(JsonObject o, TorchTensorView view, Stream stream) throws Exception {
         stream.synchronize();
-        String sha = TorchReaderGpuTest.sha256(view);
+        TensorLayout l = view.layout();
+        if (l.offset() != 0 || l.shape().length != 1 || l.strides()[0] != 1) {
+            System.out.println("LAYOUT " + o.get("case").getAsString() + " is not contiguous from 0: " + l);
+            System.exit(1);
+        }
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(
+                view.read(0, Math.toIntExact(l.extentBytes()))));
         if (!sha.equals(o.get("sha256").getAsString())) {
             System.out.println("MISMATCH " + o.get("case").getAsString() + " sha256 " + sha + ", the producer's "
                     + o.get("sha256").getAsString());
