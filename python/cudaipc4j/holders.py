@@ -111,6 +111,8 @@ class HolderTable:
         self._lock = threading.Lock()
         self._open: set[Hold] = set()
         self._closed = False
+        self._next = 0  # where the search for a free entry starts
+        self._start: tuple[int, int] = (-1, -1)  # (pid, its start time), read once per process
 
     def _word(self, i: int) -> int:
         return struct.unpack_from("<Q", self._map, HEADER + i * ENTRY)[0]
@@ -120,14 +122,21 @@ class HolderTable:
         return bool(_cas()(self._base + HEADER + i * ENTRY, ctypes.addressof(old), new, _SEQ_CST, _SEQ_CST))
 
     def hold(self, key: int) -> Hold:
-        """This process holds export ``key`` until the hold is released (or this process ends)."""
+        """This process holds export ``key`` until the hold is released (or this process ends).
+
+        The search for a free entry starts after the entry this table took last, so that a reader holding
+        thousands of exports (a state dict's tensors) takes each in a step or two, not in a scan of all it holds.
+        """
         with self._lock:
             if self._closed:
                 raise HoldersError(f"holder table {self.name} is closed")
             pid = os.getpid()
-            start = start_millis(pid)
+            if self._start[0] != pid:
+                self._start = (pid, start_millis(pid))
+            start = self._start[1]
             for _ in range(2):
-                for i in range(self.capacity):
+                for n in range(self.capacity):
+                    i = (self._next + n) % self.capacity
                     word = self._word(i)
                     if word & STATE != FREE:
                         continue
@@ -137,6 +146,7 @@ class HolderTable:
                         struct.pack_into("<qqq", self._map, HEADER + i * ENTRY + 8, pid, start, key)
                         held = (claimed & ~STATE) | HELD
                         if self._compare_and_set(i, claimed, held):
+                            self._next = (i + 1) % self.capacity
                             h = Hold(self, i, key, held)
                             self._open.add(h)
                             return h

@@ -57,12 +57,27 @@ class HoldersTest(support.TestCase):
             hold.release()  # idempotent
             assert entry(folder, name, 0)[0] == 4  # free, the generation kept
             assert table.holders(42) == [os.getpid()]
-            again = table.hold(43)
-            assert again.entry == 0 and entry(folder, name, 0)[0] == os.getpid() << 32 | 8 | h.HELD
+            # the search starts after the entry taken last, and wraps around to the freed one
+            assert [table.hold(k).entry for k in (43, 44, 45)] == [2, 3, 0]
+            assert entry(folder, name, 0)[0] == os.getpid() << 32 | 8 | h.HELD  # generation 8 after a second claim
         finally:
             table.close()
-        assert entry(folder, name, 1)[0] & h.STATE == h.FREE  # close released the rest
-        assert entry(folder, name, 0)[0] & h.STATE == h.FREE
+        for i in range(4):
+            assert entry(folder, name, i)[0] & h.STATE == h.FREE  # close released the rest
+
+    def test_thousands_of_holds_take_an_entry_each_in_a_step(self):
+        folder = self.temporary_directory()
+        name = make_table(folder, capacity=20_008)
+        table = h.HolderTable(name, str(folder))
+        try:
+            words = []
+            real = table._word
+            table._word = lambda i: (words.append(i), real(i))[1]
+            held = [table.hold(k) for k in range(20_000)]
+            assert [x.entry for x in held] == list(range(20_000))
+            assert len(words) == 20_000, "one entry read per hold"
+        finally:
+            table.close()
 
     def test_a_full_table_reclaims_a_dead_holders_entry(self):
         folder = self.temporary_directory()

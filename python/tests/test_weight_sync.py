@@ -46,6 +46,24 @@ class WeightSyncTest(support.TestCase):
                 assert nbytes % ITEMSIZE[ws.DTYPE_NAMES[i % len(ws.DTYPE_NAMES)]] == 0
         assert ws.sizes(100)[0] == ws.MIN_BYTES
 
+    def test_the_small_bf16_state_dict_spans_512_bytes_to_2_mib(self):
+        smallest, largest, dtypes = ws.STATE_DICTS["bf16-small"]
+        assert (smallest, largest, dtypes) == (512, 2 << 20, ["bfloat16"])
+        got = ws.sizes(20_000, "bf16-small")
+        assert len(got) == 20_000 and got[0] == 512 and (2 << 20) - 64 < got[-1] <= 2 << 20
+        assert all(n % 8 == 0 for n in got) and got == sorted(got)
+        assert 4.5 * (1 << 30) < sum(got) < 5 << 30, "about 4.7 GiB"
+        assert ws.STATE_DICTS["mixed"] == (ws.MIN_BYTES, ws.MAX_BYTES, ws.DTYPE_NAMES)
+
+    def test_the_trainers_arguments(self):
+        with mock.patch.object(ws, "trainer", return_value=0) as trainer:
+            assert ws.main(["weight_sync.py", "trainer", "2", "20000", "42", "bf16-small"]) == 0
+            assert ws.main(["weight_sync.py", "trainer", "5", "100", "42"]) == 0
+        assert trainer.call_args_list == [mock.call(2, 20000, 42, "bf16-small"), mock.call(5, 100, 42, "mixed")]
+        with contextlib.redirect_stderr(io.StringIO()) as printed:
+            assert ws.main(["weight_sync.py", "trainer", "2", "20000", "42", "huge"]) == 2
+        assert printed.getvalue().startswith("usage: weight_sync.py trainer ROUNDS TENSORS SEED [mixed|bf16-small]")
+
     def test_wsum64_bytes(self):
         assert ws.wsum64_bytes(b"") == 0
         assert ws.wsum64_bytes(words(*[1] * 1000)) == 1000 * 1000, "the sum of the first n odd numbers"

@@ -11,6 +11,10 @@ tensors, runs torch.cuda.ipc_collect() and prints {"allocated_start": n, "alloca
                                          # in 20 MiB chunks, one spanning several
     PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python3 torch_producer.py one
                                          # a single small tensor
+    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python3 torch_producer.py address-space SEQUENTIAL HELD
+                                         # the readers' address-space tests: HELD bf16 tensors of 1 MiB (two to a
+                                         # 2 MiB chunk), shared SEQUENTIAL times in turn ("seq-<i>", for opens
+                                         # closed one after another), then once each ("held-<i>", held at once)
 """
 import json
 import mmap
@@ -75,13 +79,22 @@ def one_case(dev):
     return [("small-float32", torch.randn(256, device=dev))]
 
 
+def address_space_cases(dev, sequential, held):
+    tensors = [torch.randn(1 << 19, dtype=torch.bfloat16, device=dev) for _ in range(held)]
+    return ([(f"seq-{i}", tensors[i % held]) for i in range(sequential)]
+            + [(f"held-{i}", t) for i, t in enumerate(tensors)])
+
+
 def main():
     torch.manual_seed(11)
     dev = torch.device("cuda", 0)
     torch.cuda.init()
     start = torch.cuda.memory_allocated()
     mode = sys.argv[1] if len(sys.argv) > 1 else "legacy"
-    cases = {"legacy": legacy_cases, "expandable": expandable_cases, "one": one_case}[mode](dev)
+    if mode == "address-space":
+        cases = address_space_cases(dev, int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        cases = {"legacy": legacy_cases, "expandable": expandable_cases, "one": one_case}[mode](dev)
     torch.cuda.synchronize()
     shares = []
     for name, t in cases:

@@ -9,8 +9,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -78,7 +82,7 @@ public final class ExportHolders implements AutoCloseable {
     private final MemorySegment memory;
     private final int capacity;
     /** This process's holds in the table, released when the table is closed. */
-    private final java.util.Set<Hold> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Hold> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     private ExportHolders(SharedSegment segment, int capacity) {
@@ -190,14 +194,29 @@ public final class ExportHolders implements AutoCloseable {
      * @param key the export's key
      */
     public List<Long> holders(long key) {
-        List<Long> pids = new ArrayList<>();
+        return holders(Set.of(key)).getOrDefault(key, List.of());
+    }
+
+    /**
+     * {@return the pids of the live processes that hold each of {@code keys}, one per hold, by key in the table's
+     * order; a key nobody holds is absent} One pass over the table however many keys are asked for: an exporter of
+     * thousands of exports (a state dict's tensors) asks once, not once per export; and each holder's liveness is
+     * read once in it, however many exports it holds. Entries of dead holders met on the way are freed.
+     *
+     * @param keys the exports' keys
+     */
+    public Map<Long, List<Long>> holders(Set<Long> keys) {
+        Objects.requireNonNull(keys, "keys");
+        Map<Long, List<Long>> pids = new LinkedHashMap<>();
+        Map<Long, Long> starts = new HashMap<>(); // pid -> its start time now, -1 when it has ended
         for (int i = 0; i < capacity; i++) {
             Entry e = read(i);
-            if (e == null || e.key() != key) {
+            if (e == null || !keys.contains(e.key())) {
                 continue;
             }
-            if (isLive(e.pid(), e.startTime())) {
-                pids.add(e.pid());
+            long start = starts.computeIfAbsent(e.pid(), p -> Pids.isAlive(p) ? Pids.startMillis(p) : -1L);
+            if (start != -1 && start == e.startTime()) {
+                pids.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e.pid());
             } else {
                 free(i, e.word());
             }
@@ -213,16 +232,35 @@ public final class ExportHolders implements AutoCloseable {
      * @throws CoordinationException at the deadline, naming the limit and the pids that still hold it
      */
     public void awaitReleased(long key, Deadline deadline) {
+        awaitReleased(Set.of(key), deadline);
+    }
+
+    /**
+     * Waits until no live process holds any of {@code keys}: then the exporter may free them. Each look is one pass
+     * over the table ({@link #holders(Set)}).
+     *
+     * @param keys the exports' keys
+     * @param deadline when to give up
+     * @throws CoordinationException at the deadline, naming the limit, how many are still held, and the first of them
+     *                               with the pids that hold it
+     */
+    public void awaitReleased(Set<Long> keys, Deadline deadline) {
+        Objects.requireNonNull(keys, "keys");
         Objects.requireNonNull(deadline, "deadline");
         IdleStrategy idle = IdleStrategy.backoff(0, 0, 10_000, 5_000_000); // parks of 10 us, doubling up to 5 ms
         while (true) {
-            List<Long> left = holders(key);
+            Map<Long, List<Long>> left = holders(keys);
             if (left.isEmpty()) {
                 return;
             }
             if (deadline.hasPassed()) {
-                throw new CoordinationException(deadline.timedOut("export " + key + " to be released") + ": still"
-                        + " held by pid" + (left.size() == 1 ? " " : "s ") + left.stream().map(String::valueOf)
+                Map.Entry<Long, List<Long>> first = left.entrySet().iterator().next();
+                List<Long> pids = first.getValue();
+                String what = keys.size() == 1 ? "export " + first.getKey()
+                        : left.size() + " of " + keys.size() + " exports";
+                throw new CoordinationException(deadline.timedOut(what + " to be released") + ": "
+                        + (keys.size() == 1 ? "" : "export " + first.getKey() + " ") + "still held by pid"
+                        + (pids.size() == 1 ? " " : "s ") + pids.stream().map(String::valueOf)
                                 .reduce((a, b) -> a + ", " + b).orElseThrow());
             }
             idle.idle();

@@ -8,6 +8,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ShmLeaks;
 import org.junit.jupiter.api.Test;
@@ -29,6 +31,32 @@ class ExportHoldersTest {
             hold.close();
             hold.close();
             table.awaitReleased(7, Deadline.after(Duration.ofMillis(100), "the test's limit"));
+        }
+    }
+
+    @Test
+    void manyExportsAreAskedForAndAwaitedTogether() {
+        long me = ProcessHandle.current().pid();
+        try (ExportHolders table = ExportHolders.create(8); ExportHolders importer = ExportHolders.open(table.name())) {
+            ExportHolders.Hold a = importer.hold(1);
+            ExportHolders.Hold b = importer.hold(2);
+            ExportHolders.Hold again = importer.hold(2);
+            importer.hold(3).close();
+            assertEquals(Map.of(1L, List.of(me), 2L, List.of(me, me)), table.holders(Set.of(1L, 2L, 3L, 4L)));
+            assertEquals(List.of(1L, 2L), List.copyOf(table.holders(Set.of(2L, 1L)).keySet()), "in the table's order");
+            assertEquals(Map.of(), table.holders(Set.of()));
+            CoordinationException held = assertThrows(CoordinationException.class, () -> table.awaitReleased(
+                    Set.of(1L, 2L, 3L), Deadline.after(Duration.ofMillis(100), "the test's limit")));
+            assertEquals("timed out after 100 ms (the test's limit) waiting for 2 of 3 exports to be released: export"
+                    + " 1 still held by pid " + me, held.getMessage());
+            a.close();
+            b.close();
+            held = assertThrows(CoordinationException.class, () -> table.awaitReleased(Set.of(1L, 2L),
+                    Deadline.after(Duration.ofMillis(100), "the test's limit")));
+            assertEquals("timed out after 100 ms (the test's limit) waiting for 1 of 2 exports to be released: export"
+                    + " 2 still held by pid " + me, held.getMessage());
+            again.close();
+            table.awaitReleased(Set.of(1L, 2L, 3L), Deadline.after(Duration.ofMillis(100), "the test's limit"));
         }
     }
 

@@ -32,11 +32,6 @@ import org.cudaipc4j.interop.TensorLayout;
 final class ExportedStateDict implements AutoCloseable {
     /** The most random bytes made on the host per tensor and round; larger tensors repeat them. */
     static final long TILE = 1L << 20;
-    private static final long MIN_BYTES = 1L << 10;
-    private static final long MAX_BYTES = 256L << 20;
-    /** The dtypes in turn, as the torch trainer's {@code weight_sync.py} has them. */
-    private static final List<DType> DTYPES = List.of(DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16, DType.INT32,
-            DType.INT64, DType.UINT8, DType.FLOAT64);
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     /** How the tensors travel: the library's export paths. */
@@ -121,18 +116,16 @@ final class ExportedStateDict implements AutoCloseable {
     }
 
     /**
-     * {@code count} tensors from 1 KiB to 256 MiB, evenly spaced in log as {@code weight_sync.py}'s {@code sizes},
-     * the dtypes in turn; two-dimensional where the elements come in rows of 256.
+     * {@code count} tensors of {@code dict}, with its sizes ({@link StateDict#sizes}, as {@code weight_sync.py}'s
+     * {@code sizes}) and its dtypes in turn; two-dimensional where the elements come in rows of 256.
      */
-    static List<Spec> specs(int count) {
-        if (count < 1) {
-            throw new IllegalArgumentException("a state dict has at least 1 tensor, got " + count);
-        }
+    static List<Spec> specs(int count, StateDict dict) {
+        long[] sizes = dict.sizes(count);
+        List<DType> dtypes = dict.dtypes();
         List<Spec> out = new ArrayList<>();
-        double ratio = count == 1 ? 1 : Math.pow((double) MAX_BYTES / MIN_BYTES, 1.0 / (count - 1));
         for (int i = 0; i < count; i++) {
-            long bytes = count == 1 ? MAX_BYTES : Math.max(8, (long) (MIN_BYTES * Math.pow(ratio, i)) / 8 * 8);
-            DType dtype = DTYPES.get(i % DTYPES.size());
+            long bytes = sizes[i];
+            DType dtype = dtypes.get(i % dtypes.size());
             long n = bytes / dtype.elementSize();
             long[] shape = n % 256 == 0 ? new long[] {n / 256, 256} : new long[] {n};
             out.add(new Spec(String.format("layer%03d.%s", i, dtype.stableName()), dtype, shape, bytes));

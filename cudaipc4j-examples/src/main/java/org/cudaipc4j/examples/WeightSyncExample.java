@@ -29,17 +29,18 @@ import org.cudaipc4j.interop.torch.TorchReader;
 import org.cudaipc4j.interop.torch.TorchShare;
 
 /**
- * The weight-sync pattern: a PyTorch trainer ({@code weight_sync.py}) shares a seeded state dict of about 100 tensors
- * (mixed dtypes with bf16, 1 KiB to 256 MiB) and updates it in place each round; this JVM, the server, opens every
- * share's descriptor with {@link Descriptors#open} through one {@link TorchReader}, checks the {@link WeightSum} of
- * its bytes against the trainer's (which torch computes on the GPU) and gives every slot back. The trainer shares each
- * tensor anew every round: each share carries the event recorded after the update, and the open waits on it even when
- * the block is mapped already (torch's own reader skips that wait on its cache hit). The server sums on the host:
- * the round's tensors are copied in chunks into two pinned buffers in turn, a chunk summed while the next one is
- * copied ({@link ChunkedWeightSum}). At the end both sides report their memory: see {@link Report}. The messages
- * are {@code weightsync/2} (docs/interop-format.md).
+ * The weight-sync pattern: a PyTorch trainer ({@code weight_sync.py}) shares a seeded state dict ({@link StateDict}:
+ * about 100 tensors of mixed dtypes from 1 KiB to 256 MiB by default, or tens of thousands of small bf16 ones) and
+ * updates it in place each round; this JVM, the server, opens every share's descriptor with {@link Descriptors#open}
+ * through one {@link TorchReader}, checks the {@link WeightSum} of its bytes against the trainer's (which torch
+ * computes on the GPU) and gives every slot back. The trainer shares each tensor anew every round: each share carries
+ * the event recorded after the update, and the open waits on it even when the block is mapped already (torch's own
+ * reader skips that wait on its cache hit). The server sums on the host: the round's tensors are copied in chunks into
+ * two pinned buffers in turn, a chunk summed while the next one is copied ({@link ChunkedWeightSum}). At the end both
+ * sides report their memory: see {@link Report}. The messages are {@code weightsync/2} (docs/interop-format.md).
  *
- * <pre>java -cp ... org.cudaipc4j.examples.WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e]]]</pre>
+ * <pre>java -cp ... org.cudaipc4j.examples.WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e
+ *     [mixed|bf16-small]]]]</pre>
  */
 public final class WeightSyncExample {
     /** Bytes copied to the host at a time for the checksum, into each of two pinned buffers. */
@@ -114,15 +115,17 @@ public final class WeightSyncExample {
 
     /** Runs a trainer of {@code tensors} tensors for {@code rounds} rounds and serves it; prints the report. */
     public static void main(String[] args) throws Exception {
-        if (args.length < 1 || args.length > 4) {
-            System.err.println("usage: WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e]]]");
+        if (args.length < 1 || args.length > 5) {
+            System.err.println("usage: WeightSyncExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [c|e"
+                    + " [mixed|bf16-small]]]]");
             System.exit(2);
         }
         Path script = PythonScripts.extract("weight_sync.py");
         try {
             Report r = pythonTrainerToJavaServer(script, Path.of(args[0]),
                     args.length > 1 ? Integer.parseInt(args[1]) : 50, args.length > 2 ? Integer.parseInt(args[2]) : 100,
-                    args.length > 3 ? Allocator.parse(args[3]) : Allocator.CACHING, 1234);
+                    args.length > 3 ? Allocator.parse(args[3]) : Allocator.CACHING,
+                    args.length > 4 ? StateDict.parse(args[4]) : StateDict.MIXED, 1234);
             System.out.println(r.describe());
         } finally {
             Files.deleteIfExists(script);
@@ -132,12 +135,22 @@ public final class WeightSyncExample {
     /**
      * Starts {@code python3 script trainer} with {@code pythonPackage} on its {@code PYTHONPATH} and serves it.
      *
+     * @param script        {@code weight_sync.py}
+     * @param pythonPackage the folder of the {@code cudaipc4j} package
+     * @param rounds        rounds of updates
+     * @param tensors       tensors in the state dict
+     * @param allocator     the trainer's torch allocator
+     * @param dict          the state dict's sizes and dtypes
+     * @param seed          the state dict's seed
+     * @return what the run saw
      * @throws IllegalStateException when a checksum differs or the trainer fails, naming the tensor or exit status
+     * @throws IOException           when the trainer cannot be started or spoken to
+     * @throws InterruptedException  when interrupted while waiting for the trainer's exit
      */
     public static Report pythonTrainerToJavaServer(Path script, Path pythonPackage, int rounds, int tensors,
-            Allocator allocator, long seed) throws IOException, InterruptedException {
+            Allocator allocator, StateDict dict, long seed) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder("python3", script.toString(), "trainer", Integer.toString(rounds),
-                Integer.toString(tensors), Long.toString(seed));
+                Integer.toString(tensors), Long.toString(seed), dict.code());
         pb.environment().put(ExamplesSettings.PYTHONPATH.name(), pythonPath(pythonPackage));
         pb.environment().put("PYTORCH_CUDA_ALLOC_CONF", allocator.allocConf());
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);

@@ -10,7 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.ExportHolders;
@@ -24,8 +27,9 @@ import org.cudaipc4j.examples.ExportedStateDict.ExportPath;
 import org.cudaipc4j.interop.DescriptorJson;
 
 /**
- * The weight-sync pattern the other way: this JVM is the trainer. It allocates a state dict of about 100 tensors
- * (mixed dtypes with bf16, 1 KiB to 256 MiB), exports each through the library (a memory pool by default, VMM or
+ * The weight-sync pattern the other way: this JVM is the trainer. It allocates a state dict ({@link StateDict}:
+ * about 100 tensors of mixed dtypes from 1 KiB to 256 MiB by default, or tens of thousands of small bf16 ones), exports
+ * each through the library (a memory pool by default, VMM or
  * legacy IPC by choice) with its dtype and shape in the JSON descriptor, and sends the descriptors with their fds
  * over the descriptor socket to a Python server ({@code weight_sync.py server}), which opens each once with
  * {@code cudaipc4j.open} and holds its lease. Each round the trainer rewrites every tensor in place
@@ -35,39 +39,48 @@ import org.cudaipc4j.interop.DescriptorJson;
  * (docs/interop-format.md).
  *
  * <pre>java -cp ... org.cudaipc4j.examples.WeightSyncProducerExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS
- *     [pool|vmm|legacy]]]</pre>
+ *     [pool|vmm|legacy [mixed|bf16-small]]]]</pre>
  */
 public final class WeightSyncProducerExample {
     private static final Duration LIMIT = Duration.ofSeconds(120);
+    /** Entries of the holder table beyond one per tensor. */
+    private static final int HOLDER_SPARE = 8;
 
     /**
      * A run's knobs.
      *
      * @param rounds  rounds of updates, at least 1
-     * @param tensors tensors in the state dict, at least 1
+     * @param tensors tensors in the state dict, 1 to {@link #MAX_TENSORS}
      * @param path    how the tensors are exported
      * @param seed    the patterns' seed
+     * @param dict    the state dict's sizes and dtypes
      */
-    record Options(int rounds, int tensors, ExportPath path, long seed) {
+    record Options(int rounds, int tensors, ExportPath path, long seed, StateDict dict) {
         static final String USAGE = "usage: WeightSyncProducerExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS"
-                + " [pool|vmm|legacy]]]";
+                + " [pool|vmm|legacy [mixed|bf16-small]]]]";
+        /** The most tensors: the server holds each in one entry of the holder table, which has a few more. */
+        static final int MAX_TENSORS = ExportHolders.MAX_ENTRIES - HOLDER_SPARE;
 
         Options {
-            if (rounds < 1 || tensors < 1 || tensors > 10_000) {
-                throw new IllegalArgumentException("rounds must be at least 1 and tensors 1 to 10000, got " + rounds
-                        + " and " + tensors);
+            if (rounds < 1 || tensors < 1 || tensors > MAX_TENSORS) {
+                throw new IllegalArgumentException("rounds must be at least 1 and tensors 1 to " + MAX_TENSORS
+                        + ", got " + rounds + " and " + tensors);
             }
+            Objects.requireNonNull(dict, "dict");
         }
 
-        /** The arguments after the package directory: {@code [ROUNDS [TENSORS [pool|vmm|legacy]]]}. */
+        /**
+         * The arguments after the package directory: {@code [ROUNDS [TENSORS [pool|vmm|legacy [mixed|bf16-small]]]]}.
+         */
         static Options parse(List<String> args) {
-            if (args.size() > 3) {
+            if (args.size() > 4) {
                 throw new IllegalArgumentException(USAGE);
             }
             try {
                 return new Options(args.size() > 0 ? Integer.parseInt(args.get(0)) : 50,
                         args.size() > 1 ? Integer.parseInt(args.get(1)) : 100,
-                        args.size() > 2 ? ExportPath.parse(args.get(2)) : ExportPath.POOL, 1234);
+                        args.size() > 2 ? ExportPath.parse(args.get(2)) : ExportPath.POOL, 1234,
+                        args.size() > 3 ? StateDict.parse(args.get(3)) : StateDict.MIXED);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("ROUNDS and TENSORS are integers: " + String.join(" ", args), e);
             }
@@ -140,7 +153,7 @@ public final class WeightSyncProducerExample {
             InterruptedException {
         Report r;
         try (Context ctx = Context.retainPrimary(Device.get(0)); FdServer server = FdServer.open();
-                ExportHolders holders = ExportHolders.create(o.tensors() + 8)) {
+                ExportHolders holders = ExportHolders.create(o.tensors() + HOLDER_SPARE)) {
             ProcessBuilder pb = new ProcessBuilder("python3", script.toString(), "server", server.socket().toString());
             pb.environment().put(ExamplesSettings.PYTHONPATH.name(), WeightSyncExample.pythonPath(pythonPackage));
             pb.redirectError(ProcessBuilder.Redirect.INHERIT);
@@ -190,7 +203,7 @@ public final class WeightSyncProducerExample {
             }
             // The server is warmed up (context, kernels): from here the device's free memory is this JVM's to change.
             long freeStart = ctx.memInfo().free();
-            List<ExportedStateDict.Spec> specs = ExportedStateDict.specs(o.tensors());
+            List<ExportedStateDict.Spec> specs = ExportedStateDict.specs(o.tensors(), o.dict());
             long bytes = specs.stream().mapToLong(ExportedStateDict.Spec::bytes).sum();
             int round = 0;
             int held = 0;
@@ -199,19 +212,20 @@ public final class WeightSyncProducerExample {
             try (ExportedStateDict weights = ExportedStateDict.allocate(ctx, stream, o.path(), specs)) {
                 try {
                     send(out, new WeightSyncMessage.Hello(ProcessHandle.current().pid(), specs.size()));
-                    long[] ids = new long[specs.size()];
+                    Set<Long> ids = new HashSet<>();
                     for (int i = 0; i < specs.size(); i++) {
                         ExportedStateDict.Exported e = weights.export(i, holders.name());
                         try (var export = e.export()) { // the receiver gets its own copies of the fds
-                            ids[i] = ExportedStateDict.exportId(e);
+                            ids.add(ExportedStateDict.exportId(e));
                             send(out, new WeightSyncMessage.Export(specs.get(i).name()));
                             channel.send(DescriptorJson.toJson(e.descriptor()).getBytes(StandardCharsets.UTF_8),
                                     Arrays.stream(export.fileDescriptors()).boxed().toList());
                         }
                     }
                     expect(in, new WeightSyncMessage.Mapped(specs.size()));
-                    for (long id : ids) {
-                        held += holders.holders(id).contains(ready.pid()) ? 1 : 0;
+                    // One pass over the holder table for every export (a state dict may have tens of thousands).
+                    for (List<Long> pids : holders.holders(ids).values()) {
+                        held += pids.contains(ready.pid()) ? 1 : 0;
                     }
                     for (round = 1; round <= o.rounds(); round++) {
                         long[] sums = weights.update(o.seed(), round);
@@ -229,9 +243,7 @@ public final class WeightSyncProducerExample {
                     mem = m;
                     long t0 = System.nanoTime();
                     Deadline deadline = Deadline.after(LIMIT, "the lease limit");
-                    for (long id : ids) {
-                        holders.awaitReleased(id, deadline);
-                    }
+                    holders.awaitReleased(ids, deadline);
                     releaseMillis = (System.nanoTime() - t0) / 1_000_000;
                 } catch (IOException | RuntimeException e) {
                     stopServer.run();

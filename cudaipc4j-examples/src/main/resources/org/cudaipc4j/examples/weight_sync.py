@@ -2,15 +2,18 @@
 """The weight-sync example's Python side, both ways; speaks the weightsync/2 messages of docs/interop-format.md on
 stdout (to the Java side) and stdin (from it). PYTHONPATH must reach the cudaipc4j package.
 
-    python3 weight_sync.py trainer ROUNDS TENSORS SEED   # torch trainer, Java server (WeightSyncExample)
+    python3 weight_sync.py trainer ROUNDS TENSORS SEED [mixed|bf16-small]
+                                                         # torch trainer, Java server (WeightSyncExample)
     python3 weight_sync.py server SOCKET                 # Java trainer, Python server (WeightSyncProducerExample)
     python3 weight_sync.py checksum FILE                 # the wsum64 of a file's bytes (no torch needed)
 
-trainer: each round updates every tensor in place (adds the round number), computes every tensor's wsum64 on the GPU
-(one copy of the sums to the host), shares each anew (cudaipc4j.share records the producer's event after the update)
-and sends its wsum64 with its descriptor; the server answers "ok" once it has checked them and given every slot
-back. At the end it frees the state dict, runs torch.cuda.ipc_collect() and reports torch.cuda.memory_allocated()
-against its start and the /dev/shm entries of this process still present.
+trainer: its state dict is "mixed" by default (TENSORS from 1 KiB to 256 MiB, seven dtypes in turn, about 2.1 GiB
+for 100) or "bf16-small" (bf16 from 512 B to 2 MiB, as a mixture of experts' checkpoint has tens of thousands: about
+4.7 GiB for 20,000); each round updates every tensor in place (adds the round number), computes every tensor's
+wsum64 on the GPU (one copy of the sums to the host), shares each anew (cudaipc4j.share records the producer's event
+after the update) and sends its wsum64 with its descriptor; the server answers "ok" once it has checked them and
+given every slot back. At the end it frees the state dict, runs torch.cuda.ipc_collect() and reports
+torch.cuda.memory_allocated() against its start and the /dev/shm entries of this process still present.
 
 server: warms CUDA up, connects to the trainer's descriptor socket and says "ready"; opens every tensor the trainer
 exports once (cudaipc4j.open with the fds that came with its descriptor, which holds the export's lease); each round
@@ -29,6 +32,12 @@ VERSION = "weightsync/2"
 DTYPE_NAMES = ["float32", "bfloat16", "float16", "int32", "int64", "uint8", "float64"]
 MIN_BYTES = 1 << 10
 MAX_BYTES = 256 << 20
+#: the state dicts, by name: (smallest tensor's bytes, largest tensor's bytes, dtypes in turn); the Java trainer's
+#: are the same (org.cudaipc4j.examples.StateDict)
+STATE_DICTS = {
+    "mixed": (MIN_BYTES, MAX_BYTES, DTYPE_NAMES),
+    "bf16-small": (512, 2 << 20, ["bfloat16"]),
+}
 
 
 def send(*fields):
@@ -53,21 +62,22 @@ def expect(kind, *fields):
         raise SystemExit(f"expected {VERSION} {kind} {' '.join(map(str, fields))}, got: {' '.join(got)}")
 
 
-def sizes(count):
-    """count sizes from MIN_BYTES to MAX_BYTES, evenly spaced in log; multiples of 8 (wsum64's words), so that every
-    dtype's elements fill them."""
+def sizes(count, kind="mixed"):
+    """count sizes from the state dict's smallest to its largest, evenly spaced in log; multiples of 8 (wsum64's
+    words), so that every dtype's elements fill them."""
+    smallest, largest, _ = STATE_DICTS[kind]
     if count == 1:
-        return [MAX_BYTES]
-    ratio = (MAX_BYTES / MIN_BYTES) ** (1 / (count - 1))
-    return [int(MIN_BYTES * ratio ** i) // 8 * 8 for i in range(count)]
+        return [largest]
+    ratio = (largest / smallest) ** (1 / (count - 1))
+    return [int(smallest * ratio ** i) // 8 * 8 for i in range(count)]
 
 
-def state_dict(count, seed):
+def state_dict(count, seed, kind="mixed"):
     import torch
-    dtypes = [getattr(torch, name) for name in DTYPE_NAMES]
+    dtypes = [getattr(torch, name) for name in STATE_DICTS[kind][2]]
     g = torch.Generator(device="cuda").manual_seed(seed)
     out = {}
-    for i, nbytes in enumerate(sizes(count)):
+    for i, nbytes in enumerate(sizes(count, kind)):
         dtype = dtypes[i % len(dtypes)]
         n = nbytes // dtype.itemsize
         if dtype.is_floating_point:
@@ -95,12 +105,12 @@ def update_and_share(weights, r):
         send("tensor", name, f"{s:016x}", cudaipc4j.to_json(cudaipc4j.share(t)))
 
 
-def trainer(rounds, count, seed):
+def trainer(rounds, count, seed, kind="mixed"):
     import torch
     torch.cuda.init()
     torch.cuda.ipc_collect()
     start = torch.cuda.memory_allocated()
-    weights = state_dict(count, seed)
+    weights = state_dict(count, seed, kind)
     send("hello", os.getpid(), len(weights))
     for r in range(1, rounds + 1):
         update_and_share(weights, r)
@@ -230,15 +240,16 @@ def server(socket_path):
 
 
 def main(argv):
-    if len(argv) == 5 and argv[1] == "trainer":
-        return trainer(int(argv[2]), int(argv[3]), int(argv[4]))
+    if len(argv) in (5, 6) and argv[1] == "trainer" and (len(argv) == 5 or argv[5] in STATE_DICTS):
+        return trainer(int(argv[2]), int(argv[3]), int(argv[4]), argv[5] if len(argv) == 6 else "mixed")
     if len(argv) == 3 and argv[1] == "server":
         return server(argv[2])
     if len(argv) == 3 and argv[1] == "checksum":
         with open(argv[2], "rb") as f:
             print(f"{wsum64_bytes(f.read()):016x}")
         return 0
-    print("usage: weight_sync.py trainer ROUNDS TENSORS SEED | server SOCKET | checksum FILE", file=sys.stderr)
+    print("usage: weight_sync.py trainer ROUNDS TENSORS SEED [mixed|bf16-small] | server SOCKET | checksum FILE",
+          file=sys.stderr)
     return 2
 
 

@@ -16,20 +16,25 @@ import org.junit.jupiter.api.Test;
 class WeightSyncProducerTest {
     @Test
     void theArgumentsAfterThePackageDirectory() {
-        assertEquals(new Options(50, 100, ExportPath.POOL, 1234), Options.parse(List.of()));
-        assertEquals(new Options(5, 100, ExportPath.POOL, 1234), Options.parse(List.of("5")));
-        assertEquals(new Options(5, 12, ExportPath.VMM, 1234), Options.parse(List.of("5", "12", "vmm")));
+        assertEquals(new Options(50, 100, ExportPath.POOL, 1234, StateDict.MIXED), Options.parse(List.of()));
+        assertEquals(new Options(5, 100, ExportPath.POOL, 1234, StateDict.MIXED), Options.parse(List.of("5")));
+        assertEquals(new Options(5, 12, ExportPath.VMM, 1234, StateDict.MIXED), Options.parse(List.of("5", "12",
+                "vmm")));
         assertEquals(ExportPath.LEGACY, Options.parse(List.of("1", "1", "legacy")).path());
+        assertEquals(new Options(2, 20_000, ExportPath.POOL, 1234, StateDict.SMALL_BF16), Options.parse(List.of("2",
+                "20000", "pool", "bf16-small")));
+        assertEquals(65_528, Options.parse(List.of("1", "65528")).tensors(), "as many as the holder table holds");
     }
 
     @Test
     void badArgumentsAreRefusedInOneLine() {
-        assertRefused("usage: WeightSyncProducerExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [pool|vmm|legacy]]]",
-                List.of("1", "2", "pool", "more"));
+        assertRefused("usage: WeightSyncProducerExample PYTHON_PACKAGE_DIR [ROUNDS [TENSORS [pool|vmm|legacy"
+                + " [mixed|bf16-small]]]]", List.of("1", "2", "pool", "mixed", "more"));
+        assertRefused("the state dict is mixed or bf16-small, got 'huge'", List.of("1", "2", "pool", "huge"));
         assertRefused("ROUNDS and TENSORS are integers: x", List.of("x"));
         assertRefused("the export path is pool, vmm or legacy, got 'fabric'", List.of("1", "2", "fabric"));
-        assertRefused("rounds must be at least 1 and tensors 1 to 10000, got 0 and 100", List.of("0"));
-        assertRefused("rounds must be at least 1 and tensors 1 to 10000, got 1 and 10001", List.of("1", "10001"));
+        assertRefused("rounds must be at least 1 and tensors 1 to 65528, got 0 and 100", List.of("0"));
+        assertRefused("rounds must be at least 1 and tensors 1 to 65528, got 1 and 65529", List.of("1", "65529"));
     }
 
     private static void assertRefused(String message, List<String> args) {
@@ -39,7 +44,7 @@ class WeightSyncProducerTest {
 
     @Test
     void theStateDictSpansOneKibToTwoHundredFiftySixMibWithEveryDtypeOfTheTorchTrainer() {
-        List<ExportedStateDict.Spec> specs = ExportedStateDict.specs(100);
+        List<ExportedStateDict.Spec> specs = ExportedStateDict.specs(100, StateDict.MIXED);
         assertEquals(100, specs.size());
         assertEquals(1024, specs.getFirst().bytes());
         long last = specs.getLast().bytes();
@@ -65,9 +70,38 @@ class WeightSyncProducerTest {
                 DType.FLOAT64), dtypes);
         assertTrue(total > (2L << 30) && total < (5L << 29), "about 2.2 GiB: " + total);
         assertTrue(specs.stream().anyMatch(s -> s.shape().length == 2), "some two-dimensional");
-        assertEquals(List.of(256L << 20), ExportedStateDict.specs(1).stream().map(ExportedStateDict.Spec::bytes)
+        assertEquals(List.of(256L << 20), ExportedStateDict.specs(1, StateDict.MIXED).stream()
+                .map(ExportedStateDict.Spec::bytes)
                 .toList());
-        assertThrows(IllegalArgumentException.class, () -> ExportedStateDict.specs(0));
+        assertThrows(IllegalArgumentException.class, () -> ExportedStateDict.specs(0, StateDict.MIXED));
+    }
+
+    @Test
+    void theSmallBf16StateDictSpans512BytesTo2MibOfBf16() {
+        List<ExportedStateDict.Spec> specs = ExportedStateDict.specs(20_000, StateDict.SMALL_BF16);
+        assertEquals(20_000, specs.size());
+        assertEquals(512, specs.getFirst().bytes());
+        long last = specs.getLast().bytes();
+        assertTrue(last <= 2L << 20 && last > (2L << 20) - 64, "the largest: " + last);
+        long total = 0;
+        Set<String> names = new HashSet<>();
+        for (ExportedStateDict.Spec s : specs) {
+            assertEquals(DType.BFLOAT16, s.dtype(), s.name());
+            assertEquals(0, s.bytes() % 8, s.name());
+            assertTrue(names.add(s.name()), s.name());
+            total += s.bytes();
+        }
+        assertTrue(total > (9L << 29) && total < (5L << 30), "about 4.7 GiB: " + total);
+        assertEquals("layer19999.bfloat16", specs.getLast().name());
+    }
+
+    @Test
+    void everyStateDictHasItsCode() {
+        for (StateDict d : StateDict.values()) {
+            assertEquals(d, StateDict.parse(d.code()));
+        }
+        assertEquals("mixed", StateDict.MIXED.code());
+        assertEquals("bf16-small", StateDict.SMALL_BF16.code());
     }
 
     @Test

@@ -43,19 +43,21 @@ class ExpandableReaderGpuTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
 
     /**
-     * The producer with expandable segments in its environment, sharing the cases of {@code mode}; its driver files
-     * are removed once it has ended (torch leaves its own, even at a normal exit).
+     * The producer with expandable segments in its environment, sharing the cases of its mode (the first of
+     * {@code modeAndArguments}); its driver files are removed once it has ended (torch leaves its own, even at a
+     * normal exit).
      */
-    private static JavaProcess.Interactive producer(String mode) {
-        JavaProcess.Interactive p = JavaProcess.start(List.of("env",
-                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True", "python3", TorchReaderGpuTest.producerScript(),
-                mode));
+    static JavaProcess.Interactive producer(String... modeAndArguments) {
+        List<String> command = new ArrayList<>(List.of("env", "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+                "python3", TorchReaderGpuTest.producerScript()));
+        command.addAll(List.of(modeAndArguments));
+        JavaProcess.Interactive p = JavaProcess.start(command);
         DriverFileLeaks.removeWhenEnded(p.pid());
         return p;
     }
 
     /** The producer's share lines up to {@code shared}, by case. */
-    private static Map<String, JsonObject> shares(JavaProcess.Interactive producer) {
+    static Map<String, JsonObject> shares(JavaProcess.Interactive producer) {
         Map<String, JsonObject> lines = new LinkedHashMap<>();
         for (String line = producer.readLine(WAIT); !line.equals("shared"); line = producer.readLine(WAIT)) {
             JsonObject o = JsonParser.parseString(line).getAsJsonObject();
@@ -65,7 +67,7 @@ class ExpandableReaderGpuTest {
     }
 
     /** Tells the producer to free everything; checks every slot is 0 and its memory back to where it started. */
-    private static void producerFreesEverything(JavaProcess.Interactive producer) {
+    static void producerFreesEverything(JavaProcess.Interactive producer) {
         producer.writeLine("done");
         JsonObject slots = JsonParser.parseString(producer.readLine(WAIT)).getAsJsonObject().getAsJsonObject("slots");
         assertFalse(slots.isEmpty());
