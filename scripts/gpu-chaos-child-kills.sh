@@ -2,8 +2,9 @@
 # A child killed in the middle of the rotation, per --sync mode, on a GPU machine: N trials per mode of MODES, each a
 # simpleIPC group as a user starts it (./cudaipc4j --backend cuda --procs-per-device 4 --size 4K), one of its children
 # (at random) SIGKILLed at a random moment 0-200 ms after process 0 reported step 64. Per trial: the time from the
-# kill to the run's "Failed:" line (line_ms) and to the exit of the group's last process (end_ms), each process's
-# end (p: the parent, cN: child N; ms after the kill), and what of ours was left: /dev/shm/cudaipc4j-<parent>-*,
+# kill to the run's "Failed:" line (line_ms) and to the exit of the group's last process (end_ms), for each process
+# (p: the parent, cN: child N) when it began to exit and when it ended (ms after the kill, as X/E; a gap there is
+# the kernel's and the driver's teardown of the process), and what of ours was left: /dev/shm/cudaipc4j-<parent>-*,
 # ${TMPDIR:-/tmp}/cudaipc4j-<parent>-*, the group's /tmp/hsperfdata_<user>/<pid> files, driver files (cuda.shm.*) that
 # were not there before, processes of the group, GPU memory held by them (nvidia-smi). Then, per mode, one child
 # SIGSTOPped in the rotation: the group must end within 5 s, with a line naming the stopped process.
@@ -39,6 +40,16 @@ ended() {
   stat=${stat##*) }
   case ${stat:0:1} in Z|X) return 0 ;; esac
   return 1
+}
+# Exiting: its main thread has begun to exit (PF_EXITING, 0x4, in /proc/PID/stat's flags), or it has ended. A
+# process that the kernel takes long to end after that (the driver's teardown of its device state) shows as an
+# early "exiting" and a late end.
+exiting() {
+  local stat fields
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  read -r -a fields <<<"${stat##*) }"
+  case ${fields[0]} in Z|X) return 0 ;; esac
+  (( fields[6] & 4 ))
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
   else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
@@ -89,7 +100,7 @@ run_trial() {
   child=$(( RANDOM % 4 ))
   pid=$(pgrep -P "$parent" -f "SimpleIpcChild $child\$" | head -1)
   kids=$(pgrep -P "$parent" -f SimpleIpcChild | tr '\n' ' ')
-  declare -A name=([$parent]=p) end=()
+  declare -A name=([$parent]=p) end=() leaving=()
   for p in $kids; do
     i=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | awk '{ print $NF }')
     name[$p]=c$i
@@ -103,6 +114,7 @@ run_trial() {
     local running=0
     for p in "$parent" $kids; do
       [ -n "${end[$p]:-}" ] && continue
+      [ -z "${leaving[$p]:-}" ] && exiting "$p" && leaving[$p]=$t
       if ended "$p"; then end[$p]=$t; else running=1; fi
     done
     [ "$running" = 0 ] && break
@@ -112,7 +124,7 @@ run_trial() {
   [ "$seen_line" = 0 ] && grep -q '^Failed: ' "$log" && line_ms=$(( $(now_ms) - t0 ))
   end_ms=0
   for p in "$parent" $kids; do
-    ends+="${name[$p]}:${end[$p]:--} "
+    ends+="${name[$p]}:${leaving[$p]:--}/${end[$p]:--} "
     if [ "${end[$p]:-0}" -ge "$end_ms" ]; then end_ms=${end[$p]:-0}; last=${name[$p]}; fi
   done
   wait "$parent"; rc=$?
@@ -129,13 +141,13 @@ run_trial() {
 baseline_driver=$(driver_shm)
 failed=0
 declare -A summary=()
-printf '%-9s %-5s %-6s %7s %7s %-5s %4s  %-40s %s\n' mode trial victim line_ms end_ms last exit ends left
+printf '%-9s %-5s %-6s %7s %7s %-5s %4s  %-52s %s\n' mode trial victim line_ms end_ms last exit 'exiting/ended' left
 for mode in "${modes[@]}"; do
   ends_file=$(mktemp); lines_file=$(mktemp); leaky=0 slow=0 ran=0
   for t in $(seq 1 "$trials"); do
     run_trial "$mode" KILL
     ran=$((ran + 1))
-    printf '%-9s %-5s %-6s %7s %7s %-5s %4s  %-40s %s\n' "$mode" "$t" "$victim" "$line_ms" "$end_ms" "$last" "$rc" \
+    printf '%-9s %-5s %-6s %7s %7s %-5s %4s  %-52s %s\n' "$mode" "$t" "$victim" "$line_ms" "$end_ms" "$last" "$rc" \
       "$ends" "${left:-nothing}"
     if [ "$end_ms" = - ] || [ "$line_ms" = - ]; then
       slow=$((slow + 1)); printf '%s\n' "$out" | sed 's/^/      | /'
