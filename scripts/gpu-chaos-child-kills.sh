@@ -33,22 +33,27 @@ user=$(id -un)
 tmp=${TMPDIR:-/tmp}
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 driver_shm() { ls /dev/shm 2>/dev/null | grep '^cuda\.shm' | sort | tr '\n' ' '; }
-# Ended: gone, or exited and not yet reaped (Z), as the parent's own exit is until this script waits for it.
+# Ended as the project counts it (Pids.isAlive): gone, or a zombie whose threads have all ended (not yet reaped, as
+# the parent's own exit is until this script waits for it). A zombie leader with threads still running (the last
+# one tearing down the process's device state) has not ended.
 ended() {
-  local stat
+  local stat fields
   stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
-  stat=${stat##*) }
-  case ${stat:0:1} in Z|X) return 0 ;; esac
-  return 1
+  read -r -a fields <<<"${stat##*) }"
+  case ${fields[0]} in
+    X|x) return 0 ;;
+    Z) [ "${fields[17]:-1}" -le 1 ] ;;
+    *) return 1 ;;
+  esac
 }
-# Exiting: its main thread has begun to exit (PF_EXITING, 0x4, in /proc/PID/stat's flags), or it has ended. A
-# process that the kernel takes long to end after that (the driver's teardown of its device state) shows as an
-# early "exiting" and a late end.
+# Exiting: its main thread has begun to exit (PF_EXITING, 0x4, in /proc/PID/stat's flags, or a zombie already), or
+# it has ended. A process that the kernel takes long to end after that (the driver's teardown of its device state)
+# shows as an early "exiting" and a late end.
 exiting() {
   local stat fields
   stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
   read -r -a fields <<<"${stat##*) }"
-  case ${fields[0]} in Z|X) return 0 ;; esac
+  case ${fields[0]} in Z|X|x) return 0 ;; esac
   (( fields[6] & 4 ))
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
@@ -70,8 +75,9 @@ leftovers() {
     <(tr ' ' '\n' <<<"$f" | sort) | tr '\n' ' ')"
   for p in "$@"; do ended "$p" || left+="process:$p "; done
   if command -v nvidia-smi >/dev/null 2>&1; then
+    f=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null)
     for p in "$parent" "$@"; do
-      nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -qx "$p" && left+="gpu-memory:$p "
+      grep -qx "$p" <<<"$f" && left+="gpu-memory:$p "
     done
   fi
   printf '%s' "$left"
