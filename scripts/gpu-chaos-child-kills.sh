@@ -58,7 +58,7 @@ exiting() {
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
   else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-maximum() { sort -n | tail -1; }
+maximum() { sort -n | awk '{ v = $1 } END { print NR ? v : "-" }'; }
 # What of the group ($1 the parent, then its children's pids) is left, as words; empty when nothing.
 leftovers() {
   local parent=$1 left="" p f
@@ -97,7 +97,7 @@ run_trial() {
   t0=$(now_ms)
   until grep -q '^Step 64 done' "$log"; do
     if ! kill -0 "$parent" 2>/dev/null || [ $(( $(now_ms) - t0 )) -gt 30000 ]; then
-      kill -KILL "$parent" 2>/dev/null; wait "$parent"; rc=$?
+      kill -KILL "$parent" 2>/dev/null; wait "$parent" 2>/dev/null; rc=$?
       out=$(grep -v '^Step' "$log" | tail -5); rm -f "$log"; left="no rotation (exit $rc)"; return
     fi
     sleep 0.01
@@ -106,6 +106,10 @@ run_trial() {
   child=$(( RANDOM % 4 ))
   pid=$(pgrep -P "$parent" -f "SimpleIpcChild $child\$" | head -1)
   kids=$(pgrep -P "$parent" -f SimpleIpcChild | tr '\n' ' ')
+  if [ -z "$pid" ]; then
+    kill -KILL "$parent" $kids 2>/dev/null; wait "$parent" 2>/dev/null; rc=$?
+    out=$(grep -v '^Step' "$log" | tail -5); rm -f "$log"; left="no child $child to signal (exit $rc)"; return
+  fi
   declare -A name=([$parent]=p) end=() leaving=()
   for p in $kids; do
     i=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | awk '{ print $NF }')
@@ -133,7 +137,7 @@ run_trial() {
     ends+="${name[$p]}:${leaving[$p]:--}/${end[$p]:--} "
     if [ "${end[$p]:-0}" -ge "$end_ms" ]; then end_ms=${end[$p]:-0}; last=${name[$p]}; fi
   done
-  wait "$parent"; rc=$?
+  wait "$parent" 2>/dev/null; rc=$?
   sleep 0.2
   # shellcheck disable=SC2086
   left=$(leftovers "$parent" $kids)
@@ -156,12 +160,13 @@ for mode in "${modes[@]}"; do
     printf '%-9s %-5s %-6s %7s %7s %-5s %4s  %-52s %s\n' "$mode" "$t" "$victim" "$line_ms" "$end_ms" "$last" "$rc" \
       "$ends" "${left:-nothing}"
     if [ "$end_ms" = - ] || [ "$line_ms" = - ]; then
-      slow=$((slow + 1)); printf '%s\n' "$out" | sed 's/^/      | /'
+      slow=$((slow + 1))
     else
       echo "$end_ms" >>"$ends_file"; echo "$line_ms" >>"$lines_file"
       { [ "$end_ms" -gt "$limit" ] || [ "$line_ms" -gt "$limit" ]; } && slow=$((slow + 1))
     fi
-    [ -n "$left" ] && { leaky=$((leaky + 1)); printf '%s\n' "$out" | sed 's/^/      | /'; }
+    [ -n "$left" ] && leaky=$((leaky + 1))
+    { [ -n "$left" ] || [ "$end_ms" = - ] || [ "$line_ms" = - ]; } && printf '%s\n' "$out" | sed 's/^/      | /'
   done
   summary[$mode]="$ran $(median <"$ends_file") $(maximum <"$ends_file") $(median <"$lines_file") $(maximum <"$lines_file") $slow $leaky"
   [ "$slow" != 0 ] || [ "$leaky" != 0 ] && failed=1
