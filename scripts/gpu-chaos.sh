@@ -8,11 +8,17 @@
 # anything behind.
 # Usage: scripts/gpu-chaos.sh [TRIALS]   (default 20; LIMIT_MS=2000; TOOL=./cudaipc4j; SEED for a repeatable run;
 #        RUN_ARGS for more options of every run, e.g. RUN_ARGS="--sync events")
+#    or: scripts/gpu-chaos.sh --child-kills [N]   (the fixed series of scripts/gpu-chaos-child-kills.sh: N child
+#        SIGKILLs mid-rotation per --sync mode, and a SIGSTOP; see its --help)
 set -uo pipefail
 case "${1:-}" in
-  -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
 esac
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --child-kills ]; then
+  shift
+  exec scripts/gpu-chaos-child-kills.sh "$@"
+fi
 trials=${1:-20}
 if ! [[ $trials =~ ^[1-9][0-9]*$ ]] || [ $# -gt 1 ]; then
   echo "gpu-chaos: usage: scripts/gpu-chaos.sh [TRIALS] (a positive number of trials; got: $*)" >&2

@@ -5,17 +5,24 @@
 // process's) is refused, as the driver refuses one, so the reader's warm-up takes its refusal paths.
 // -DSTUB_DEVICES=N shows N devices, device d's UUID bytes d*16 to d*16+15, and copies to the host in a context of
 // device d write d in every byte, so that a test sees which device was used.
+// -DSTUB_RECORDS_NEVER_RUN plays a group whose interprocess events were last recorded by a process that died: such an
+// event (made with CU_EVENT_INTERPROCESS or opened from a handle) never completes; a stream that waits on it never
+// gets past the wait, nor does any event recorded there later; a query of either answers CUDA_ERROR_NOT_READY and a
+// synchronisation with either blocks for good, as the driver's do (docs/pitfalls: a dead process's record is
+// cancelled, and nothing releases the waits made on it).
 // Built by scripts/stub-reader-bench.sh with cc; never shipped, loaded only through LD_LIBRARY_PATH.
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef struct { unsigned char bytes[64]; } IpcHandle;  // CUipcMemHandle, CUipcEventHandle: passed by value
 
-enum { SUCCESS = 0, INVALID_VALUE = 1, INVALID_CONTEXT = 201 };
+enum { SUCCESS = 0, INVALID_VALUE = 1, INVALID_CONTEXT = 201, NOT_READY = 600 };
+enum { EVENT_INTERPROCESS = 0x4 };
 
 static const uint64_t SPACING = 8ULL << 30;        // between the addresses handed out
 static uint64_t next_address = 0x7f0000000000ULL;  // far above what the process maps itself
@@ -35,6 +42,27 @@ static unsigned char current_device(void) {
 
 static uint64_t address(void) { uint64_t a = next_address; next_address += SPACING; return a; }
 static void *object(void) { return (void *) (next_object++); }
+
+// Events that never complete and streams held by a wait on one (STUB_RECORDS_NEVER_RUN), by object number.
+#ifdef STUB_RECORDS_NEVER_RUN
+enum { TRACKED = 1 << 16 };
+static unsigned char never_done[TRACKED];
+static unsigned char *flag(void *o) {
+  static unsigned char untracked;
+  uintptr_t i = (uintptr_t) o - 0x1000;
+  return i < TRACKED ? &never_done[i] : &untracked;
+}
+static int pending(void *o) { return *flag(o); }
+static void set_pending(void *o) { *flag(o) = 1; }
+#else
+static int pending(void *o) { return 0; }
+static void set_pending(void *o) {}
+#endif
+static int any_stuck;
+static CUresult block_for_good(void) {
+  while (1) pause();
+  return SUCCESS;
+}
 static int none(const IpcHandle *h) {
   for (int i = 0; i < 64; i++) {
     if (h->bytes[i]) return 0;
@@ -86,39 +114,58 @@ CUresult cuDevicePrimaryCtxGetState(int device, unsigned *flags, int *active) {
 }
 CUresult cuCtxSetCurrent(void *context) { current_context = context; return SUCCESS; }
 CUresult cuCtxGetCurrent(void **context) { *context = current_context; return SUCCESS; }
-CUresult cuCtxSynchronize(void) { return SUCCESS; }
+CUresult cuCtxSynchronize(void) { return any_stuck ? block_for_good() : SUCCESS; }
 CUresult cuCtxEnablePeerAccess(void *peer, unsigned flags) { return SUCCESS; }
 
 // Streams and events
 CUresult cuStreamCreate(void **stream, unsigned flags) { *stream = object(); return SUCCESS; }
 CUresult cuStreamDestroy_v2(void *stream) { return SUCCESS; }
-CUresult cuStreamSynchronize(void *stream) { return SUCCESS; }
-CUresult cuStreamQuery(void *stream) { return SUCCESS; }
-CUresult cuStreamWaitEvent(void *stream, void *event, unsigned flags) { return SUCCESS; }
+CUresult cuStreamSynchronize(void *stream) { return pending(stream) ? block_for_good() : SUCCESS; }
+CUresult cuStreamQuery(void *stream) { return pending(stream) ? NOT_READY : SUCCESS; }
+CUresult cuStreamWaitEvent(void *stream, void *event, unsigned flags) {
+  if (pending(event)) {
+    set_pending(stream);
+    any_stuck = 1;
+  }
+  return SUCCESS;
+}
 CUresult cuStreamWaitValue32_v2(void *stream, uint64_t a, uint32_t v, unsigned flags) { return SUCCESS; }
 CUresult cuStreamWriteValue32_v2(void *stream, uint64_t a, uint32_t v, unsigned flags) { return SUCCESS; }
-CUresult cuEventCreate(void **event, unsigned flags) { *event = object(); return SUCCESS; }
+CUresult cuEventCreate(void **event, unsigned flags) {
+  *event = object();
+  if (flags & EVENT_INTERPROCESS) set_pending(*event);
+  return SUCCESS;
+}
 CUresult cuEventDestroy_v2(void *event) { return SUCCESS; }
-CUresult cuEventRecord(void *event, void *stream) { return SUCCESS; }
-CUresult cuEventSynchronize(void *event) { return SUCCESS; }
-CUresult cuEventQuery(void *event) { return SUCCESS; }
+CUresult cuEventRecord(void *event, void *stream) {
+  if (pending(stream)) set_pending(event);
+  return SUCCESS;
+}
+CUresult cuEventSynchronize(void *event) { return pending(event) ? block_for_good() : SUCCESS; }
+CUresult cuEventQuery(void *event) { return pending(event) ? NOT_READY : SUCCESS; }
 CUresult cuEventElapsedTime(float *ms, void *start, void *end) { *ms = 0.001f; return SUCCESS; }
 CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) { *ms = 0.001f; return SUCCESS; }
 
 // IPC
+// An exported handle carries the exporter's pid and what it names, so that two exports give two handles.
 CUresult cuIpcGetEventHandle(IpcHandle *handle, void *event) {
   memset(handle, 0, sizeof *handle);
   handle->bytes[0] = 1;
+  *(uint32_t *) (handle->bytes + 4) = (uint32_t) getpid();
+  *(uint64_t *) (handle->bytes + 8) = (uint64_t) (uintptr_t) event;
   return SUCCESS;
 }
 CUresult cuIpcOpenEventHandle(void **event, IpcHandle handle) {
   if (none(&handle)) return INVALID_CONTEXT;  // what the driver answers for a handle of no other process
   *event = object();
+  set_pending(*event);
   return SUCCESS;
 }
 CUresult cuIpcGetMemHandle(IpcHandle *handle, uint64_t pointer) {
   memset(handle, 0, sizeof *handle);
   handle->bytes[0] = 2;
+  *(uint32_t *) (handle->bytes + 4) = (uint32_t) getpid();
+  *(uint64_t *) (handle->bytes + 8) = pointer;
   return SUCCESS;
 }
 CUresult cuIpcOpenMemHandle_v2(uint64_t *pointer, IpcHandle handle, unsigned flags) {
@@ -245,7 +292,8 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *function
 // Errors
 CUresult cuGetErrorName(int error, const char **name) {
   *name = error == INVALID_CONTEXT ? "CUDA_ERROR_INVALID_CONTEXT"
-        : error == INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_ERROR_UNKNOWN";
+        : error == INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
+        : error == NOT_READY ? "CUDA_ERROR_NOT_READY" : "CUDA_ERROR_UNKNOWN";
   return SUCCESS;
 }
 CUresult cuGetErrorString(int error, const char **text) { *text = "an error of the stub driver"; return SUCCESS; }

@@ -279,8 +279,9 @@ public final class SimpleIpcChild {
         phases.mark("ready");
         Peers peers = openPeers(runtime.block(), attachment, settings, fdRequest);
         phases.mark("opened");
-        rotate(runtime, attachment, settings, peers, phases);
-        return verifyAndRelease(runtime, attachment, settings, peers, phases);
+        Barrier barrier = runtime.block().barrier(runtime.index(), settings.run().timeout());
+        rotate(runtime, attachment, settings, peers, barrier, phases);
+        return verifyAndRelease(runtime, attachment, settings, peers, barrier, phases);
     }
 
     /** Every process's buffer and, with {@code --sync events}, event, in slot order; the attachment owns them. */
@@ -323,9 +324,8 @@ public final class SimpleIpcChild {
 
     /** The sample's rotation: each step fills the buffer this process owns the turn of, then a barrier. */
     private static void rotate(ChildRuntime runtime, Attachment attachment, ChildSettings settings, Peers peers,
-            PhaseLog phases) {
+            Barrier barrier, PhaseLog phases) {
         int rounds = settings.run().rounds();
-        Duration timeout = settings.run().timeout();
         int corrupt = settings.run().corruptProcess();
         boolean counters = settings.run().counters();
         List<PeerBuffer> buffers = peers.buffers();
@@ -333,7 +333,6 @@ public final class SimpleIpcChild {
         ControlBlock block = runtime.block();
         int id = runtime.index();
         int n = block.processCount();
-        Barrier barrier = block.barrier(id, timeout);
         long steps = (long) n * rounds;
         // Buffer b's previous writer is always the next process, (id + 1) % n. Alone in the group, that is this
         // process on this stream: stream order already puts each step after the last, and the waits and records
@@ -402,7 +401,7 @@ public final class SimpleIpcChild {
 
     /** After the last step: checks this process's own buffer and, when it holds, gives back what was opened. */
     private static int verifyAndRelease(ChildRuntime runtime, Attachment attachment, ChildSettings settings,
-            Peers peers, PhaseLog phases) {
+            Peers peers, Barrier barrier, PhaseLog phases) {
         long bytes = settings.run().bytes();
         boolean verifyOnDevice = settings.run().verifyOnDevice();
         boolean counters = settings.run().counters();
@@ -411,6 +410,13 @@ public final class SimpleIpcChild {
         int n = block.processCount();
         if (n > 1) {
             awaitWrites(attachment, counters, peers.events(), id, n * settings.run().rounds());
+            if (!counters) {
+                // The copy or count below ends in a synchronisation of the stream, inside the driver, where no abort
+                // is seen: with events, a sibling killed before its last record ran would hold it there for good.
+                // Wait here instead, where an abort ends the wait (counters need not: an abort releases their waits).
+                long lastWrites = attachment.mark();
+                barrier.awaitCondition(() -> attachment.reached(lastWrites), "the last writes to its buffer");
+            }
         }
         byte expected = (byte) ((id + 1) % n);
         Verification v = verify(attachment, peers.buffers().get(id), expected, verifyOnDevice, id, phases);

@@ -89,7 +89,11 @@ public interface Backend extends AutoCloseable {
         /** The 64-byte event IPC handle. */
         byte[] eventHandle();
 
-        /** Waits for all work on the event, destroys it and frees the buffer. Idempotent. */
+        /**
+         * Destroys the event and frees the buffer; call it once every importer released them or ended. A record of
+         * the event by a process that ended may never complete: the close does not wait for it (or, where a
+         * backend waits, it ends the wait once the recorder is found gone). Idempotent.
+         */
         @Override
         void close();
     }

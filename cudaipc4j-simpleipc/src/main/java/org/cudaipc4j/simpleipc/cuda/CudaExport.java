@@ -2,7 +2,6 @@ package org.cudaipc4j.simpleipc.cuda;
 
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.cudaipc4j.coord.IdleStrategy;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaException;
@@ -99,26 +98,17 @@ public final class CudaExport implements Backend.Export {
     }
 
     /**
-     * Waits (at most {@link #SETTLE_MILLIS} ms) for the event's last record, destroys it, closes the file
-     * descriptors, then frees the memory. Idempotent. The wait is bounded because a record enqueued by a child that
-     * was killed never completes, and cuEventSynchronize would then block the parent forever; destroying an event
-     * with pending work is allowed.
+     * Destroys the event, closes the file descriptors, then frees the memory. Idempotent. Call it once no process
+     * uses them: every child released them (its stream synchronized first, so each of its records completed) or
+     * ended. No wait is made for the event: a record that is still pending then was made by a process that ended
+     * (a killed child, or one whose stream waited on such a record), and the driver never completes it; waiting only
+     * delayed the parent's end by the wait's bound for each such event. Destroying an event with a record pending
+     * is allowed.
      */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            Closeables.closeAll(this::awaitLastRecord, event, shared, (AutoCloseable) memory);
-        }
-    }
-
-    /** How long {@link #close()} waits for the event's last record to complete. */
-    static final long SETTLE_MILLIS = 2000;
-
-    private void awaitLastRecord() {
-        long deadline = System.nanoTime() + SETTLE_MILLIS * 1_000_000;
-        IdleStrategy idle = IdleStrategy.backoff(0, 0, 10_000, 5_000_000);
-        while (!event.query() && System.nanoTime() < deadline) {
-            idle.idle();
+            Closeables.closeAll(event, shared, (AutoCloseable) memory);
         }
     }
 }
