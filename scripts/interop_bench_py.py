@@ -379,8 +379,8 @@ def driver_reader(case: str, path: str) -> int:
     the readers are (fresh process, context current, descriptors parsed and handles built before the clock). What no
     reader that keeps the contract can go below. Legacy ('c') shares only. The slots are given back after the clock,
     as a reader's close does."""
-    import mmap
     from cuda.bindings import driver as cu
+    from cudaipc4j.torch_counters import give_back_all
 
     def ok(result: Any) -> Any:
         err, *rest = result if isinstance(result, tuple) else (result,)
@@ -438,12 +438,12 @@ def driver_reader(case: str, path: str) -> int:
     ok(cu.cuStreamSynchronize(stream))
     for pointer in mapped.values():
         ok(cu.cuIpcCloseMemHandle(pointer))
-    for f in fields:  # torch's counter: int64 slots in /dev/shm/<name>; each share's slot given back once
-        with open("/dev/shm/" + f["ref_counter_handle"].decode().lstrip("/"), "r+b") as file, \
-                mmap.mmap(file.fileno(), 0) as counters:
-            at = 8 * f["ref_counter_offset"]
-            value = int.from_bytes(counters[at:at + 8], "little", signed=True)
-            counters[at:at + 8] = (value - 1).to_bytes(8, "little", signed=True)
+    # torch's counter files: each share's slot given back once, behind the files' 64-byte header
+    slots: dict[str, list[int]] = collections.defaultdict(list)
+    for f in fields:
+        slots[f["ref_counter_handle"].decode()].append(f["ref_counter_offset"])
+    for name, taken in slots.items():
+        give_back_all(name, taken)
     ok(cu.cuStreamDestroy(stream))
     ok(cu.cuDevicePrimaryCtxRelease(device))
     alloc = _alloc_of(descriptors[0])
