@@ -153,7 +153,8 @@ trap 'exit 143' TERM
 # reader LABEL ROUND CMD...: one fresh reader process; its JSON line goes to the figures (round 0 is warm-up).
 # With JAVA_AOT=trained, a Java reader runs with the AOT cache of its label, which the first of them records.
 # With stamp=1 (stamp=1 reader ...), the clock just before the exec, in microseconds since the epoch, is the reader's
-# last argument: the scale part's readers time themselves from their exec.
+# last argument: the scale part's readers time themselves from their exec. With training=1, the reader is a JVM that
+# records its AOT cache: its standard error goes to the log, as above.
 reader() {
   local label=$1 round=$2 rc=0 env=() run='echo $$ > "$0"; exec "$@"'
   shift 2
@@ -165,7 +166,7 @@ reader() {
   fi
   # Through a shell that writes its pid and then becomes the reader: a Python reader's pid is counted at the end.
   # (A JVM that records its AOT cache reports that on standard error: kept in a log.)
-  if ((${#env[@]} > 0)) && [ ! -f "${env[1]#*=}" ]; then
+  if { ((${#env[@]} > 0)) && [ ! -f "${env[1]#*=}" ]; } || [ "${training:-0}" = 1 ]; then
     bash -c "$run" "$work/reader.pid" "${env[@]}" "$@" >> "$to" 2>> "$work/aot.log" || rc=$?
   else
     bash -c "$run" "$work/reader.pid" "${env[@]}" "$@" >> "$to" || rc=$?
@@ -258,7 +259,7 @@ scale_round() {  # ROUND ALLOC
           stamp=1 reader "java scale, AOT cache ($alloc)" "$round" "$java" -XX:AOTCache="$aot" -XX:AOTMode=on \
             "${java_opts[@]}" -jar "$jar" bench interop scale "$sc" --exec-epoch-us
         elif ((round < 1)); then  # the training run, as a service trains its cache: its JSON line is warm-up's
-          stamp=1 reader "java scale, AOT training ($alloc)" "$round" "$java" -XX:AOTCacheOutput="$aot" \
+          stamp=1 training=1 reader "java scale, AOT training ($alloc)" "$round" "$java" -XX:AOTCacheOutput="$aot" \
             "${java_opts[@]}" -jar "$jar" bench interop scale "$sc" --exec-epoch-us
           [ -f "$aot" ] || die "the Java reader's AOT training run ($alloc) wrote no cache $aot"
         else
