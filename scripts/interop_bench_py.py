@@ -350,8 +350,12 @@ def _load_weight_sync() -> Any:
 def torch_producer(tensors: int, seed: int) -> int:
     """Shares fresh copies on request, so that every reader process opens shares of its own and the producer's
     events and slots are all given back (``release``) before the next reader."""
+    import resource
     import torch
     import cudaipc4j
+    # An expandable segment's shared chunk keeps an exported fd here: thousands of tensors take hundreds of them.
+    _, most = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (most, most))
     torch.cuda.init()
     masters = _load_weight_sync().state_dict(tensors, seed)
     scale_masters: dict[tuple[int, int, int, int], list[Any]] = {}
