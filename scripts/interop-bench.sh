@@ -7,14 +7,25 @@
 #               with it the copy bandwidth from a BW_SIZE share's mapping into local memory against local to local
 #   state-dict  the weight-sync example's state dict (TENSORS tensors, mixed dtypes with bf16, 1 KiB to 256 MiB)
 #   pool        a cuda.core memory-pool buffer of SIZE bytes: first import (pidfd_getfd, pool, pointer)
+#   scale       a state dict at a real model's size: SCALE_TENSORS bf16 tensors of SCALE_MIN to SCALE_MAX bytes, timed
+#               from each reader process's exec to every share open (exec_to_open_us) and for the open alone
+#               (open_us), by four readers in turn: the Java reader started by its own java without any start-up
+#               cache, the same with the JDK AOT cache its warm-up round recorded (-XX:AOTCacheOutput; timed runs
+#               with -XX:AOTCache and -XX:AOTMode=on, which refuses to start without the cache), torch's reader
+#               (python3 importing torch) and a C program making only the driver calls (scripts/interop_driver_reader.c,
+#               built here with the toolkit's nvcc, else cc and CUDA_HOME's cuda.h); then, for the Java reader
+#               without a cache and torch's, STEADY steady rounds (the same storages shared again: cache hits) each
+#               timed as one round
 # for each torch allocator of ALLOCS (c: caching, legacy IPC handles; e: expandable segments). For 'c', the Java
 # reader's driver calls alone are timed too (scripts/interop_bench_py.py driver-reader, through cuda.bindings).
 # Writes every figure as a JSON line to OUT/interop-bench.jsonl, the table of medians and ratios to
 # OUT/interop-bench.txt (and OUT/interop-bench-summary.json), and prints the table.
 # Needs the build (scripts/mvn.sh -q -B package -DskipTests, or scripts/device-bundle.sh's bundle), a Java 25
-# runtime (JAVA_HOME, or .jre here), python3 with torch and cuda.core, and a GPU.
+# runtime (JAVA_HOME, or .jre here), python3 with torch and cuda.core, and a GPU; the scale part nvcc or cc with
+# cuda.h, bash 5 (EPOCHREALTIME) and, for the default size, about 15 GB of GPU memory.
 # Usage: scripts/interop-bench.sh [OUT]      (default OUT: interop-bench)
-#   REPEATS=5 WARMUP=1 SIZE=64M BW_SIZE=1G REOPENS=50 TENSORS=100 ITERATIONS=20 ALLOCS=c,e PARTS=tensor,state-dict,pool
+#   REPEATS=5 WARMUP=1 SIZE=64M BW_SIZE=1G REOPENS=50 TENSORS=100 ITERATIONS=20 ALLOCS=c,e
+#   PARTS=tensor,state-dict,pool,scale SCALE_TENSORS=20000 SCALE_MIN=512 SCALE_MAX=2M STEADY=3
 #   JAVA_AOT=launcher|trained: the Java readers' AOT cache: the build's, as ./cudaipc4j trains it (default), or one
 #   per reader kind, recorded by its reader of the warm-up round (CUDAIPC4J_AOT_CACHE), as a service trains its own
 set -euo pipefail
@@ -33,27 +44,40 @@ reopens=${REOPENS:-50}
 tensors=${TENSORS:-100}
 iterations=${ITERATIONS:-20}
 allocs=${ALLOCS:-c,e}
-parts=",${PARTS:-tensor,state-dict,pool},"
+parts=",${PARTS:-tensor,state-dict,pool,scale},"
 java_aot=${JAVA_AOT:-launcher}
+scale_tensors=${SCALE_TENSORS:-20000}
+scale_min=${SCALE_MIN:-512}
+scale_max=${SCALE_MAX:-2M}
+steady=${STEADY:-3}
 seed=1234
 
 die() { echo "interop-bench: $*" >&2; exit 1; }
 want() { [[ $parts == *",$1,"* ]]; }
 number() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 must be a whole number, got '$2'"; }
 number REPEATS "$repeats"; number WARMUP "$warmup"; number REOPENS "$reopens"; number TENSORS "$tensors"
-number ITERATIONS "$iterations"
+number ITERATIONS "$iterations"; number SCALE_TENSORS "$scale_tensors"; number STEADY "$steady"
 ((repeats >= 1)) || die "REPEATS must be at least 1"
 ((iterations >= 1)) || die "ITERATIONS must be at least 1"
 ((tensors >= 1)) || die "TENSORS must be at least 1"
 [[ $java_aot == launcher || $java_aot == trained ]] || die "JAVA_AOT takes launcher or trained, got '$java_aot'"
 [ "$java_aot" = launcher ] || ((warmup >= 1)) || die "JAVA_AOT=trained needs a warm-up round (WARMUP >= 1): it records the caches"
-for s in "$size" "$bw_size"; do
-  [[ $s =~ ^[1-9][0-9]*[KMG]?$ ]] || die "SIZE and BW_SIZE are sizes like 64M or 1G, got '$s'"
+for s in "$size" "$bw_size" "$scale_min" "$scale_max"; do
+  [[ $s =~ ^[1-9][0-9]*[KMG]?$ ]] || die "SIZE, BW_SIZE, SCALE_MIN and SCALE_MAX are sizes like 64M or 1G, got '$s'"
 done
+bytes() { local n=${1%[KMG]}; case $1 in *K) echo $((n << 10)) ;; *M) echo $((n << 20)) ;; *G) echo $((n << 30)) ;; *) echo "$n" ;; esac; }
 for a in ${allocs//,/ }; do [[ $a == c || $a == e ]] || die "ALLOCS takes c and e, got '$a'"; done
 for p in ${parts//,/ }; do
-  [[ $p == tensor || $p == state-dict || $p == pool ]] || die "PARTS takes tensor, state-dict and pool, got '$p'"
+  [[ $p == tensor || $p == state-dict || $p == pool || $p == scale ]] \
+    || die "PARTS takes tensor, state-dict, pool and scale, got '$p'"
 done
+if want scale; then
+  ((scale_tensors >= 1)) || die "SCALE_TENSORS must be at least 1"
+  (($(bytes "$scale_min") >= 2)) || die "SCALE_MIN must be at least 2 bytes (one bf16 element)"
+  (($(bytes "$scale_min") <= $(bytes "$scale_max"))) || die "SCALE_MIN ($scale_min) is above SCALE_MAX ($scale_max)"
+  ((warmup >= 1)) || die "the scale part needs a warm-up round (WARMUP >= 1): it trains the Java reader's AOT cache"
+  [ -n "${EPOCHREALTIME:-}" ] || die "the scale part needs bash 5 (EPOCHREALTIME), this is bash $BASH_VERSION"
+fi
 
 if [ -z "${JAVA_HOME:-}" ] && [ -x .jre/bin/java ]; then
   export JAVA_HOME=$PWD/.jre
@@ -114,7 +138,7 @@ cleanup() {
     rm -f "/dev/shm/$f"
   done
   if ((python_files > 0)); then
-    echo "interop-bench: removed $python_files CUDA driver files the Python processes left at their exit"
+    echo "interop-bench: removed $python_files CUDA driver files the Python processes (or the C program) left at their exit"
   fi
   if [ -n "$other" ]; then
     echo "interop-bench: CUDA driver files of other ended processes left in /dev/shm (removed now):$other" >&2
@@ -128,9 +152,13 @@ trap 'exit 143' TERM
 
 # reader LABEL ROUND CMD...: one fresh reader process; its JSON line goes to the figures (round 0 is warm-up).
 # With JAVA_AOT=trained, a Java reader runs with the AOT cache of its label, which the first of them records.
+# With stamp=1 (stamp=1 reader ...), the clock just before the exec, in microseconds since the epoch, is the reader's
+# last argument: the scale part's readers time themselves from their exec. With training=1, the reader is a JVM that
+# records its AOT cache: its standard error goes to the log, as above.
 reader() {
-  local label=$1 round=$2 rc=0 env=()
+  local label=$1 round=$2 rc=0 env=() run='echo $$ > "$0"; exec "$@"'
   shift 2
+  [ "${stamp:-0}" != 1 ] || run='echo $$ > "$0"; exec "$@" "${EPOCHREALTIME//[!0-9]/}"'
   local to=$jsonl
   ((round > 0)) || to=$work/warmup.jsonl
   if [ "$java_aot" = trained ] && [ "$1" = "${tool[0]}" ]; then
@@ -138,12 +166,12 @@ reader() {
   fi
   # Through a shell that writes its pid and then becomes the reader: a Python reader's pid is counted at the end.
   # (A JVM that records its AOT cache reports that on standard error: kept in a log.)
-  if ((${#env[@]} > 0)) && [ ! -f "${env[1]#*=}" ]; then
-    bash -c 'echo $$ > "$0"; exec "$@"' "$work/reader.pid" "${env[@]}" "$@" >> "$to" 2>> "$work/aot.log" || rc=$?
+  if { ((${#env[@]} > 0)) && [ ! -f "${env[1]#*=}" ]; } || [ "${training:-0}" = 1 ]; then
+    bash -c "$run" "$work/reader.pid" "${env[@]}" "$@" >> "$to" 2>> "$work/aot.log" || rc=$?
   else
-    bash -c 'echo $$ > "$0"; exec "$@"' "$work/reader.pid" "${env[@]}" "$@" >> "$to" || rc=$?
+    bash -c "$run" "$work/reader.pid" "${env[@]}" "$@" >> "$to" || rc=$?
   fi
-  [ "$1" != "${py[0]}" ] || python_pids+=("$(cat "$work/reader.pid")")
+  if [ "$1" = "${py[0]}" ] || [ "$1" = "${c_reader:-}" ]; then python_pids+=("$(cat "$work/reader.pid")"); fi
   if ((rc != 0)); then
     [ ! -s "$work/aot.log" ] || tail -n 20 "$work/aot.log" >&2
     die "$label (round $round) failed with exit status $rc: $*"
@@ -206,7 +234,62 @@ torch_round() {  # ROUND ALLOC FIRST(java|python)
   fi
 }
 
-if want tensor || want state-dict; then
+# The scale part, one round: each of its four readers on a share of its own, the first reader moving on by one each
+# round. The Java reader with the AOT cache records the cache in the warm-up round (its first run).
+scale_round() {  # ROUND ALLOC
+  local round=$1 alloc=$2 i k impl rounds files aot=$work/scale-$2.aot
+  local order=(java java-aot torch c) steady_opts=() sc=$work/sc.jsonl
+  local first=$(((round % 4 + 4) % 4))
+  for ((i = 0; i < 4; i++)); do
+    impl=${order[(first + i) % 4]}
+    rounds=0
+    [[ $impl != java && $impl != torch ]] || rounds=$steady
+    ask share scale "$sc" "$scale_tensors" "$scale_min" "$scale_max" "$seed" "$rounds"
+    files=-
+    steady_opts=()
+    for ((k = 1; k <= rounds; k++)); do
+      steady_opts+=(--steady "$sc.$k")
+      if ((k == 1)); then files=$sc.$k; else files+=",$sc.$k"; fi
+    done
+    case $impl in
+      java) stamp=1 reader "java scale ($alloc)" "$round" "$java" "${java_opts[@]}" -jar "$jar" \
+              bench interop scale "$sc" "${steady_opts[@]}" --exec-epoch-us ;;
+      java-aot)
+        if [ -f "$aot" ]; then
+          stamp=1 reader "java scale, AOT cache ($alloc)" "$round" "$java" -XX:AOTCache="$aot" -XX:AOTMode=on \
+            "${java_opts[@]}" -jar "$jar" bench interop scale "$sc" --exec-epoch-us
+        elif ((round < 1)); then  # the training run, as a service trains its cache: its JSON line is warm-up's
+          stamp=1 training=1 reader "java scale, AOT training ($alloc)" "$round" "$java" -XX:AOTCacheOutput="$aot" \
+            "${java_opts[@]}" -jar "$jar" bench interop scale "$sc" --exec-epoch-us
+          [ -f "$aot" ] || die "the Java reader's AOT training run ($alloc) wrote no cache $aot"
+        else
+          die "no AOT cache $aot for the Java reader ($alloc)"
+        fi ;;
+      torch) stamp=1 reader "torch scale ($alloc)" "$round" "${py[@]}" torch-reader scale "$sc" "$files" ;;
+      c) stamp=1 reader "C driver calls scale ($alloc)" "$round" "$c_reader" "$sc.lines" ;;
+    esac
+    ask release
+  done
+}
+
+if want scale; then
+  # The C program, built with the toolkit (nvcc finds libcuda's stub itself; cc is given the toolkit's folders).
+  c_reader=$work/interop-driver-reader
+  cuda_home=${CUDA_HOME:-/usr/local/cuda}
+  if ! { command -v nvcc >/dev/null && nvcc -O2 -o "$c_reader" scripts/interop_driver_reader.c -lcuda; } \
+      2> "$work/cc.log" && ! cc -O2 -I"$cuda_home/include" -o "$c_reader" scripts/interop_driver_reader.c \
+      -L"$cuda_home/lib64/stubs" -L"$cuda_home/lib64" -lcuda 2>> "$work/cc.log"; then
+    cat "$work/cc.log" >&2
+    die "cannot build scripts/interop_driver_reader.c (nvcc, or cc with $cuda_home/include/cuda.h and libcuda)"
+  fi
+  # The Java reader as a service starts it: its own java, no launcher
+  java=${JAVA_HOME:+$JAVA_HOME/bin/}java
+  jar=$PWD/cudaipc4j-cli/target/cudaipc4j.jar
+  java_opts=(--enable-native-access=ALL-UNNAMED)
+  command -v "$java" >/dev/null || die "no java to start the Java reader with (set JAVA_HOME)"
+fi
+
+if want tensor || want state-dict || want scale; then
   for alloc in ${allocs//,/ }; do
     conf=expandable_segments:False
     [ "$alloc" = c ] || conf=expandable_segments:True
@@ -221,7 +304,10 @@ if want tensor || want state-dict; then
     IFS= read -r -t 300 reply <&"$producer_out" || die "the torch producer ($alloc) did not start"
     echo "torch producer ($alloc): $reply"
     for ((round = 1 - warmup; round <= repeats; round++)); do
-      if ((round % 2)); then torch_round "$round" "$alloc" java; else torch_round "$round" "$alloc" python; fi
+      if want tensor || want state-dict; then
+        if ((round % 2)); then torch_round "$round" "$alloc" java; else torch_round "$round" "$alloc" python; fi
+      fi
+      if want scale; then scale_round "$round" "$alloc"; fi
     done
     echo quit >&"$producer_in"
     close_fd "$producer_in"

@@ -10,8 +10,14 @@ into a file the script names; every reader parses them before it starts its cloc
       share tensor PATH SIZE REOPENS   fresh copy of a SIZE-byte tensor, shared 1 + REOPENS times
       share bw PATH SIZE               fresh copy of a SIZE-byte tensor, shared once
       share state-dict PATH            fresh copy of the weight-sync example's state dict, each tensor shared once
+      share scale PATH N MIN MAX SEED STEADY   fresh copy of N bf16 tensors of MIN to MAX bytes (scale_sizes), each
+                                       shared once into PATH (and PATH.lines for the C program, c_line), then the
+                                       same copies shared again into PATH.1 .. PATH.STEADY (the steady rounds)
       release                          drops the copies and runs torch.cuda.ipc_collect()
   interop_bench_py.py torch-reader tensor|state-dict FILE [BWFILE ITERATIONS]   torch's reader: one JSON line
+  interop_bench_py.py torch-reader scale FILE STEADY_FILES EXEC_EPOCH_US   torch's reader of the scale part, timed
+      from its exec (EXEC_EPOCH_US: the script's clock just before exec) and for the open alone; STEADY_FILES,
+      comma-separated or -, are the steady rounds (the same storages shared again), each timed as one round
   interop_bench_py.py driver-reader tensor|state-dict FILE   the Java reader's driver calls alone ('c'): one JSON line
   interop_bench_py.py pool-producer PATH SIZE             a cuda.core pool buffer, exported until stdin closes
   interop_bench_py.py pool-reader FILE                    cuda.core's own import of it: one JSON line
@@ -98,6 +104,38 @@ def pool_descriptor(size: int, fd: int, pointer_export: bytes, device_uuid: byte
                       pointer_export=bytes(pointer_export))
 
 
+def scale_sizes(count: int, smallest: int, largest: int, seed: int) -> list[int]:
+    """The scale part's tensor sizes in bytes: ``count`` sizes from ``smallest`` to ``largest``, log-uniform (as many
+    tensors of a few KiB as of a MiB, as in a model's state dict), each a whole number of bf16 elements."""
+    import math
+    import random
+    if count < 1 or smallest < 2 or largest < smallest:
+        raise ValueError(f"scale sizes: need count >= 1 and 2 <= smallest <= largest, got {count}, {smallest},"
+                         f" {largest}")
+    rng = random.Random(seed)
+    lo, hi = math.log(smallest), math.log(largest)
+    return [max(smallest, min(largest, int(math.exp(rng.uniform(lo, hi))))) // 2 * 2 for _ in range(count)]
+
+
+def c_line(d: Descriptor) -> str:
+    """A torch share as the C program (scripts/interop_driver_reader.c) reads it: device UUID (32 hex digits),
+    torch's handle (hex), storage offset, the tensor's bytes, the event handle (hex, or - where no wait is asked),
+    the counter file and slot (or -), apart by one space."""
+    if d.kind != "torch" or d.torch is None or d.torch.handle is None or d.device_uuid is None:
+        raise ValueError("the C program reads torch shares of a storage, with their device_uuid")
+    s = d.torch
+    uuid = d.device_uuid.removeprefix("GPU-").replace("-", "")
+    event = d.event.ipc_handle.hex() if d.event is not None and d.event.wait else "-"
+    file = s.ref_counter_file if s.ref_counter_file is not None else "-"
+    slot = str(s.ref_counter_offset) if s.ref_counter_offset is not None else "-"
+    return " ".join((uuid, s.handle.hex(), str(s.storage_offset_bytes), str(d.bytes), event, file, slot))
+
+
+def steady_paths(path: str | Path, rounds: int) -> list[str]:
+    """The files of the steady rounds of a scale share file: ``PATH.1`` to ``PATH.ROUNDS``."""
+    return [f"{path}.{k}" for k in range(1, rounds + 1)]
+
+
 def median_us(samples_ns: list[int]) -> float:
     return statistics.median(samples_ns) / 1e3
 
@@ -118,8 +156,19 @@ ROWS = [
 ]
 
 
+#: The scale part (case "scale", issue 49's targets): (metric, label, Java reader, target: at most this times torch's
+#: reader). "java" is the Java reader started by its own java without any start-up cache, "java-aot" with the JDK AOT
+#: cache a training run of it recorded (its runs start with -XX:AOTMode=on, which refuses to start without the cache)
+SCALE_ROWS = [
+    ("exec_to_open_us", "exec to open, Java, AOT cache", "java-aot", 0.15),
+    ("exec_to_open_us", "exec to open, Java, no cache", "java", 0.25),
+    ("open_us", "open alone, Java, AOT cache", "java-aot", 0.5),
+    ("open_us", "open alone, Java, no cache", "java", 0.5),
+    ("steady_round_us", "steady round, Java", "java", 0.3),
+]
+
 #: Fields that say what was measured, not figures
-SIZES = ("bytes", "tensors", "copy_bytes", "reopens", "blocks")
+SIZES = ("bytes", "tensors", "copy_bytes", "reopens", "blocks", "steady_rounds", "pointer_sum")
 
 
 def load(path: str | Path) -> list[dict[str, Any]]:
@@ -183,6 +232,37 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 row["target"] = f"mapped >= {target:g}x local"
                 row["met"] = row["ratio"] >= target
             out.append(row)
+    return out + scale_summary(rows)
+
+
+def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The scale part's rows (:data:`SCALE_ROWS`): per allocator and metric, the median over the runs of the Java
+    reader of the row, of torch's reader (``python``) and of the C program (``c``, where it has the metric), the ratio
+    of Java's to torch's and whether the target is met. Rows without both Java's and torch's figure are left out."""
+    groups: dict[tuple[str, str, str], list[float]] = collections.defaultdict(list)
+    sizes: dict[str, tuple[int, int]] = {}
+    for r in rows:
+        if r.get("case") != "scale":
+            continue
+        for key, value in r.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
+                groups[(r["alloc"], key, r["impl"])].append(float(value))
+        if r["impl"] == "torch" or r["alloc"] not in sizes:
+            sizes[r["alloc"]] = (r.get("bytes", 0), r.get("tensors", 1))
+    out = []
+    for metric, label, impl, target in SCALE_ROWS:
+        for alloc in sorted(sizes):
+            java, torch = groups.get((alloc, metric, impl)), groups.get((alloc, metric, "torch"))
+            if not java or not torch:
+                continue
+            j, p = statistics.median(java), statistics.median(torch)
+            row = {"case": "scale", "alloc": alloc, "metric": metric, "label": label, "arm": impl, "runs": len(java),
+                   "java": j, "python": p, "bytes": sizes[alloc][0], "tensors": sizes[alloc][1], "ratio": j / p,
+                   "target": f"java <= {target:g}x torch", "met": j / p <= target}
+            c = groups.get((alloc, metric, "c"))
+            if c:
+                row["c"] = statistics.median(c)
+            out.append(row)
     return out
 
 
@@ -195,16 +275,21 @@ def _size(n: int) -> str:
 
 def table(summary: list[dict[str, Any]]) -> str:
     """The summary as text: one line per row."""
-    head = f"{'case':44} {'alloc':5} {'runs':>4} {'java':>12} {'python':>12} {'ratio':>7}  {'target':26} met"
+    head = f"{'case':60} {'alloc':5} {'runs':>4} {'java':>12} {'python':>12} {'ratio':>7}  {'target':26} met"
     lines = [head, "-" * len(head)]
     for r in summary:
         unit = "GB/s" if r["metric"].startswith("copy_gbps") else "us"
+        scale = 1.0
+        if r["case"] == "scale":  # seconds of work: shown in ms (the JSON keeps us)
+            unit, scale = "ms", 1e-3
         what = f"{r['label']} ({_size(r['bytes'])}" + (f", {r['tensors']} tensors)" if r["tensors"] > 1 else ")")
         python = r.get("local") if r["metric"] == "copy_gbps_mapped" else r["python"]
-        py = "-" if python is None else f"{python:.1f} {unit}"
+        py = "-" if python is None else f"{python * scale:.1f} {unit}"
         ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.3f}"
-        lines.append(f"{what:44} {r['alloc']:5} {r['runs']:>4} {r['java']:>7.1f} {unit:4} {py:>12} {ratio:>7}  "
+        lines.append(f"{what:60} {r['alloc']:5} {r['runs']:>4} {r['java'] * scale:>7.1f} {unit:4} {py:>12} {ratio:>7}  "
                      f"{r['target']:26} {'yes' if r['met'] else 'NO'}")
+        if r.get("c") is not None:
+            lines.append(f"  the C program (the driver calls alone): {r['c'] * scale:.1f} {unit}")
         if r.get("driver") is not None:
             lines.append(f"  the driver's calls of the Java reader alone (cuda.bindings): {r['driver']:.1f} us")
         if r.get("java_driver") is not None:
@@ -212,8 +297,11 @@ def table(summary: list[dict[str, Any]]) -> str:
         if "python_mapped" in r and "python_local" in r:
             lines.append(f"  torch's copy_ for reference: mapped {r['python_mapped']:.1f}, local"
                          f" {r['python_local']:.1f} GB/s")
-    lines.append("python: torch's own reader (rebuild_cuda_tensor) for tensor and state dict, cuda.core's own import"
-                 " for pool; for the bandwidth row the column is the Java side's local buffer")
+    lines.append("python: torch's own reader (rebuild_cuda_tensor) for tensor, state dict and scale, cuda.core's own"
+                 " import for pool; for the bandwidth row the column is the Java side's local buffer")
+    if any(r["case"] == "scale" for r in summary):
+        lines.append("scale: each reader from its process's exec; Java started by its own java, with no start-up cache"
+                     " or with the JDK AOT cache its training run recorded (-XX:AOTCache, -XX:AOTMode=on)")
     return "\n".join(lines)
 
 
@@ -262,10 +350,15 @@ def _load_weight_sync() -> Any:
 def torch_producer(tensors: int, seed: int) -> int:
     """Shares fresh copies on request, so that every reader process opens shares of its own and the producer's
     events and slots are all given back (``release``) before the next reader."""
+    import resource
     import torch
     import cudaipc4j
+    # An expandable segment's shared chunk keeps an exported fd here: thousands of tensors take hundreds of them.
+    _, most = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (most, most))
     torch.cuda.init()
     masters = _load_weight_sync().state_dict(tensors, seed)
+    scale_masters: dict[tuple[int, int, int, int], list[Any]] = {}
     current: list[Any] = []
     alloc = "e" if "expandable_segments:true" in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "").lower() else "c"
     print(json.dumps({"ready": os.getpid(), "alloc": alloc, "tensors": len(masters),
@@ -286,6 +379,21 @@ def torch_producer(tensors: int, seed: int) -> int:
                 copies = [t.clone() for t in masters.values()]
                 current.extend(copies)
                 lines = [to_json(cudaipc4j.share(t)) for t in copies]
+            elif what == "scale":
+                count, smallest, largest, scale_seed, steady = (int(words[3]), parse_bytes(words[4]),
+                                                                parse_bytes(words[5]), int(words[6]), int(words[7]))
+                key = (count, smallest, largest, scale_seed)
+                if key not in scale_masters:
+                    gen = torch.Generator(device="cuda").manual_seed(scale_seed)
+                    scale_masters[key] = [torch.randn(n // 2, device="cuda", dtype=torch.bfloat16, generator=gen)
+                                          for n in scale_sizes(count, smallest, largest, scale_seed)]
+                copies = [t.clone() for t in scale_masters[key]]
+                current.extend(copies)
+                descriptors = [cudaipc4j.share(t) for t in copies]
+                lines = [to_json(d) for d in descriptors]
+                write_atomically(f"{path}.lines", [c_line(d) for d in descriptors])
+                for steady_path in steady_paths(path, steady):  # the same storages again: the readers' cache hits
+                    write_atomically(steady_path, [to_json(cudaipc4j.share(t)) for t in copies])
             else:
                 raise SystemExit(f"torch-producer: unknown share {what!r}")
             torch.cuda.synchronize()
@@ -318,6 +426,48 @@ def _torch_device(uuid: str | None) -> int:
     raise SystemExit(f"torch-reader: device {uuid} is not visible here")
 
 
+def torch_scale_reader(path: str, steady: list[str], exec_us: int) -> int:
+    """torch's reader of the scale part: from its exec (``exec_us``, the script's clock just before exec) to every
+    share open, and the open alone (CUDA up and the descriptors parsed before its clock); then each steady round's
+    shares (the same storages shared again: cache hits in torch's ``shared_cache``), the round's tensors dropped
+    after its clock, the first round's kept open."""
+    import torch
+    from torch.multiprocessing.reductions import rebuild_cuda_tensor
+    descriptors = read_descriptors(path)
+    ordinal = _torch_device(descriptors[0].device_uuid)
+    torch.cuda.init()
+    torch.cuda.set_device(ordinal)
+    torch.empty(1, device="cuda")
+    calls = [_rebuild_args(torch, d, ordinal) for d in descriptors]
+    t0 = time.perf_counter_ns()
+    opened = [rebuild_cuda_tensor(*c) for c in calls]
+    elapsed = time.perf_counter_ns() - t0
+    since_exec = time.time_ns() // 1000 - exec_us
+    rounds = []
+    for steady_path in steady:
+        again = [_rebuild_args(torch, d, ordinal) for d in read_descriptors(steady_path)]
+        t0 = time.perf_counter_ns()
+        views = [rebuild_cuda_tensor(*c) for c in again]
+        rounds.append(time.perf_counter_ns() - t0)
+        del views
+    torch.cuda.synchronize()
+    fields: dict[str, Any] = {"bytes": sum(d.bytes for d in descriptors), "tensors": len(calls),
+                              "exec_to_open_us": float(since_exec), "open_us": elapsed / 1e3}
+    if rounds:
+        fields.update(steady_round_us=median_us(rounds), steady_rounds=len(rounds))
+    print(record("torch", "scale", _alloc_of(descriptors[0]), **fields), flush=True)
+    del opened
+    return 0
+
+
+def _rebuild_args(torch: Any, d: Descriptor, ordinal: int) -> tuple[Any, ...]:
+    """torch's ``rebuild_cuda_tensor`` arguments of a descriptor, for device ``ordinal``."""
+    f = rebuild_fields(d)
+    return (torch.Tensor, torch.Size(f["shape"]), f["strides"], f["offset"], torch.storage.TypedStorage,
+            getattr(torch, f["dtype"]), ordinal, f["handle"], f["storage_bytes"], f["storage_offset_bytes"],
+            False, f["ref_counter_handle"], f["ref_counter_offset"], f["event_handle"], f["event_sync_required"])
+
+
 def torch_reader(case: str, path: str, bw_path: str | None, iterations: int) -> int:
     import torch
     from torch.multiprocessing.reductions import rebuild_cuda_tensor
@@ -329,10 +479,7 @@ def torch_reader(case: str, path: str, bw_path: str | None, iterations: int) -> 
     torch.cuda.synchronize()
 
     def args(d: Descriptor) -> tuple[Any, ...]:
-        f = rebuild_fields(d)
-        return (torch.Tensor, torch.Size(f["shape"]), f["strides"], f["offset"], torch.storage.TypedStorage,
-                getattr(torch, f["dtype"]), ordinal, f["handle"], f["storage_bytes"], f["storage_offset_bytes"],
-                False, f["ref_counter_handle"], f["ref_counter_offset"], f["event_handle"], f["event_sync_required"])
+        return _rebuild_args(torch, d, ordinal)
 
     calls = [args(d) for d in descriptors]
     opened = []
@@ -379,8 +526,8 @@ def driver_reader(case: str, path: str) -> int:
     the readers are (fresh process, context current, descriptors parsed and handles built before the clock). What no
     reader that keeps the contract can go below. Legacy ('c') shares only. The slots are given back after the clock,
     as a reader's close does."""
-    import mmap
     from cuda.bindings import driver as cu
+    from cudaipc4j.torch_counters import give_back_all
 
     def ok(result: Any) -> Any:
         err, *rest = result if isinstance(result, tuple) else (result,)
@@ -438,12 +585,12 @@ def driver_reader(case: str, path: str) -> int:
     ok(cu.cuStreamSynchronize(stream))
     for pointer in mapped.values():
         ok(cu.cuIpcCloseMemHandle(pointer))
-    for f in fields:  # torch's counter: int64 slots in /dev/shm/<name>; each share's slot given back once
-        with open("/dev/shm/" + f["ref_counter_handle"].decode().lstrip("/"), "r+b") as file, \
-                mmap.mmap(file.fileno(), 0) as counters:
-            at = 8 * f["ref_counter_offset"]
-            value = int.from_bytes(counters[at:at + 8], "little", signed=True)
-            counters[at:at + 8] = (value - 1).to_bytes(8, "little", signed=True)
+    # torch's counter files: each share's slot given back once, behind the files' 64-byte header
+    slots: dict[str, list[int]] = collections.defaultdict(list)
+    for f in fields:
+        slots[f["ref_counter_handle"].decode()].append(f["ref_counter_offset"])
+    for name, taken in slots.items():
+        give_back_all(name, taken)
     ok(cu.cuStreamDestroy(stream))
     ok(cu.cuDevicePrimaryCtxRelease(device))
     alloc = _alloc_of(descriptors[0])
@@ -569,6 +716,8 @@ def main(argv: list[str]) -> int:
     mode, rest = argv[1], argv[2:]
     if mode == "torch-producer" and len(rest) == 2:
         return torch_producer(int(rest[0]), int(rest[1]))
+    if mode == "torch-reader" and len(rest) == 4 and rest[0] == "scale" and rest[3].isdigit():
+        return torch_scale_reader(rest[1], [] if rest[2] == "-" else rest[2].split(","), int(rest[3]))
     if mode == "torch-reader" and len(rest) in (2, 4) and rest[0] in ("tensor", "state-dict"):
         return torch_reader(rest[0], rest[1], rest[2] if len(rest) == 4 else None,
                             int(rest[3]) if len(rest) == 4 else 0)

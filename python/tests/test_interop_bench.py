@@ -188,3 +188,117 @@ class InteropBenchTest(support.TestCase):
         assert "the driver's calls of the Java reader alone (cuda.bindings): 300.0 us" in text
         with contextlib.redirect_stderr(io.StringIO()):  # the usage, kept out of the runner's output
             assert bench.main(["x", "driver-reader", "nonsense", "f"]) == 2
+
+
+def scale_rows():
+    """Three runs of each reader of the scale part, as they print their lines (Java's, torch's, the C program's)."""
+    out = []
+    for k in range(3):
+        common = {"case": "scale", "alloc": "c", "bytes": 6 << 30, "tensors": 20000}
+        out.append({"impl": "java", **common, "exec_to_open_us": 900e3 + k, "open_us": 220e3, "blocks": 1700,
+                    "open_ipc_open_us": 50e3, "steady_round_us": 100e3, "steady_rounds": 3})
+        out.append({"impl": "java-aot", **common, "exec_to_open_us": 500e3 + k, "open_us": 150e3, "blocks": 1700})
+        out.append({"impl": "torch", **common, "exec_to_open_us": 4000e3 + k, "open_us": 400e3,
+                    "steady_round_us": 400e3, "steady_rounds": 3})
+        out.append({"impl": "c", **common, "exec_to_open_us": 150e3 + k, "open_us": 20e3, "blocks": 1700,
+                    "pointer_sum": 12345})
+    return out
+
+
+class ScalePartTest(support.TestCase):
+    def test_scale_sizes_are_log_uniform_bf16_sizes_in_the_range(self):
+        sizes = bench.scale_sizes(20000, 512, 2 << 20, 7)
+        assert len(sizes) == 20000 and sizes == bench.scale_sizes(20000, 512, 2 << 20, 7)
+        assert min(sizes) >= 512 and max(sizes) <= 2 << 20 and all(s % 2 == 0 for s in sizes)
+        # log-uniform: as many below the geometric middle (32 KiB) as above it, give or take
+        below = sum(s < 32 << 10 for s in sizes)
+        assert 9000 < below < 11000, below
+        assert bench.scale_sizes(3, 64, 64, 1) == [64, 64, 64]
+        for bad in ((0, 512, 1024), (1, 1, 1024), (1, 2048, 1024)):
+            with self.assertRaises(ValueError):
+                bench.scale_sizes(*bad, 1)
+
+    def test_c_line_is_the_c_programs_seven_fields(self):
+        d = from_json((GOLDEN / "torch-c.json").read_text())
+        fields = bench.c_line(d).split(" ")
+        assert fields == ["0123456789abcdef0123456789abcdef", d.torch.handle.hex(), "0", str(d.bytes),
+                          d.event.ipc_handle.hex(), "/torch_459_1234567_0", "0"]
+        e = from_json(with_uuid((GOLDEN / "torch-e.json").read_text()))
+        fields = bench.c_line(e).split(" ")
+        assert len(fields) == 7 and fields[1] == e.torch.handle.hex() and fields[2] == "2097152" and fields[4] == "-"
+        with self.assertRaisesRegex(ValueError, "device_uuid"):
+            bench.c_line(from_json((GOLDEN / "torch-e.json").read_text()))
+
+    def test_steady_rounds_are_numbered_files_beside_the_share_file(self):
+        assert bench.steady_paths("/w/sc.jsonl", 3) == ["/w/sc.jsonl.1", "/w/sc.jsonl.2", "/w/sc.jsonl.3"]
+        assert bench.steady_paths("/w/sc.jsonl", 0) == []
+
+    def test_scale_summary_gives_each_java_arm_against_torch_with_the_c_program_beside(self):
+        s = {(r["metric"], r["arm"]): r for r in bench.summarize(rows() + scale_rows()) if r["case"] == "scale"}
+        assert set(s) == {("exec_to_open_us", "java-aot"), ("exec_to_open_us", "java"), ("open_us", "java-aot"),
+                          ("open_us", "java"), ("steady_round_us", "java")}
+        aot = s[("exec_to_open_us", "java-aot")]
+        assert aot["java"] == 500001.0 and aot["python"] == 4000001.0 and aot["c"] == 150001.0 and aot["runs"] == 3
+        self.assertApprox(aot["ratio"], 500001 / 4000001)
+        assert aot["met"] and aot["target"] == "java <= 0.15x torch"
+        plain = s[("exec_to_open_us", "java")]
+        assert plain["target"] == "java <= 0.25x torch" and plain["met"]  # 0.225
+        assert not s[("open_us", "java")]["met"] and s[("open_us", "java")]["c"] == 20e3  # 0.55x
+        assert s[("open_us", "java-aot")]["met"]  # 0.375x
+        steady = s[("steady_round_us", "java")]
+        self.assertApprox(steady["ratio"], 0.25)
+        assert steady["met"] and "c" not in steady
+        assert aot["tensors"] == 20000 and aot["bytes"] == 6 << 30
+        text = bench.table(bench.summarize(scale_rows()))
+        assert "exec to open, Java, AOT cache (6 GiB, 20000 tensors)" in text
+        assert "  500.0 ms" in text and "4000.0 ms" in text
+        assert "  the C program (the driver calls alone): 150.0 ms" in text
+
+    def test_scale_rows_need_torchs_figure(self):
+        only_java = [r for r in scale_rows() if r["impl"] != "torch"]
+        assert [r for r in bench.summarize(only_java) if r["case"] == "scale"] == []
+
+    def test_the_scale_readers_command_line(self):
+        for argv in (["x", "torch-reader", "scale", "f", "-"], ["x", "torch-reader", "scale", "f", "-", "12.5"]):
+            with contextlib.redirect_stderr(io.StringIO()):
+                assert bench.main(argv) == 2
+
+
+def with_uuid(line):
+    o = json.loads(line)
+    o["device_uuid"] = UUID
+    return json.dumps(o)
+
+
+class ScriptOptionsTest(support.TestCase):
+    """scripts/interop-bench.sh refuses the scale part's settings before anything runs."""
+
+    def run_script(self, **env):
+        import os
+        import subprocess
+        keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+        return subprocess.run(["bash", str(ROOT / "scripts" / "interop-bench.sh"), str(self.temporary_directory())],
+                              env={**keep, **env}, capture_output=True, text=True, timeout=60)
+
+    def test_the_scale_settings_are_checked_in_one_line_each(self):
+        for env, why in (({"SCALE_TENSORS": "0"}, "SCALE_TENSORS must be at least 1"),
+                         ({"SCALE_TENSORS": "2e4"}, "SCALE_TENSORS must be a whole number"),
+                         ({"STEADY": "three"}, "STEADY must be a whole number"),
+                         ({"SCALE_MIN": "1"}, "SCALE_MIN must be at least 2 bytes"),
+                         ({"SCALE_MIN": "4K", "SCALE_MAX": "1K"}, "SCALE_MIN (4K) is above SCALE_MAX (1K)"),
+                         ({"SCALE_MAX": "2.5M"}, "are sizes like 64M or 1G, got '2.5M'"),
+                         ({"WARMUP": "0"}, "the scale part needs a warm-up round"),
+                         ({"PARTS": "scale,nonsense"}, "PARTS takes tensor, state-dict, pool and scale")):
+            r = self.run_script(PARTS=env.pop("PARTS", "scale"), **env)
+            assert r.returncode == 1, (env, r.stdout, r.stderr)
+            assert r.stderr.count("\n") == 1 and why in r.stderr, (env, r.stderr)
+            assert r.stdout == ""
+
+    def test_the_help_names_the_scale_part_and_its_settings(self):
+        import subprocess
+        r = subprocess.run(["bash", str(ROOT / "scripts" / "interop-bench.sh"), "--help"], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0
+        for word in ("scale ", "SCALE_TENSORS=20000", "SCALE_MIN=512", "SCALE_MAX=2M", "STEADY=3",
+                     "interop_driver_reader.c", "-XX:AOTMode=on"):
+            assert word in r.stdout, word

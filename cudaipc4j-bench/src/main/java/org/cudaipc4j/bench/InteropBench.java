@@ -14,6 +14,9 @@ import org.cudaipc4j.interop.Descriptor;
  *       {@code TorchReader}), the others are cached re-opens (the storage open already); with a bandwidth share,
  *       the device-to-device copy bandwidth from a share's mapping into local memory against local to local;</li>
  *   <li>{@link Case#STATE_DICT}: every torch share opened, one after the other;</li>
+ *   <li>{@link Case#SCALE}: every torch share opened, one after the other, as a service opens a state dict at a
+ *       model's size: no warm-up call before the clock, and the time from the process's exec to the last share
+ *       open beside the open alone; then the steady rounds, each the same storages shared again (cache hits);</li>
  *   <li>{@link Case#POOL}: a memory-pool export with {@code fd_numbers} opened ({@code Descriptors.open}): the fd
  *       taken with {@code pidfd_getfd}, the pool and the pointer imported by {@code MemoryImporter}.</li>
  * </ul>
@@ -27,6 +30,8 @@ public final class InteropBench {
         TENSOR("tensor"),
         /** Every torch share, opened one after the other. */
         STATE_DICT("state-dict"),
+        /** Every torch share opened as a service opens them, timed from the process's exec; then steady rounds. */
+        SCALE("scale"),
         /** A memory-pool export passed as a file descriptor. */
         POOL("pool");
 
@@ -39,7 +44,7 @@ public final class InteropBench {
         /**
          * The case's name, as the command line and the JSON line write it.
          *
-         * @return {@code tensor}, {@code state-dict} or {@code pool}
+         * @return {@code tensor}, {@code state-dict}, {@code scale} or {@code pool}
          */
         public String label() {
             return label;
@@ -73,19 +78,56 @@ public final class InteropBench {
      * @param driverOnly the torch reader's driver calls alone, made through the binding directly, instead of the
      *                   reader: the floor that {@code interop_bench_py.py driver-reader} measures through
      *                   {@code cuda.bindings}, here through FFM
+     * @param steady {@link Case#SCALE}'s steady rounds: per round, a file of further shares of the first round's
+     *               storages, read after the first round's clock ({@link #steadyRound}; empty for none)
+     * @param execEpochMicros {@link Case#SCALE}: when this process was exec'd, in microseconds since the epoch (the
+     *                        clock of the caller just before the exec), or 0 elsewhere
      */
     public record Plan(Case benchCase, List<Descriptor> descriptors, Descriptor bandwidth, int iterations,
-            boolean driverOnly) {
+            boolean driverOnly, List<Path> steady, long execEpochMicros) {
         /**
          * Copies the descriptors.
          *
-         * @throws IllegalArgumentException for no descriptor or fewer than one iteration
+         * @throws IllegalArgumentException for no descriptor, fewer than one iteration, steady rounds or an exec
+         *                                  time outside {@link Case#SCALE}, or {@link Case#SCALE} without its exec
+         *                                  time
          */
         public Plan {
             descriptors = List.copyOf(descriptors);
+            steady = List.copyOf(steady);
             if (descriptors.isEmpty() || iterations < 1) {
                 throw new IllegalArgumentException("a plan takes descriptors and at least one iteration");
             }
+            if ((benchCase == Case.SCALE) != (execEpochMicros > 0) || (benchCase != Case.SCALE && !steady.isEmpty())) {
+                throw new IllegalArgumentException("the scale case, and it alone, takes the exec time and steady"
+                        + " rounds");
+            }
+        }
+
+        /**
+         * A plan of the reader or of its driver calls alone, outside {@link Case#SCALE}.
+         *
+         * @param benchCase what is timed
+         * @param descriptors the descriptors to open
+         * @param bandwidth a torch share for {@link Case#TENSOR}'s bandwidth, or null
+         * @param iterations back-to-back copies per timed batch of the bandwidth, at least 1
+         * @param driverOnly the torch reader's driver calls alone
+         */
+        public Plan(Case benchCase, List<Descriptor> descriptors, Descriptor bandwidth, int iterations,
+                boolean driverOnly) {
+            this(benchCase, descriptors, bandwidth, iterations, driverOnly, List.of(), 0);
+        }
+
+        /**
+         * A plan of {@link Case#SCALE}.
+         *
+         * @param descriptors the descriptors to open
+         * @param steady per steady round, a file of further shares of the same storages
+         * @param execEpochMicros when this process was exec'd, in microseconds since the epoch
+         * @return the plan
+         */
+        public static Plan scale(List<Descriptor> descriptors, List<Path> steady, long execEpochMicros) {
+            return new Plan(Case.SCALE, descriptors, null, 1, false, steady, execEpochMicros);
         }
 
         /**
@@ -115,6 +157,25 @@ public final class InteropBench {
      */
     public static List<Descriptor> readDescriptors(Path file) {
         return InteropFigures.readDescriptors(file);
+    }
+
+    /**
+     * The descriptors of a steady round of {@link Case#SCALE}, each checked as the case's ({@link #unfit}). The reader
+     * reads them after its first round's clock, as torch's reader does: parsing them is no part of the open it times.
+     *
+     * @param file the round's file, one JSON line per descriptor
+     * @return its descriptors, at least one
+     * @throws IllegalArgumentException in one line naming the file: unreadable, no descriptor, one the case refuses
+     */
+    public static List<Descriptor> steadyRound(Path file) {
+        List<Descriptor> round = readDescriptors(file);
+        for (Descriptor d : round) {
+            String why = unfit(Case.SCALE, d);
+            if (why != null) {
+                throw new IllegalArgumentException(file + ": " + why);
+            }
+        }
+        return round;
     }
 
     /**
@@ -155,8 +216,9 @@ public final class InteropBench {
      * @return the reason in words, or null when it fits
      */
     public static String unfitForDriverCalls(Case benchCase, Descriptor d) {
-        if (benchCase == Case.POOL) {
-            return "the driver calls alone are timed for torch shares (tensor, state-dict), not for a pool";
+        if (benchCase == Case.POOL || benchCase == Case.SCALE) {
+            return "the driver calls alone are timed for torch shares (tensor, state-dict), not for a "
+                    + (benchCase == Case.POOL ? "pool" : "scale run (its floor is scripts/interop_driver_reader.c)");
         }
         String why = unfit(benchCase, d);
         if (why != null) {

@@ -35,6 +35,38 @@ final class InteropFigures {
         fields.put("tensors", tensors);
     }
 
+    /** Names the reader that measured ({@code java}, {@code java-aot}), in place of {@code java}. */
+    InteropFigures impl(String impl) {
+        fields.put("impl", impl);
+        return this;
+    }
+
+    /** {@return the wall clock now, in microseconds since the epoch: what a caller's exec time is compared with} */
+    static long epochMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    /**
+     * Whether a JVM of these options runs with a JDK AOT cache it was made to use: {@code -XX:AOTCache=FILE} with
+     * {@code -XX:AOTMode=on}, under which the JVM refuses to start where it cannot map the cache.
+     *
+     * @param jvmOptions the JVM's input arguments
+     * @return true when both are there (the last {@code -XX:AOTMode} wins, as in the JVM)
+     */
+    static boolean startedWithAotCache(List<String> jvmOptions) {
+        String mode = null;
+        boolean cache = false;
+        for (String o : jvmOptions) {
+            if (o.startsWith("-XX:AOTMode=")) {
+                mode = o.substring("-XX:AOTMode=".length());
+            } else if (o.startsWith("-XX:AOTCache=") && o.length() > "-XX:AOTCache=".length()) {
+                cache = true;
+            }
+        }
+        return cache && "on".equals(mode);
+    }
+
     /** Adds a figure, rounded to three decimals (nanosecond resolution for microseconds). */
     InteropFigures put(String name, double value) {
         fields.put(name, Math.round(value * 1000) / 1000.0);

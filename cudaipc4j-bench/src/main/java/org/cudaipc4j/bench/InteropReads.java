@@ -50,7 +50,8 @@ final class InteropReads {
     private InteropReads() {}
 
     static InteropFigures run(InteropBench.Plan plan) {
-        Thread prelink = DriverStartUp.prelinkInBackground();
+        // The scale case starts as a service does: no warm-up of ours before its open.
+        Thread prelink = plan.benchCase() == InteropBench.Case.SCALE ? null : DriverStartUp.prelinkInBackground();
         boolean torch = plan.benchCase() != InteropBench.Case.POOL && !plan.driverOnly();
         // Started before the driver (a small JVM), as TorchLeases asks.
         try (TorchLeases leases = torch ? TorchLeases.start() : null) {
@@ -66,6 +67,7 @@ final class InteropReads {
                 return switch (plan.benchCase()) {
                     case TENSOR -> tensor(plan, context, stream, new TorchReader(context, leases));
                     case STATE_DICT -> stateDict(plan, context, stream, new TorchReader(context, leases));
+                    case SCALE -> scale(plan, context, stream, new TorchReader(context, leases));
                     case POOL -> pool(plan.descriptors().getFirst(), context, stream);
                 };
             }
@@ -171,6 +173,68 @@ final class InteropReads {
             stream.synchronize();
             figures.put("open_us", nanos / 1e3).put("blocks", (long) reader.mappedBlocks());
             phases(figures, "open", phases);
+            return figures;
+        } finally {
+            Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));
+        }
+    }
+
+    /**
+     * A state dict at a model's size opened as a service opens it: no warm-up call, each share opened in turn. The
+     * figures: {@code exec_to_open_us} from the process's exec (the plan's exec time) to the last share open,
+     * {@code open_us} the opens alone, their phases; then per steady round (a file of further shares of the same
+     * storages, read and parsed before the round's clock, each open a cache hit, the round's views closed after its
+     * clock) {@code steady_round_us}, the median round.
+     * {@code impl} is {@code java-aot} where this JVM runs with a JDK AOT cache it was told it must use
+     * ({@code -XX:AOTCache} with {@code -XX:AOTMode=on}: the JVM refuses to start where it cannot map the cache),
+     * else {@code java}.
+     */
+    private static InteropFigures scale(InteropBench.Plan plan, Context context, Stream stream, TorchReader reader) {
+        OpenPhases phases = new OpenPhases();
+        OpenOptions options = OpenOptions.defaults().withTorchReader(reader).withPhases(phases);
+        List<Openable> shares = plan.descriptors().stream().map(d -> Descriptors.openable(d, options)).toList();
+        long bytes = plan.descriptors().stream().mapToLong(Descriptor::bytes).sum();
+        InteropFigures figures = new InteropFigures("scale", InteropFigures.alloc(plan.descriptors().getFirst()),
+                bytes, shares.size());
+        List<OpenedTensor> views = new ArrayList<>(shares.size());
+        try {
+            long t0 = System.nanoTime();
+            for (Openable s : shares) {
+                views.add(s.open(context, stream));
+            }
+            long nanos = System.nanoTime() - t0;
+            long sinceExec = InteropFigures.epochMicros() - plan.execEpochMicros();
+            stream.synchronize();
+            figures.put("exec_to_open_us", (double) sinceExec).put("open_us", nanos / 1e3)
+                    .put("blocks", (long) reader.mappedBlocks());
+            phases(figures, "open", phases);
+            long[] rounds = new long[plan.steady().size()];
+            OpenOptions again = OpenOptions.defaults().withTorchReader(reader);
+            for (int r = 0; r < rounds.length; r++) {
+                List<Openable> round = InteropBench.steadyRound(plan.steady().get(r)).stream()
+                        .map(d -> Descriptors.openable(d, again)).toList();
+                List<OpenedTensor> hits = new ArrayList<>(round.size());
+                try {
+                    long r0 = System.nanoTime();
+                    for (Openable s : round) {
+                        hits.add(s.open(context, stream));
+                    }
+                    rounds[r] = System.nanoTime() - r0;
+                    if (!hits.stream().allMatch(OpenedTensor::cacheHit)) {
+                        throw new IllegalStateException("steady round " + (r + 1) + " holds shares of storages the"
+                                + " first round did not open: its opens are no cache hits");
+                    }
+                } finally {
+                    Closeables.closeAll(hits.reversed().toArray(AutoCloseable[]::new));
+                }
+            }
+            if (rounds.length > 0) {
+                figures.put("steady_round_us", InteropFigures.medianMicros(rounds))
+                        .put("steady_rounds", (long) rounds.length);
+            }
+            stream.synchronize();
+            figures.impl(InteropFigures.startedWithAotCache(ManagementFactory.getRuntimeMXBean()
+                    .getInputArguments()) ? "java-aot" : "java");
             return figures;
         } finally {
             Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));

@@ -69,6 +69,51 @@ class InteropBenchTest {
     }
 
     @Test
+    void theScaleCaseAloneTakesAnExecTimeAndSteadyRounds() throws IOException {
+        Descriptor torch = DescriptorJson.fromJson(golden("torch-c.json"));
+        assertEquals(InteropBench.Case.SCALE, InteropBench.Case.of("scale"));
+        InteropBench.Plan p = InteropBench.Plan.scale(List.of(torch), List.of(dir.resolve("r1")), 42);
+        assertEquals(List.of(dir.resolve("r1")), p.steady());
+        assertThrows(IllegalArgumentException.class, () -> InteropBench.Plan.scale(List.of(torch), List.of(), 0));
+        assertThrows(IllegalArgumentException.class, () -> new InteropBench.Plan(InteropBench.Case.STATE_DICT,
+                List.of(torch), null, 1, false, List.of(dir.resolve("r1")), 0));
+        assertThrows(IllegalArgumentException.class, () -> new InteropBench.Plan(InteropBench.Case.STATE_DICT,
+                List.of(torch), null, 1, false, List.of(), 42));
+        assertTrue(InteropBench.unfitForDriverCalls(InteropBench.Case.SCALE, torch).contains("not for a scale run"));
+    }
+
+    @Test
+    void aSteadyRoundIsReadAndCheckedAsTheScaleCasesShares() throws IOException {
+        String c = golden("torch-c.json");
+        Path round = Files.writeString(dir.resolve("sc.jsonl.1"), c + "\n" + c + "\n");
+        assertEquals(2, InteropBench.steadyRound(round).size());
+        Path pool = Files.writeString(dir.resolve("p.jsonl"), golden("pool-fd.json") + "\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> InteropBench.steadyRound(pool));
+        assertTrue(e.getMessage().startsWith(pool + ": ") && e.getMessage().contains("takes torch descriptors"),
+                e.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> InteropBench.steadyRound(dir.resolve("none"))).getMessage().contains("no such file"));
+    }
+
+    @Test
+    void theScaleFiguresNameTheJavaReadersStart() {
+        JsonObject o = JsonParser.parseString(new InteropFigures("scale", "e", 1, 20000)
+                .put("exec_to_open_us", 812345.0).put("open_us", 250123.5).impl("java-aot").jsonLine())
+                .getAsJsonObject();
+        assertEquals(List.of("impl", "case", "alloc", "bytes", "tensors", "exec_to_open_us", "open_us"),
+                List.copyOf(o.keySet()));
+        assertEquals("java-aot", o.get("impl").getAsString());
+        assertTrue(InteropFigures.startedWithAotCache(List.of("-XX:AOTCache=r.aot", "-XX:AOTMode=on")));
+        assertFalse(InteropFigures.startedWithAotCache(List.of("-XX:AOTCache=r.aot")));
+        assertFalse(InteropFigures.startedWithAotCache(List.of("-XX:AOTCache=r.aot", "-XX:AOTMode=on",
+                "-XX:AOTMode=auto")));
+        assertFalse(InteropFigures.startedWithAotCache(List.of("-XX:AOTCacheOutput=r.aot", "-XX:AOTMode=on")));
+        long now = InteropFigures.epochMicros();
+        assertTrue(Math.abs(now - System.currentTimeMillis() * 1000) < 5_000_000, Long.toString(now));
+    }
+
+    @Test
     void allocIsTheTorchHandlesTypeOrTheKind() throws IOException {
         assertEquals("c", InteropFigures.alloc(DescriptorJson.fromJson(golden("torch-c.json"))));
         assertEquals("e", InteropFigures.alloc(DescriptorJson.fromJson(golden("torch-e.json"))));

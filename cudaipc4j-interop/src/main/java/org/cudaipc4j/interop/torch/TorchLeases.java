@@ -98,10 +98,25 @@ public final class TorchLeases implements AutoCloseable {
         }
     }
 
+    /**
+     * {@return {@code command} less the JVM's start-up cache options ({@code -XX:AOTCache}, {@code -XX:AOTMode},
+     * {@code -XX:SharedArchiveFile})} A reader's cache holds its own class path, not the watcher's: started with it,
+     * the watcher's JVM would complain on its standard output, where the watcher says it is ready, or with
+     * {@code -XX:AOTMode=on} refuse to start.
+     *
+     * @param command a JVM's command line
+     */
+    static List<String> withoutStartUpCache(List<String> command) {
+        List<String> out = new ArrayList<>(command);
+        out.removeIf(a -> a.startsWith("-XX:AOTCache=") || a.startsWith("-XX:AOTMode=")
+                || a.startsWith("-XX:SharedArchiveFile="));
+        return out;
+    }
+
     private static Process startWatcher(LeaseBook book, Path counters) {
         // Small and quick: the watcher loads a handful of classes and sleeps. No collector is chosen, as the
         // inherited options may name one.
-        List<String> cmd = new ArrayList<>(JvmCommand.base());
+        List<String> cmd = withoutStartUpCache(JvmCommand.base());
         // The watcher needs only this module, the coordination library and the libraries' base: their own locations,
         // which also holds where this JVM's class path does not name them (a test launcher's class loader, say).
         int cp = cmd.indexOf("-cp");

@@ -24,6 +24,14 @@ class TorchLeasesTest {
     }
 
     @Test
+    void theWatcherStartsWithoutTheReadersStartUpCache() {
+        List<String> reader = List.of("/jdk/bin/java", "-XX:-UsePerfData", "-XX:AOTCache=/x/reader.aot",
+                "-XX:AOTMode=on", "-XX:SharedArchiveFile=/x/app.jsa", "-Xmx1g", "-cp", "a.jar");
+        assertEquals(List.of("/jdk/bin/java", "-XX:-UsePerfData", "-Xmx1g", "-cp", "a.jar"),
+                TorchLeases.withoutStartUpCache(reader));
+    }
+
+    @Test
     void oneShareOneReleaseAndTheProcessCountIsNeverTouched() {
         String name = CounterFiles.create(dir, 2);
         try (TorchLeases leases = TorchLeases.start(dir, false, 16)) {
