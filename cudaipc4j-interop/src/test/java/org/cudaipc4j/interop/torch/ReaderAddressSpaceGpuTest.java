@@ -70,9 +70,13 @@ class ReaderAddressSpaceGpuTest {
     /** A phase's line ({@code <phase> opens= before= vmsize= mapped= at=}) within the bound, after {@code opens}. */
     private static void withinTheBound(String line, int opens) {
         Map<String, String> f = new HashMap<>();
-        for (String kv : line.substring(line.indexOf(' ') + 1).split(" ")) {
+        // "at=" comes last and names the share with its step ("held-12 closed"): the rest of the line.
+        int at = line.indexOf(" at=");
+        assertTrue(line.indexOf(' ') > 0 && at > 0, line);
+        for (String kv : line.substring(line.indexOf(' ') + 1, at).split(" ")) {
             f.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
         }
+        f.put("at", line.substring(at + " at=".length()));
         assertEquals(Integer.toString(opens), f.get("opens"), line);
         long before = Long.parseLong(f.get("before"));
         long vmSize = Long.parseLong(f.get("vmsize"));
