@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.cudaipc4j.base.Closing;
 
 /**
@@ -68,17 +69,18 @@ public final class ChildRuntime implements AutoCloseable {
     }
 
     /**
-     * As {@link #join(String, MemoryLayout, int)} for a child started before its block: waits up to
-     * {@code createdWithin} for the parent to create it ({@link ControlBlock#awaitCreated}), and fails at once if
-     * the parent dies first.
+     * As {@link #join(String, MemoryLayout, int)} for a child started before its block: takes the block's name from
+     * {@code segmentName} once what the open needs of no name is ready, waits up to {@code createdWithin} for the
+     * parent to create it ({@link ControlBlock#awaitCreated}), and fails at once if the parent dies first.
      *
-     * @param segmentName the control block's name, as the parent passed it
+     * @param segmentName gives the control block's name as the parent passes it, and may wait for it
      * @param slotData the format of the slots' application data
      * @param index this process's slot
-     * @param createdWithin how long to wait for the parent to create the block
+     * @param createdWithin how long to wait for the parent to create the block once named
      * @return the runtime; close it to stop the watchdog and close the block
      */
-    public static ChildRuntime join(String segmentName, MemoryLayout slotData, int index, Duration createdWithin) {
+    public static ChildRuntime join(Supplier<String> segmentName, MemoryLayout slotData, int index,
+            Duration createdWithin) {
         return join(ControlBlock.awaitCreated(segmentName, slotData, createdWithin), index);
     }
 

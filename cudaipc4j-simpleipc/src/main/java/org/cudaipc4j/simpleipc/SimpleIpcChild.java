@@ -142,9 +142,9 @@ public final class SimpleIpcChild {
         Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
             try {
                 Duration timeout = settings.run().timeout();
-                String block = input.next(ChildSettings.BlockName.CODEC, "the control block's name",
-                        Deadline.after(timeout, "--timeout")).name();
-                joining.complete(ChildRuntime.join(block, SimpleIpcSlot.LAYOUT, id, timeout));
+                joining.complete(ChildRuntime.join(() -> input.next(ChildSettings.BlockName.CODEC,
+                        "the control block's name", Deadline.after(timeout, "--timeout")).name(),
+                        SimpleIpcSlot.LAYOUT, id, timeout));
                 phases.mark("joined");
             } catch (Throwable t) {
                 joining.completeExceptionally(t);
