@@ -3,11 +3,9 @@ package org.cudaipc4j.coord;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -45,10 +43,13 @@ public final class RecordCodec<R extends Record> {
     /** The longest body a reader accepts. */
     public static final int MAX_BODY = 1 << 20;
 
-    private static final VarHandle MAGIC_FIELD = field("magic");
-    private static final VarHandle VERSION_FIELD = field("version");
-    private static final VarHandle SHAPE_FIELD = field("shape");
-    private static final VarHandle LENGTH_FIELD = field("length");
+    // The header's fields by offset, read and written through a ByteBuffer (big-endian, as the layout says), the
+    // offsets summed from the members' sizes: a layout's var handles, and even its first path, cost a fresh JVM tens
+    // of milliseconds, and every child reads a frame first thing.
+    private static final int MAGIC_AT = offset("magic");
+    private static final int VERSION_AT = offset("version");
+    private static final int SHAPE_AT = offset("shape");
+    private static final int LENGTH_AT = offset("length");
 
     private final RecordPart root;
     private final long shape;
@@ -163,11 +164,8 @@ public final class RecordCodec<R extends Record> {
             throw new IllegalArgumentException(name + ": " + length + " bytes, more than " + MAX_BODY);
         }
         byte[] frame = java.util.Arrays.copyOf(out.buffer.array(), out.buffer.position());
-        MemorySegment header = MemorySegment.ofArray(frame);
-        MAGIC_FIELD.set(header, 0L, MAGIC);
-        VERSION_FIELD.set(header, 0L, VERSION);
-        SHAPE_FIELD.set(header, 0L, shape);
-        LENGTH_FIELD.set(header, 0L, length);
+        ByteBuffer.wrap(frame).putInt(MAGIC_AT, MAGIC).putInt(VERSION_AT, VERSION).putLong(SHAPE_AT, shape)
+                .putInt(LENGTH_AT, length);
         return frame;
     }
 
@@ -181,7 +179,7 @@ public final class RecordCodec<R extends Record> {
      */
     public R decode(byte[] frame) {
         int length = checkHeader(frame, frame.length, name);
-        if ((long) SHAPE_FIELD.get(MemorySegment.ofArray(frame), 0L) != shape) {
+        if (ByteBuffer.wrap(frame).getLong(SHAPE_AT) != shape) {
             throw new IllegalArgumentException(name + ": written for another shape of the record (another build)");
         }
         if (frame.length != HEADER.byteSize() + length) {
@@ -231,24 +229,31 @@ public final class RecordCodec<R extends Record> {
             throw new IllegalArgumentException(what + ": truncated: " + available + " bytes, a header has "
                     + HEADER.byteSize());
         }
-        MemorySegment header = MemorySegment.ofArray(bytes);
-        int magic = (int) MAGIC_FIELD.get(header, 0L);
+        ByteBuffer header = ByteBuffer.wrap(bytes);
+        int magic = header.getInt(MAGIC_AT);
         if (magic != MAGIC) {
             throw new IllegalArgumentException(what + ": not a frame (magic 0x" + Integer.toHexString(magic) + ")");
         }
-        int version = (int) VERSION_FIELD.get(header, 0L);
+        int version = header.getInt(VERSION_AT);
         if (version != VERSION) {
             throw new IllegalArgumentException(what + ": version " + version + ", expected " + VERSION);
         }
-        int length = (int) LENGTH_FIELD.get(header, 0L);
+        int length = header.getInt(LENGTH_AT);
         if (length < 0 || length > MAX_BODY) {
             throw new IllegalArgumentException(what + ": body length " + length + " out of range 0.." + MAX_BODY);
         }
         return length;
     }
 
-    private static VarHandle field(String name) {
-        return HEADER.varHandle(MemoryLayout.PathElement.groupElement(name));
+    private static int offset(String name) {
+        long offset = 0;
+        for (MemoryLayout member : HEADER.memberLayouts()) {
+            if (member.name().orElseThrow().equals(name)) {
+                return (int) offset;
+            }
+            offset += member.byteSize();
+        }
+        throw new IllegalArgumentException("no field " + name + " in " + HEADER);
     }
 
     /** A growing big-endian buffer. */
