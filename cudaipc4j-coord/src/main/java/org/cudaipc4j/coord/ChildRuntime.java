@@ -50,7 +50,7 @@ public final class ChildRuntime implements AutoCloseable {
         this.index = index;
         this.parentPid = block.creatorPid();
         this.watchdog = Thread.ofPlatform().daemon().name("cudaipc4j-watchdog").priority(Thread.MAX_PRIORITY)
-                .unstarted(this::watch);
+                .unstarted(new Watchdog(this));
     }
 
     /**
@@ -229,10 +229,32 @@ public final class ChildRuntime implements AutoCloseable {
         synchronized (JOINED) {
             if (!hookRegistered) {
                 Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-leave")
-                        .unstarted(ChildRuntime::leaveIfTheParentsAreGone));
+                        .unstarted(new LeaveHook()));
                 hookRegistered = true;
             }
             JOINED.add(rt);
+        }
+    }
+
+    // The watchdog's and the hook's tasks are classes, not lambdas: a child makes them on its way to its first step,
+    // where each lambda of its own costs it milliseconds of linking (the start-up cache is trained on a parent).
+    private static final class Watchdog implements Runnable {
+        private final ChildRuntime runtime;
+
+        Watchdog(ChildRuntime runtime) {
+            this.runtime = runtime;
+        }
+
+        @Override
+        public void run() {
+            runtime.watch();
+        }
+    }
+
+    private static final class LeaveHook implements Runnable {
+        @Override
+        public void run() {
+            leaveIfTheParentsAreGone();
         }
     }
 

@@ -32,7 +32,7 @@ public final class StarterInput {
 
     private StarterInput(InputStream in, long starter) {
         this.starter = starter;
-        Thread.ofPlatform().daemon().name("cudaipc4j-starter-input").start(() -> readAll(in));
+        Thread.ofPlatform().daemon().name("cudaipc4j-starter-input").start(new Reader(in));
     }
 
     /** {@return this process's standard input, from its parent} */
@@ -53,6 +53,24 @@ public final class StarterInput {
     /** {@return the pid of the process that writes the frames, as this process learnt it: see {@link ParentWatch#gone}} */
     public long starter() {
         return starter;
+    }
+
+    /**
+     * The reader thread's task. A class, not a lambda: a child starts this first thing, and its first lambda would
+     * cost it milliseconds of linking on the way to its first step (the children run code the start-up cache's
+     * training run, a parent, never ran).
+     */
+    private final class Reader implements Runnable {
+        private final InputStream in;
+
+        Reader(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public void run() {
+            readAll(in);
+        }
     }
 
     private void readAll(InputStream in) {
