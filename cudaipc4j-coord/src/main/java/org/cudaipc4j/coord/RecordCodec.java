@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -22,9 +21,10 @@ import java.util.Objects;
  * (8) and nanoseconds (4), a {@link java.util.List} its count (4) and elements, a record its components. The shape
  * (record, component and enum constant names, and the kinds) is fingerprinted into the header: a reader of another
  * build, whose ordinals might mean other constants, refuses the frame instead of misreading it. Every malformed
- * frame is refused with one {@link IllegalArgumentException}. A record is made by its {@link Maker}: reflection
- * would find its constructor, but its first call in a JVM costs tens of milliseconds, on a child's way to its first
- * step.
+ * frame is refused with one {@link IllegalArgumentException}. A record is made by its {@link Maker} and taken apart by
+ * its {@link Parts}: reflection would find its constructor and accessors, but their first calls in a JVM cost tens of
+ * milliseconds, on a child's way to its first step (the constructor) and on its parent's way to starting it (the
+ * accessors).
  *
  * @param <R> the record type
  */
@@ -80,6 +80,23 @@ public final class RecordCodec<R extends Record> {
         R make(Components components);
     }
 
+    /**
+     * Takes a record apart into its components, in declaration order, without reflection (whose first call of an
+     * accessor costs a parent tens of milliseconds before it can tell its children their settings):
+     * {@code r -> new Object[] {r.a(), r.b(), ...}}, one element per component.
+     *
+     * @param <R> the record type
+     */
+    @FunctionalInterface
+    public interface Parts<R> {
+        /**
+         * {@return the components of {@code record}, in declaration order}
+         *
+         * @param record the record
+         */
+        Object[] of(R record);
+    }
+
     /** A record's decoded components, handed out in declaration order. */
     public static final class Components {
         private final Object[] values;
@@ -113,33 +130,33 @@ public final class RecordCodec<R extends Record> {
     }
 
     /**
-     * A nested record type's maker.
+     * A nested record type's maker and parts.
      *
      * @param type the nested record type
      * @param maker how it is made
+     * @param parts how it is taken apart
      * @param <N> the nested record type
      */
-    public record Nested<N extends Record>(Class<N> type, Maker<N> maker) {}
+    public record Nested<N extends Record>(Class<N> type, Maker<N> maker, Parts<N> parts) {}
 
     /**
      * {@return the codec of {@code type}}
      *
-     * @param lookup a lookup with access to the accessors of the record and its nested records, for writing (the
-     *               caller's {@code MethodHandles.lookup()})
      * @param type the record type; its components are of the kinds the class comment lists
      * @param maker how a {@code type} is made
-     * @param nested how each record type among its components (at any depth) is made
+     * @param parts how a {@code type} is taken apart
+     * @param nested how each record type among its components (at any depth) is made and taken apart
      * @param <R> the record type
      * @throws IllegalArgumentException when a component is of another kind, or a record type has no maker
      */
-    public static <R extends Record> RecordCodec<R> of(MethodHandles.Lookup lookup, Class<R> type, Maker<R> maker,
+    public static <R extends Record> RecordCodec<R> of(Class<R> type, Maker<R> maker, Parts<R> parts,
             Nested<?>... nested) {
-        Map<Class<?>, Maker<?>> makers = new HashMap<>();
-        makers.put(type, maker);
+        Map<Class<?>, Nested<?>> records = new HashMap<>();
+        records.put(type, new Nested<>(type, maker, parts));
         for (Nested<?> n : nested) {
-            makers.put(n.type(), n.maker());
+            records.put(n.type(), n);
         }
-        return new RecordCodec<>(RecordPart.of(lookup, type, makers, type.getSimpleName()), type.getSimpleName());
+        return new RecordCodec<>(RecordPart.of(type, records, type.getSimpleName()), type.getSimpleName());
     }
 
     /** {@return the fingerprint of the record's shape, as the header carries it} */
@@ -152,6 +169,7 @@ public final class RecordCodec<R extends Record> {
      *
      * @param value the record
      * @throws IllegalArgumentException when a component other than a text is null, or the body is too long
+     * @throws IllegalStateException when a record's {@link Parts} do not match it
      */
     public byte[] encode(R value) {
         Objects.requireNonNull(value, "value");

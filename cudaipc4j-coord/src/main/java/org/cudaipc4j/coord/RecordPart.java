@@ -1,7 +1,5 @@
 package org.cudaipc4j.coord;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -17,7 +15,7 @@ import java.util.Map;
 
 /**
  * One value's kind in a {@link RecordCodec} body, and how it is written and read: an enum with its constants, a list
- * with its element, a record with its components and its {@link RecordCodec.Maker}.
+ * with its element, a record with its components, its {@link RecordCodec.Maker} and its {@link RecordCodec.Parts}.
  */
 final class RecordPart {
     /** What a value is. */
@@ -29,21 +27,18 @@ final class RecordPart {
     private final RecordPart element;
     private final RecordComponent[] components;
     private final RecordPart[] parts;
-    private final RecordCodec.Maker<?> maker;
-    private final MethodHandles.Lookup lookup;
-    /** The components' accessors, resolved at the first write: a reader never needs them. */
-    private volatile MethodHandle[] accessors;
+    /** How a record of this part is made and taken apart. */
+    private final RecordCodec.Nested<?> record;
 
     private RecordPart(Kind kind, Class<?> type, Object[] constants, RecordPart element, RecordComponent[] components,
-            RecordPart[] parts, RecordCodec.Maker<?> maker, MethodHandles.Lookup lookup) {
+            RecordPart[] parts, RecordCodec.Nested<?> record) {
         this.kind = kind;
         this.type = type;
         this.constants = constants;
         this.element = element;
         this.components = components;
         this.parts = parts;
-        this.maker = maker;
-        this.lookup = lookup;
+        this.record = record;
     }
 
     /**
@@ -51,11 +46,10 @@ final class RecordPart {
      *
      * @throws IllegalArgumentException when it is of a kind not written, or a record without a maker
      */
-    static RecordPart of(MethodHandles.Lookup lookup, Type type, Map<Class<?>, RecordCodec.Maker<?>> makers,
-            String where) {
+    static RecordPart of(Type type, Map<Class<?>, RecordCodec.Nested<?>> records, String where) {
         if (type instanceof ParameterizedType p && p.getRawType() == List.class) {
-            RecordPart element = of(lookup, p.getActualTypeArguments()[0], makers, where + "[]");
-            return new RecordPart(Kind.LIST, List.class, null, element, null, null, null, null);
+            RecordPart element = of(p.getActualTypeArguments()[0], records, where + "[]");
+            return new RecordPart(Kind.LIST, List.class, null, element, null, null, null);
         }
         Kind kind = type == int.class || type == Integer.class ? Kind.INT
                 : type == long.class || type == Long.class ? Kind.LONG
@@ -75,19 +69,18 @@ final class RecordPart {
             throw new IllegalArgumentException("record codec: " + where + " has more than 256 constants");
         }
         if (kind != Kind.RECORD) {
-            return new RecordPart(kind, c, kind == Kind.ENUM ? c.getEnumConstants() : null, null, null, null, null,
-                    null);
+            return new RecordPart(kind, c, kind == Kind.ENUM ? c.getEnumConstants() : null, null, null, null, null);
         }
-        RecordCodec.Maker<?> maker = makers.get(c);
-        if (maker == null) {
+        RecordCodec.Nested<?> record = records.get(c);
+        if (record == null) {
             throw new IllegalArgumentException("record codec: no maker for " + where + " (" + c.getName() + ")");
         }
         RecordComponent[] components = c.getRecordComponents();
         RecordPart[] parts = new RecordPart[components.length];
         for (int i = 0; i < components.length; i++) {
-            parts[i] = of(lookup, components[i].getGenericType(), makers, where + "." + components[i].getName());
+            parts[i] = of(components[i].getGenericType(), records, where + "." + components[i].getName());
         }
-        return new RecordPart(Kind.RECORD, c, null, null, components, parts, maker, lookup);
+        return new RecordPart(Kind.RECORD, c, null, null, components, parts, record);
     }
 
     /** Appends the canonical description of this part's shape: names, kinds, enum constants, in order. */
@@ -139,9 +132,9 @@ final class RecordPart {
                 }
             }
             case RECORD -> {
-                MethodHandle[] read = accessors();
+                Object[] values = takeApart(value);
                 for (int i = 0; i < parts.length; i++) {
-                    parts[i].write(invoke(read[i], where, value), out, where + "." + components[i].getName());
+                    parts[i].write(values[i], out, where + "." + components[i].getName());
                 }
             }
         }
@@ -156,31 +149,14 @@ final class RecordPart {
         out.reserve(4 + bytes.length).putInt(bytes.length).put(bytes);
     }
 
-    private MethodHandle[] accessors() {
-        MethodHandle[] resolved = accessors;
-        if (resolved == null) {
-            resolved = new MethodHandle[components.length];
-            try {
-                for (int i = 0; i < components.length; i++) {
-                    resolved[i] = lookup.unreflect(components[i].getAccessor());
-                }
-            } catch (IllegalAccessException e) {
-                throw new IllegalArgumentException("record codec: no access to " + type.getName() + " through "
-                        + lookup + ": " + e.getMessage(), e);
-            }
-            accessors = resolved;
+    @SuppressWarnings("unchecked")
+    private Object[] takeApart(Object value) {
+        Object[] values = ((RecordCodec.Parts<Object>) record.parts()).of(value);
+        if (values == null || values.length != parts.length) {
+            throw new IllegalStateException("record codec: the parts of " + type.getName() + " gave "
+                    + (values == null ? "none" : values.length) + " of its " + parts.length + " components");
         }
-        return resolved;
-    }
-
-    private static Object invoke(MethodHandle accessor, String where, Object record) {
-        try {
-            return accessor.invoke(record);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException(where + ": " + e, e);
-        }
+        return values;
     }
 
     Object read(ByteBuffer in, String where) {
@@ -262,13 +238,13 @@ final class RecordPart {
             values[i] = parts[i].read(in, where + "." + components[i].getName());
         }
         RecordCodec.Components given = new RecordCodec.Components(values);
-        Object record;
+        Object made;
         try {
-            record = maker.make(given);
+            made = record.maker().make(given);
         } catch (IllegalArgumentException | NullPointerException e) { // the record's own checks
             throw new IllegalArgumentException(where + ": " + e.getMessage());
         }
         given.checkAllTaken(type);
-        return record;
+        return made;
     }
 }
