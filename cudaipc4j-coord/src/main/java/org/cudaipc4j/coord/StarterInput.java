@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -24,8 +24,12 @@ public final class StarterInput {
     private static final Duration LOOK = Duration.ofMillis(100);
 
     private final long starter;
-    /** Frames in arrival order, then one {@link RuntimeException} saying why no more come. */
-    private final BlockingQueue<Object> frames = new LinkedBlockingQueue<>();
+    /**
+     * Frames in arrival order, then one {@link RuntimeException} saying why no more come. A LinkedTransferQueue: the
+     * JDK's own thread pools use one, so it comes from the start-up cache, where a LinkedBlockingQueue would be read
+     * and linked by every child first thing.
+     */
+    private final BlockingQueue<Object> frames = new LinkedTransferQueue<>();
     private volatile RuntimeException ended;
     /** One permit for each frame {@link #next} asks for; the reader reads only what is asked. */
     private final Semaphore wanted = new Semaphore(0);
