@@ -176,7 +176,7 @@ public final class RecordCodec<R extends Record> {
         Out out = new Out();
         out.reserve((int) HEADER.byteSize());
         out.buffer.position((int) HEADER.byteSize());
-        root.write(value, out, name);
+        root.write(value, out);
         int length = out.buffer.position() - (int) HEADER.byteSize();
         if (length > MAX_BODY) {
             throw new IllegalArgumentException(name + ": " + length + " bytes, more than " + MAX_BODY);
@@ -207,7 +207,7 @@ public final class RecordCodec<R extends Record> {
         ByteBuffer in = ByteBuffer.wrap(frame, (int) HEADER.byteSize(), length);
         Object value;
         try {
-            value = root.read(in, name);
+            value = root.read(in);
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException(name + ": truncated");
         }

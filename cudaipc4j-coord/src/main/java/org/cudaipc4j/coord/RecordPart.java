@@ -29,9 +29,14 @@ final class RecordPart {
     private final RecordPart[] parts;
     /** How a record of this part is made and taken apart. */
     private final RecordCodec.Nested<?> record;
+    /**
+     * Where the value lies in its record ({@code ChildSettings.run.devices[]}), for messages: named once here, so
+     * that no read or write builds a name (a child's first string concatenations each cost it a link).
+     */
+    private final String where;
 
     private RecordPart(Kind kind, Class<?> type, Object[] constants, RecordPart element, RecordComponent[] components,
-            RecordPart[] parts, RecordCodec.Nested<?> record) {
+            RecordPart[] parts, RecordCodec.Nested<?> record, String where) {
         this.kind = kind;
         this.type = type;
         this.constants = constants;
@@ -39,6 +44,7 @@ final class RecordPart {
         this.components = components;
         this.parts = parts;
         this.record = record;
+        this.where = where;
     }
 
     /**
@@ -49,7 +55,7 @@ final class RecordPart {
     static RecordPart of(Type type, Map<Class<?>, RecordCodec.Nested<?>> records, String where) {
         if (type instanceof ParameterizedType p && p.getRawType() == List.class) {
             RecordPart element = of(p.getActualTypeArguments()[0], records, where + "[]");
-            return new RecordPart(Kind.LIST, List.class, null, element, null, null, null);
+            return new RecordPart(Kind.LIST, List.class, null, element, null, null, null, where);
         }
         Kind kind = type == int.class || type == Integer.class ? Kind.INT
                 : type == long.class || type == Long.class ? Kind.LONG
@@ -69,7 +75,8 @@ final class RecordPart {
             throw new IllegalArgumentException("record codec: " + where + " has more than 256 constants");
         }
         if (kind != Kind.RECORD) {
-            return new RecordPart(kind, c, kind == Kind.ENUM ? c.getEnumConstants() : null, null, null, null, null);
+            return new RecordPart(kind, c, kind == Kind.ENUM ? c.getEnumConstants() : null, null, null, null, null,
+                    where);
         }
         RecordCodec.Nested<?> record = records.get(c);
         if (record == null) {
@@ -80,7 +87,7 @@ final class RecordPart {
         for (int i = 0; i < components.length; i++) {
             parts[i] = of(components[i].getGenericType(), records, where + "." + components[i].getName());
         }
-        return new RecordPart(Kind.RECORD, c, null, null, components, parts, record);
+        return new RecordPart(Kind.RECORD, c, null, null, components, parts, record, where);
     }
 
     /** Appends the canonical description of this part's shape: names, kinds, enum constants, in order. */
@@ -112,7 +119,7 @@ final class RecordPart {
         }
     }
 
-    void write(Object value, RecordCodec.Out out, String where) {
+    void write(Object value, RecordCodec.Out out) {
         if (value == null && kind != Kind.TEXT && kind != Kind.PATH) {
             throw new IllegalArgumentException(where + " is null");
         }
@@ -128,13 +135,13 @@ final class RecordPart {
                 List<?> list = (List<?>) value;
                 out.reserve(4).putInt(list.size());
                 for (Object item : list) {
-                    element.write(item, out, where + "[]");
+                    element.write(item, out);
                 }
             }
             case RECORD -> {
                 Object[] values = takeApart(value);
                 for (int i = 0; i < parts.length; i++) {
-                    parts[i].write(values[i], out, where + "." + components[i].getName());
+                    parts[i].write(values[i], out);
                 }
             }
         }
@@ -159,7 +166,7 @@ final class RecordPart {
         return values;
     }
 
-    Object read(ByteBuffer in, String where) {
+    Object read(ByteBuffer in) {
         return switch (kind) {
             case INT -> in.getInt();
             case LONG -> in.getLong();
@@ -179,8 +186,8 @@ final class RecordPart {
             case TEXT -> readText(in, where);
             case PATH -> readPath(in, where);
             case DURATION -> readDuration(in, where);
-            case LIST -> readList(in, where);
-            case RECORD -> readRecord(in, where);
+            case LIST -> readList(in);
+            case RECORD -> readRecord(in);
         };
     }
 
@@ -220,22 +227,22 @@ final class RecordPart {
         return Duration.ofSeconds(seconds, nanos);
     }
 
-    private List<Object> readList(ByteBuffer in, String where) {
+    private List<Object> readList(ByteBuffer in) {
         int count = in.getInt();
         if (count < 0 || count > in.remaining()) { // every element takes a byte at least
             throw new IllegalArgumentException(where + ": count " + count + ", " + in.remaining() + " bytes left");
         }
         List<Object> list = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            list.add(element.read(in, where + "[]"));
+            list.add(element.read(in));
         }
         return list;
     }
 
-    private Object readRecord(ByteBuffer in, String where) {
+    private Object readRecord(ByteBuffer in) {
         Object[] values = new Object[parts.length];
         for (int i = 0; i < parts.length; i++) {
-            values[i] = parts[i].read(in, where + "." + components[i].getName());
+            values[i] = parts[i].read(in);
         }
         RecordCodec.Components given = new RecordCodec.Components(values);
         Object made;
