@@ -27,14 +27,22 @@ import org.cudaipc4j.tool.ProcessExit;
 record ChildSettings(int id, BackendKind backend, Path socket, Path phaseFile, SimpleIpcOptions run,
         boolean quietExit) {
     static final String USAGE = "usage: SimpleIpcChild ID (its settings come from the simpleIPC parent's pipe)";
-    static final RecordCodec<ChildSettings> CODEC = RecordCodec.of(ChildSettings.class,
-            c -> new ChildSettings(c.next(), c.next(), c.next(), c.next(), c.next(), c.next()),
-            s -> new Object[] {s.id(), s.backend(), s.socket(), s.phaseFile(), s.run(), s.quietExit()},
-            new RecordCodec.Nested<>(SimpleIpcOptions.class, c -> new SimpleIpcOptions(c.next(), c.next(), c.next(),
-                    c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(),
-                    c.next()), o -> new Object[] {o.bytes(), o.procsPerDevice(), o.devices(), o.rounds(), o.backend(),
-                    o.simulatedDevices(), o.timeout(), o.json(), o.corruptProcess(), o.kernel(), o.verify(), o.ipc(),
-                    o.sync(), o.hostWaitTimeout()}));
+    /**
+     * The settings' frame format. A class of its own: the parent names its children's arguments before it starts
+     * them, and makes the format (reflection over the records) only once they are started, while their JVMs start.
+     */
+    static final class Frame {
+        static final RecordCodec<ChildSettings> CODEC = RecordCodec.of(ChildSettings.class,
+                c -> new ChildSettings(c.next(), c.next(), c.next(), c.next(), c.next(), c.next()),
+                s -> new Object[] {s.id(), s.backend(), s.socket(), s.phaseFile(), s.run(), s.quietExit()},
+                new RecordCodec.Nested<>(SimpleIpcOptions.class, c -> new SimpleIpcOptions(c.next(), c.next(),
+                        c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(),
+                        c.next(), c.next(), c.next()), o -> new Object[] {o.bytes(), o.procsPerDevice(), o.devices(),
+                        o.rounds(), o.backend(), o.simulatedDevices(), o.timeout(), o.json(), o.corruptProcess(),
+                        o.kernel(), o.verify(), o.ipc(), o.sync(), o.hostWaitTimeout()}));
+
+        private Frame() {}
+    }
 
     ChildSettings {
         Objects.requireNonNull(backend, "backend");
