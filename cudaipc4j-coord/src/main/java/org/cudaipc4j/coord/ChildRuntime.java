@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.cudaipc4j.base.Closing;
 
 /**
@@ -49,7 +50,7 @@ public final class ChildRuntime implements AutoCloseable {
         this.index = index;
         this.parentPid = block.creatorPid();
         this.watchdog = Thread.ofPlatform().daemon().name("cudaipc4j-watchdog").priority(Thread.MAX_PRIORITY)
-                .unstarted(this::watch);
+                .unstarted(new Watchdog(this));
     }
 
     /**
@@ -68,17 +69,18 @@ public final class ChildRuntime implements AutoCloseable {
     }
 
     /**
-     * As {@link #join(String, MemoryLayout, int)} for a child started before its block: waits up to
-     * {@code createdWithin} for the parent to create it ({@link ControlBlock#awaitCreated}), and fails at once if
-     * the parent dies first.
+     * As {@link #join(String, MemoryLayout, int)} for a child started before its block: takes the block's name from
+     * {@code segmentName} once what the open needs of no name is ready, waits up to {@code createdWithin} for the
+     * parent to create it ({@link ControlBlock#awaitCreated}), and fails at once if the parent dies first.
      *
-     * @param segmentName the control block's name, as the parent passed it
+     * @param segmentName gives the control block's name as the parent passes it, and may wait for it
      * @param slotData the format of the slots' application data
      * @param index this process's slot
-     * @param createdWithin how long to wait for the parent to create the block
+     * @param createdWithin how long to wait for the parent to create the block once named
      * @return the runtime; close it to stop the watchdog and close the block
      */
-    public static ChildRuntime join(String segmentName, MemoryLayout slotData, int index, Duration createdWithin) {
+    public static ChildRuntime join(Supplier<String> segmentName, MemoryLayout slotData, int index,
+            Duration createdWithin) {
         return join(ControlBlock.awaitCreated(segmentName, slotData, createdWithin), index);
     }
 
@@ -227,10 +229,32 @@ public final class ChildRuntime implements AutoCloseable {
         synchronized (JOINED) {
             if (!hookRegistered) {
                 Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("cudaipc4j-leave")
-                        .unstarted(ChildRuntime::leaveIfTheParentsAreGone));
+                        .unstarted(new LeaveHook()));
                 hookRegistered = true;
             }
             JOINED.add(rt);
+        }
+    }
+
+    // The watchdog's and the hook's tasks are classes, not lambdas: a child makes them on its way to its first step,
+    // where each lambda of its own costs it milliseconds of linking (the start-up cache is trained on a parent).
+    private static final class Watchdog implements Runnable {
+        private final ChildRuntime runtime;
+
+        Watchdog(ChildRuntime runtime) {
+            this.runtime = runtime;
+        }
+
+        @Override
+        public void run() {
+            runtime.watch();
+        }
+    }
+
+    private static final class LeaveHook implements Runnable {
+        @Override
+        public void run() {
+            leaveIfTheParentsAreGone();
         }
     }
 

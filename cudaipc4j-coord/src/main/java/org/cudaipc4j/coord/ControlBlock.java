@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.cudaipc4j.base.Libc;
 
 /**
@@ -179,16 +180,19 @@ public final class ControlBlock implements AutoCloseable {
     }
 
     /**
-     * Child side, for children started before their block exists: waits until our parent has created block
-     * {@code name} and written its header, then opens it as {@link #open(String, MemoryLayout)} does.
+     * Child side, for children started before their block exists: takes the block's name from {@code name} once
+     * what the open needs of no name is ready (this user's uid, which is the process's first native call, and the
+     * slot format's fingerprint, both tens of milliseconds in a fresh JVM), so that a child still waiting for its
+     * name pays for them meanwhile; then waits until our parent has created the block and written its header, and
+     * opens it as {@link #open(String, MemoryLayout)} does.
      *
-     * @param name the block's name
+     * @param name gives the block's name, and may wait for it (for the parent's word on a pipe, say)
      * @param slotData the format of the slots' application data the block must have been made for
-     * @param timeout how long to wait for the block to appear
+     * @param timeout how long to wait for the block to appear once named
      * @return the open block
      * @throws ControlBlockException when the parent is gone first, at the timeout, or when the block is invalid
      */
-    public static ControlBlock awaitCreated(String name, MemoryLayout slotData, Duration timeout) {
+    public static ControlBlock awaitCreated(Supplier<String> name, MemoryLayout slotData, Duration timeout) {
         return ControlBlockSegment.awaitCreated(name, slotData, timeout);
     }
 

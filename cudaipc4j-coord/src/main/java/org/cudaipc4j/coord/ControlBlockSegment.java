@@ -20,6 +20,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.cudaipc4j.base.Closing;
+import org.cudaipc4j.base.Libc;
 
 /**
  * The shared segment under a control block: creates it and writes the header (magic last), opens it and validates
@@ -74,8 +75,15 @@ final class ControlBlockSegment {
         return validate(segment, name, slotData, requireParentIsCreator);
     }
 
-    /** Waits until our parent has created block {@code name} and written its header, then validates it. */
-    static ControlBlock awaitCreated(String name, MemoryLayout slotData, Duration timeout) {
+    /**
+     * Takes the name from {@code names} once what needs none is done, waits until our parent has created the block
+     * and written its header, then validates it.
+     */
+    static ControlBlock awaitCreated(Supplier<String> names, MemoryLayout slotData, Duration timeout) {
+        // Before the name, which may still be on its way: what the open needs of none (see ControlBlock.awaitCreated).
+        long owner = Libc.getuid();
+        LayoutFingerprint.of(slotData);
+        String name = names.get();
         long parent = expectedParent(name);
         long deadline = System.nanoTime() + timeout.toNanos();
         // Polls the file system: a short park, not a spin (the parent is usually a few milliseconds away).
@@ -85,7 +93,7 @@ final class ControlBlockSegment {
         while (true) {
             SharedSegment segment;
             try {
-                segment = SharedSegment.openIfCreated(name);
+                segment = SharedSegment.openIfCreated(name, owner);
             } catch (SharedSegmentException e) {
                 throw new ControlBlockException(e.getMessage(), e);
             }

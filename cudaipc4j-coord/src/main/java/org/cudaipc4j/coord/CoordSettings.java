@@ -13,7 +13,7 @@ final class CoordSettings {
     /** The groups' silence limit ({@link Liveness}): a member silent for longer counts as stopped. */
     static final Setting<java.time.Duration> HEARTBEAT_TIMEOUT = Setting.variable("CUDAIPC4J_HEARTBEAT_TIMEOUT", "3",
             "The groups' silence limit in seconds (at least 0.001): a process or rank silent for longer counts as"
-                    + " stopped", Liveness::silenceLimitFrom);
+                    + " stopped", new SilenceLimit());
 
     /**
      * The pid of the process that started this one, set by the {@link Supervisor} for every member it starts
@@ -24,4 +24,15 @@ final class CoordSettings {
             "Set by the tool for every process it starts (simpleIPC's children, NCCL ranks): its pid. Such a process"
                     + " ends within 0.2 s of that one ending (when it is no longer its parent), so a tool killed by"
                     + " SIGKILL leaves none running");
+
+    /**
+     * Reads {@link #HEARTBEAT_TIMEOUT}: a class rather than a method reference, as {@link Setting} asks, since every
+     * child reads these settings first thing, and a child's first lambda costs it milliseconds of linking.
+     */
+    private static final class SilenceLimit implements Setting.Parse<java.time.Duration> {
+        @Override
+        public java.time.Duration from(String text) {
+            return Liveness.silenceLimitFrom(text);
+        }
+    }
 }

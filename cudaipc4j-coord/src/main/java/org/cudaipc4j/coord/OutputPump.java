@@ -31,11 +31,7 @@ public final class OutputPump {
      * @return the running pump
      */
     public static OutputPump start(InputStream in, PrintStream to, String prefix, String name) {
-        return start(in, line -> {
-            synchronized (to) {
-                to.println(prefix + line);
-            }
-        }, to::flush, name);
+        return start(in, new Printed(to, prefix), to, name);
     }
 
     /**
@@ -48,12 +44,32 @@ public final class OutputPump {
      * @return the running pump
      */
     public static OutputPump start(InputStream in, Consumer<String> lines, String name) {
-        return start(in, lines, () -> {}, name);
+        return start(in, lines, null, name);
     }
 
-    private static OutputPump start(InputStream in, Consumer<String> lines, Runnable atEnd, String name) {
-        Charset cs = nativeCharset();
-        Thread t = Thread.ofPlatform().daemon().name("cudaipc4j-" + name).start(() -> {
+    private static OutputPump start(InputStream in, Consumer<String> lines, PrintStream flushed, String name) {
+        Thread t = Thread.ofPlatform().daemon().name("cudaipc4j-" + name)
+                .start(new Copy(in, nativeCharset(), lines, flushed));
+        return new OutputPump(t);
+    }
+
+    // Classes rather than lambdas: the start-up cache is trained on a run whose children's output is inherited, and
+    // a pump's lambdas would be linked on the way to the children's start of every other run.
+
+    /** Prints each line to a stream, after a prefix, whole: lines of several children never interleave. */
+    private record Printed(PrintStream to, String prefix) implements Consumer<String> {
+        @Override
+        public void accept(String line) {
+            synchronized (to) {
+                to.println(prefix + line);
+            }
+        }
+    }
+
+    /** A pump's thread: hands each line on, then flushes {@code flushed} (null: nothing to flush). */
+    private record Copy(InputStream in, Charset cs, Consumer<String> lines, PrintStream flushed) implements Runnable {
+        @Override
+        public void run() {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, cs))) {
                 String line;
                 while ((line = r.readLine()) != null) {
@@ -62,10 +78,11 @@ public final class OutputPump {
             } catch (IOException e) {
                 // The child is gone; nothing more to copy.
             } finally {
-                atEnd.run();
+                if (flushed != null) {
+                    flushed.flush();
+                }
             }
-        });
-        return new OutputPump(t);
+        }
     }
 
     /**

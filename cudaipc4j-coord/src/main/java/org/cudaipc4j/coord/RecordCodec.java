@@ -3,11 +3,8 @@ package org.cudaipc4j.coord;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -24,9 +21,10 @@ import java.util.Objects;
  * (8) and nanoseconds (4), a {@link java.util.List} its count (4) and elements, a record its components. The shape
  * (record, component and enum constant names, and the kinds) is fingerprinted into the header: a reader of another
  * build, whose ordinals might mean other constants, refuses the frame instead of misreading it. Every malformed
- * frame is refused with one {@link IllegalArgumentException}. A record is made by its {@link Maker}: reflection
- * would find its constructor, but its first call in a JVM costs tens of milliseconds, on a child's way to its first
- * step.
+ * frame is refused with one {@link IllegalArgumentException}. A record is made by its {@link Maker} and taken apart by
+ * its {@link Parts}: reflection would find its constructor and accessors, but their first calls in a JVM cost tens of
+ * milliseconds, on a child's way to its first step (the constructor) and on its parent's way to starting it (the
+ * accessors).
  *
  * @param <R> the record type
  */
@@ -45,10 +43,13 @@ public final class RecordCodec<R extends Record> {
     /** The longest body a reader accepts. */
     public static final int MAX_BODY = 1 << 20;
 
-    private static final VarHandle MAGIC_FIELD = field("magic");
-    private static final VarHandle VERSION_FIELD = field("version");
-    private static final VarHandle SHAPE_FIELD = field("shape");
-    private static final VarHandle LENGTH_FIELD = field("length");
+    // The header's fields by offset, read and written through a ByteBuffer (big-endian, as the layout says), the
+    // offsets summed from the members' sizes: a layout's var handles, and even its first path, cost a fresh JVM tens
+    // of milliseconds, and every child reads a frame first thing.
+    private static final int MAGIC_AT = offset("magic");
+    private static final int VERSION_AT = offset("version");
+    private static final int SHAPE_AT = offset("shape");
+    private static final int LENGTH_AT = offset("length");
 
     private final RecordPart root;
     private final long shape;
@@ -77,6 +78,23 @@ public final class RecordCodec<R extends Record> {
          * @param components the decoded components, taken in declaration order
          */
         R make(Components components);
+    }
+
+    /**
+     * Takes a record apart into its components, in declaration order, without reflection (whose first call of an
+     * accessor costs a parent tens of milliseconds before it can tell its children their settings):
+     * {@code r -> new Object[] {r.a(), r.b(), ...}}, one element per component.
+     *
+     * @param <R> the record type
+     */
+    @FunctionalInterface
+    public interface Parts<R> {
+        /**
+         * {@return the components of {@code record}, in declaration order}
+         *
+         * @param record the record
+         */
+        Object[] of(R record);
     }
 
     /** A record's decoded components, handed out in declaration order. */
@@ -112,33 +130,33 @@ public final class RecordCodec<R extends Record> {
     }
 
     /**
-     * A nested record type's maker.
+     * A nested record type's maker and parts.
      *
      * @param type the nested record type
      * @param maker how it is made
+     * @param parts how it is taken apart
      * @param <N> the nested record type
      */
-    public record Nested<N extends Record>(Class<N> type, Maker<N> maker) {}
+    public record Nested<N extends Record>(Class<N> type, Maker<N> maker, Parts<N> parts) {}
 
     /**
      * {@return the codec of {@code type}}
      *
-     * @param lookup a lookup with access to the accessors of the record and its nested records, for writing (the
-     *               caller's {@code MethodHandles.lookup()})
      * @param type the record type; its components are of the kinds the class comment lists
      * @param maker how a {@code type} is made
-     * @param nested how each record type among its components (at any depth) is made
+     * @param parts how a {@code type} is taken apart
+     * @param nested how each record type among its components (at any depth) is made and taken apart
      * @param <R> the record type
      * @throws IllegalArgumentException when a component is of another kind, or a record type has no maker
      */
-    public static <R extends Record> RecordCodec<R> of(MethodHandles.Lookup lookup, Class<R> type, Maker<R> maker,
+    public static <R extends Record> RecordCodec<R> of(Class<R> type, Maker<R> maker, Parts<R> parts,
             Nested<?>... nested) {
-        Map<Class<?>, Maker<?>> makers = new HashMap<>();
-        makers.put(type, maker);
+        Map<Class<?>, Nested<?>> records = new HashMap<>();
+        records.put(type, new Nested<>(type, maker, parts));
         for (Nested<?> n : nested) {
-            makers.put(n.type(), n.maker());
+            records.put(n.type(), n);
         }
-        return new RecordCodec<>(RecordPart.of(lookup, type, makers, type.getSimpleName()), type.getSimpleName());
+        return new RecordCodec<>(RecordPart.of(type, records, type.getSimpleName()), type.getSimpleName());
     }
 
     /** {@return the fingerprint of the record's shape, as the header carries it} */
@@ -151,23 +169,21 @@ public final class RecordCodec<R extends Record> {
      *
      * @param value the record
      * @throws IllegalArgumentException when a component other than a text is null, or the body is too long
+     * @throws IllegalStateException when a record's {@link Parts} do not match it
      */
     public byte[] encode(R value) {
         Objects.requireNonNull(value, "value");
         Out out = new Out();
         out.reserve((int) HEADER.byteSize());
         out.buffer.position((int) HEADER.byteSize());
-        root.write(value, out, name);
+        root.write(value, out);
         int length = out.buffer.position() - (int) HEADER.byteSize();
         if (length > MAX_BODY) {
             throw new IllegalArgumentException(name + ": " + length + " bytes, more than " + MAX_BODY);
         }
         byte[] frame = java.util.Arrays.copyOf(out.buffer.array(), out.buffer.position());
-        MemorySegment header = MemorySegment.ofArray(frame);
-        MAGIC_FIELD.set(header, 0L, MAGIC);
-        VERSION_FIELD.set(header, 0L, VERSION);
-        SHAPE_FIELD.set(header, 0L, shape);
-        LENGTH_FIELD.set(header, 0L, length);
+        ByteBuffer.wrap(frame).putInt(MAGIC_AT, MAGIC).putInt(VERSION_AT, VERSION).putLong(SHAPE_AT, shape)
+                .putInt(LENGTH_AT, length);
         return frame;
     }
 
@@ -181,7 +197,7 @@ public final class RecordCodec<R extends Record> {
      */
     public R decode(byte[] frame) {
         int length = checkHeader(frame, frame.length, name);
-        if ((long) SHAPE_FIELD.get(MemorySegment.ofArray(frame), 0L) != shape) {
+        if (ByteBuffer.wrap(frame).getLong(SHAPE_AT) != shape) {
             throw new IllegalArgumentException(name + ": written for another shape of the record (another build)");
         }
         if (frame.length != HEADER.byteSize() + length) {
@@ -191,7 +207,7 @@ public final class RecordCodec<R extends Record> {
         ByteBuffer in = ByteBuffer.wrap(frame, (int) HEADER.byteSize(), length);
         Object value;
         try {
-            value = root.read(in, name);
+            value = root.read(in);
         } catch (BufferUnderflowException e) {
             throw new IllegalArgumentException(name + ": truncated");
         }
@@ -231,24 +247,31 @@ public final class RecordCodec<R extends Record> {
             throw new IllegalArgumentException(what + ": truncated: " + available + " bytes, a header has "
                     + HEADER.byteSize());
         }
-        MemorySegment header = MemorySegment.ofArray(bytes);
-        int magic = (int) MAGIC_FIELD.get(header, 0L);
+        ByteBuffer header = ByteBuffer.wrap(bytes);
+        int magic = header.getInt(MAGIC_AT);
         if (magic != MAGIC) {
             throw new IllegalArgumentException(what + ": not a frame (magic 0x" + Integer.toHexString(magic) + ")");
         }
-        int version = (int) VERSION_FIELD.get(header, 0L);
+        int version = header.getInt(VERSION_AT);
         if (version != VERSION) {
             throw new IllegalArgumentException(what + ": version " + version + ", expected " + VERSION);
         }
-        int length = (int) LENGTH_FIELD.get(header, 0L);
+        int length = header.getInt(LENGTH_AT);
         if (length < 0 || length > MAX_BODY) {
             throw new IllegalArgumentException(what + ": body length " + length + " out of range 0.." + MAX_BODY);
         }
         return length;
     }
 
-    private static VarHandle field(String name) {
-        return HEADER.varHandle(MemoryLayout.PathElement.groupElement(name));
+    private static int offset(String name) {
+        long offset = 0;
+        for (MemoryLayout member : HEADER.memberLayouts()) {
+            if (member.name().orElseThrow().equals(name)) {
+                return (int) offset;
+            }
+            offset += member.byteSize();
+        }
+        throw new IllegalArgumentException("no field " + name + " in " + HEADER);
     }
 
     /** A growing big-endian buffer. */

@@ -1,7 +1,5 @@
 package org.cudaipc4j.coord;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
@@ -17,7 +15,7 @@ import java.util.Map;
 
 /**
  * One value's kind in a {@link RecordCodec} body, and how it is written and read: an enum with its constants, a list
- * with its element, a record with its components and its {@link RecordCodec.Maker}.
+ * with its element, a record with its components, its {@link RecordCodec.Maker} and its {@link RecordCodec.Parts}.
  */
 final class RecordPart {
     /** What a value is. */
@@ -29,21 +27,24 @@ final class RecordPart {
     private final RecordPart element;
     private final RecordComponent[] components;
     private final RecordPart[] parts;
-    private final RecordCodec.Maker<?> maker;
-    private final MethodHandles.Lookup lookup;
-    /** The components' accessors, resolved at the first write: a reader never needs them. */
-    private volatile MethodHandle[] accessors;
+    /** How a record of this part is made and taken apart. */
+    private final RecordCodec.Nested<?> record;
+    /**
+     * Where the value lies in its record ({@code ChildSettings.run.devices[]}), for messages: named once here, so
+     * that no read or write builds a name (a child's first string concatenations each cost it a link).
+     */
+    private final String where;
 
     private RecordPart(Kind kind, Class<?> type, Object[] constants, RecordPart element, RecordComponent[] components,
-            RecordPart[] parts, RecordCodec.Maker<?> maker, MethodHandles.Lookup lookup) {
+            RecordPart[] parts, RecordCodec.Nested<?> record, String where) {
         this.kind = kind;
         this.type = type;
         this.constants = constants;
         this.element = element;
         this.components = components;
         this.parts = parts;
-        this.maker = maker;
-        this.lookup = lookup;
+        this.record = record;
+        this.where = where;
     }
 
     /**
@@ -51,11 +52,10 @@ final class RecordPart {
      *
      * @throws IllegalArgumentException when it is of a kind not written, or a record without a maker
      */
-    static RecordPart of(MethodHandles.Lookup lookup, Type type, Map<Class<?>, RecordCodec.Maker<?>> makers,
-            String where) {
+    static RecordPart of(Type type, Map<Class<?>, RecordCodec.Nested<?>> records, String where) {
         if (type instanceof ParameterizedType p && p.getRawType() == List.class) {
-            RecordPart element = of(lookup, p.getActualTypeArguments()[0], makers, where + "[]");
-            return new RecordPart(Kind.LIST, List.class, null, element, null, null, null, null);
+            RecordPart element = of(p.getActualTypeArguments()[0], records, where + "[]");
+            return new RecordPart(Kind.LIST, List.class, null, element, null, null, null, where);
         }
         Kind kind = type == int.class || type == Integer.class ? Kind.INT
                 : type == long.class || type == Long.class ? Kind.LONG
@@ -76,18 +76,18 @@ final class RecordPart {
         }
         if (kind != Kind.RECORD) {
             return new RecordPart(kind, c, kind == Kind.ENUM ? c.getEnumConstants() : null, null, null, null, null,
-                    null);
+                    where);
         }
-        RecordCodec.Maker<?> maker = makers.get(c);
-        if (maker == null) {
+        RecordCodec.Nested<?> record = records.get(c);
+        if (record == null) {
             throw new IllegalArgumentException("record codec: no maker for " + where + " (" + c.getName() + ")");
         }
         RecordComponent[] components = c.getRecordComponents();
         RecordPart[] parts = new RecordPart[components.length];
         for (int i = 0; i < components.length; i++) {
-            parts[i] = of(lookup, components[i].getGenericType(), makers, where + "." + components[i].getName());
+            parts[i] = of(components[i].getGenericType(), records, where + "." + components[i].getName());
         }
-        return new RecordPart(Kind.RECORD, c, null, null, components, parts, maker, lookup);
+        return new RecordPart(Kind.RECORD, c, null, null, components, parts, record, where);
     }
 
     /** Appends the canonical description of this part's shape: names, kinds, enum constants, in order. */
@@ -119,7 +119,7 @@ final class RecordPart {
         }
     }
 
-    void write(Object value, RecordCodec.Out out, String where) {
+    void write(Object value, RecordCodec.Out out) {
         if (value == null && kind != Kind.TEXT && kind != Kind.PATH) {
             throw new IllegalArgumentException(where + " is null");
         }
@@ -135,13 +135,13 @@ final class RecordPart {
                 List<?> list = (List<?>) value;
                 out.reserve(4).putInt(list.size());
                 for (Object item : list) {
-                    element.write(item, out, where + "[]");
+                    element.write(item, out);
                 }
             }
             case RECORD -> {
-                MethodHandle[] read = accessors();
+                Object[] values = takeApart(value);
                 for (int i = 0; i < parts.length; i++) {
-                    parts[i].write(invoke(read[i], where, value), out, where + "." + components[i].getName());
+                    parts[i].write(values[i], out);
                 }
             }
         }
@@ -156,34 +156,17 @@ final class RecordPart {
         out.reserve(4 + bytes.length).putInt(bytes.length).put(bytes);
     }
 
-    private MethodHandle[] accessors() {
-        MethodHandle[] resolved = accessors;
-        if (resolved == null) {
-            resolved = new MethodHandle[components.length];
-            try {
-                for (int i = 0; i < components.length; i++) {
-                    resolved[i] = lookup.unreflect(components[i].getAccessor());
-                }
-            } catch (IllegalAccessException e) {
-                throw new IllegalArgumentException("record codec: no access to " + type.getName() + " through "
-                        + lookup + ": " + e.getMessage(), e);
-            }
-            accessors = resolved;
+    @SuppressWarnings("unchecked")
+    private Object[] takeApart(Object value) {
+        Object[] values = ((RecordCodec.Parts<Object>) record.parts()).of(value);
+        if (values == null || values.length != parts.length) {
+            throw new IllegalStateException("record codec: the parts of " + type.getName() + " gave "
+                    + (values == null ? "none" : values.length) + " of its " + parts.length + " components");
         }
-        return resolved;
+        return values;
     }
 
-    private static Object invoke(MethodHandle accessor, String where, Object record) {
-        try {
-            return accessor.invoke(record);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException(where + ": " + e, e);
-        }
-    }
-
-    Object read(ByteBuffer in, String where) {
+    Object read(ByteBuffer in) {
         return switch (kind) {
             case INT -> in.getInt();
             case LONG -> in.getLong();
@@ -203,8 +186,8 @@ final class RecordPart {
             case TEXT -> readText(in, where);
             case PATH -> readPath(in, where);
             case DURATION -> readDuration(in, where);
-            case LIST -> readList(in, where);
-            case RECORD -> readRecord(in, where);
+            case LIST -> readList(in);
+            case RECORD -> readRecord(in);
         };
     }
 
@@ -244,31 +227,31 @@ final class RecordPart {
         return Duration.ofSeconds(seconds, nanos);
     }
 
-    private List<Object> readList(ByteBuffer in, String where) {
+    private List<Object> readList(ByteBuffer in) {
         int count = in.getInt();
         if (count < 0 || count > in.remaining()) { // every element takes a byte at least
             throw new IllegalArgumentException(where + ": count " + count + ", " + in.remaining() + " bytes left");
         }
         List<Object> list = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            list.add(element.read(in, where + "[]"));
+            list.add(element.read(in));
         }
         return list;
     }
 
-    private Object readRecord(ByteBuffer in, String where) {
+    private Object readRecord(ByteBuffer in) {
         Object[] values = new Object[parts.length];
         for (int i = 0; i < parts.length; i++) {
-            values[i] = parts[i].read(in, where + "." + components[i].getName());
+            values[i] = parts[i].read(in);
         }
         RecordCodec.Components given = new RecordCodec.Components(values);
-        Object record;
+        Object made;
         try {
-            record = maker.make(given);
+            made = record.maker().make(given);
         } catch (IllegalArgumentException | NullPointerException e) { // the record's own checks
             throw new IllegalArgumentException(where + ": " + e.getMessage());
         }
         given.checkAllTaken(type);
-        return record;
+        return made;
     }
 }

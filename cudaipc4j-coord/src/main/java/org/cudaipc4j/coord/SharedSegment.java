@@ -267,7 +267,7 @@ public final class SharedSegment implements AutoCloseable {
     }
 
     /** As {@link #openIfCreated(String)}, refusing a file that {@code expectedOwner} (a uid) does not own. */
-    private static SharedSegment openIfCreated(String name, long expectedOwner) {
+    static SharedSegment openIfCreated(String name, long expectedOwner) {
         validateName(name);
         Path path = directory().resolve(name);
         BasicFileAttributes attrs;

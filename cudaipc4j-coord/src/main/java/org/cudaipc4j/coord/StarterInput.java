@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -24,15 +24,19 @@ public final class StarterInput {
     private static final Duration LOOK = Duration.ofMillis(100);
 
     private final long starter;
-    /** Frames in arrival order, then one {@link RuntimeException} saying why no more come. */
-    private final BlockingQueue<Object> frames = new LinkedBlockingQueue<>();
+    /**
+     * Frames in arrival order, then one {@link RuntimeException} saying why no more come. A LinkedTransferQueue: the
+     * JDK's own thread pools use one, so it comes from the start-up cache, where a LinkedBlockingQueue would be read
+     * and linked by every child first thing.
+     */
+    private final BlockingQueue<Object> frames = new LinkedTransferQueue<>();
     private volatile RuntimeException ended;
     /** One permit for each frame {@link #next} asks for; the reader reads only what is asked. */
     private final Semaphore wanted = new Semaphore(0);
 
     private StarterInput(InputStream in, long starter) {
         this.starter = starter;
-        Thread.ofPlatform().daemon().name("cudaipc4j-starter-input").start(() -> readAll(in));
+        Thread.ofPlatform().daemon().name("cudaipc4j-starter-input").start(new Reader(in));
     }
 
     /** {@return this process's standard input, from its parent} */
@@ -53,6 +57,24 @@ public final class StarterInput {
     /** {@return the pid of the process that writes the frames, as this process learnt it: see {@link ParentWatch#gone}} */
     public long starter() {
         return starter;
+    }
+
+    /**
+     * The reader thread's task. A class, not a lambda: a child starts this first thing, and its first lambda would
+     * cost it milliseconds of linking on the way to its first step (the children run code the start-up cache's
+     * training run, a parent, never ran).
+     */
+    private final class Reader implements Runnable {
+        private final InputStream in;
+
+        Reader(InputStream in) {
+            this.in = in;
+        }
+
+        @Override
+        public void run() {
+            readAll(in);
+        }
     }
 
     private void readAll(InputStream in) {

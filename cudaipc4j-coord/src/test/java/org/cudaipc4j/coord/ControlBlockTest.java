@@ -423,18 +423,18 @@ class ControlBlockTest {
         long parent = ProcessHandle.current().parent().orElseThrow().pid();
         String parents = "cudaipc4j-" + parent + "-0123456789abcdef";
         ControlBlockException late = assertThrows(ControlBlockException.class,
-                () -> ControlBlock.awaitCreated(parents, TestSupport.SLOT, Duration.ofMillis(100)));
+                () -> ControlBlock.awaitCreated(() -> parents, TestSupport.SLOT, Duration.ofMillis(100)));
         assertEquals("control block " + parents + " was not created within 100 ms", late.getMessage());
         // A block of this JVM's (a live process that is not our parent): refused at once, there or not yet.
         String name = ControlBlock.newName();
         String expected = "control block " + name + " is pid " + SELF + "'s, not our parent's (pid " + parent + ")";
         long t0 = System.nanoTime();
         ControlBlockException notYet = assertThrows(ControlBlockException.class,
-                () -> ControlBlock.awaitCreated(name, TestSupport.SLOT, Duration.ofSeconds(30)));
+                () -> ControlBlock.awaitCreated(() -> name, TestSupport.SLOT, Duration.ofSeconds(30)));
         assertEquals(expected, notYet.getMessage());
         try (ControlBlock b = ControlBlock.create(name, 1, TestSupport.SLOT)) {
             ControlBlockException foreign = assertThrows(ControlBlockException.class,
-                    () -> ControlBlock.awaitCreated(name, TestSupport.SLOT, Duration.ofSeconds(30)));
+                    () -> ControlBlock.awaitCreated(() -> name, TestSupport.SLOT, Duration.ofSeconds(30)));
             assertEquals("control block " + name + " was created by pid " + SELF + ", not by our parent (pid "
                     + parent + ")", foreign.getMessage());
         }
@@ -452,7 +452,7 @@ class ControlBlockTest {
         String name = "cudaipc4j-" + ended + "-0123456789abcdef";
         long t0 = System.nanoTime();
         ControlBlockException gone = assertThrows(ControlBlockException.class,
-                () -> ControlBlock.awaitCreated(name, TestSupport.SLOT, Duration.ofSeconds(30)));
+                () -> ControlBlock.awaitCreated(() -> name, TestSupport.SLOT, Duration.ofSeconds(30)));
         assertEquals("the parent (pid " + ended + ") is gone; it never created control block " + name,
                 gone.getMessage());
         assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(20));
@@ -467,7 +467,7 @@ class ControlBlockTest {
         java.nio.file.Files.write(file, new byte[12]);
         try {
             ControlBlockException e = assertThrows(ControlBlockException.class,
-                    () -> ControlBlock.awaitCreated(name, TestSupport.SLOT, Duration.ofMillis(100)));
+                    () -> ControlBlock.awaitCreated(() -> name, TestSupport.SLOT, Duration.ofMillis(100)));
             assertEquals("control block " + name + " was not created within 100 ms (the file is there, 12 bytes,"
                     + " smaller than a header)", e.getMessage());
         } finally {

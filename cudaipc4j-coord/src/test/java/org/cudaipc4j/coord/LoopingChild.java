@@ -30,7 +30,7 @@ public final class LoopingChild {
             System.out.flush();
         }
         try {
-            rt = args.length > 4 ? ChildRuntime.join(segment, TestSupport.SLOT, index, Duration.ofMillis(Long.parseLong(args[4])))
+            rt = args.length > 4 ? ChildRuntime.join(() -> segment, TestSupport.SLOT, index, Duration.ofMillis(Long.parseLong(args[4])))
                     : ChildRuntime.join(segment, TestSupport.SLOT, index);
         } catch (RuntimeException e) {
             System.out.println("cannot join: " + e.getMessage());

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,9 +33,11 @@ class RecordCodecTest {
     record Unsupported(Map<String, String> map) {}
 
     static final RecordCodec.Nested<Inner> INNER = new RecordCodec.Nested<>(Inner.class,
-            c -> new Inner(c.next(), c.next()));
-    private static final RecordCodec<Sample> CODEC = RecordCodec.of(MethodHandles.lookup(), Sample.class,
-            c -> new Sample(c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next()), INNER);
+            c -> new Inner(c.next(), c.next()), i -> new Object[] {i.size(), i.colour()});
+    private static final RecordCodec<Sample> CODEC = RecordCodec.of(Sample.class,
+            c -> new Sample(c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next()),
+            s -> new Object[] {s.count(), s.flag(), s.text(), s.path(), s.delay(), s.numbers(), s.inner(), s.inners()},
+            INNER);
     private static final Sample SAMPLE = new Sample(7, true, "h\u00e9", null, Duration.ofSeconds(2, 5),
             List.of(1, -1), new Inner(256, Colour.GREEN), List.of());
     /** {@link #SAMPLE}'s frame: the header, then each component in order. */
@@ -111,23 +112,31 @@ class RecordCodecTest {
                 new Sample(1, false, null, null, null, List.of(), SAMPLE.inner(), List.of()))).getMessage());
         assertEquals("record codec: Unsupported.map is a java.util.Map<java.lang.String, java.lang.String>, not a"
                 + " kind it writes", assertThrows(IllegalArgumentException.class, () -> RecordCodec.of(
-                        MethodHandles.lookup(), Unsupported.class, c -> new Unsupported(c.next()))).getMessage());
+                        Unsupported.class, c -> new Unsupported(c.next()), u -> new Object[] {u.map()})).getMessage());
         assertEquals("record codec: no maker for Sample.inner (" + Inner.class.getName() + ")",
-                assertThrows(IllegalArgumentException.class, () -> RecordCodec.of(MethodHandles.lookup(),
-                        Sample.class, c -> SAMPLE)).getMessage());
+                assertThrows(IllegalArgumentException.class, () -> RecordCodec.of(Sample.class, c -> SAMPLE,
+                        s -> new Object[0])).getMessage());
     }
 
     @Test
     void aMakerThatDoesNotMatchItsRecordIsSaid() {
-        RecordCodec<Inner> tooFew = RecordCodec.of(MethodHandles.lookup(), Inner.class, c -> new Inner(c.next(),
-                Colour.RED));
+        RecordCodec<Inner> tooFew = RecordCodec.of(Inner.class, c -> new Inner(c.next(), Colour.RED),
+                INNER.parts());
         byte[] frame = tooFew.encode(new Inner(1, Colour.GREEN));
         assertEquals("record codec: the maker of " + Inner.class.getName() + " took 1 of its 2 components",
                 assertThrows(IllegalStateException.class, () -> tooFew.decode(frame)).getMessage());
-        RecordCodec<Inner> tooMany = RecordCodec.of(MethodHandles.lookup(), Inner.class, c -> new Inner(c.next(),
-                c.next() == null ? c.next() : c.next()));
+        RecordCodec<Inner> tooMany = RecordCodec.of(Inner.class, c -> new Inner(c.next(),
+                c.next() == null ? c.next() : c.next()), INNER.parts());
         assertEquals("record codec: a maker took more than the 2 components",
                 assertThrows(IllegalStateException.class, () -> tooMany.decode(frame)).getMessage());
+    }
+
+    @Test
+    void partsThatDoNotMatchTheirRecordAreSaid() {
+        RecordCodec<Inner> tooFew = RecordCodec.of(Inner.class, INNER.maker(), i -> new Object[] {i.size()});
+        assertEquals("record codec: the parts of " + Inner.class.getName() + " gave 1 of its 2 components",
+                assertThrows(IllegalStateException.class, () -> tooFew.encode(new Inner(1, Colour.GREEN)))
+                        .getMessage());
     }
 
     private static byte[] with(byte[] frame, int offset, int value) {

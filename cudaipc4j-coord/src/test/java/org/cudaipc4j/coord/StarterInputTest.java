@@ -7,7 +7,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
-import java.lang.invoke.MethodHandles;
 import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -16,8 +15,8 @@ import org.junit.jupiter.api.Test;
 class StarterInputTest {
     record Name(String name) {}
 
-    private static final RecordCodec<Name> CODEC = RecordCodec.of(MethodHandles.lookup(), Name.class,
-            c -> new Name(c.next()));
+    private static final RecordCodec<Name> CODEC = RecordCodec.of(Name.class, c -> new Name(c.next()),
+            n -> new Object[] {n.name()});
     private static final long PARENT = Pids.parentPid();
 
     @Test
@@ -64,7 +63,7 @@ class StarterInputTest {
         assertEquals("frame: not a frame (magic 0x30207365)", assertThrows(IllegalArgumentException.class,
                 () -> input.next(CODEC, "the name", null)).getMessage());
         StarterInput other = StarterInput.of(new ByteArrayInputStream(
-                RecordCodec.of(MethodHandles.lookup(), RecordCodecTest.Inner.class, RecordCodecTest.INNER.maker())
+                RecordCodec.of(RecordCodecTest.Inner.class, RecordCodecTest.INNER.maker(), RecordCodecTest.INNER.parts())
                         .encode(new RecordCodecTest.Inner(1, RecordCodecTest.Colour.RED))), PARENT);
         assertEquals("Name: written for another shape of the record (another build)",
                 assertThrows(IllegalArgumentException.class, () -> other.next(CODEC, "the name", null)).getMessage());

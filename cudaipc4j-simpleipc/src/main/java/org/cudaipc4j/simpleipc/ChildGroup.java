@@ -63,7 +63,7 @@ final class ChildGroup implements AutoCloseable {
             fds = parent.options.ipc().passesFileDescriptors() ? FdDistribution.open() : null;
             for (ChildSettings s : settings(parent.options, n, backend, phaseFiles,
                     fds == null ? null : fds.socket(), startCache)) {
-                inputs.send(s.id(), ChildSettings.CODEC.encode(s));
+                inputs.send(s.id(), ChildSettings.Frame.CODEC.encode(s));
             }
             if (backend == SimpleIpcOptions.BackendKind.CUDA) {
                 // A child that is killed, or ends with _exit, leaves the driver's /dev/shm files of its pid.

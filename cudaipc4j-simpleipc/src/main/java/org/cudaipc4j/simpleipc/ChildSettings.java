@@ -1,6 +1,5 @@
 package org.cudaipc4j.simpleipc;
 
-import java.lang.invoke.MethodHandles;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -28,11 +27,22 @@ import org.cudaipc4j.tool.ProcessExit;
 record ChildSettings(int id, BackendKind backend, Path socket, Path phaseFile, SimpleIpcOptions run,
         boolean quietExit) {
     static final String USAGE = "usage: SimpleIpcChild ID (its settings come from the simpleIPC parent's pipe)";
-    static final RecordCodec<ChildSettings> CODEC = RecordCodec.of(MethodHandles.lookup(), ChildSettings.class,
-            c -> new ChildSettings(c.next(), c.next(), c.next(), c.next(), c.next(), c.next()),
-            new RecordCodec.Nested<>(SimpleIpcOptions.class, c -> new SimpleIpcOptions(c.next(), c.next(), c.next(),
-                    c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(),
-                    c.next())));
+    /**
+     * The settings' frame format. A class of its own: the parent names its children's arguments before it starts
+     * them, and makes the format (reflection over the records) only once they are started, while their JVMs start.
+     */
+    static final class Frame {
+        static final RecordCodec<ChildSettings> CODEC = RecordCodec.of(ChildSettings.class,
+                c -> new ChildSettings(c.next(), c.next(), c.next(), c.next(), c.next(), c.next()),
+                s -> new Object[] {s.id(), s.backend(), s.socket(), s.phaseFile(), s.run(), s.quietExit()},
+                new RecordCodec.Nested<>(SimpleIpcOptions.class, c -> new SimpleIpcOptions(c.next(), c.next(),
+                        c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(), c.next(),
+                        c.next(), c.next(), c.next()), o -> new Object[] {o.bytes(), o.procsPerDevice(), o.devices(),
+                        o.rounds(), o.backend(), o.simulatedDevices(), o.timeout(), o.json(), o.corruptProcess(),
+                        o.kernel(), o.verify(), o.ipc(), o.sync(), o.hostWaitTimeout()}));
+
+        private Frame() {}
+    }
 
     ChildSettings {
         Objects.requireNonNull(backend, "backend");
@@ -76,8 +86,8 @@ record ChildSettings(int id, BackendKind backend, Path socket, Path phaseFile, S
      * @param name the block's name
      */
     record BlockName(String name) {
-        static final RecordCodec<BlockName> CODEC = RecordCodec.of(MethodHandles.lookup(), BlockName.class,
-                c -> new BlockName(c.next()));
+        static final RecordCodec<BlockName> CODEC = RecordCodec.of(BlockName.class, c -> new BlockName(c.next()),
+                b -> new Object[] {b.name()});
 
         BlockName {
             Objects.requireNonNull(name, "name");

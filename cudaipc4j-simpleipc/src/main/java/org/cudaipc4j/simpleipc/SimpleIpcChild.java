@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import org.cudaipc4j.coord.Barrier;
 import org.cudaipc4j.coord.ChildRuntime;
 import org.cudaipc4j.coord.ControlBlock;
@@ -113,7 +114,7 @@ public final class SimpleIpcChild {
     private static ChildSettings settingsOrExit(String[] args, StarterInput input) {
         try {
             // Written by the parent as it starts the child, so waited for while the parent lives.
-            ChildSettings settings = input.next(ChildSettings.CODEC, "the child's settings", null);
+            ChildSettings settings = input.next(ChildSettings.Frame.CODEC, "the child's settings", null);
             settings.checkArguments(args);
             return settings;
         } catch (IllegalArgumentException e) {
@@ -138,13 +139,22 @@ public final class SimpleIpcChild {
      */
     private static void startJoining(ChildSettings settings, StarterInput input, PhaseLog phases,
             CompletableFuture<ChildRuntime> joining, CompletableFuture<FdDistribution.Request> fdRequest) {
-        int id = settings.id();
-        Thread.ofPlatform().name("cudaipc4j-join").start(() -> {
+        Thread.ofPlatform().name("cudaipc4j-join").start(new Join(settings, input, phases, joining, fdRequest));
+    }
+
+    /**
+     * The join thread's work (see {@link #startJoining}), and the block's name it waits for. A class rather than
+     * lambdas: the child makes it on its way to its first step, where each lambda of its own costs it milliseconds of
+     * linking (the start-up cache is trained on a parent).
+     */
+    private record Join(ChildSettings settings, StarterInput input, PhaseLog phases,
+            CompletableFuture<ChildRuntime> joining, CompletableFuture<FdDistribution.Request> fdRequest)
+            implements Runnable, Supplier<String> {
+        @Override
+        public void run() {
+            int id = settings.id();
             try {
-                Duration timeout = settings.run().timeout();
-                String block = input.next(ChildSettings.BlockName.CODEC, "the control block's name",
-                        Deadline.after(timeout, "--timeout")).name();
-                joining.complete(ChildRuntime.join(block, SimpleIpcSlot.LAYOUT, id, timeout));
+                joining.complete(ChildRuntime.join(this, SimpleIpcSlot.LAYOUT, id, settings.run().timeout()));
                 phases.mark("joined");
             } catch (Throwable t) {
                 joining.completeExceptionally(t);
@@ -158,7 +168,14 @@ public final class SimpleIpcChild {
                     fdRequest.completeExceptionally(t);
                 }
             }
-        });
+        }
+
+        /** The control block's name, once the parent sends it. */
+        @Override
+        public String get() {
+            return input.next(ChildSettings.BlockName.CODEC, "the control block's name",
+                    Deadline.after(settings.run().timeout(), "--timeout")).name();
+        }
     }
 
     /** Starts the driver beside the join, runs the child's part in the group and returns its exit code. */

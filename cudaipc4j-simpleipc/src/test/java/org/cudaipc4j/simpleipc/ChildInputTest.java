@@ -63,7 +63,7 @@ class ChildInputTest {
     void aChildWhosePipeClosesBeforeTheBlocksNameLeavesInOneLine() throws Exception {
         Process child = startChild();
         try (OutputStream in = child.getOutputStream()) {
-            in.write(ChildSettings.CODEC.encode(new ChildSettings(0, BackendKind.HOST, null, null, hostRun())));
+            in.write(ChildSettings.Frame.CODEC.encode(new ChildSettings(0, BackendKind.HOST, null, null, hostRun())));
         }
         assertEquals(List.of("Process 0: the parent closed its pipe before sending the control block's name"),
                 linesAndExit(child, 1));

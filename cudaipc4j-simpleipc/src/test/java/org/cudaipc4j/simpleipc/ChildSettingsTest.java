@@ -49,7 +49,7 @@ class ChildSettingsTest {
                         run(BackendKind.HOST, Fill.VEC16, Verify.DEVICE, IpcMode.LEGACY, Sync.EVENTS, true,
                                 List.of()), true));
         for (ChildSettings settings : all) {
-            assertEquals(settings, ChildSettings.CODEC.decode(ChildSettings.CODEC.encode(settings)));
+            assertEquals(settings, ChildSettings.Frame.CODEC.decode(ChildSettings.Frame.CODEC.encode(settings)));
             assertEquals(List.of(Integer.toString(settings.id())), settings.arguments());
             settings.checkArguments(settings.arguments().toArray(String[]::new));
         }
@@ -59,7 +59,7 @@ class ChildSettingsTest {
 
     @Test
     void theEncodingsBytesArePinned() {
-        assertEquals(GOLDEN_SETTINGS, HexFormat.of().formatHex(ChildSettings.CODEC.encode(pinned())));
+        assertEquals(GOLDEN_SETTINGS, HexFormat.of().formatHex(ChildSettings.Frame.CODEC.encode(pinned())));
         assertEquals(GOLDEN_NAME, HexFormat.of().formatHex(BlockName.CODEC.encode(new BlockName("ab"))));
     }
 
@@ -76,7 +76,7 @@ class ChildSettingsTest {
 
     @Test
     void anythingElseIsRefused() {
-        byte[] frame = ChildSettings.CODEC.encode(pinned());
+        byte[] frame = ChildSettings.Frame.CODEC.encode(pinned());
         byte[] unknown = frame.clone();
         unknown[BACKEND_OFFSET] = 3;
         assertEquals("ChildSettings.backend: unknown code 3 of BackendKind", refused(unknown));
@@ -110,6 +110,6 @@ class ChildSettingsTest {
     }
 
     private static String refused(byte[] frame) {
-        return assertThrows(IllegalArgumentException.class, () -> ChildSettings.CODEC.decode(frame)).getMessage();
+        return assertThrows(IllegalArgumentException.class, () -> ChildSettings.Frame.CODEC.decode(frame)).getMessage();
     }
 }

@@ -23,8 +23,8 @@ public final class SilentParent {
         OutputStream in = child.getOutputStream();
         if (args[1].equals("settings")) {
             SimpleIpcOptions d = SimpleIpcOptions.defaults();
-            in.write(ChildSettings.CODEC.encode(new ChildSettings(0, SimpleIpcOptions.BackendKind.HOST, null, null,
-                    new SimpleIpcOptions(4096, 1, List.of(), 1, SimpleIpcOptions.BackendKind.HOST, 2,
+            in.write(ChildSettings.Frame.CODEC.encode(new ChildSettings(0, SimpleIpcOptions.BackendKind.HOST, null,
+                    null, new SimpleIpcOptions(4096, 1, List.of(), 1, SimpleIpcOptions.BackendKind.HOST, 2,
                             Duration.ofSeconds(60), false, -1, d.kernel(), d.verify(), d.ipc(), d.sync(),
                             d.hostWaitTimeout()))));
             in.flush();

@@ -13,7 +13,7 @@ public final class CudaSettings {
     /** The driver library names or paths {@link CudaLibrary} tries, in order; blank counts as not set. */
     public static final Setting<List<String>> LIBCUDA = Setting.property("cudaipc4j.libcuda", LIBCUDA_DEFAULT,
             "The driver library names or paths to try, comma-separated; the first that loads wins",
-            CudaSettings::libraryNames);
+            new LibraryNames());
 
     /** Measurement switch: {@link Prelink} links nothing ahead of the calls. */
     static final Setting<Boolean> NO_PRELINK = Setting.switchProperty("cudaipc4j.noPrelink",
@@ -23,13 +23,20 @@ public final class CudaSettings {
     static final Setting<Boolean> NO_WARM_UP = Setting.switchProperty("cudaipc4j.noWarmUp",
             "true: no background calls that the driver refuses at once and that make each first real call fast");
 
-    private static List<String> libraryNames(String text) {
-        List<String> names = new ArrayList<>();
-        for (String name : (text.isBlank() ? LIBCUDA_DEFAULT : text).split(",")) {
-            if (!name.isBlank()) {
-                names.add(name.strip());
+    /**
+     * Reads {@link #LIBCUDA}: a class rather than a method reference, as {@link Setting} asks, since every child
+     * reads it on its way to its driver, and a child's first lambda costs it milliseconds of linking.
+     */
+    private static final class LibraryNames implements Setting.Parse<List<String>> {
+        @Override
+        public List<String> from(String text) {
+            List<String> names = new ArrayList<>();
+            for (String name : (text.isBlank() ? LIBCUDA_DEFAULT : text).split(",")) {
+                if (!name.isBlank()) {
+                    names.add(name.strip());
+                }
             }
+            return List.copyOf(names);
         }
-        return List.copyOf(names);
     }
 }

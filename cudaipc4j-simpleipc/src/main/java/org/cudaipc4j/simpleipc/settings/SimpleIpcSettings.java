@@ -36,7 +36,7 @@ public final class SimpleIpcSettings {
     /** The host backend's longest wait, read by the parent, which hands it to its children with their settings. */
     public static final Setting<Duration> WAIT_TIMEOUT = Setting.property("cudaipc4j.host.waitTimeoutMs", "60000",
             "Host backend only: the longest wait on a simulated event or stream, in milliseconds",
-            SimpleIpcSettings::waitTimeout);
+            new WaitTimeout());
 
     /** Measurement switch: the children start only once the parent's driver has started. */
     public static final Setting<Boolean> NO_EARLY_START = Setting.switchProperty("cudaipc4j.noEarlyStart",
@@ -51,16 +51,23 @@ public final class SimpleIpcSettings {
             "CUDAIPC4J_NCCL_SEPARATE_HOSTS", "1",
             "1: each NCCL rank is a host of its own to NCCL, so that several ranks can share one GPU");
 
-    private static Duration waitTimeout(String text) {
-        try {
-            long ms = Long.parseLong(text.trim());
-            if (ms > 0 && ms <= Sizes.LONGEST.toMillis()) {
-                return Duration.ofMillis(ms);
+    /**
+     * Reads {@link #WAIT_TIMEOUT}: a class rather than a method reference, as {@link Setting} asks, since the parent
+     * reads these settings on its way to starting its children.
+     */
+    private static final class WaitTimeout implements Setting.Parse<Duration> {
+        @Override
+        public Duration from(String text) {
+            try {
+                long ms = Long.parseLong(text.trim());
+                if (ms > 0 && ms <= Sizes.LONGEST.toMillis()) {
+                    return Duration.ofMillis(ms);
+                }
+            } catch (NumberFormatException e) {
+                // reported below
             }
-        } catch (NumberFormatException e) {
-            // reported below
+            throw new IllegalArgumentException(WAIT_TIMEOUT.name() + " must be a positive number of milliseconds, at"
+                    + " most " + Sizes.LONGEST.toMillis() + " (a hundred years): '" + text + "'");
         }
-        throw new IllegalArgumentException(WAIT_TIMEOUT.name() + " must be a positive number of milliseconds, at"
-                + " most " + Sizes.LONGEST.toMillis() + " (a hundred years): '" + text + "'");
     }
 }
