@@ -83,7 +83,7 @@ public final class JvmCommand {
      * @throws CoordinationException when the java binary cannot be found
      */
     public static List<String> base() {
-        List<String> parentArgs = ProcessHandle.current().info().arguments().map(List::of).orElse(List.of());
+        List<String> parentArgs = ownArguments();
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBinary());
         // No /tmp/hsperfdata_<user>/<pid> file (jps and jstat's), which a child killed by SIGKILL would leave;
@@ -103,6 +103,27 @@ public final class JvmCommand {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         return cmd;
+    }
+
+    /**
+     * {@return this JVM's arguments, its command line without the binary, whole}: read from
+     * {@code /proc/self/cmdline}, as {@link ProcessHandle.Info#arguments()} gives none at all for a command line
+     * longer than a page (a long class path), and children would then lose every option they inherit (their
+     * temporary folder, their heap). Elsewhere, what {@code ProcessHandle} gives, or nothing.
+     */
+    public static List<String> ownArguments() {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc/self/cmdline"));
+            String text = new String(raw, java.nio.charset.Charset.forName(
+                    System.getProperty("sun.jnu.encoding", "UTF-8"), java.nio.charset.StandardCharsets.UTF_8));
+            List<String> args = new ArrayList<>(List.of(text.split("\0", -1)));
+            if (!args.isEmpty() && args.getLast().isEmpty()) {
+                args.removeLast(); // each argument ends with a NUL
+            }
+            return args.isEmpty() ? List.of() : List.copyOf(args.subList(1, args.size()));
+        } catch (java.io.IOException | RuntimeException e) {
+            return ProcessHandle.current().info().arguments().map(List::of).orElse(List.of());
+        }
     }
 
     /** Whether {@code option} of the launcher takes the next argument as its value. */

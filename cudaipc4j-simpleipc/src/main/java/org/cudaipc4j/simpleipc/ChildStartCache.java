@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.HexFormat;
 import java.util.List;
+import org.cudaipc4j.coord.JvmCommand;
 import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
@@ -46,8 +47,7 @@ final class ChildStartCache {
                 }
             }
             Path jar = Path.of(ChildStartCache.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            return of(jar, cacheDirectory(), backend,
-                    ProcessHandle.current().info().arguments().map(List::of).orElse(List.of()));
+            return of(jar, cacheDirectory(), backend, JvmCommand.ownArguments());
         } catch (java.net.URISyntaxException | RuntimeException e) {
             return null; // no cache: the children start as they would anyway
         }
