@@ -297,6 +297,28 @@ class LauncherTest {
         return root;
     }
 
+    /** A stale jar and a JAVA_HOME that is a runtime without javac: one line, and no build started. */
+    @Test
+    void aStaleJarWithARuntimeWithoutJavacSaysSoInOneLine(@TempDir Path tmp) throws Exception {
+        Path root = project(tmp);
+        Path jdk = standInJdk(tmp);
+        Files.delete(jdk.resolve("bin/javac")); // a runtime, such as a jlinked one
+        Files.setLastModifiedTime(root.resolve("cudaipc4j-cli/target/cudaipc4j.jar"),
+                FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+        Files.writeString(Files.createDirectories(root.resolve("cudaipc4j-cli/src/main/java")).resolve("New.java"),
+                "class New {}\n");
+        Path bin = Files.createDirectories(tmp.resolve("bin-with-mvn"));
+        Path mvn = bin.resolve("mvn");
+        Files.writeString(mvn, "#!/bin/sh\necho mvn was started\n");
+        Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        Launch stale = launch(root, jdk, null, bin);
+        assertEquals(1, stale.exit(), stale.out());
+        assertEquals("cudaipc4j: " + root.resolve("cudaipc4j-cli/target/cudaipc4j.jar") + " is missing or stale and "
+                + jdk + " is a Java runtime without javac to build it: set JAVA_HOME to a JDK 25",
+                stale.out().strip());
+    }
+
     /** A JDK 25 home whose {@code java} prints its environment's work-queue setting and its arguments. */
     private static Path standInJdk(Path tmp) throws IOException {
         Path jdk = Files.createDirectories(tmp.resolve("jdk"));
@@ -305,6 +327,9 @@ class LauncherTest {
         Files.writeString(java, "#!/bin/sh\necho \"connections=${CUDA_DEVICE_MAX_CONNECTIONS-unset}"
                 + " start=${CUDAIPC4J_RUN_START-unset} args=$*\"\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path javac = jdk.resolve("bin/javac"); // a JDK: the launcher builds a stale jar only with one
+        Files.writeString(javac, "#!/bin/sh\nexit 1\n");
+        Files.setPosixFilePermissions(javac, PosixFilePermissions.fromString("rwxr-xr-x"));
         return jdk;
     }
 
