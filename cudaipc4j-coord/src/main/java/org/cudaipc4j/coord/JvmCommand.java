@@ -115,7 +115,7 @@ public final class JvmCommand {
         try {
             byte[] raw = Files.readAllBytes(Path.of("/proc/self/cmdline"));
             String text = new String(raw, java.nio.charset.Charset.forName(
-                    System.getProperty("sun.jnu.encoding", "UTF-8"), java.nio.charset.StandardCharsets.UTF_8));
+                    System.getProperty("native.encoding", "UTF-8"), java.nio.charset.StandardCharsets.UTF_8));
             List<String> args = new ArrayList<>(List.of(text.split("\0", -1)));
             if (!args.isEmpty() && args.getLast().isEmpty()) {
                 args.removeLast(); // each argument ends with a NUL
