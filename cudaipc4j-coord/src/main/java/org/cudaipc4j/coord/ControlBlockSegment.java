@@ -72,7 +72,7 @@ final class ControlBlockSegment {
         } catch (SharedSegmentException e) {
             throw new ControlBlockException(e.getMessage(), e);
         }
-        return validate(segment, name, slotData, requireParentIsCreator);
+        return validate(segment, name, slotData, LayoutFingerprint.of(slotData), requireParentIsCreator);
     }
 
     /**
@@ -82,7 +82,7 @@ final class ControlBlockSegment {
     static ControlBlock awaitCreated(Supplier<String> names, MemoryLayout slotData, Duration timeout) {
         // Before the name, which may still be on its way: what the open needs of none (see ControlBlock.awaitCreated).
         long owner = Libc.getuid();
-        LayoutFingerprint.of(slotData);
+        long fingerprint = LayoutFingerprint.of(slotData);
         String name = names.get();
         long parent = expectedParent(name);
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -99,7 +99,7 @@ final class ControlBlockSegment {
             }
             if (segment != null) {
                 if (segment.size() >= HEADER.byteSize() && (long) MAGIC_WORD.getAcquire(segment.memory(), 0L) != 0) {
-                    return validate(segment, name, slotData, true);
+                    return validate(segment, name, slotData, fingerprint, true);
                 }
                 seen = " (the file is there, " + segment.size() + " bytes, " + (segment.size() < HEADER.byteSize()
                         ? "smaller than a header)" : "with no header written)");
@@ -129,7 +129,7 @@ final class ControlBlockSegment {
         return creator > 0 ? creator : Pids.parentPid();
     }
 
-    private static ControlBlock validate(SharedSegment segment, String name, MemoryLayout slotData,
+    private static ControlBlock validate(SharedSegment segment, String name, MemoryLayout slotData, long fingerprint,
             boolean requireParentIsCreator) {
         try {
             MemorySegment m = segment.memory();
@@ -154,10 +154,10 @@ final class ControlBlockSegment {
             }
             int dataSize = (int) SLOT_DATA_SIZE.get(m, 0L);
             long format = (long) SLOT_FORMAT.get(m, 0L);
-            if (dataSize != slotData.byteSize() || format != LayoutFingerprint.of(slotData)) {
+            if (dataSize != slotData.byteSize() || format != fingerprint) {
                 throw new ControlBlockException(what + " holds slot data of another format (" + dataSize
                         + " bytes, fingerprint " + Long.toHexString(format) + "; expected " + slotData.byteSize()
-                        + " bytes, " + Long.toHexString(LayoutFingerprint.of(slotData)) + ")");
+                        + " bytes, " + Long.toHexString(fingerprint) + ")");
             }
             long expected = sizeFor(count, slotData);
             long recorded = (long) TOTAL_SIZE.get(m, 0L);

@@ -109,20 +109,29 @@ public final class JvmCommand {
      * {@return this JVM's arguments, its command line without the binary, whole}: read from
      * {@code /proc/self/cmdline}, as {@link ProcessHandle.Info#arguments()} gives none at all for a command line
      * longer than a page (a long class path), and children would then lose every option they inherit (their
-     * temporary folder, their heap). Elsewhere, what {@code ProcessHandle} gives, or nothing.
+     * temporary folder, their heap). Elsewhere, what {@code ProcessHandle} gives, or nothing. Read once: they do not
+     * change, and a parent asks for them more than once on its way to starting its children.
      */
     public static List<String> ownArguments() {
-        try {
-            byte[] raw = Files.readAllBytes(Path.of("/proc/self/cmdline"));
-            String text = new String(raw, java.nio.charset.Charset.forName(
-                    System.getProperty("native.encoding", "UTF-8"), java.nio.charset.StandardCharsets.UTF_8));
-            List<String> args = new ArrayList<>(List.of(text.split("\0", -1)));
-            if (!args.isEmpty() && args.getLast().isEmpty()) {
-                args.removeLast(); // each argument ends with a NUL
+        return OwnArguments.LIST;
+    }
+
+    private static final class OwnArguments {
+        static final List<String> LIST = read();
+
+        private static List<String> read() {
+            try {
+                byte[] raw = Files.readAllBytes(Path.of("/proc/self/cmdline"));
+                String text = new String(raw, java.nio.charset.Charset.forName(
+                        System.getProperty("native.encoding", "UTF-8"), java.nio.charset.StandardCharsets.UTF_8));
+                List<String> args = new ArrayList<>(List.of(text.split("\0", -1)));
+                if (!args.isEmpty() && args.getLast().isEmpty()) {
+                    args.removeLast(); // each argument ends with a NUL
+                }
+                return args.isEmpty() ? List.of() : List.copyOf(args.subList(1, args.size()));
+            } catch (java.io.IOException | RuntimeException e) {
+                return ProcessHandle.current().info().arguments().map(List::of).orElse(List.of());
             }
-            return args.isEmpty() ? List.of() : List.copyOf(args.subList(1, args.size()));
-        } catch (java.io.IOException | RuntimeException e) {
-            return ProcessHandle.current().info().arguments().map(List::of).orElse(List.of());
         }
     }
 
