@@ -39,6 +39,10 @@ public final class ChildRuntime implements AutoCloseable {
     private volatile boolean failed;
     private final java.util.List<Runnable> parentGoneActions = new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean closed;
+    /** Guards {@link #leftAfterTheParent}: not {@code this}, which {@link #close} holds while it joins the watchdog. */
+    private final Object leaving = new Object();
+    /** Whether this member left after its dead parent ({@link #leaveIfParentGone}). */
+    private boolean leftAfterTheParent;
 
     /** The groups this process joined, for the one shutdown hook ({@link #leaveWithTheProcess}). */
     private static final Queue<ChildRuntime> JOINED = new ConcurrentLinkedQueue<>();
@@ -136,6 +140,32 @@ public final class ChildRuntime implements AutoCloseable {
      */
     public void setStatus(ProcessStatus status) {
         block.setStatus(index, status);
+    }
+
+    /**
+     * When the parent is gone, leaves as a child must after it: says so in one line on standard error ({@code
+     * cudaipc4j: process N: the parent (pid P) is gone; exiting}), removes what the dead parent named, runs the
+     * {@link #onParentGone} actions and aborts the group. The same line and the same clean-up however the death was
+     * found first (the watchdog, a wait of the main thread, the shutdown hook), once; a second caller returns when
+     * the first has finished, so that neither halts the process in the middle of the other's clean-up.
+     *
+     * @return true when the parent is gone (this member has left), false while it lives
+     */
+    public boolean leaveIfParentGone() {
+        synchronized (leaving) {
+            if (leftAfterTheParent) {
+                return true;
+            }
+            if (!ParentWatch.gone(parentPid)) {
+                return false;
+            }
+            leftAfterTheParent = true;
+            System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
+                    + ") is gone; exiting");
+            System.err.flush();
+            leaveAfterTheParent();
+            return true;
+        }
     }
 
     /**
@@ -260,20 +290,14 @@ public final class ChildRuntime implements AutoCloseable {
 
     private static void leaveIfTheParentsAreGone() {
         for (ChildRuntime rt : JOINED) {
-            if (ParentWatch.gone(rt.parentPid)) {
-                rt.leaveAfterTheParent();
-            }
+            rt.leaveIfParentGone();
         }
     }
 
     private void watch() {
         IdleStrategy idle = IdleStrategy.periodic(Duration.ofMillis(HEARTBEAT_MILLIS));
         while (!stopping) {
-            if (ParentWatch.gone(parentPid)) {
-                System.err.println("cudaipc4j: process " + index + ": the parent (pid " + parentPid
-                        + ") is gone; exiting");
-                System.err.flush();
-                leaveAfterTheParent();
+            if (leaveIfParentGone()) {
                 Runtime.getRuntime().halt(1);
             }
             try {

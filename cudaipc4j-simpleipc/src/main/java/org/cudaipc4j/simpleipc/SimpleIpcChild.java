@@ -278,11 +278,18 @@ public final class SimpleIpcChild {
         ProcessExit.abandon(1);
     }
 
-    /** Marks this process FAILED, aborts the group with the reason and prints it (with a stack trace on debug). */
+    /**
+     * Marks this process FAILED, aborts the group with the reason and prints it (with a stack trace on debug). A
+     * failure that comes of the parent's death (a wait that saw it before the watchdog did) is said as the watchdog
+     * says it, in one line on standard error, with its clean-up ({@link ChildRuntime#leaveIfParentGone}).
+     */
     private static void reportFailure(ChildRuntime runtime, Throwable e) {
         String reason = Failures.oneLine(e);
+        boolean parentGone = runtime.leaveIfParentGone();
         runtime.fail(reason);
-        System.out.printf("Process %d: %s%n", runtime.index(), reason);
+        if (!parentGone) {
+            System.out.printf("Process %d: %s%n", runtime.index(), reason);
+        }
         if (Failures.debug()) {
             e.printStackTrace();
         }
