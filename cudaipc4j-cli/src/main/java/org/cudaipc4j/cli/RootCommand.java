@@ -81,7 +81,8 @@ final class RootCommand implements Callable<Integer> {
 
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "120s", converter = OptionTypes.Timeout.class,
             description = "Bound on the run, from the parent's start: when it passes, the processes still running"
-                    + " are stopped and the run fails (their teardown comes on top). A whole number with a unit, ms,"
+                    + " are stopped and the run fails (their teardown comes on top); time the job spent stopped (Ctrl-Z)"
+                    + " does not count. A whole number with a unit, ms,"
                     + " s, m or h (such as 500ms, 30s, 2m); a number alone is seconds; at most 876000h."
                     + " Default: ${DEFAULT-VALUE}.")
     Duration timeout;

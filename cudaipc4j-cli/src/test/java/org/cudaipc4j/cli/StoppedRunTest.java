@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A stopped process is a failed process, a stopped job is not: one process of a run stopped (SIGSTOP) while the
  * others run ends the run within 5 s, named on one line, and leaves nothing; the whole run stopped together for
- * longer than the silence limit and continued goes on and passes. Each test prints the time it measured.
+ * longer than the silence limit, or than the run's --timeout, and continued goes on and passes. The tests of a
+ * stopped process print the time they measured.
  */
 class StoppedRunTest {
     private static final Duration LIMIT = Duration.ofMinutes(2);
@@ -156,6 +157,42 @@ class StoppedRunTest {
             assertTrue(last.startsWith("Passed: 3 processes on 3 simulated devices"), run.out);
             assertEquals(0, run.count("stopped responding|failed"), run.out);
             assertEmptyAndRemove(shm, "after the run stopped and continued");
+        } finally {
+            removeTree(shm);
+        }
+    }
+
+    /**
+     * Time the job spent stopped is not the run's: a run stopped whole for longer than its --timeout goes on when
+     * continued and passes. (ToolPathsTest.aRunLongerThanItsTimeoutEndsAtTheTimeout: one that runs that long fails.)
+     */
+    @Test
+    void aRunStoppedWholeForLongerThanItsTimeoutGoesOnWhenContinuedAndPasses() throws IOException {
+        Path shm = privateShm();
+        try {
+            Duration timeout = Duration.ofSeconds(4);
+            AtomicReference<List<String>> states = new AtomicReference<>();
+            Process tool = ToolPathsTest.start(Map.of(), shm, "--backend", "host", "--sim-devices", "3", "--size",
+                    "4K", "--steps", "200", "--timeout", timeout.toSeconds() + "s");
+            ToolRun run = ToolRun.finish(tool, LIMIT, line -> line.equals("Step 5 done"), p -> {
+                List<ProcessHandle> all = tree(p);
+                signal("STOP", all.stream().mapToLong(ProcessHandle::pid).toArray());
+                long stoppedAt = System.nanoTime();
+                Waits.until(10_000, () -> all.stream().allMatch(h -> state(h.pid()).equals("T")));
+                states.set(all.stream().map(h -> state(h.pid())).toList());
+                // The pause under test: longer than the whole --timeout, by the time it lasts, not by an event.
+                long pause = timeout.plusSeconds(1).toNanos();
+                for (long left = pause; left > 0; left = pause - (System.nanoTime() - stoppedAt)) {
+                    LockSupport.parkNanos(left);
+                }
+                signal("CONT", all.stream().mapToLong(ProcessHandle::pid).toArray());
+            });
+            assertEquals(List.of("T", "T", "T", "T"), states.get(), "the run was not stopped whole while it ran");
+            run.assertExit(ExitCodes.OK).assertNothingLeft();
+            String last = run.out.lines().reduce((a, b) -> b).orElse("");
+            assertTrue(last.startsWith("Passed: 3 processes on 3 simulated devices"), run.out);
+            assertEquals(0, run.count("timed out|stopped responding|failed"), run.out);
+            assertEmptyAndRemove(shm, "after the run stopped for longer than its timeout and continued");
         } finally {
             removeTree(shm);
         }

@@ -20,7 +20,8 @@ import org.cudaipc4j.base.LibcFutex;
  * that the last arriver wakes only when someone sleeps, or park with backoff where there is no futex), has a
  * timeout, and ends with a {@link BarrierException} when the group is aborted, when a participant or the parent
  * dies or stops responding (checked every ~50 ms, across rounds that never wait long too, never in the hot spin;
- * see {@link HeartbeatWatch}), or on timeout. A process that times out or finds a dead or silent participant aborts the group, so that the others
+ * see {@link HeartbeatWatch}), or on timeout (a {@link Deadline} per wait: time the process did not run, stopped with
+ * its job, does not count). A process that times out or finds a dead or silent participant aborts the group, so that the others
  * stop too; the abort wakes those asleep on the futex at once. After an exception the barrier is unusable.
  *
  * <p>The futex is Linux's (x86-64 and AArch64), on the shared mapping; {@code -Dcudaipc4j.nofutex=true} turns it
@@ -37,7 +38,7 @@ public final class Barrier {
     private final int index;
     private final int participants;
     private final Duration timeout;
-    private final long timeoutNanos;
+    private final Duration silenceLimit;
     private final IdleStrategy idle;
     private final boolean futex;
     private final boolean canWake = LibcFutex.hasFutex();
@@ -68,13 +69,13 @@ public final class Barrier {
         this.index = index;
         this.participants = block.processCount();
         this.timeout = timeout;
-        this.timeoutNanos = timeout.toNanos();
+        this.silenceLimit = Liveness.silenceLimit();
         this.futex = useFutex && LibcFutex.hasFutex();
         this.idle = IdleStrategy.forParticipants(participants);
         this.senseWord = block.word(BARRIER_SENSE_OFFSET);
         this.timespec = futex ? Arena.ofAuto().allocate(16, 8) : null;
         this.checkEveryNanos = checkEvery.toNanos();
-        this.heartbeats = new HeartbeatWatch(block, Liveness.silenceLimit());
+        this.heartbeats = new HeartbeatWatch(block, silenceLimit);
         this.nextCheck = System.nanoTime() + checkEveryNanos;
     }
 
@@ -86,6 +87,7 @@ public final class Barrier {
      */
     public void await() {
         long start = System.nanoTime();
+        Deadline deadline = deadline();
         if (block.isAborted()) {
             throw new BarrierException("barrier " + block.describeAbort());
         }
@@ -98,13 +100,13 @@ public final class Barrier {
         if (arrived == participants) {
             flipSense(1);
         } else {
-            waitForSense(1, start);
+            waitForSense(1, deadline);
         }
         int remaining = (int) BARRIER_COUNT.getAndAdd(mem, 0L, -1) - 1;
         if (remaining == 0) {
             flipSense(0);
         } else {
-            waitForSense(0, start);
+            waitForSense(0, deadline);
         }
         round++;
     }
@@ -149,7 +151,12 @@ public final class Barrier {
         assert previous + delta >= 0 : "negative barrier sleeper count";
     }
 
-    private void waitForSense(int target, long start) {
+    /** {@return the timeout of one wait, from now: only time this process ran counts ({@link Deadline})} */
+    private Deadline deadline() {
+        return Deadline.after(timeout, "the barrier's timeout", silenceLimit);
+    }
+
+    private void waitForSense(int target, Deadline deadline) {
         idle.reset();
         int iterations = 0;
         while (true) {
@@ -165,8 +172,8 @@ public final class Barrier {
             }
             if (futex && idle.shouldBlock()) {
                 long now = System.nanoTime();
-                long until = Math.min(nextCheck, start + timeoutNanos);
-                sleep(target, Math.clamp(until - now, 1_000L, checkEveryNanos));
+                long until = Math.min(nextCheck - now, deadline.remaining().toNanos());
+                sleep(target, Math.clamp(until, 1_000L, checkEveryNanos));
             } else {
                 idle.idle();
                 if (idle.isSpinning() && (++iterations & 255) != 0) {
@@ -178,7 +185,7 @@ public final class Barrier {
             if (lost != null && !reached(target)) {
                 throw leave(lost, "barrier ");
             }
-            if (now - start >= timeoutNanos) {
+            if (deadline.hasPassed()) {
                 if (reached(target)) {
                     return;
                 }
@@ -200,7 +207,7 @@ public final class Barrier {
      * @throws BarrierException when it gives up
      */
     public void awaitCondition(BooleanSupplier condition, String what) {
-        long start = System.nanoTime();
+        Deadline deadline = deadline();
         IdleStrategy wait = IdleStrategy.forLongWait();
         while (!condition.getAsBoolean()) {
             if (block.isAborted()) {
@@ -212,7 +219,7 @@ public final class Barrier {
             if (lost != null) {
                 throw leave(lost, "waiting for " + what + ": ");
             }
-            if (now - start >= timeoutNanos) {
+            if (deadline.hasPassed()) {
                 String msg = "process " + index + " timed out after " + Durations.format(timeout) + " waiting for " + what;
                 block.abort(index, msg);
                 throw new BarrierException(msg);

@@ -57,11 +57,11 @@ final class ControlBlockPublication {
 
     /** A child's wait for {@code done}, checking for an abort, the parent's death or silence and the timeout. */
     static void awaitParent(ControlBlock block, Duration timeout, String what, BooleanSupplier done) {
-        long start = System.nanoTime();
-        long timeoutNanos = timeout.toNanos();
-        long nextCheck = start + CHECK_EVERY_NANOS;
+        Duration silenceLimit = Liveness.silenceLimit();
+        Deadline deadline = Deadline.after(timeout, "the timeout", silenceLimit);
+        long nextCheck = System.nanoTime() + CHECK_EVERY_NANOS;
         IdleStrategy idle = IdleStrategy.forLongWait();
-        HeartbeatWatch parent = new HeartbeatWatch(block, Liveness.silenceLimit());
+        HeartbeatWatch parent = new HeartbeatWatch(block, silenceLimit);
         long creatorPid = block.creatorPid();
         while (!done.getAsBoolean()) {
             if (block.isAborted()) {
@@ -82,7 +82,7 @@ final class ControlBlockPublication {
                                 + HeartbeatWatch.stoppedResponding(silence) + " before publishing its " + what);
                     }
                 }
-                if (now - start >= timeoutNanos) {
+                if (deadline.hasPassed()) {
                     throw new CoordinationException("timed out after " + Durations.format(timeout)
                             + " waiting for the parent to publish its " + what);
                 }

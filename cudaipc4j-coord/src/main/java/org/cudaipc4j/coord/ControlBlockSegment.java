@@ -85,7 +85,7 @@ final class ControlBlockSegment {
         long fingerprint = LayoutFingerprint.of(slotData);
         String name = names.get();
         long parent = expectedParent(name);
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Deadline deadline = Deadline.after(timeout, "the timeout");
         // Polls the file system: a short park, not a spin (the parent is usually a few milliseconds away).
         IdleStrategy idle = IdleStrategy.backoff(0, 0, 100_000, 1_000_000);
         // A file that is there but never gets a header (a foreign or truncated one) is named in the timeout's message.
@@ -111,7 +111,7 @@ final class ControlBlockSegment {
                         ? "control block " + name + " is pid " + parent + "'s, not our parent's (pid " + actual + ")"
                         : "the parent (pid " + parent + ") is gone; it never created control block " + name);
             }
-            if (System.nanoTime() - deadline >= 0) {
+            if (deadline.hasPassed()) {
                 throw new ControlBlockException("control block " + name + " was not created within "
                         + Durations.format(timeout) + seen);
             }

@@ -63,14 +63,19 @@ final class FdDistribution implements AutoCloseable {
         FdServer listening = server;
         Thread.ofPlatform().daemon().name("cudaipc4j-fd-distribution").start(() -> {
             int served = 0;
+            // Every wait a slice of the deadline at a time, looking again after each: a wait that blocked for all
+            // that is left would be taken for a pause of this process (Deadline).
             while (served < children) {
-                try (FdChannel channel = listening.accept(deadline.remaining())) {
+                Duration slice = deadline.nextWait();
+                if (slice.isZero()) {
+                    return; // out of time
+                }
+                try (FdChannel channel = listening.accept(slice)) {
                     if (!member.test(channel.peer().pid())) {
                         continue; // not one of ours: nothing is sent
                     }
                     try (FdMessage request = channel.receive(deadline.remaining())) {
-                        List<Integer> fds = exported.get(deadline.remaining().toMillis(), TimeUnit.MILLISECONDS);
-                        channel.send(request.payload(), fds);
+                        channel.send(request.payload(), exports(deadline));
                     }
                     served++;
                 } catch (CoordinationException e) {
@@ -86,6 +91,20 @@ final class FdDistribution implements AutoCloseable {
             // Everyone is served: the socket's name goes now, not at the end of the run.
             listening.close();
         });
+    }
+
+    /** {@return the descriptors once offered} Waits a slice of {@code deadline} at a time, until it passes. */
+    private List<Integer> exports(Deadline deadline)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        while (true) {
+            try {
+                return exported.get(deadline.nextWait().toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (deadline.hasPassed()) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** The descriptors every child gets, in slot order; children waiting for them get them now. */

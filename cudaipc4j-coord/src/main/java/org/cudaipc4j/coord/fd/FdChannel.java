@@ -340,8 +340,9 @@ public final class FdChannel implements AutoCloseable {
 
     private void awaitReadable(Deadline deadline, String what) {
         while (true) {
-            long left = deadline.remaining().toMillis();
-            Libc.Result r = Libc.poll(fd.value(), Libc.POLLIN, (int) Math.min(Integer.MAX_VALUE, Math.max(left, 0)));
+            // A slice at a time: a poll that blocked for all that is left would be taken for a pause (Deadline).
+            long slice = deadline.nextWait().toMillis();
+            Libc.Result r = Libc.poll(fd.value(), Libc.POLLIN, (int) Math.min(Integer.MAX_VALUE, slice));
             if (r.value() > 0) {
                 return;
             }

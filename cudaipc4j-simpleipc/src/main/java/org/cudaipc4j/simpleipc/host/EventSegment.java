@@ -9,6 +9,7 @@ import java.lang.foreign.StructLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.IdleStrategy;
 import org.cudaipc4j.simpleipc.backend.BackendException;
 
@@ -136,8 +137,8 @@ final class EventSegment {
      * @throws BackendException on timeout
      */
     void await(long ticket, long timeoutNanos, BooleanSupplier cancelled) {
-        long start = System.nanoTime();
-        long nextLivenessCheck = start + LIVENESS_CHECK_NANOS;
+        Deadline deadline = HostBackend.deadline(timeoutNanos);
+        long nextLivenessCheck = System.nanoTime() + LIVENESS_CHECK_NANOS;
         IdleStrategy idle = IdleStrategy.backoff(100, 50, 1_000, MAX_PARK_NANOS);
         while (completed() < ticket) {
             if (cancelled.getAsBoolean()) {
@@ -148,7 +149,7 @@ final class EventSegment {
                 continue;
             }
             long now = System.nanoTime();
-            if (now - start >= timeoutNanos) {
+            if (deadline.hasPassed()) {
                 throw new BackendException(String.format("wait for event %s record #%d timed out after %s",
                         name, ticket, HostBackend.seconds(timeoutNanos)));
             }

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.IdleStrategy;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.simpleipc.backend.Backend;
@@ -115,13 +116,13 @@ final class HostAttachment implements Backend.Attachment {
         MemorySegment m = counterMemory;
         long offset = counterOffsets[index];
         stream.enqueue("waitCounter", () -> () -> {
-            long deadline = System.nanoTime() + timeoutNanos;
+            Deadline deadline = HostBackend.deadline(timeoutNanos);
             IdleStrategy idle = IdleStrategy.backoff(0, 0, 1_000, 1_000_000);
             while ((int) ((int) COUNTER.getAcquire(m, offset) - value) < 0) {
                 if (stream.isClosed()) {
                     return;
                 }
-                if (System.nanoTime() - deadline > 0) {
+                if (deadline.hasPassed()) {
                     throw new BackendException("counter " + index + " did not reach " + value + " within "
                             + HostBackend.seconds(timeoutNanos));
                 }

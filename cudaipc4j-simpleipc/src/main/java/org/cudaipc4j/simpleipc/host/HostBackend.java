@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
+import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.simpleipc.backend.Backend;
 import org.cudaipc4j.simpleipc.backend.BackendException;
@@ -222,6 +223,11 @@ public final class HostBackend implements Backend {
         }
         first.addSuppressed(e);
         return first;
+    }
+
+    /** {@return a wait's deadline, {@code nanos} (the wait timeout) from now, as every wait on a simulated device has} */
+    static Deadline deadline(long nanos) {
+        return Deadline.after(Duration.ofNanos(nanos), "cudaipc4j.host.waitTimeoutMs");
     }
 
     static String seconds(long nanos) {

@@ -4,6 +4,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.simpleipc.backend.BackendException;
 
 /**
@@ -100,8 +101,15 @@ final class HostStream {
             }
             queue.add(new Marker(reached));
         }
+        Deadline deadline = HostBackend.deadline(timeoutNanos);
         try {
-            return reached.await(timeoutNanos, TimeUnit.NANOSECONDS);
+            // A slice at a time: a wait that blocked for all that is left would be taken for a pause (Deadline).
+            while (!reached.await(deadline.nextWait().toNanos(), TimeUnit.NANOSECONDS)) {
+                if (deadline.hasPassed()) {
+                    return false;
+                }
+            }
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendException(what + " was interrupted waiting for stream " + name, e);
