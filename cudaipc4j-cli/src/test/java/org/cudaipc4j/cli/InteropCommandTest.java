@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.cudaipc4j.cuda.driver.CudaSettings;
+import org.cudaipc4j.testing.FileNames;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.ProjectRoot;
 import org.cudaipc4j.tool.ExitCodes;
@@ -345,10 +346,13 @@ class InteropCommandTest {
     @Test
     void controlCharactersOfTheInputAreShownEscaped(@TempDir Path dir) throws IOException {
         String legacy = Files.readString(root().resolve("interop-golden/java/vmm-fd.json"));
-        Path named = Files.writeString(dir.resolve("a\u001b[2J\u0007\u009b.json"), legacy);
+        // A C1 control (CSI) too where this JVM's file names can hold one (under a POSIX locale they cannot).
+        boolean c1 = FileNames.canHold("\u009b");
+        Path named = Files.writeString(dir.resolve("a\u001b[2J\u0007" + (c1 ? "\u009b" : "") + ".json"), legacy);
         Run described = run("interop", "describe", named.toString());
         assertEquals(ExitCodes.OK, described.exitCode(), described.describe());
-        assertTrue(described.out().contains("a\\u001b[2J\\u0007\\u009b.json"), described.describe());
+        assertTrue(described.out().contains("a\\u001b[2J\\u0007" + (c1 ? "\\u009b" : "") + ".json"),
+                described.describe());
         for (String line : described.out().split("\n")) {
             assertOneVisibleLine(line + "\n");
         }
