@@ -42,7 +42,7 @@ public final class FillBenchChild {
 
     public static void main(String[] args) {
         ProcessExit.whenBenchGone(ToolSettings.BENCH_PID.get(),
-                pid -> ProcessExit.exit(1)); // no bench, no one to report to
+                (pid, why) -> ProcessExit.exit(1)); // no bench, no one to report to
         int ordinal = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
         // As in a simpleIPC child: handles linked and warmed while the driver starts, so that the first import times

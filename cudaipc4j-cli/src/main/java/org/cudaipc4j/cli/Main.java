@@ -48,10 +48,13 @@ public final class Main {
         ProcessExit.exit(code);
     }
 
-    /** A run whose bench is gone stops as on SIGTERM: the shutdown hooks end its group and remove what it made. */
+    /**
+     * A run whose bench is gone, or stopped for longer than the silence limit, stops as on SIGTERM: the shutdown
+     * hooks end its group and remove what it made.
+     */
     private static void stopWhenBenchGone(String benchPid) {
-        ProcessExit.whenBenchGone(benchPid, pid -> {
-            System.err.println("cudaipc4j: stopped: the bench that started this run (pid " + pid + ") is gone");
+        ProcessExit.whenBenchGone(benchPid, (pid, why) -> {
+            System.err.println("cudaipc4j: stopped: the bench that started this run (pid " + pid + ") " + why);
             ProcessExit.exit(ExitCodes.FAILURE);
         });
     }

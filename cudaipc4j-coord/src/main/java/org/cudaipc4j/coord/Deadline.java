@@ -26,12 +26,6 @@ public final class Deadline {
      */
     private static final long LONGEST_NANOS = Long.MAX_VALUE / 2;
 
-    /**
-     * The shortest gap taken for a pause, whatever the silence limit: well above the looks' periods (a wait looks
-     * every 100 ms at most), so that a small limit does not make every look a pause and the deadline never pass.
-     */
-    private static final long SHORTEST_PAUSE_NANOS = 250_000_000L;
-
     private final Duration limit;
     private final String limitName;
     private final LongSupplier clock;
@@ -43,8 +37,8 @@ public final class Deadline {
     private boolean passed;
 
     /**
-     * A deadline {@code limit} from now by {@code clock}, a gap between looks longer than half of
-     * {@code silenceLimit} counting as a pause.
+     * A deadline {@code limit} from now by {@code clock}, a gap between looks longer than
+     * {@link Liveness#pauseNanos} of {@code silenceLimit} counting as a pause.
      */
     Deadline(Duration limit, String limitName, LongSupplier clock, Duration silenceLimit) {
         Objects.requireNonNull(limit, "limit");
@@ -55,7 +49,7 @@ public final class Deadline {
         this.limit = limit;
         this.limitName = limitName;
         this.clock = clock;
-        this.pauseNanos = Math.max(SHORTEST_PAUSE_NANOS, silenceLimit.toNanos() / 2);
+        this.pauseNanos = Liveness.pauseNanos(silenceLimit);
         long nanos = limit.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : limit.toNanos();
         this.expiresAtNanos = clock.getAsLong() + nanos;
     }

@@ -13,7 +13,26 @@ public final class Liveness {
     /** The silence limit unless {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} sets another: 3 s. */
     public static final Duration DEFAULT_SILENCE_LIMIT = Duration.ofSeconds(3);
 
+    /**
+     * The shortest gap between two looks at the clock that counts as a pause of the looking process, whatever the
+     * silence limit: well above the looks' periods (a wait looks every 100 ms, a {@link ParentWatch} every 200 ms),
+     * so that a small limit does not make every look a pause.
+     */
+    private static final long SHORTEST_PAUSE_NANOS = 250_000_000L;
+
     private Liveness() {}
+
+    /**
+     * {@return the gap between two looks at this process's clock beyond which it did not run in between} (it was
+     * stopped with the rest of its job, as Ctrl-Z does, or starved of CPU): half of {@code silenceLimit}, 250 ms at
+     * least. Such a look says nothing of the others, who may not have resumed yet; the waits that judge others count
+     * again from it.
+     *
+     * @param silenceLimit the silence limit in force
+     */
+    static long pauseNanos(Duration silenceLimit) {
+        return Math.max(SHORTEST_PAUSE_NANOS, silenceLimit.toNanos() / 2);
+    }
 
     /**
      * {@return the silence limit {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} sets, else {@link #DEFAULT_SILENCE_LIMIT}}

@@ -1,7 +1,6 @@
 package org.cudaipc4j.coord;
 
 import java.time.Duration;
-import java.util.function.LongConsumer;
 
 /**
  * The one test of "the process that started this one is gone", and the watch that acts on it. A child that must not
@@ -9,11 +8,30 @@ import java.util.function.LongConsumer;
  * from it, and ends within one period of the kernel handing this process to another parent, which it does as the
  * starter exits (also one killed by SIGKILL and not yet reaped), before the pid can be reused.
  * {@link ChildRuntime}'s watchdog asks {@link #gone} beside its heartbeat; a process without a control block starts
- * {@link #whenGone}.
+ * {@link #whenGone}, which also ends it once the kernel has shown the starter stopped (SIGSTOP, a debugger) for
+ * longer than the silence limit ({@link Liveness}), as a silent heartbeat would: a stopped starter supervises and
+ * reports nothing. The stop is counted as {@link StopCount} counts it, so a job stopped whole (Ctrl-Z) and
+ * continued goes on.
  */
 public final class ParentWatch {
     /** How often {@link #whenGone}'s thread looks. */
     public static final Duration PERIOD = Duration.ofMillis(200);
+
+    /** The reason {@link End} is given for a starter that has exited. */
+    public static final String GONE = "is gone";
+
+    /** What ends a process whose starter is gone or stopped responding. */
+    @FunctionalInterface
+    public interface End {
+        /**
+         * Ends this process (or does what its owner wants done then).
+         *
+         * @param starter the starter's pid
+         * @param why what became of it, to follow "the process (pid N)" in a line: {@link #GONE}, or
+         *     "stopped responding for 3.0 s"
+         */
+        void starterEnded(long starter, String why);
+    }
 
     private ParentWatch() {}
 
@@ -30,13 +48,14 @@ public final class ParentWatch {
     }
 
     /**
-     * {@link #whenGone(long, LongConsumer)} for the starter a {@link Supervisor} named ({@link #starter}); nothing
-     * when none did.
+     * {@link #whenGone(long, End)} for the starter a {@link Supervisor} named ({@link #starter}); nothing when none
+     * did.
      *
-     * @param end what ends this process, given the starter's pid
-     * @throws IllegalArgumentException when the variable holds no pid of another process
+     * @param end what ends this process, given the starter's pid and what became of it
+     * @throws IllegalArgumentException when the variable holds no pid of another process, or
+     *     {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} no silence limit
      */
-    public static void whenStarterGone(LongConsumer end) {
+    public static void whenStarterGone(End end) {
         whenGone(CoordSettings.STARTER_PID.name(), CoordSettings.STARTER_PID.get(), end);
     }
 
@@ -71,16 +90,16 @@ public final class ParentWatch {
     }
 
     /**
-     * Runs {@code end} with the pid that the environment variable {@code variable} holds ({@code value}, read by the
-     * caller) once that process is {@linkplain #gone gone}: at once when it already is, else from a daemon thread
-     * within {@link #PERIOD} of it; nothing when the variable is not set.
+     * {@link #whenGone(long, End)} for the pid that the environment variable {@code variable} holds ({@code value},
+     * read by the caller); nothing when the variable is not set.
      *
      * @param variable the environment variable's name, for the message of a value that is no pid
      * @param value its value, or null
-     * @param end what ends this process, given the pid
-     * @throws IllegalArgumentException when the variable holds no pid of another process
+     * @param end what ends this process, given the pid and what became of that process
+     * @throws IllegalArgumentException when the variable holds no pid of another process, or
+     *     {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} no silence limit
      */
-    public static void whenGone(String variable, String value, LongConsumer end) {
+    public static void whenGone(String variable, String value, End end) {
         if (value == null || value.isBlank()) {
             return;
         }
@@ -102,27 +121,41 @@ public final class ParentWatch {
     }
 
     /**
-     * Runs {@code end} with {@code starter} once it is {@linkplain #gone gone}: at once when it already is, else
-     * from a daemon thread within {@link #PERIOD} of it.
+     * Runs {@code end} with {@code starter} once it is {@linkplain #gone gone} ({@link #GONE}), at once when it
+     * already is, else from a daemon thread within {@link #PERIOD} of it; or once the kernel has shown it stopped for
+     * longer than the silence limit by this process's clock ({@link StopCount}), "stopped responding for 3.0 s".
      *
      * @param starter the pid of the process that started this one
-     * @param end what ends this process, given the pid
+     * @param end what ends this process, given the pid and what became of that process
+     * @throws IllegalArgumentException when {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} is no silence limit
      */
-    public static void whenGone(long starter, LongConsumer end) {
+    public static void whenGone(long starter, End end) {
         if (gone(starter)) {
-            end.accept(starter);
+            end.starterEnded(starter, GONE);
             return;
         }
+        StopCount stop = new StopCount(Liveness.silenceLimit());
         Thread.ofPlatform().daemon().name("cudaipc4j-parent-watch-" + starter).start(() -> {
             IdleStrategy idle = IdleStrategy.periodic(PERIOD);
+            String why;
             try {
-                while (!gone(starter)) {
+                while ((why = verdict(starter, stop)) == null) {
                     idle.idleInterruptibly();
                 }
             } catch (InterruptedException e) {
                 return;
             }
-            end.accept(starter);
+            end.starterEnded(starter, why);
         });
+    }
+
+    /** One look at {@code starter}: what became of it, or null while it runs (or has not been stopped for long). */
+    private static String verdict(long starter, StopCount stop) {
+        long now = System.nanoTime();
+        if (gone(starter)) {
+            return GONE;
+        }
+        Duration stopped = stop.look(now, Pids.isStopped(starter));
+        return stopped == null ? null : HeartbeatWatch.stoppedResponding(stopped);
     }
 }

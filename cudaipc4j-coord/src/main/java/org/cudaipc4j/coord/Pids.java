@@ -39,25 +39,49 @@ final class Pids {
             return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
         }
         try {
-            byte[] stat = Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("stat"));
-            String s = new String(stat, StandardCharsets.US_ASCII);
-            // "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'.
-            int close = s.lastIndexOf(')');
-            if (close < 0 || close + 2 >= s.length()) {
+            String fields = statFields(pid);
+            if (fields.isEmpty()) {
                 return true;
             }
-            char state = s.charAt(close + 2);
+            char state = fields.charAt(0);
             if (state == 'X' || state == 'x') {
                 return false;
             }
             // A zombie whose threads have all ended counts 1 thread (itself, until reaped); more: some still run.
-            return state != 'Z' || threads(s.substring(close + 2)) > 1;
+            return state != 'Z' || threads(fields) > 1;
         } catch (NoSuchFileException e) {
             return false;
         } catch (IOException e) {
             // Raced with the process exiting (ESRCH surfaces as an I/O error).
             return Files.exists(PROC.resolve(Long.toString(pid)));
         }
+    }
+
+    /**
+     * True while the kernel shows {@code pid} stopped: by a signal (SIGSTOP, SIGTSTP: state {@code T}) or by a tracer
+     * such as a debugger ({@code t}). False for a process that runs, has ended, or cannot be looked at.
+     */
+    static boolean isStopped(long pid) {
+        if (pid <= 0 || !HAVE_PROC) {
+            return false;
+        }
+        try {
+            String fields = statFields(pid);
+            return !fields.isEmpty() && (fields.charAt(0) == 'T' || fields.charAt(0) == 't');
+        } catch (IOException e) {
+            return false; // gone, or going
+        }
+    }
+
+    /**
+     * {@code /proc/PID/stat} from field 3, the state, on ({@code "S 1 ..."}), or empty when it does not read as such.
+     * The name before it ({@code "pid (comm) "}) may hold spaces and parentheses: the state follows the last ')'.
+     */
+    private static String statFields(long pid) throws IOException {
+        byte[] stat = Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("stat"));
+        String s = new String(stat, StandardCharsets.US_ASCII);
+        int close = s.lastIndexOf(')');
+        return close < 0 || close + 2 >= s.length() ? "" : s.substring(close + 2);
     }
 
     /** num_threads (field 20 of /proc/PID/stat) from {@code fields}, the text from field 3 on; 1 if unreadable. */

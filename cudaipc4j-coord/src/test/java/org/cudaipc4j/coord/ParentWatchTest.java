@@ -13,18 +13,19 @@ class ParentWatchTest {
     /** Not set: nothing watched. Not this process's parent: gone, at once. No pid of another process: refused. */
     @Test
     void whenGoneEndsAtOnceWhenTheStarterIsNoLongerTheParentAndRefusesWhatIsNoPid() {
-        List<Long> ended = new ArrayList<>();
-        ParentWatch.whenGone("V", null, ended::add);
-        ParentWatch.whenGone("V", " ", ended::add);
+        List<String> ended = new ArrayList<>();
+        ParentWatch.End record = (pid, why) -> ended.add(pid + " " + why);
+        ParentWatch.whenGone("V", null, record);
+        ParentWatch.whenGone("V", " ", record);
         assertEquals(List.of(), ended);
 
         long notTheParent = (1L << 22) + 1;
-        ParentWatch.whenGone("V", Long.toString(notTheParent), ended::add);
-        assertEquals(List.of(notTheParent), ended);
+        ParentWatch.whenGone("V", Long.toString(notTheParent), record);
+        assertEquals(List.of(notTheParent + " is gone"), ended);
 
         for (String bad : List.of("x", "0", "1", "-3", Long.toString(ProcessHandle.current().pid()))) {
             IllegalArgumentException e = assertThrows(
-                    IllegalArgumentException.class, () -> ParentWatch.whenGone("V", bad, ended::add), bad);
+                    IllegalArgumentException.class, () -> ParentWatch.whenGone("V", bad, record), bad);
             assertEquals("V=" + bad + " is not the pid of the process that started this one", e.getMessage());
         }
         assertEquals(1, ended.size());

@@ -20,12 +20,13 @@ public final class ProcessExit {
     /**
      * {@link ParentWatch#whenGone} for a process a bench started ({@link ToolSettings#BENCH_PID} holds
      * {@code value}); a value that is not the pid of another process ends this process with one line and
-     * {@link ExitCodes#USAGE}.
+     * {@link ExitCodes#USAGE}, as does a {@code CUDAIPC4J_HEARTBEAT_TIMEOUT} that is no silence limit.
      *
      * @param value the variable's value, or null
-     * @param end what ends this process, given the bench's pid
+     * @param end what ends this process, given the bench's pid and what became of it ("is gone", "stopped
+     *     responding for 3.0 s")
      */
-    public static void whenBenchGone(String value, java.util.function.LongConsumer end) {
+    public static void whenBenchGone(String value, ParentWatch.End end) {
         try {
             ParentWatch.whenGone(ToolSettings.BENCH_PID.name(), value, end);
         } catch (IllegalArgumentException e) {

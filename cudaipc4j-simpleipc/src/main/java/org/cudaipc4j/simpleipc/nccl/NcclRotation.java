@@ -233,12 +233,12 @@ public final class NcclRotation {
     }
 
     /**
-     * Ends this rank when the tool that started it ends ({@link ParentWatch#whenStarterGone}); nothing for a rank
-     * a launcher of the user's started.
+     * Ends this rank when the tool that started it ends, or stays stopped for longer than the silence limit
+     * ({@link ParentWatch#whenStarterGone}); nothing for a rank a launcher of the user's started.
      */
     private void endWithParent(int rank) {
-        ParentWatch.whenStarterGone(pid -> {
-            err.println("cudaipc4j: rank " + rank + " ends: the tool that started it (pid " + pid + ") is gone");
+        ParentWatch.whenStarterGone((pid, why) -> {
+            err.println("cudaipc4j: rank " + rank + " ends: the tool that started it (pid " + pid + ") " + why);
             err.flush();
             Runtime.getRuntime().halt(1);
         });
