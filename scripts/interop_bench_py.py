@@ -465,7 +465,9 @@ def _rebuild_args(torch: Any, d: Descriptor, ordinal: int) -> tuple[Any, ...]:
     f = rebuild_fields(d)
     return (torch.Tensor, torch.Size(f["shape"]), f["strides"], f["offset"], torch.storage.TypedStorage,
             getattr(torch, f["dtype"]), ordinal, f["handle"], f["storage_bytes"], f["storage_offset_bytes"],
-            False, f["ref_counter_handle"], f["ref_counter_offset"], f["event_handle"], f["event_sync_required"])
+            False, f["ref_counter_handle"], f["ref_counter_offset"],
+            # torch takes bytes there even when no event is to be waited on (a share made without one)
+            f["event_handle"] if f["event_handle"] is not None else bytes(64), f["event_sync_required"])
 
 
 def torch_reader(case: str, path: str, bw_path: str | None, iterations: int) -> int:
