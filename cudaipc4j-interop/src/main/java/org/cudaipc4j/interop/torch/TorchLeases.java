@@ -26,8 +26,9 @@ import org.cudaipc4j.interop.OpenPhases;
  * back at once (as torch's reader does on a hit in its cache; see {@link TorchStorageKey}), and - beyond torch -
  * every slot still held given back by a {@link LeaseWatcher} process within a few seconds when this JVM dies.
  *
- * <p>Each counter file is mapped from the first lease that names it until the last one is released, without
- * touching its process count: a reader that counted itself there and died would leave the file in
+ * <p>Each counter file is mapped from the first lease that names it until the last one is released (the last file
+ * released stays mapped for the shares that follow until another takes its place), without touching its process
+ * count: a reader that counted itself there and died would leave the file in
  * {@code /dev/shm} for good.
  *
  * <p>{@link #start()} starts the watcher (a small JVM, about a tenth of a second) and waits until it holds this
@@ -46,6 +47,13 @@ public final class TorchLeases implements AutoCloseable {
     private final Process watcher;
     private final Map<TorchStorageKey, Entry> open = new HashMap<>();
     private final Map<String, MappedFile> files = new HashMap<>();
+    /**
+     * The last counter file no lease needed any more, left mapped (and in {@code files}) for the shares that follow:
+     * a producer that shares the same storages again (a weight-sync round) names a new counter file for thousands
+     * of shares in a row, each a cache hit that only gives its slot back, and mapping the file anew for each took
+     * most of a hit's time. Closed when another takes its place, and by {@link #close()}.
+     */
+    private MappedFile idle;
     /** Book entries released and free to take again; entries from {@code fresh} on were never taken. */
     private int[] free = new int[16];
     private int freeCount;
@@ -242,7 +250,7 @@ public final class TorchLeases implements AutoCloseable {
             ReleaseOutcome now;
             MappedFile f;
             try {
-                f = map(counterName);
+                f = map(counterName, true);
             } catch (TorchInteropException e) {
                 if (!java.nio.file.Files.exists(TorchCounterFile.pathOf(counterDirectory, counterName))) {
                     hit.users++;
@@ -259,7 +267,7 @@ public final class TorchLeases implements AutoCloseable {
             OpenPhases.lap(phases, OpenPhases.Phase.COUNTER);
             return new Lease(this, hit, true, now);
         }
-        MappedFile file = map(counterName);
+        MappedFile file = map(counterName, false);
         try {
             long value = file.file.slot(slot);
             if (value <= 0) {
@@ -280,8 +288,20 @@ public final class TorchLeases implements AutoCloseable {
         }
     }
 
-    private MappedFile map(String name) {
+    /**
+     * The counter file {@code name}, mapped, with one more user. The {@link #idle} file serves a cache hit as it is;
+     * a new lease maps its file anew, so that a file the producer removed meanwhile is found gone.
+     */
+    private MappedFile map(String name, boolean forHit) {
         MappedFile f = files.get(name);
+        if (f != null && f == idle) {
+            idle = null;
+            if (!forHit) {
+                files.remove(name);
+                f.file.close();
+                f = null;
+            }
+        }
         if (f == null) {
             f = new MappedFile(TorchCounterFile.open(counterDirectory, name));
             files.put(name, f);
@@ -290,10 +310,19 @@ public final class TorchLeases implements AutoCloseable {
         return f;
     }
 
+    /** One user less of {@code f}; a file nobody uses becomes the {@link #idle} one, closing the one before. */
     private void unmap(MappedFile f) {
         if (--f.users == 0) {
-            files.remove(f.file.name());
-            f.file.close();
+            closeIdle();
+            idle = f;
+        }
+    }
+
+    private void closeIdle() {
+        if (idle != null) {
+            files.remove(idle.file.name());
+            idle.file.close();
+            idle = null;
         }
     }
 
@@ -358,6 +387,9 @@ public final class TorchLeases implements AutoCloseable {
             } catch (RuntimeException ex) {
                 failure = Closing.firstOf(failure, ex);
             }
+        }
+        synchronized (this) {
+            closeIdle();
         }
         book.markClosed();
         if (watcher != null) {

@@ -72,6 +72,38 @@ class TorchLeasesTest {
         assertEquals(0, CounterFiles.slot(dir, name, 2), "close gives back what is still held");
     }
 
+    /**
+     * A producer sharing the same storages again names a counter file no lease holds: its cache hits map that file
+     * once, not once each, and close unmaps it.
+     */
+    @Test
+    void hitsOnAFileNoLeaseHoldsMapItOnceAndCloseUnmapsIt() throws IOException {
+        String first = CounterFiles.create(dir, 1);
+        String again = CounterFiles.create(dir, 100);
+        Path againPath = dir.resolve(again.substring(1)).toRealPath();
+        try (TorchLeases leases = TorchLeases.start(dir, false, 16)) {
+            Lease held = leases.acquire(key(1), first, 0);
+            List<Lease> hits = new ArrayList<>();
+            for (int slot = 0; slot < 100; slot++) {
+                Lease hit = leases.acquire(key(1), again, slot);
+                assertTrue(hit.cacheHit());
+                assertEquals(ReleaseOutcome.RELEASED, hit.releasedAtAcquire());
+                assertEquals(0, CounterFiles.slot(dir, again, slot), "slot " + slot + " went back at once");
+                hits.add(hit);
+                assertEquals(1, mappingsOf(againPath), "after hit " + slot);
+            }
+            hits.forEach(Lease::release);
+            held.release();
+        }
+        assertEquals(0, mappingsOf(againPath), "mapped after close");
+    }
+
+    /** {@return how many mappings of {@code file} this process holds} */
+    private static long mappingsOf(Path file) throws IOException {
+        String path = file.toString();
+        return Files.readAllLines(Path.of("/proc/self/maps")).stream().filter(l -> l.endsWith(" " + path)).count();
+    }
+
     @Test
     void aSlotGivenBackAlreadyIsRefusedAndNeverDrivenNegative() {
         String name = CounterFiles.create(dir, 1);
