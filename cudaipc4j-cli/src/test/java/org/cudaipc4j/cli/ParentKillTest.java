@@ -29,11 +29,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The parent of a host-backend run ({@code --procs-per-device 4}, {@code --json}, so that its children's phase-log
  * folder exists too) killed by SIGKILL at each phase of its run ({@code cudaipc4j.tracePhases} says which it reached)
- * and at moments spread over its first second. While a child of the run lives, the children remove what the group
- * still has under a name; once they are gone nothing of the run is left: no file in its shared-memory folder or its
- * temporary folder, no performance-data file of its JVMs, no process. Killed once its children may all have ended,
- * the parent leaves what had a name to the next run's sweep, which removes it; so does a run whose processes were all
- * killed at once.
+ * and at 20 moments spread evenly over its first second (every 50 ms). While a child of the run lives, the children
+ * remove what the group still has under a name; once they are gone nothing of the run is left: no file in its
+ * shared-memory folder or its temporary folder, no performance-data file of its JVMs, no process. Killed once its
+ * children may all have ended, the parent leaves what had a name to the next run's sweep, which removes it; so does a
+ * run whose processes were all killed at once.
  */
 class ParentKillTest {
     private static final Duration LIMIT = Duration.ofMinutes(2);
@@ -55,7 +55,8 @@ class ParentKillTest {
     }
 
     @ParameterizedTest(name = "{0} ms after its start")
-    @ValueSource(ints = {0, 125, 250, 375, 500, 625, 750, 875, 1000})
+    @ValueSource(ints = {0, 50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800, 850, 900,
+        950})
     void killedAtAMomentOfItsFirstSecondLeavesNothing(int millis) throws Exception {
         try (RunFolders folders = RunFolders.create()) {
             folders.assertNothingOf(runAndKill(folders, ENDLESS, "legacy", line -> false, millis));
