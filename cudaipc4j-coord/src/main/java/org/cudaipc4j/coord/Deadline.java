@@ -15,7 +15,8 @@ import java.util.function.LongSupplier;
  * 250 ms at least) after the last one means this process did not run in between (it was stopped with the rest of
  * its job, as Ctrl-Z does, or starved of CPU), as {@link HeartbeatWatch} judges it, and the deadline moves later by
  * that gap. A wait therefore asks at least every {@link #nextWait()}: it blocks no longer than that before it asks
- * again. The time before the first look always counts. Once a look has found the deadline passed, it stays passed.
+ * again. Its making is its first look: a wait stopped before it first looked (a short barrier round may never look)
+ * does not count the stop. Once a look has found the deadline passed, it stays passed.
  *
  * <p>Thread-safe: threads that wait for the same deadline share its looks.
  */
@@ -33,7 +34,6 @@ public final class Deadline {
     private final long pauseNanos;
     private long expiresAtNanos;
     private long lastLook;
-    private boolean looked;
     private boolean passed;
 
     /**
@@ -51,7 +51,8 @@ public final class Deadline {
         this.clock = clock;
         this.pauseNanos = Liveness.pauseNanos(silenceLimit);
         long nanos = limit.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : limit.toNanos();
-        this.expiresAtNanos = clock.getAsLong() + nanos;
+        this.lastLook = clock.getAsLong();
+        this.expiresAtNanos = lastLook + nanos;
     }
 
     /**
@@ -107,13 +108,11 @@ public final class Deadline {
     private synchronized long look() {
         long now = clock.getAsLong();
         long gap = now - lastLook;
-        boolean first = !looked;
-        looked = true;
         lastLook = now;
         if (passed) {
             return 0;
         }
-        if (gap > pauseNanos && !first) {
+        if (gap > pauseNanos) {
             expiresAtNanos += gap;
         }
         long left = expiresAtNanos - now;

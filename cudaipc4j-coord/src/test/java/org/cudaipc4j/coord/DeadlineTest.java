@@ -93,14 +93,18 @@ class DeadlineTest {
         assertEquals(Duration.ofMillis(3500), d.remaining(), "a pause");
     }
 
+    /** A wait stopped with its job after it made its deadline and before it first looked (a short barrier round). */
     @Test
-    void theTimeBeforeTheFirstLookCounts() {
+    void aDeadlinesMakingIsItsFirstLook() {
         AtomicLong clock = new AtomicLong(Long.MAX_VALUE - 1_000); // and the clock may wrap
         Deadline d = onClock(clock, Duration.ofSeconds(4));
-        pass(clock, Duration.ofSeconds(3));
-        assertEquals(Duration.ofSeconds(1), d.remaining());
+        pass(clock, Duration.ofSeconds(10));
+        assertEquals(Duration.ofSeconds(4), d.remaining(), "the stop before the first look counted");
         pass(clock, Duration.ofSeconds(1));
-        assertTrue(d.hasPassed());
+        assertEquals(Duration.ofSeconds(3), d.remaining());
+        pass(clock, Duration.ofMillis(1000));
+        pass(clock, Duration.ofMillis(1000));
+        assertEquals(Duration.ofSeconds(3), d.remaining(), "two seconds unlooked: a pause");
     }
 
     @Test
