@@ -32,8 +32,9 @@ public final class Deadline {
     private final LongSupplier clock;
     /** A gap between two looks longer than this is time this process did not run. */
     private final long pauseNanos;
+    /** Judges this process's own clock between looks; guarded by {@code this}. */
+    private final OwnClock ownClock;
     private long expiresAtNanos;
-    private long lastLook;
     private boolean passed;
 
     /**
@@ -51,8 +52,9 @@ public final class Deadline {
         this.clock = clock;
         this.pauseNanos = Liveness.pauseNanos(silenceLimit);
         long nanos = limit.compareTo(Duration.ofNanos(LONGEST_NANOS)) > 0 ? LONGEST_NANOS : limit.toNanos();
-        this.lastLook = clock.getAsLong();
-        this.expiresAtNanos = lastLook + nanos;
+        long now = clock.getAsLong();
+        this.ownClock = new OwnClock(pauseNanos, now);
+        this.expiresAtNanos = now + nanos;
     }
 
     /**
@@ -107,13 +109,12 @@ public final class Deadline {
      */
     private synchronized long look() {
         long now = clock.getAsLong();
-        long gap = now - lastLook;
-        lastLook = now;
+        boolean resumed = ownClock.resumedAt(now);
         if (passed) {
             return 0;
         }
-        if (gap > pauseNanos) {
-            expiresAtNanos += gap;
+        if (resumed) {
+            expiresAtNanos += ownClock.lastGap();
         }
         long left = expiresAtNanos - now;
         passed = left <= 0;

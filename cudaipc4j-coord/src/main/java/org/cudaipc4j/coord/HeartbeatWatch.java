@@ -21,8 +21,8 @@ final class HeartbeatWatch {
     /** By party + 1 (the parent first): the heartbeat seen at the last look, and when it last changed. */
     private final long[] seen;
     private final long[] changedAt;
-    private long lastLook;
-    private boolean looked;
+    /** Judges this process's own clock: a look more than half the limit after the last one comes after a pause. */
+    private final OwnClock clock;
 
     HeartbeatWatch(ControlBlock block, Duration limit) {
         if (limit.isNegative() || limit.isZero()) {
@@ -30,6 +30,7 @@ final class HeartbeatWatch {
         }
         this.block = block;
         this.limitNanos = limit.toNanos();
+        this.clock = new OwnClock(limitNanos / 2);
         this.seen = new long[block.processCount() + 1];
         this.changedAt = new long[seen.length];
     }
@@ -42,9 +43,7 @@ final class HeartbeatWatch {
      * @return false when this look came long after the last one (or is the first), and every count starts again
      */
     boolean look(long now) {
-        boolean resumed = !looked || now - lastLook > limitNanos / 2;
-        looked = true;
-        lastLook = now;
+        boolean resumed = clock.resumedAt(now);
         for (int p = ControlBlock.PARENT; p < block.processCount(); p++) {
             long heartbeat = block.lastHeartbeatOf(p);
             if (resumed || heartbeat != seen[p + 1]) {
@@ -61,7 +60,7 @@ final class HeartbeatWatch {
      * @param party a slot's index, or {@link ControlBlock#PARENT}
      */
     Duration silence(int party) {
-        long silent = lastLook - changedAt[party + 1];
+        long silent = clock.lastLook() - changedAt[party + 1];
         return seen[party + 1] != 0 && silent > limitNanos ? Duration.ofNanos(silent) : null;
     }
 

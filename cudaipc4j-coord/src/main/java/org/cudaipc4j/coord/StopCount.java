@@ -16,9 +16,7 @@ import java.time.Duration;
  */
 final class StopCount {
     private final long limitNanos;
-    private final long pauseNanos;
-    private long lastLook;
-    private boolean looked;
+    private final OwnClock clock;
     private long stoppedSince;
     private boolean stopped;
 
@@ -27,7 +25,7 @@ final class StopCount {
             throw new IllegalArgumentException("silence limit must be positive, got " + limit);
         }
         this.limitNanos = limit.toNanos();
-        this.pauseNanos = Liveness.pauseNanos(limit);
+        this.clock = new OwnClock(Liveness.pauseNanos(limit));
     }
 
     /**
@@ -39,9 +37,7 @@ final class StopCount {
      * @return how long it has been stopped when that is longer than the limit, else null
      */
     Duration look(long now, boolean stoppedNow) {
-        boolean resumed = !looked || now - lastLook > pauseNanos;
-        looked = true;
-        lastLook = now;
+        boolean resumed = clock.resumedAt(now);
         if (!stoppedNow) {
             stopped = false;
             return null;
