@@ -154,26 +154,17 @@ final class InteropReads {
     /** Every share opened, one after the other, as a server maps a state dict. */
     private static InteropFigures stateDict(InteropBench.Plan plan, Context context, Stream stream,
             TorchReader reader) {
-        OpenPhases phases = new OpenPhases();
-        OpenOptions options = OpenOptions.defaults().withTorchReader(reader).withPhases(phases);
-        List<Openable> shares = plan.descriptors().stream().map(d -> Descriptors.openable(d, options)).toList();
-        long bytes = plan.descriptors().stream().mapToLong(Descriptor::bytes).sum();
-        InteropFigures figures = new InteropFigures("state-dict", InteropFigures.alloc(plan.descriptors().getFirst()),
-                bytes, shares.size());
-        List<OpenedTensor> views = new ArrayList<>(shares.size());
+        EveryShare dict = EveryShare.of("state-dict", plan, reader);
+        List<OpenedTensor> views = new ArrayList<>(dict.shares().size());
         try {
-            warmUp(figures, context, stream, options);
+            warmUp(dict.figures(), context, stream, dict.options());
             long classes = LOADED.getTotalLoadedClassCount();
-            long t0 = System.nanoTime();
-            for (Openable s : shares) {
-                views.add(s.open(context, stream));
-            }
-            long nanos = System.nanoTime() - t0;
-            figures.put("open_classes_loaded", LOADED.getTotalLoadedClassCount() - classes);
+            long nanos = dict.openInto(views, context, stream);
+            dict.figures().put("open_classes_loaded", LOADED.getTotalLoadedClassCount() - classes);
             stream.synchronize();
-            figures.put("open_us", nanos / 1e3).put("blocks", (long) reader.mappedBlocks());
-            phases(figures, "open", phases);
-            return figures;
+            dict.figures().put("open_us", nanos / 1e3).put("blocks", (long) reader.mappedBlocks());
+            phases(dict.figures(), "open", dict.phases());
+            return dict.figures();
         } finally {
             Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));
         }
@@ -190,24 +181,16 @@ final class InteropReads {
      * else {@code java}.
      */
     private static InteropFigures scale(InteropBench.Plan plan, Context context, Stream stream, TorchReader reader) {
-        OpenPhases phases = new OpenPhases();
-        OpenOptions options = OpenOptions.defaults().withTorchReader(reader).withPhases(phases);
-        List<Openable> shares = plan.descriptors().stream().map(d -> Descriptors.openable(d, options)).toList();
-        long bytes = plan.descriptors().stream().mapToLong(Descriptor::bytes).sum();
-        InteropFigures figures = new InteropFigures("scale", InteropFigures.alloc(plan.descriptors().getFirst()),
-                bytes, shares.size());
-        List<OpenedTensor> views = new ArrayList<>(shares.size());
+        EveryShare dict = EveryShare.of("scale", plan, reader);
+        InteropFigures figures = dict.figures();
+        List<OpenedTensor> views = new ArrayList<>(dict.shares().size());
         try {
-            long t0 = System.nanoTime();
-            for (Openable s : shares) {
-                views.add(s.open(context, stream));
-            }
-            long nanos = System.nanoTime() - t0;
+            long nanos = dict.openInto(views, context, stream);
             long sinceExec = InteropFigures.epochMicros() - plan.execEpochMicros();
             stream.synchronize();
             figures.put("exec_to_open_us", (double) sinceExec).put("open_us", nanos / 1e3)
                     .put("blocks", (long) reader.mappedBlocks());
-            phases(figures, "open", phases);
+            phases(figures, "open", dict.phases());
             long[] rounds = new long[plan.steady().size()];
             OpenOptions again = OpenOptions.defaults().withTorchReader(reader);
             for (int r = 0; r < rounds.length; r++) {
@@ -215,11 +198,7 @@ final class InteropReads {
                         .map(d -> Descriptors.openable(d, again)).toList();
                 List<OpenedTensor> hits = new ArrayList<>(round.size());
                 try {
-                    long r0 = System.nanoTime();
-                    for (Openable s : round) {
-                        hits.add(s.open(context, stream));
-                    }
-                    rounds[r] = System.nanoTime() - r0;
+                    rounds[r] = openAll(round, hits, context, stream);
                     if (!hits.stream().allMatch(OpenedTensor::cacheHit)) {
                         throw new IllegalStateException("steady round " + (r + 1) + " holds shares of storages the"
                                 + " first round did not open: its opens are no cache hits");
@@ -239,6 +218,35 @@ final class InteropReads {
         } finally {
             Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));
         }
+    }
+
+    /**
+     * Every share of a state-dict plan, each to be opened in turn by {@code options} (the torch reader, the phases
+     * timed), and the figures of case {@code name} over them.
+     */
+    private record EveryShare(OpenPhases phases, OpenOptions options, List<Openable> shares, InteropFigures figures) {
+        static EveryShare of(String name, InteropBench.Plan plan, TorchReader reader) {
+            OpenPhases phases = new OpenPhases();
+            OpenOptions options = OpenOptions.defaults().withTorchReader(reader).withPhases(phases);
+            List<Openable> shares = plan.descriptors().stream().map(d -> Descriptors.openable(d, options)).toList();
+            long bytes = plan.descriptors().stream().mapToLong(Descriptor::bytes).sum();
+            return new EveryShare(phases, options, shares, new InteropFigures(name,
+                    InteropFigures.alloc(plan.descriptors().getFirst()), bytes, shares.size()));
+        }
+
+        /** {@return the nanoseconds it took to open every share into {@code views}, in turn} */
+        long openInto(List<OpenedTensor> views, Context context, Stream stream) {
+            return openAll(shares, views, context, stream);
+        }
+    }
+
+    /** {@return the nanoseconds it took to open each of {@code shares} into {@code views}, in turn} */
+    private static long openAll(List<Openable> shares, List<OpenedTensor> views, Context context, Stream stream) {
+        long t0 = System.nanoTime();
+        for (Openable s : shares) {
+            views.add(s.open(context, stream));
+        }
+        return System.nanoTime() - t0;
     }
 
     /** The open's documented warm-up, before the clock; its time reported as {@code warm_up_ms}. */
