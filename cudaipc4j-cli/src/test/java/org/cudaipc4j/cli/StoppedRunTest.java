@@ -132,34 +132,8 @@ class StoppedRunTest {
 
     @Test
     void aRunStoppedWholeForLongerThanTheLimitGoesOnWhenContinuedAndPasses() throws IOException {
-        Path shm = privateShm();
-        try {
-            AtomicReference<List<String>> states = new AtomicReference<>();
-            Process tool = ToolPathsTest.start(Map.of(), shm, "--backend", "host", "--sim-devices", "3", "--size",
-                    "4K", "--steps", "3000");
-            ToolRun run = ToolRun.finish(tool, LIMIT, line -> line.equals("Step 5 done"), p -> {
-                List<ProcessHandle> all = tree(p);
-                // Every process at once, as Ctrl-Z stops a job (kill(1) signals them one after the other).
-                signal("STOP", all.stream().mapToLong(ProcessHandle::pid).toArray());
-                long stoppedAt = System.nanoTime();
-                Waits.until(10_000, () -> all.stream().allMatch(h -> state(h.pid()).equals("T")));
-                states.set(all.stream().map(h -> state(h.pid())).toList());
-                // The pause under test: longer than the silence limit, by the time it lasts, not by an event.
-                long pause = Liveness.silenceLimit().plusSeconds(1).toNanos();
-                for (long left = pause; left > 0; left = pause - (System.nanoTime() - stoppedAt)) {
-                    LockSupport.parkNanos(left);
-                }
-                signal("CONT", all.stream().mapToLong(ProcessHandle::pid).toArray());
-            });
-            assertEquals(List.of("T", "T", "T", "T"), states.get(), "the run was not stopped whole while it ran");
-            run.assertExit(ExitCodes.OK).assertNothingLeft();
-            String last = run.out.lines().reduce((a, b) -> b).orElse("");
-            assertTrue(last.startsWith("Passed: 3 processes on 3 simulated devices"), run.out);
-            assertEquals(0, run.count("stopped responding|failed"), run.out);
-            assertEmptyAndRemove(shm, "after the run stopped and continued");
-        } finally {
-            removeTree(shm);
-        }
+        // The pause under test: longer than the silence limit.
+        stoppedWholeGoesOnAndPasses(Liveness.silenceLimit().plusSeconds(1), "--steps", "3000");
     }
 
     /**
@@ -168,21 +142,33 @@ class StoppedRunTest {
      */
     @Test
     void aRunStoppedWholeForLongerThanItsTimeoutGoesOnWhenContinuedAndPasses() throws IOException {
+        Duration timeout = Duration.ofSeconds(4);
+        // The pause under test: longer than the whole --timeout.
+        stoppedWholeGoesOnAndPasses(timeout.plusSeconds(1), "--steps", "200", "--timeout", timeout.toSeconds() + "s");
+    }
+
+    /**
+     * A host-backend run of 3 processes (and {@code args}), stopped whole once its steps run for {@code pause}, by
+     * the time it lasts, not by an event, then continued: it passes, nobody timed out or was found stopped, and
+     * nothing is left.
+     */
+    private static void stoppedWholeGoesOnAndPasses(Duration pause, String... args) throws IOException {
         Path shm = privateShm();
         try {
-            Duration timeout = Duration.ofSeconds(4);
             AtomicReference<List<String>> states = new AtomicReference<>();
-            Process tool = ToolPathsTest.start(Map.of(), shm, "--backend", "host", "--sim-devices", "3", "--size",
-                    "4K", "--steps", "200", "--timeout", timeout.toSeconds() + "s");
+            List<String> command = new java.util.ArrayList<>(List.of("--backend", "host", "--sim-devices", "3",
+                    "--size", "4K"));
+            command.addAll(List.of(args));
+            Process tool = ToolPathsTest.start(Map.of(), shm, command.toArray(String[]::new));
             ToolRun run = ToolRun.finish(tool, LIMIT, line -> line.equals("Step 5 done"), p -> {
                 List<ProcessHandle> all = tree(p);
+                // Every process at once, as Ctrl-Z stops a job (kill(1) signals them one after the other).
                 signal("STOP", all.stream().mapToLong(ProcessHandle::pid).toArray());
                 long stoppedAt = System.nanoTime();
                 Waits.until(10_000, () -> all.stream().allMatch(h -> state(h.pid()).equals("T")));
                 states.set(all.stream().map(h -> state(h.pid())).toList());
-                // The pause under test: longer than the whole --timeout, by the time it lasts, not by an event.
-                long pause = timeout.plusSeconds(1).toNanos();
-                for (long left = pause; left > 0; left = pause - (System.nanoTime() - stoppedAt)) {
+                long nanos = pause.toNanos();
+                for (long left = nanos; left > 0; left = nanos - (System.nanoTime() - stoppedAt)) {
                     LockSupport.parkNanos(left);
                 }
                 signal("CONT", all.stream().mapToLong(ProcessHandle::pid).toArray());
@@ -192,7 +178,7 @@ class StoppedRunTest {
             String last = run.out.lines().reduce((a, b) -> b).orElse("");
             assertTrue(last.startsWith("Passed: 3 processes on 3 simulated devices"), run.out);
             assertEquals(0, run.count("timed out|stopped responding|failed"), run.out);
-            assertEmptyAndRemove(shm, "after the run stopped for longer than its timeout and continued");
+            assertEmptyAndRemove(shm, "after the run stopped for " + pause + " and continued");
         } finally {
             removeTree(shm);
         }
