@@ -22,7 +22,10 @@ public final class JvmCommand {
             "--add-exports", "--add-opens", "--patch-module", "--enable-native-access", "--source");
     private static final List<String> EXCLUDED_PREFIXES = List.of("-agentlib:jdwp", "-Xrunjdwp", "-Xdebug",
             "-Xnoagent", "-Xshare:dump", "-XX:AOTCacheOutput", "-XX:AOTConfiguration", "-XX:AOTMode=record",
-            "-XX:AOTMode=create", "-XX:ArchiveClassesAtExit", "-XX:DumpLoadedClassList", "-Djava.class.path=");
+            "-XX:AOTMode=create", "-XX:ArchiveClassesAtExit", "-XX:DumpLoadedClassList", "-Djava.class.path=",
+            // A flight recording is the parent's: a child given it would write over the parent's file and say so on
+            // its standard output, where some children answer their parent.
+            "-XX:StartFlightRecording", "-XX:FlightRecorderOptions");
 
     /** The option that keeps a child JVM from writing its performance-data file. */
     public static final String NO_PERF_DATA = "-XX:-UsePerfData";

@@ -35,8 +35,9 @@ class SupervisorTest {
         List<String> parent = List.of("-Xmx512m", "-Dfoo=bar", "-XX:+UseG1GC", "-cp", "a.jar:b.jar",
                 "--enable-native-access=ALL-UNNAMED", "-agentlib:jdwp=transport=dt_socket,server=y",
                 "-Xrunjdwp:transport=dt_socket", "-Xdebug", "-javaagent:x.jar", "-XX:AOTCacheOutput=app.aot",
-                "-XX:AOTCache=app.aot", "-ea", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "@argfile",
-                "-Djava.class.path=x", "org.example.Main", "-Dapp=arg", "-Xignored");
+                "-XX:AOTCache=app.aot", "-XX:StartFlightRecording:filename=app.jfr",
+                "-XX:FlightRecorderOptions:stackdepth=96", "-ea", "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+                "@argfile", "-Djava.class.path=x", "org.example.Main", "-Dapp=arg", "-Xignored");
         assertEquals(List.of("-Xmx512m", "-Dfoo=bar", "-XX:+UseG1GC", "-XX:AOTCache=app.aot", "-ea"),
                 JvmCommand.inheritedJvmOptions(parent));
         assertEquals(List.of("-Dx=1"), JvmCommand.inheritedJvmOptions(List.of("-Dx=1", "-jar", "app.jar", "-Dy=2")));

@@ -142,9 +142,15 @@ public final class TorchLeases implements AutoCloseable {
             throw new TorchInteropException("cannot start the torch lease watcher (" + cmd.getFirst() + "): " + e, e);
         }
         BufferedReader out = p.inputReader(StandardCharsets.UTF_8);
+        // Lines before "ready" are the JVM's own (an option of the reader's it inherited that logs to standard
+        // output): skipped.
         CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
             try {
-                return out.readLine();
+                String l;
+                do {
+                    l = out.readLine();
+                } while (l != null && !l.equals("ready"));
+                return l;
             } catch (IOException e) {
                 return null;
             }

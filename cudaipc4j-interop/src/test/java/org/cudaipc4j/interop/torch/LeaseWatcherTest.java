@@ -30,12 +30,21 @@ class LeaseWatcherTest {
     private record Holder(JavaProcess.Interactive process, long watcher, Path book) {}
 
     private Holder start(int count, String... names) {
+        return start(List.of(), count, names);
+    }
+
+    /** A holder JVM started with {@code jvmOptions}; lines its JVM prints before its own (a log's) are skipped. */
+    private Holder start(List<String> jvmOptions, int count, String... names) {
         List<String> args = new ArrayList<>(List.of(dir.toString(), Integer.toString(count)));
         args.addAll(List.of(names));
-        JavaProcess.Interactive p = JavaProcess.start(JavaProcess.command(LeaseHolder.class, List.of(),
+        JavaProcess.Interactive p = JavaProcess.start(JavaProcess.command(LeaseHolder.class, jvmOptions,
                 args.toArray(String[]::new)));
-        String[] ready = p.readLine(START).split(" ");
-        assertEquals("ready", ready[0], String.join(" ", ready));
+        String line = p.readLine(START);
+        for (int skipped = 0; line.startsWith("[") && skipped < 50; skipped++) {
+            line = p.readLine(START);
+        }
+        String[] ready = line.split(" ");
+        assertEquals("ready", ready[0], line);
         return new Holder(p, Long.parseLong(ready[1]), Path.of(ready[2]));
     }
 
@@ -114,6 +123,29 @@ class LeaseWatcherTest {
             assertTrue(Waits.until(5_000, () -> gone(h.watcher())));
             assertFalse(Files.exists(h.book()));
         }
+    }
+
+    /**
+     * A service's JVM options that print on standard output (a log) or record to a file (a flight recording) reach
+     * the watcher's JVM or are kept from it: either way its start does not fail, and the reader's leases work.
+     */
+    @Test
+    void aReaderWhoseJvmLogsOnStandardOutputOrRecordsAFlightStartsItsWatcher() {
+        String name = CounterFiles.create(dir, SLOTS);
+        Holder h = start(List.of("-Xlog:gc:stdout", "-XX:StartFlightRecording:filename=" + dir.resolve("reader.jfr")),
+                SLOTS, name);
+        JavaProcess.Interactive p = h.process();
+        assertTrue(allSlotsAre(name, 1), "held");
+        p.writeLine("close");
+        String line = p.readLine(START);
+        while (line.startsWith("[")) {
+            line = p.readLine(START);
+        }
+        assertEquals("closed", line);
+        JavaProcess.Result r = p.finish(START);
+        assertEquals(0, r.exitCode(), r.describe());
+        assertTrue(gone(h.watcher()));
+        assertTrue(allSlotsAre(name, 0), "the reader gave every slot back once");
     }
 
     @Test
