@@ -17,6 +17,12 @@ final class JsonText {
 
     private final String text;
     private int at;
+    /**
+     * Where the cursor is, for a refusal's field name, kept as it goes rather than written out for every value: at
+     * each level of nesting from 1, the member's key (an object's) or the element's index (an array's; key null).
+     */
+    private final String[] keys = new String[MAX_DEPTH + 1];
+    private final int[] indexes = new int[MAX_DEPTH + 1];
 
     private JsonText(String text) {
         this.text = text;
@@ -38,7 +44,7 @@ final class JsonText {
             throw new DescriptorFormatException("descriptor: not a JSON object");
         }
         @SuppressWarnings("unchecked")
-        Map<String, Object> o = (Map<String, Object>) p.value("", 0, nullValue);
+        Map<String, Object> o = (Map<String, Object>) p.value(0, nullValue);
         p.skipSpace();
         if (p.at < json.length()) {
             throw new DescriptorFormatException("descriptor: text after the JSON object " + p.where());
@@ -46,7 +52,7 @@ final class JsonText {
         return o;
     }
 
-    private Object value(String path, int depth, Object nullValue) {
+    private Object value(int depth, Object nullValue) {
         skipSpace();
         char c = peek();
         switch (c) {
@@ -55,7 +61,7 @@ final class JsonText {
                     throw new DescriptorFormatException("descriptor: JSON nested deeper than " + MAX_DEPTH
                             + " levels " + where());
                 }
-                return c == '{' ? object(path, depth + 1, nullValue) : array(path, depth + 1, nullValue);
+                return c == '{' ? object(depth + 1, nullValue) : array(depth + 1, nullValue);
             }
             case '"' -> {
                 return string();
@@ -78,7 +84,7 @@ final class JsonText {
         }
     }
 
-    private Map<String, Object> object(String path, int depth, Object nullValue) {
+    private Map<String, Object> object(int depth, Object nullValue) {
         Map<String, Object> m = new LinkedHashMap<>();
         at++;
         skipSpace();
@@ -92,14 +98,14 @@ final class JsonText {
                 throw invalid();
             }
             String name = string();
-            String field = path.isEmpty() ? name : path + "." + name;
+            keys[depth] = name;
             if (m.containsKey(name)) {
-                throw new DescriptorFormatException("descriptor: field '" + JsonValues.clip(field) + "' is given"
-                        + " twice");
+                throw new DescriptorFormatException("descriptor: field '" + JsonValues.clip(field(depth)) + "' is"
+                        + " given twice");
             }
             skipSpace();
             expect(':');
-            m.put(name, value(field, depth, nullValue));
+            m.put(name, value(depth, nullValue));
             skipSpace();
             if (peek() == '}') {
                 at++;
@@ -109,7 +115,7 @@ final class JsonText {
         }
     }
 
-    private List<Object> array(String path, int depth, Object nullValue) {
+    private List<Object> array(int depth, Object nullValue) {
         List<Object> l = new ArrayList<>();
         at++;
         skipSpace();
@@ -118,7 +124,9 @@ final class JsonText {
             return l;
         }
         while (true) {
-            l.add(value(path + "[" + l.size() + "]", depth, nullValue));
+            keys[depth] = null;
+            indexes[depth] = l.size();
+            l.add(value(depth, nullValue));
             skipSpace();
             if (peek() == ']') {
                 at++;
@@ -129,8 +137,20 @@ final class JsonText {
     }
 
     private String string() {
-        StringBuilder s = new StringBuilder();
         at++;
+        // Most strings hold neither an escape nor a control character: cut out whole.
+        for (int i = at; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"') {
+                String whole = text.substring(at, i);
+                at = i + 1;
+                return whole;
+            }
+            if (c == '\\' || c < 0x20) {
+                break;
+            }
+        }
+        StringBuilder s = new StringBuilder();
         while (true) {
             char c = peek();
             if (c == '"') {
@@ -174,6 +194,19 @@ final class JsonText {
             }
             at++;
         }
+    }
+
+    /** {@return the field at nesting level {@code depth}, as {@code a.b[2].c}} */
+    private String field(int depth) {
+        StringBuilder f = new StringBuilder();
+        for (int level = 1; level <= depth; level++) {
+            if (keys[level] == null) {
+                f.append('[').append(indexes[level]).append(']');
+            } else {
+                f.append(f.isEmpty() ? "" : ".").append(keys[level]);
+            }
+        }
+        return f.toString();
     }
 
     private Num number() {

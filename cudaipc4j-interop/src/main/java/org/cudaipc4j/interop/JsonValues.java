@@ -3,7 +3,6 @@ package org.cudaipc4j.interop;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * JSON text as the descriptor reader sees it: one object parsed by {@link JsonText} into maps, lists, strings,
@@ -13,7 +12,6 @@ import java.util.regex.Pattern;
  */
 final class JsonValues {
     private static final HexFormat HEX = HexFormat.of();
-    private static final Pattern INTEGER = Pattern.compile("-?(0|[1-9][0-9]*)");
     /** JSON's {@code null}, told apart from an absent field. */
     static final Object NULL = new Object();
 
@@ -64,7 +62,7 @@ final class JsonValues {
     }
 
     static long nonNegative(Object e, String field) {
-        if (!(e instanceof JsonText.Num n) || !INTEGER.matcher(n.literal()).matches()) {
+        if (!(e instanceof JsonText.Num n) || !isInteger(n.literal())) {
             throw wrongType(field, "an integer", e);
         }
         long v;
@@ -78,6 +76,17 @@ final class JsonValues {
             throw new DescriptorFormatException("descriptor: field '" + field + "' must be >= 0, got " + v);
         }
         return v;
+    }
+
+    /** {@return whether a number as {@link JsonText} read it (JSON's grammar) is an integer: no fraction, no exponent} */
+    private static boolean isInteger(String literal) {
+        for (int i = 0; i < literal.length(); i++) {
+            char c = literal.charAt(i);
+            if (c == '.' || c == 'e' || c == 'E') {
+                return false;
+            }
+        }
+        return true;
     }
 
     static long[] longArray(Object e, String field) {
