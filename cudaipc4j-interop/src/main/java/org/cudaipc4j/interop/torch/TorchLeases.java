@@ -31,8 +31,10 @@ import org.cudaipc4j.interop.OpenPhases;
  * count: a reader that counted itself there and died would leave the file in
  * {@code /dev/shm} for good.
  *
- * <p>{@link #start()} starts the watcher (a small JVM, about a tenth of a second) and waits until it holds this
- * process's pidfd; start it early, beside CUDA's initialisation, to keep that off the first open. Thread-safe.
+ * <p>{@link #start()} returns at once and starts the watcher (a small JVM, a tenth of a second or more) on a thread of
+ * its own; the first lease waits until the watcher holds this process's pidfd, so no slot is taken unwatched. Start
+ * the leases early, before CUDA's initialisation and the descriptors' parse, and the watcher's start runs beside them.
+ * Thread-safe.
  * {@link #close()} gives back everything still held and ends the watcher; idempotent.
  *
  * <p>No count of shares open at once is fixed: the book grows (see {@link LeaseBook}) by doubling, so that a share
@@ -44,7 +46,14 @@ public final class TorchLeases implements AutoCloseable {
 
     private final Path counterDirectory;
     private final LeaseBook book;
-    private final Process watcher;
+    /**
+     * The watcher's process, and its "ready" once it holds this process's pidfd (null when its output ended first),
+     * made and read on threads of their own beside what the reader does before its first open; both null when
+     * unwatched. No slot is taken before it watches ({@link #awaitWatcher}).
+     */
+    private final CompletableFuture<Process> watcherMade;
+    private final CompletableFuture<String> watcherReady;
+    private boolean watching;
     private final Map<TorchStorageKey, Entry> open = new HashMap<>();
     private final Map<String, MappedFile> files = new HashMap<>();
     /**
@@ -60,10 +69,16 @@ public final class TorchLeases implements AutoCloseable {
     private int fresh;
     private boolean closed;
 
-    private TorchLeases(Path counterDirectory, LeaseBook book, Process watcher) {
+    private TorchLeases(Path counterDirectory, LeaseBook book, CompletableFuture<Process> watcherMade) {
         this.counterDirectory = counterDirectory;
         this.book = book;
-        this.watcher = watcher;
+        this.watcherMade = watcherMade;
+        this.watcherReady = watcherMade == null ? null
+                : watcherMade.thenApplyAsync(TorchLeases::readyLine, TorchLeases::onOwnThread);
+    }
+
+    private static void onOwnThread(Runnable r) {
+        Thread.ofPlatform().daemon().name("cudaipc4j-lease-watcher-start").start(r);
     }
 
     /**
@@ -94,37 +109,38 @@ public final class TorchLeases implements AutoCloseable {
      */
     static TorchLeases start(Path counterDirectory, boolean watch, int firstPage) {
         LeaseBook book = LeaseBook.create(firstPage);
-        Process watcher = null;
-        try {
-            if (watch) {
-                watcher = startWatcher(book, counterDirectory.toAbsolutePath());
-            }
-            return new TorchLeases(counterDirectory, book, watcher);
-        } catch (RuntimeException e) {
-            book.close();
-            throw e;
+        if (!watch) {
+            return new TorchLeases(counterDirectory, book, null);
         }
+        Path counters = counterDirectory.toAbsolutePath();
+        return new TorchLeases(counterDirectory, book, CompletableFuture.supplyAsync(() -> startWatcher(book, counters),
+                TorchLeases::onOwnThread));
     }
 
     /**
-     * {@return {@code command} less the JVM's start-up cache options ({@code -XX:AOTCache}, {@code -XX:AOTMode},
-     * {@code -XX:SharedArchiveFile})} A reader's cache holds its own class path, not the watcher's: started with it,
-     * the watcher's JVM would complain on its standard output, where the watcher says it is ready, or with
-     * {@code -XX:AOTMode=on} refuse to start.
+     * {@return {@code command} less the reader's start-up cache and heap sizes} A reader's cache
+     * ({@code -XX:AOTCache}, {@code -XX:AOTMode}, {@code -XX:SharedArchiveFile}) holds its own class path, not the
+     * watcher's: started with it, the watcher's JVM would complain on its standard output, where the watcher says it
+     * is ready, or with {@code -XX:AOTMode=on} refuse to start. The watcher sets its own small heap: a reader's
+     * ({@code -Xms}, {@code -Xmx}, {@code -XX:InitialHeapSize}, {@code -XX:MinHeapSize}, {@code -XX:MaxHeapSize})
+     * would reserve a service's heap for it, or, with an initial size above the watcher's maximum, keep it from
+     * starting.
      *
      * @param command a JVM's command line
      */
-    static List<String> withoutStartUpCache(List<String> command) {
+    static List<String> watcherOptions(List<String> command) {
         List<String> out = new ArrayList<>(command);
         out.removeIf(a -> a.startsWith("-XX:AOTCache=") || a.startsWith("-XX:AOTMode=")
-                || a.startsWith("-XX:SharedArchiveFile="));
+                || a.startsWith("-XX:SharedArchiveFile=") || a.startsWith("-Xms") || a.startsWith("-Xmx")
+                || a.startsWith("-XX:InitialHeapSize=") || a.startsWith("-XX:MinHeapSize=")
+                || a.startsWith("-XX:MaxHeapSize="));
         return out;
     }
 
     private static Process startWatcher(LeaseBook book, Path counters) {
         // Small and quick: the watcher loads a handful of classes and sleeps. No collector is chosen, as the
         // inherited options may name one.
-        List<String> cmd = withoutStartUpCache(JvmCommand.base());
+        List<String> cmd = watcherOptions(JvmCommand.base());
         // The watcher needs only this module, the coordination library and the libraries' base: their own locations,
         // which also holds where this JVM's class path does not name them (a test launcher's class loader, say).
         int cp = cmd.indexOf("-cp");
@@ -135,42 +151,71 @@ public final class TorchLeases implements AutoCloseable {
         cmd.addAll(List.of("-Xmx32m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                 LeaseWatcher.class.getName(), book.name(), counters.toString(),
                 Long.toString(ProcessHandle.current().pid())));
-        Process p;
         try {
-            p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         } catch (IOException e) {
             throw new TorchInteropException("cannot start the torch lease watcher (" + cmd.getFirst() + "): " + e, e);
         }
+    }
+
+    /**
+     * {@return the watcher's "ready", or null when its output ends first} Lines before it are the JVM's own (an
+     * option of the reader's it inherited that logs to standard output): skipped.
+     */
+    private static String readyLine(Process p) {
         BufferedReader out = p.inputReader(StandardCharsets.UTF_8);
-        // Lines before "ready" are the JVM's own (an option of the reader's it inherited that logs to standard
-        // output): skipped.
-        CompletableFuture<String> ready = CompletableFuture.supplyAsync(() -> {
-            try {
-                String l;
-                do {
-                    l = out.readLine();
-                } while (l != null && !l.equals("ready"));
-                return l;
-            } catch (IOException e) {
-                return null;
-            }
-        });
+        try {
+            String l;
+            do {
+                l = out.readLine();
+            } while (l != null && !l.equals("ready"));
+            return l;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Waits, once, until the watcher holds this process's pidfd; a watcher that does not is ended and refused. */
+    private void awaitWatcher() {
         String line;
         try {
-            line = ready.get(WATCHER_START_SECONDS, TimeUnit.SECONDS);
-        } catch (TimeoutException | ExecutionException e) {
-            line = null;
+            line = watcherReady.get(WATCHER_START_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof TorchInteropException t ? t
+                    : new TorchInteropException("cannot start the torch lease watcher: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            Process p = watcherMade.getNow(null);
+            if (p != null) {
+                p.destroyForcibly();
+            }
+            throw new TorchInteropException("the torch lease watcher did not start within " + WATCHER_START_SECONDS
+                    + " s; its errors are on this process's stderr");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            line = null;
+            throw new TorchInteropException("interrupted while the torch lease watcher started");
         }
         if (!"ready".equals(line)) {
+            Process p = watcherMade.join();
             p.destroyForcibly();
-            throw new TorchInteropException("the torch lease watcher did not start"
-                    + (p.isAlive() ? " within " + WATCHER_START_SECONDS + " s" : " (exit " + exitOf(p) + ")")
-                    + "; its errors are on this process's stderr");
+            throw new TorchInteropException("the torch lease watcher did not start (exit " + exitOf(p) + "); its"
+                    + " errors are on this process's stderr");
         }
-        return p;
+        watching = true;
+    }
+
+    /** {@return the watcher's process once made, waiting for its making; null when unwatched or never made} */
+    private Process watcherProcess() {
+        if (watcherMade == null) {
+            return null;
+        }
+        try {
+            return watcherMade.get(WATCHER_START_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /**
@@ -200,6 +245,7 @@ public final class TorchLeases implements AutoCloseable {
 
     /** {@return the watcher's pid, empty when unwatched} */
     public OptionalLong watcherPid() {
+        Process watcher = watcherProcess();
         return watcher == null ? OptionalLong.empty() : OptionalLong.of(watcher.pid());
     }
 
@@ -246,6 +292,9 @@ public final class TorchLeases implements AutoCloseable {
     synchronized Lease acquire(TorchStorageKey key, String counterName, long slot, OpenPhases phases) {
         if (closed) {
             throw new IllegalStateException("torch leases are closed");
+        }
+        if (watcherMade != null && !watching) {
+            awaitWatcher();
         }
         if (!files.containsKey(counterName)) {
             TorchCounterFile.checkName(counterName); // a mapped file's name was checked when it was mapped
@@ -398,6 +447,7 @@ public final class TorchLeases implements AutoCloseable {
             closeIdle();
         }
         book.markClosed();
+        Process watcher = watcherProcess();
         if (watcher != null) {
             try {
                 watcher.getOutputStream().close(); // the watcher's signal to end

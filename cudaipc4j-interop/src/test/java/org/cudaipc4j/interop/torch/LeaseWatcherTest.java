@@ -126,14 +126,15 @@ class LeaseWatcherTest {
     }
 
     /**
-     * A service's JVM options that print on standard output (a log) or record to a file (a flight recording) reach
-     * the watcher's JVM or are kept from it: either way its start does not fail, and the reader's leases work.
+     * A service's JVM options that print on standard output (a log), record to a file (a flight recording) or size
+     * the heap (above the watcher's own maximum) reach the watcher's JVM or are kept from it: either way its start
+     * does not fail, and the reader's leases work.
      */
     @Test
-    void aReaderWhoseJvmLogsOnStandardOutputOrRecordsAFlightStartsItsWatcher() {
+    void aReaderWhoseJvmLogsOnStandardOutputOrRecordsAFlightOrSizesItsHeapStartsItsWatcher() {
         String name = CounterFiles.create(dir, SLOTS);
-        Holder h = start(List.of("-Xlog:gc:stdout", "-XX:StartFlightRecording:filename=" + dir.resolve("reader.jfr")),
-                SLOTS, name);
+        Holder h = start(List.of("-Xlog:gc:stdout", "-XX:StartFlightRecording:filename=" + dir.resolve("reader.jfr"),
+                "-Xms64m"), SLOTS, name);
         JavaProcess.Interactive p = h.process();
         assertTrue(allSlotsAre(name, 1), "held");
         p.writeLine("close");
@@ -146,6 +147,19 @@ class LeaseWatcherTest {
         assertEquals(0, r.exitCode(), r.describe());
         assertTrue(gone(h.watcher()));
         assertTrue(allSlotsAre(name, 0), "the reader gave every slot back once");
+    }
+
+    /** The watcher starts beside the reader's own work: leases closed before any lease waited for it end it too. */
+    @Test
+    void leasesClosedBeforeTheirWatcherWasReadyLeaveNoWatcher() {
+        for (int i = 0; i < 3; i++) {
+            TorchLeases leases = TorchLeases.start(dir, true);
+            long watcher = leases.watcherPid().orElseThrow();
+            Path book = leases.bookPath();
+            leases.close();
+            assertTrue(gone(watcher), "close waited for the watcher's end");
+            assertFalse(Files.exists(book), "the book is removed");
+        }
     }
 
     @Test

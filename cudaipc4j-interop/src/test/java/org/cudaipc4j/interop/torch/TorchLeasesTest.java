@@ -24,11 +24,12 @@ class TorchLeasesTest {
     }
 
     @Test
-    void theWatcherStartsWithoutTheReadersStartUpCache() {
+    void theWatcherStartsWithoutTheReadersStartUpCacheAndHeapSizes() {
         List<String> reader = List.of("/jdk/bin/java", "-XX:-UsePerfData", "-XX:AOTCache=/x/reader.aot",
-                "-XX:AOTMode=on", "-XX:SharedArchiveFile=/x/app.jsa", "-Xmx1g", "-cp", "a.jar");
-        assertEquals(List.of("/jdk/bin/java", "-XX:-UsePerfData", "-Xmx1g", "-cp", "a.jar"),
-                TorchLeases.withoutStartUpCache(reader));
+                "-XX:AOTMode=on", "-XX:SharedArchiveFile=/x/app.jsa", "-Xms2g", "-Xmx4g", "-XX:InitialHeapSize=2g",
+                "-XX:MinHeapSize=1g", "-XX:MaxHeapSize=4g", "-Dapp=1", "-cp", "a.jar");
+        assertEquals(List.of("/jdk/bin/java", "-XX:-UsePerfData", "-Dapp=1", "-cp", "a.jar"),
+                TorchLeases.watcherOptions(reader));
     }
 
     @Test
