@@ -2,7 +2,10 @@ package org.cudaipc4j.bench;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.torch.TorchLeases;
 
 /**
  * The interop benchmark's entry point: this process, fresh, as the reader of what another process shares, timed
@@ -235,6 +238,99 @@ public final class InteropBench {
      * @return the figures as one JSON line
      */
     public static String run(Plan plan) {
-        return InteropReads.run(plan).jsonLine();
+        try (ReaderStart start = ReaderStart.of(plan.benchCase(), plan.driverOnly())) {
+            return run(plan, start);
+        }
+    }
+
+    /**
+     * Measures a plan in this process with what {@code start} began before the plan's descriptors were read.
+     *
+     * @param plan what to time
+     * @param start what this process started first, of the plan's case; its leases are closed here
+     * @return the figures as one JSON line
+     */
+    public static String run(Plan plan, ReaderStart start) {
+        return InteropReads.run(plan, start).jsonLine();
+    }
+
+    /**
+     * What a reader process starts first, on a thread of its own, so that its starts run beside the descriptors'
+     * read: for the torch cases torch's leases ({@link TorchLeases#start()}: the lease book, then the watcher
+     * process starting), and for {@link Case#SCALE}, which starts as a service starts, first the driver
+     * ({@link Cuda#initInBackground}). Closing it closes the leases not handed to a run.
+     */
+    public static final class ReaderStart implements AutoCloseable {
+        private final long epochMicros = InteropFigures.epochMicros();
+        private final CompletableFuture<TorchLeases> leases;
+        private long readMicros;
+        private boolean taken;
+
+        private ReaderStart(CompletableFuture<TorchLeases> leases) {
+            this.leases = leases;
+        }
+
+        /**
+         * {@return the starts of a reader of {@code benchCase}, begun}
+         *
+         * @param benchCase the case the process will measure
+         * @param driverOnly whether it times the driver calls alone (no leases)
+         */
+        public static ReaderStart of(Case benchCase, boolean driverOnly) {
+            boolean torch = benchCase != Case.POOL && !driverOnly;
+            return new ReaderStart(CompletableFuture.supplyAsync(() -> {
+                if (benchCase == Case.SCALE) {
+                    Cuda.initInBackground(() -> { }, () -> { });
+                }
+                return torch ? TorchLeases.start() : null;
+            }, r -> Thread.ofPlatform().daemon().name("cudaipc4j-reader-start").start(r)));
+        }
+
+        /** {@return when this start began, in microseconds since the epoch} */
+        long epochMicros() {
+            return epochMicros;
+        }
+
+        /** Notes that the process has read its descriptors: now, unless noted before. */
+        public void descriptorsRead() {
+            if (readMicros == 0) {
+                readMicros = InteropFigures.epochMicros();
+            }
+        }
+
+        /** {@return when the process had read its descriptors, in microseconds since the epoch} */
+        long readMicros() {
+            descriptorsRead();
+            return readMicros;
+        }
+
+        /**
+         * {@return the leases, now the caller's to close, or null for a pool reader or the driver calls alone}
+         *
+         * @throws org.cudaipc4j.interop.torch.TorchInteropException when they could not start
+         */
+        TorchLeases takeLeases() {
+            taken = true;
+            try {
+                return leases.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
+        }
+
+        @Override
+        public void close() {
+            if (!taken) {
+                taken = true;
+                try {
+                    TorchLeases l = leases.join();
+                    if (l != null) {
+                        l.close();
+                    }
+                } catch (java.util.concurrent.CompletionException e) {
+                    // They never started: nothing to close.
+                }
+            }
+        }
     }
 }

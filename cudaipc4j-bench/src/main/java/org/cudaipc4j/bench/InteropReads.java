@@ -49,25 +49,35 @@ final class InteropReads {
 
     private InteropReads() {}
 
-    static InteropFigures run(InteropBench.Plan plan) {
+    static InteropFigures run(InteropBench.Plan plan, InteropBench.ReaderStart start) {
         // The scale case starts as a service does: no warm-up of ours before its open.
-        Thread prelink = plan.benchCase() == InteropBench.Case.SCALE ? null : DriverStartUp.prelinkInBackground();
-        boolean torch = plan.benchCase() != InteropBench.Case.POOL && !plan.driverOnly();
-        // Started before the driver (a small JVM), as TorchLeases asks.
-        try (TorchLeases leases = torch ? TorchLeases.start() : null) {
+        boolean scale = plan.benchCase() == InteropBench.Case.SCALE;
+        Thread prelink = scale ? null : DriverStartUp.prelinkInBackground();
+        long read = start.readMicros();
+        try (TorchLeases leases = start.takeLeases()) {
+            long init = InteropFigures.epochMicros();
             Cuda.init();
+            long context0 = InteropFigures.epochMicros();
             Device device = Device.byUuid(plan.descriptors().getFirst().deviceUuid());
             try (Context context = Context.retainPrimary(device)) {
                 context.makeCurrent();
                 Stream stream = Stream.create(context, true);
                 join(prelink);
+                if (scale) {
+                    // Where the time from exec went before the open: the JVM up to the reader's start, reading the
+                    // descriptors (the leases and the driver starting beside it), waiting for the leases, for the
+                    // driver's start, the context and stream.
+                    return scale(plan, context, stream, new TorchReader(context, leases), new long[] {
+                        start.epochMicros() - plan.execEpochMicros(), read - start.epochMicros(), init - read,
+                        context0 - init, InteropFigures.epochMicros() - context0});
+                }
                 if (plan.driverOnly()) {
                     return InteropDriverCalls.run(plan, context, stream);
                 }
                 return switch (plan.benchCase()) {
                     case TENSOR -> tensor(plan, context, stream, new TorchReader(context, leases));
                     case STATE_DICT -> stateDict(plan, context, stream, new TorchReader(context, leases));
-                    case SCALE -> scale(plan, context, stream, new TorchReader(context, leases));
+                    case SCALE -> throw new AssertionError("timed above");
                     case POOL -> pool(plan.descriptors().getFirst(), context, stream);
                 };
             }
@@ -180,9 +190,15 @@ final class InteropReads {
      * ({@code -XX:AOTCache} with {@code -XX:AOTMode=on}: the JVM refuses to start where it cannot map the cache),
      * else {@code java}.
      */
-    private static InteropFigures scale(InteropBench.Plan plan, Context context, Stream stream, TorchReader reader) {
+    private static InteropFigures scale(InteropBench.Plan plan, Context context, Stream stream, TorchReader reader,
+            long[] startMicros) {
+        long prepare = System.nanoTime();
         EveryShare dict = EveryShare.of("scale", plan, reader);
         InteropFigures figures = dict.figures();
+        figures.put("jvm_start_us", (double) startMicros[0]).put("read_us", (double) startMicros[1])
+                .put("leases_wait_us", (double) startMicros[2]).put("driver_wait_us", (double) startMicros[3])
+                .put("context_us", (double) startMicros[4])
+                .put("prepare_us", (System.nanoTime() - prepare) / 1e3);
         List<OpenedTensor> views = new ArrayList<>(dict.shares().size());
         try {
             long nanos = dict.openInto(views, context, stream);

@@ -163,15 +163,26 @@ final class BenchInteropCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Plan plan = plan();
-        String unusable = org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
-        if (unusable != null) {
-            java.io.PrintWriter err = spec.commandLine().getErr();
-            err.println(Failures.waived("bench interop: " + unusable));
-            err.flush();
-            return ExitCodes.WAIVED;
+        Case benchCase = Case.of(caseName);
+        // The reader's starts (its leases' watcher; for the scale case the driver) run beside the descriptors' read.
+        try (InteropBench.ReaderStart start = benchCase == null ? null
+                : InteropBench.ReaderStart.of(benchCase, driverOnly)) {
+            Plan plan = plan();
+            if (start != null) {
+                start.descriptorsRead();
+            }
+            String unusable = org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
+            if (unusable != null) {
+                java.io.PrintWriter err = spec.commandLine().getErr();
+                err.println(Failures.waived("bench interop: " + unusable));
+                err.flush();
+                return ExitCodes.WAIVED;
+            }
+            return print(InteropBench.run(plan, start));
         }
-        String line = InteropBench.run(plan);
+    }
+
+    private int print(String line) {
         java.io.PrintWriter o = spec.commandLine().getOut();
         o.println(line);
         o.flush();

@@ -1,0 +1,98 @@
+package org.cudaipc4j.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import org.cudaipc4j.interop.DType;
+import org.cudaipc4j.interop.Descriptor;
+import org.cudaipc4j.interop.DescriptorJson;
+import org.cudaipc4j.interop.TensorLayout;
+import org.cudaipc4j.interop.torch.TorchCounterFile;
+import org.cudaipc4j.testing.JavaProcess;
+import org.cudaipc4j.testing.StubLibraries;
+import org.cudaipc4j.tool.ExitCodes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code cudaipc4j bench interop scale} on the stub driver of {@code scripts/stub-driver} (no GPU), on torch shares
+ * laid out as torch's producer lays them out (a counter file in {@code /dev/shm}, legacy handles, two tensors a block):
+ * the reader's line says where its time went from its exec to the open, and every slot it took is given back.
+ */
+class BenchInteropScaleStubDriverTest {
+    /** The stub's device ({@code cuDeviceGetUuid_v2}: bytes 0 to 15). */
+    private static final UUID STUB_GPU = new UUID(0x0001_0203_0405_0607L, 0x0809_0a0b_0c0d_0e0fL);
+    private static final int TENSORS = 6;
+    private static final long BYTES = 4096;
+
+    @Test
+    void aScaleRunSaysWhereItsTimeWentAndGivesEverySlotBack(@TempDir Path tmp) throws Exception {
+        Path library = StubLibraries.build(StubLibraries.CUDA_DRIVER, tmp.resolve("libcuda.so.1"));
+        long pid = ProcessHandle.current().pid();
+        String name = "/torch_" + pid + "_" + Integer.toUnsignedString(ThreadLocalRandom.current().nextInt()) + "_0";
+        Path counter = Path.of("/dev/shm", name.substring(1));
+        ByteBuffer b = ByteBuffer.allocate((int) TorchCounterFile.FILE_BYTES).order(ByteOrder.nativeOrder());
+        b.putInt(0, 1); // the producer's process count, as torch leaves it
+        for (int i = 0; i < TENSORS; i++) {
+            b.putLong(TorchCounterFile.HEADER_BYTES + 8 * i, 1);
+        }
+        Files.write(counter, b.array());
+        try {
+            long namespace = ((Number) Files.getAttribute(Path.of("/proc/self/ns/pid"), "unix:ino")).longValue();
+            List<String> lines = new ArrayList<>();
+            for (int i = 0; i < TENSORS; i++) {
+                byte[] handle = new byte[66]; // torch's version 2 'c' handle: version, type, the 64 bytes
+                handle[0] = 2;
+                handle[1] = 'c';
+                byte[] event = new byte[64];
+                for (int k = 0; k < 64; k++) {
+                    handle[2 + k] = (byte) ((i / 2) * 7 + k + 1);
+                    event[k] = (byte) (i * 13 + k + 1);
+                }
+                Descriptor d = Descriptor.torch(STUB_GPU, new Descriptor.Exporter(pid, namespace, i),
+                        new Descriptor.Torch(handle, BYTES, (i % 2) * BYTES, name, i, 0))
+                        .withTensor(TensorLayout.contiguous(DType.UINT8, BYTES))
+                        .withEvent(new Descriptor.Event(event, true));
+                lines.add(DescriptorJson.toJson(d));
+            }
+            Path shares = Files.write(tmp.resolve("scale.jsonl"), lines);
+            long exec = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+            JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(120), JavaProcess.command(Main.class,
+                    List.of(), "bench", "interop", "scale", shares.toString(), "--exec-epoch-us",
+                    Long.toString(exec)), Map.of("LD_LIBRARY_PATH", library.getParent().toString()));
+            assertEquals(ExitCodes.OK, r.exitCode(), r.describe());
+            JsonObject o = JsonParser.parseString(r.stdout().strip()).getAsJsonObject();
+            assertEquals(TENSORS, o.get("tensors").getAsInt(), r.stdout());
+            assertEquals(3, o.get("blocks").getAsInt(), "two tensors a block: " + r.stdout());
+            double stages = 0;
+            for (String stage : List.of("jvm_start_us", "read_us", "leases_wait_us", "driver_wait_us", "context_us",
+                    "prepare_us", "open_us")) {
+                assertTrue(o.has(stage) && o.get(stage).getAsDouble() >= 0, stage + " in " + r.stdout());
+                stages += o.get(stage).getAsDouble();
+            }
+            // The stages follow one another from the exec to the last open (the start's clock less the test's).
+            assertTrue(o.get("exec_to_open_us").getAsDouble() >= stages - 1_000, r.stdout());
+            ByteBuffer after = ByteBuffer.wrap(Files.readAllBytes(counter)).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < TENSORS; i++) {
+                assertEquals(0, after.getLong(TorchCounterFile.HEADER_BYTES + 8 * i), "slot " + i + " given back");
+            }
+            assertEquals(1, after.getInt(0), "the process count is never touched");
+        } finally {
+            Files.deleteIfExists(counter);
+        }
+    }
+}
