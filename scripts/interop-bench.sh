@@ -15,7 +15,9 @@
 #               (python3 importing torch) and a C program making only the driver calls (scripts/interop_driver_reader.c,
 #               built here with the toolkit's nvcc, else cc and CUDA_HOME's cuda.h); then, for the Java reader
 #               without a cache and torch's, STEADY steady rounds (the same storages shared again: cache hits) each
-#               timed as one round
+#               timed as one round. A failure of torch's reader or the C program (torch's out of memory on 'e' at
+#               this size, say) is a line of the figures ({"failed": ...}, in the table beside Java's figure) and
+#               the run goes on, the dead reader's slots given back by the producer; a Java reader's failure ends it
 # for each torch allocator of ALLOCS (c: caching, legacy IPC handles; e: expandable segments). For 'c', the Java
 # reader's driver calls alone are timed too (scripts/interop_bench_py.py driver-reader, through cuda.bindings).
 # Writes every figure as a JSON line to OUT/interop-bench.jsonl, the table of medians and ratios to
@@ -101,6 +103,7 @@ producer_out=
 pool_pid=
 pool_in=
 python_pids=()
+dead_reader=0  # a peer reader failed holding its share's slots: the release gives them back
 start=$SECONDS
 
 # Ends the producers (they end on their own when their stdin closes; killed after 10 s), removes the work folder,
@@ -168,10 +171,24 @@ reader() {
   # (A JVM that records its AOT cache reports that on standard error: kept in a log.)
   if { ((${#env[@]} > 0)) && [ ! -f "${env[1]#*=}" ]; } || [ "${training:-0}" = 1 ]; then
     bash -c "$run" "$work/reader.pid" "${env[@]}" "$@" >> "$to" 2>> "$work/aot.log" || rc=$?
+  elif [ -n "${peer:-}" ]; then  # its last words kept for the line of a failure
+    bash -c "$run" "$work/reader.pid" "${env[@]}" "$@" >> "$to" 2> "$work/reader.err" || rc=$?
+    cat "$work/reader.err" >&2
   else
     bash -c "$run" "$work/reader.pid" "${env[@]}" "$@" >> "$to" || rc=$?
   fi
   if [ "$1" = "${py[0]}" ] || [ "$1" = "${c_reader:-}" ]; then python_pids+=("$(cat "$work/reader.pid")"); fi
+  if ((rc != 0)) && [ -n "${peer:-}" ]; then
+    # A peer's reader that fails (torch's out of memory at a size ours opens) is a figure of the run: its line
+    # says so and the run goes on.
+    local words
+    read -r -a words <<< "$peer"
+    "${py[@]}" failed "${words[0]}" "${words[1]}" "${words[2]}" "exit status $rc: $(grep -v '^[[:space:]]*$' \
+      "$work/reader.err" 2>/dev/null | tail -n 1)" >> "$to"
+    echo "interop-bench: $label (round $round) failed with exit status $rc; recorded, going on" >&2
+    dead_reader=1
+    return 0
+  fi
   if ((rc != 0)); then
     [ ! -s "$work/aot.log" ] || tail -n 20 "$work/aot.log" >&2
     die "$label (round $round) failed with exit status $rc: $*"
@@ -265,10 +282,12 @@ scale_round() {  # ROUND ALLOC
         else
           die "no AOT cache $aot for the Java reader ($alloc)"
         fi ;;
-      torch) stamp=1 reader "torch scale ($alloc)" "$round" "${py[@]}" torch-reader scale "$sc" "$files" ;;
-      c) stamp=1 reader "C driver calls scale ($alloc)" "$round" "$c_reader" "$sc.lines" ;;
+      torch) stamp=1 peer="torch scale $alloc" reader "torch scale ($alloc)" "$round" "${py[@]}" torch-reader scale \
+               "$sc" "$files" ;;
+      c) stamp=1 peer="c scale $alloc" reader "C driver calls scale ($alloc)" "$round" "$c_reader" "$sc.lines" ;;
     esac
-    ask release
+    if ((dead_reader)); then ask release dead; else ask release; fi
+    dead_reader=0
   done
 }
 

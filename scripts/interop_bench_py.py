@@ -13,7 +13,8 @@ into a file the script names; every reader parses them before it starts its cloc
       share scale PATH N MIN MAX SEED STEADY   fresh copy of N bf16 tensors of MIN to MAX bytes (scale_sizes), each
                                        shared once into PATH (and PATH.lines for the C program, c_line), then the
                                        same copies shared again into PATH.1 .. PATH.STEADY (the steady rounds)
-      release                          drops the copies and runs torch.cuda.ipc_collect()
+      release [dead]                   drops the copies and runs torch.cuda.ipc_collect(); with dead, first sets
+                                       the slots of the share to 0 (its reader died holding them: give_back_slots)
   interop_bench_py.py torch-reader tensor|state-dict FILE [BWFILE ITERATIONS]   torch's reader: one JSON line
   interop_bench_py.py torch-reader scale FILE STEADY_FILES EXEC_EPOCH_US   torch's reader of the scale part, timed
       from its exec (EXEC_EPOCH_US: the script's clock just before exec) and for the open alone; STEADY_FILES,
@@ -21,6 +22,8 @@ into a file the script names; every reader parses them before it starts its cloc
   interop_bench_py.py driver-reader tensor|state-dict FILE   the Java reader's driver calls alone ('c'): one JSON line
   interop_bench_py.py pool-producer PATH SIZE             a cuda.core pool buffer, exported until stdin closes
   interop_bench_py.py pool-reader FILE                    cuda.core's own import of it: one JSON line
+  interop_bench_py.py failed IMPL CASE ALLOC TEXT         the line of a reader that failed (TEXT: its exit and
+                                                           last words), in the figures' shape
   interop_bench_py.py summary JSONL                       the table of medians and ratios against the targets
 
 Every reader runs in a fresh process: the device's context is made current (torch after its CUDA init) and the
@@ -183,6 +186,8 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str, str, str], list[float]] = collections.defaultdict(list)
     sizes: dict[tuple[str, str], tuple[int, int]] = {}
     for r in rows:
+        if "failed" in r:  # a reader that failed has no figures (the scale part records it; see scale_summary)
+            continue
         side = {"java": "java", "driver": "driver", "java-driver": "java-driver"}.get(r["impl"], "python")
         for key, value in r.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
@@ -238,27 +243,41 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The scale part's rows (:data:`SCALE_ROWS`): per allocator and metric, the median over the runs of the Java
     reader of the row, of torch's reader (``python``) and of the C program (``c``, where it has the metric), the ratio
-    of Java's to torch's and whether the target is met. Rows without both Java's and torch's figure are left out."""
+    of Java's to torch's and whether the target is met. A reader that failed left a line with ``failed`` (its exit
+    and last words) instead of figures: where torch's reader failed in every run, the row has Java's figure, no ratio,
+    ``met`` None and ``python_failed`` saying so (with some runs failed, the medians are of the others, and
+    ``python_failed`` says how many). Rows without Java's figure, or without torch's figure or failure, are left
+    out."""
     groups: dict[tuple[str, str, str], list[float]] = collections.defaultdict(list)
+    failures: dict[tuple[str, str], list[str]] = collections.defaultdict(list)
     sizes: dict[str, tuple[int, int]] = {}
     for r in rows:
         if r.get("case") != "scale":
             continue
+        if "failed" in r:
+            failures[(r["alloc"], r["impl"])].append(str(r["failed"]))
+            continue
         for key, value in r.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
                 groups[(r["alloc"], key, r["impl"])].append(float(value))
-        if r["impl"] == "torch" or r["alloc"] not in sizes:
+        if r["impl"] == "torch" or r["alloc"] not in sizes:  # (a failed reader's line has no sizes)
             sizes[r["alloc"]] = (r.get("bytes", 0), r.get("tensors", 1))
     out = []
     for metric, label, impl, target in SCALE_ROWS:
         for alloc in sorted(sizes):
             java, torch = groups.get((alloc, metric, impl)), groups.get((alloc, metric, "torch"))
-            if not java or not torch:
+            failed = failures.get((alloc, "torch"), [])
+            if not java or not (torch or failed):
                 continue
-            j, p = statistics.median(java), statistics.median(torch)
+            j = statistics.median(java)
+            p = statistics.median(torch) if torch else None
             row = {"case": "scale", "alloc": alloc, "metric": metric, "label": label, "arm": impl, "runs": len(java),
-                   "java": j, "python": p, "bytes": sizes[alloc][0], "tensors": sizes[alloc][1], "ratio": j / p,
-                   "target": f"java <= {target:g}x torch", "met": j / p <= target}
+                   "java": j, "python": p, "bytes": sizes[alloc][0], "tensors": sizes[alloc][1],
+                   "ratio": j / p if p else None, "target": f"java <= {target:g}x torch",
+                   "met": j / p <= target if p else None}
+            if failed:
+                row["python_failed"] = (f"{len(failed)} of {len(failed) + len(torch or [])} runs failed, the first:"
+                                        f" {failed[0]}")
             c = groups.get((alloc, metric, "c"))
             if c:
                 row["c"] = statistics.median(c)
@@ -286,8 +305,11 @@ def table(summary: list[dict[str, Any]]) -> str:
         python = r.get("local") if r["metric"] == "copy_gbps_mapped" else r["python"]
         py = "-" if python is None else f"{python * scale:.1f} {unit}"
         ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.3f}"
+        met = "-" if r["met"] is None else "yes" if r["met"] else "NO"
         lines.append(f"{what:60} {r['alloc']:5} {r['runs']:>4} {r['java'] * scale:>7.1f} {unit:4} {py:>12} {ratio:>7}  "
-                     f"{r['target']:26} {'yes' if r['met'] else 'NO'}")
+                     f"{r['target']:26} {met}")
+        if r.get("python_failed"):
+            lines.append(f"  torch's reader: {r['python_failed']}")
         if r.get("c") is not None:
             lines.append(f"  the C program (the driver calls alone): {r['c'] * scale:.1f} {unit}")
         if r.get("driver") is not None:
@@ -360,6 +382,7 @@ def torch_producer(tensors: int, seed: int) -> int:
     masters = _load_weight_sync().state_dict(tensors, seed)
     scale_masters: dict[tuple[int, int, int, int], list[Any]] = {}
     current: list[Any] = []
+    shared: list[Any] = []  # the descriptors of the current share
     alloc = "e" if "expandable_segments:true" in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "").lower() else "c"
     print(json.dumps({"ready": os.getpid(), "alloc": alloc, "tensors": len(masters),
                       "bytes": sum(t.numel() * t.element_size() for t in masters.values())}), flush=True)
@@ -378,7 +401,9 @@ def torch_producer(tensors: int, seed: int) -> int:
             elif what == "state-dict":
                 copies = [t.clone() for t in masters.values()]
                 current.extend(copies)
-                lines = [to_json(cudaipc4j.share(t)) for t in copies]
+                descriptors = [cudaipc4j.share(t) for t in copies]
+                shared.extend(descriptors)
+                lines = [to_json(d) for d in descriptors]
             elif what == "scale":
                 count, smallest, largest, scale_seed, steady = (int(words[3]), parse_bytes(words[4]),
                                                                 parse_bytes(words[5]), int(words[6]), int(words[7]))
@@ -390,17 +415,23 @@ def torch_producer(tensors: int, seed: int) -> int:
                 copies = [t.clone() for t in scale_masters[key]]
                 current.extend(copies)
                 descriptors = [cudaipc4j.share(t) for t in copies]
+                shared.extend(descriptors)
                 lines = [to_json(d) for d in descriptors]
                 write_atomically(f"{path}.lines", [c_line(d) for d in descriptors])
                 for steady_path in steady_paths(path, steady):  # the same storages again: the readers' cache hits
-                    write_atomically(steady_path, [to_json(cudaipc4j.share(t)) for t in copies])
+                    again = [cudaipc4j.share(t) for t in copies]
+                    shared.extend(again)
+                    write_atomically(steady_path, [to_json(d) for d in again])
             else:
                 raise SystemExit(f"torch-producer: unknown share {what!r}")
             torch.cuda.synchronize()
             write_atomically(path, lines)
             print(f"shared {path}", flush=True)
         elif words[0] == "release":
+            if words[1:] == ["dead"]:  # the reader died holding its slots: given back here, as it cannot
+                give_back_slots(shared)
             current.clear()
+            shared.clear()
             torch.cuda.synchronize()
             torch.cuda.ipc_collect()
             print("released", flush=True)
@@ -413,6 +444,26 @@ def torch_producer(tensors: int, seed: int) -> int:
     torch.cuda.synchronize()
     torch.cuda.ipc_collect()
     return 0
+
+
+def give_back_slots(descriptors: list[Any]) -> None:
+    """Sets the counter slot of each torch share of ``descriptors`` to 0, as its reader gives it back (torch's
+    producer frees a shared block once its slots are 0): for a reader that died (torch's own cannot give a dead
+    reader's slots back). A counter file gone is skipped."""
+    header, files = 64, collections.defaultdict(list)
+    for d in descriptors:
+        if d.torch is not None and d.torch.ref_counter_file:
+            files[d.torch.ref_counter_file].append(d.torch.ref_counter_offset)
+    for name, slots in files.items():
+        try:
+            fd = os.open("/dev/shm" + name, os.O_RDWR)
+        except FileNotFoundError:
+            continue
+        try:
+            for slot in slots:
+                os.pwrite(fd, bytes(8), header + 8 * slot)
+        finally:
+            os.close(fd)
 
 
 def _torch_device(uuid: str | None) -> int:
@@ -729,6 +780,9 @@ def main(argv: list[str]) -> int:
         return pool_producer(rest[0], parse_bytes(rest[1]))
     if mode == "pool-reader" and len(rest) == 1:
         return pool_reader(rest[0])
+    if mode == "failed" and len(rest) == 4:  # a reader that failed: its line, in the figures' shape
+        print(record(rest[0], rest[1], rest[2], failed=rest[3]))
+        return 0
     if mode == "summary" and len(rest) in (1, 2):
         rows = load(rest[0])
         summary = summarize(rows)

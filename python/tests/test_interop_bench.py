@@ -254,6 +254,21 @@ class ScalePartTest(support.TestCase):
         assert "  500.0 ms" in text and "4000.0 ms" in text
         assert "  the C program (the driver calls alone): 150.0 ms" in text
 
+    def test_a_torch_reader_that_failed_leaves_its_row_with_javas_figure_and_the_failure(self):
+        failed = {"impl": "torch", "case": "scale", "alloc": "c",
+                  "failed": "exit status 1: torch.OutOfMemoryError: CUDA driver error: out of memory"}
+        all_failed = [r for r in scale_rows() if r["impl"] != "torch"] + [failed] * 3
+        s = {(r["metric"], r["arm"]): r for r in bench.summarize(all_failed) if r["case"] == "scale"}
+        aot = s[("exec_to_open_us", "java-aot")]
+        assert aot["java"] == 500001.0 and aot["python"] is None and aot["ratio"] is None and aot["met"] is None
+        assert aot["python_failed"].startswith("3 of 3 runs failed, the first: exit status 1: torch.OutOfMemoryError")
+        assert aot["tensors"] == 20000 and aot["bytes"] == 6 << 30 and aot["c"] == 150001.0
+        text = bench.table(bench.summarize(all_failed))
+        assert "  torch's reader: 3 of 3 runs failed" in text
+        one_failed = scale_rows() + [failed]
+        steady = [r for r in bench.summarize(one_failed) if r["metric"] == "steady_round_us"][0]
+        assert steady["python"] == 400e3 and steady["met"] and steady["python_failed"].startswith("1 of 4 runs")
+
     def test_scale_rows_need_torchs_figure(self):
         only_java = [r for r in scale_rows() if r["impl"] != "torch"]
         assert [r for r in bench.summarize(only_java) if r["case"] == "scale"] == []
