@@ -128,9 +128,16 @@ public final class JavaProcess {
 
     /** Starts {@code command} for a conversation over its stdin and stdout; stderr goes to a file. */
     public static Interactive start(List<String> command) {
+        return start(command, Map.of());
+    }
+
+    /** As {@link #start(List)}, with {@code environment} added to this process's environment. */
+    public static Interactive start(List<String> command, Map<String, String> environment) {
         try {
             Path err = Files.createTempFile("cudaipc4j-child", ".err");
-            Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile());
+            builder.environment().putAll(environment);
+            Process p = builder.start();
             return new Interactive(command, p, err);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + command, e);

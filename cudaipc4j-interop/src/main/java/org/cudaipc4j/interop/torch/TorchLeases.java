@@ -152,7 +152,11 @@ public final class TorchLeases implements AutoCloseable {
                 LeaseWatcher.class.getName(), book.name(), counters.toString(),
                 Long.toString(ProcessHandle.current().pid())));
         try {
-            return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
+            // Options a JVM takes from its environment are the reader's (its heap, its start-up cache): kept from
+            // the watcher's JVM as those of its command line are (watcherOptions).
+            pb.environment().keySet().removeAll(List.of("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"));
+            return pb.start();
         } catch (IOException e) {
             throw new TorchInteropException("cannot start the torch lease watcher (" + cmd.getFirst() + "): " + e, e);
         }

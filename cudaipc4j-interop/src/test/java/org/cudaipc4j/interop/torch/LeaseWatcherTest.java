@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.cudaipc4j.coord.SharedSegment;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.Waits;
@@ -35,10 +36,15 @@ class LeaseWatcherTest {
 
     /** A holder JVM started with {@code jvmOptions}; lines its JVM prints before its own (a log's) are skipped. */
     private Holder start(List<String> jvmOptions, int count, String... names) {
+        return start(jvmOptions, Map.of(), count, names);
+    }
+
+    /** As {@link #start(List, int, String...)}, with {@code environment} added to the holder's. */
+    private Holder start(List<String> jvmOptions, Map<String, String> environment, int count, String... names) {
         List<String> args = new ArrayList<>(List.of(dir.toString(), Integer.toString(count)));
         args.addAll(List.of(names));
         JavaProcess.Interactive p = JavaProcess.start(JavaProcess.command(LeaseHolder.class, jvmOptions,
-                args.toArray(String[]::new)));
+                args.toArray(String[]::new)), environment);
         String line = p.readLine(START);
         for (int skipped = 0; line.startsWith("[") && skipped < 50; skipped++) {
             line = p.readLine(START);
@@ -126,15 +132,16 @@ class LeaseWatcherTest {
     }
 
     /**
-     * A service's JVM options that print on standard output (a log), record to a file (a flight recording) or size
-     * the heap (above the watcher's own maximum) reach the watcher's JVM or are kept from it: either way its start
-     * does not fail, and the reader's leases work.
+     * A service's JVM options, on its command line or in its environment, that print on standard output (a log),
+     * record to a file (a flight recording) or size the heap (above the watcher's own maximum) reach the watcher's
+     * JVM or are kept from it: either way its start does not fail, and the reader's leases work.
      */
     @Test
     void aReaderWhoseJvmLogsOnStandardOutputOrRecordsAFlightOrSizesItsHeapStartsItsWatcher() {
         String name = CounterFiles.create(dir, SLOTS);
         Holder h = start(List.of("-Xlog:gc:stdout", "-XX:StartFlightRecording:filename=" + dir.resolve("reader.jfr"),
-                "-Xms64m"), SLOTS, name);
+                "-Xms64m"), Map.of("JAVA_TOOL_OPTIONS", "-Xms96m", "JDK_JAVA_OPTIONS", "-XX:MinHeapSize=80m"), SLOTS,
+                name);
         JavaProcess.Interactive p = h.process();
         assertTrue(allSlotsAre(name, 1), "held");
         p.writeLine("close");
