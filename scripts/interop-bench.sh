@@ -9,8 +9,9 @@
 #   pool        a cuda.core memory-pool buffer of SIZE bytes: first import (pidfd_getfd, pool, pointer)
 #   scale       a state dict at a real model's size: SCALE_TENSORS bf16 tensors of SCALE_MIN to SCALE_MAX bytes, timed
 #               from each reader process's exec to every share open (exec_to_open_us) and for the open alone
-#               (open_us), by four readers in turn: the Java reader started by its own java without any start-up
-#               cache, the same with the JDK AOT cache its warm-up round recorded (-XX:AOTCacheOutput; timed runs
+#               (open_us), by four readers in turn: the Java reader as a service starts it (its own java and main,
+#               org.cudaipc4j.bench.ServiceReader) without any start-up cache, the same with the JDK AOT cache its
+#               warm-up round recorded (-XX:AOTCacheOutput; timed runs
 #               with -XX:AOTCache and -XX:AOTMode=on, which refuses to start without the cache), torch's reader
 #               (python3 importing torch) and a C program making only the driver calls (scripts/interop_driver_reader.c,
 #               built here with the toolkit's nvcc, else cc and CUDA_HOME's cuda.h); then, for the Java reader
@@ -153,6 +154,16 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The Java readers start as on a JDK install, which ships the JDK's default CDS archive: a runtime without one (a
+# jlinked one, scripts/make-jre.sh) is copied and given it here (java -Xshare:dump), as compare-sample.sh --java-cds.
+java_home_cmd=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
+if [ ! -f "$java_home_cmd/lib/server/classes.jsa" ]; then
+  cp -a "$java_home_cmd" "$work/jre"
+  "$work/jre/bin/java" -Xshare:dump >/dev/null 2>&1 || die "java -Xshare:dump failed on a copy of $java_home_cmd"
+  "$work/jre/bin/java" -Xshare:on -version >/dev/null 2>&1 || die "the CDS archive made for $java_home_cmd does not map"
+  export JAVA_HOME=$work/jre
+fi
+
 # reader LABEL ROUND CMD...: one fresh reader process; its JSON line goes to the figures (round 0 is warm-up).
 # With JAVA_AOT=trained, a Java reader runs with the AOT cache of its label, which the first of them records.
 # With stamp=1 (stamp=1 reader ...), the clock just before the exec, in microseconds since the epoch, is the reader's
@@ -255,7 +266,7 @@ torch_round() {  # ROUND ALLOC FIRST(java|python)
 # round. The Java reader with the AOT cache records the cache in the warm-up round (its first run).
 scale_round() {  # ROUND ALLOC
   local round=$1 alloc=$2 i k impl rounds files aot=$work/scale-$2.aot
-  local order=(java java-aot torch c) steady_opts=() sc=$work/sc.jsonl
+  local order=(java java-aot torch c) steady_files=() sc=$work/sc.jsonl
   local first=$(((round % 4 + 4) % 4))
   for ((i = 0; i < 4; i++)); do
     impl=${order[(first + i) % 4]}
@@ -263,21 +274,21 @@ scale_round() {  # ROUND ALLOC
     [[ $impl != java && $impl != torch ]] || rounds=$steady
     ask share scale "$sc" "$scale_tensors" "$scale_min" "$scale_max" "$seed" "$rounds"
     files=-
-    steady_opts=()
+    steady_files=()
     for ((k = 1; k <= rounds; k++)); do
-      steady_opts+=(--steady "$sc.$k")
+      steady_files+=("$sc.$k")
       if ((k == 1)); then files=$sc.$k; else files+=",$sc.$k"; fi
     done
     case $impl in
-      java) stamp=1 reader "java scale ($alloc)" "$round" "$java" "${java_opts[@]}" -jar "$jar" \
-              bench interop scale "$sc" "${steady_opts[@]}" --exec-epoch-us ;;
+      java) stamp=1 reader "java scale ($alloc)" "$round" "$java" "${java_opts[@]}" -cp "$jar" "$service_reader" \
+              "$sc" "${steady_files[@]}" ;;
       java-aot)
         if [ -f "$aot" ]; then
           stamp=1 reader "java scale, AOT cache ($alloc)" "$round" "$java" -XX:AOTCache="$aot" -XX:AOTMode=on \
-            "${java_opts[@]}" -jar "$jar" bench interop scale "$sc" --exec-epoch-us
+            "${java_opts[@]}" -cp "$jar" "$service_reader" "$sc"
         elif ((round < 1)); then  # the training run, as a service trains its cache: its JSON line is warm-up's
           stamp=1 training=1 reader "java scale, AOT training ($alloc)" "$round" "$java" -XX:AOTCacheOutput="$aot" \
-            "${java_opts[@]}" -jar "$jar" bench interop scale "$sc" --exec-epoch-us
+            "${java_opts[@]}" -cp "$jar" "$service_reader" "$sc"
           [ -f "$aot" ] || die "the Java reader's AOT training run ($alloc) wrote no cache $aot"
         else
           die "no AOT cache $aot for the Java reader ($alloc)"
@@ -301,10 +312,11 @@ if want scale; then
     cat "$work/cc.log" >&2
     die "cannot build scripts/interop_driver_reader.c (nvcc, or cc with $cuda_home/include/cuda.h and libcuda)"
   fi
-  # The Java reader as a service starts it: its own java, no launcher
+  # The Java reader as a service starts it: its own java and main, no launcher, no command line of the tool's
   java=${JAVA_HOME:+$JAVA_HOME/bin/}java
   jar=$PWD/cudaipc4j-cli/target/cudaipc4j.jar
   java_opts=(--enable-native-access=ALL-UNNAMED)
+  service_reader=org.cudaipc4j.bench.ServiceReader
   command -v "$java" >/dev/null || die "no java to start the Java reader with (set JAVA_HOME)"
 fi
 

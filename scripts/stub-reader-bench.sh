@@ -10,6 +10,9 @@
 # processes, as the launcher starts it (an AOT cache trained the launcher's way, no stub); with AOT=trained or both,
 # also with an AOT cache recorded by an unrecorded reader of the same case first (-XX:AOTCacheOutput, JEP 514), as a
 # service would train one on its own workload.
+# The state dict is also opened as a service opens it (scale: org.cudaipc4j.bench.ServiceReader, its own main): from
+# the reader's exec, no warm-up, the line saying where the time went (jvm_start, read, leases_wait, driver_wait,
+# context, prepare, open).
 # Writes each reader's JSON line, with its build, to OUT/stub-reader-bench.jsonl and prints the medians per build.
 # Needs a Java 25 runtime (JAVA_HOME, else /usr/lib/jvm), cc and python3; no GPU, no torch.
 # Usage: scripts/stub-reader-bench.sh OUT [JAR...]
@@ -69,17 +72,24 @@ for _ in $(seq 100); do [ -s "$work/ready" ] && break; sleep 0.1; done
 read -r word counter slots < "$work/ready" || die "the shares' producer did not start"
 [ "$word" = ready ] || die "the shares' producer said '$word'"
 
-# The cases read for ALLOC: a torch allocator's tensor and state dict, or a pool buffer's first import.
-cases() { if [ "$1" = pool ]; then echo pool; else echo tensor state-dict; fi; }
+# The cases read for ALLOC: a torch allocator's tensor and state dict, the state dict again timed from the reader's
+# exec as a service opens it (scale: no warm-up), or a pool buffer's first import.
+cases() { if [ "$1" = pool ]; then echo pool; else echo tensor state-dict scale; fi; }
 
 # reader JAR LABEL CASE ALLOC [JVM options]: one fresh reader on the stub; its line, with LABEL, to the figures
 # (none without a LABEL: a reader that records a cache, whose JVM reports that on standard error, kept in a log).
 reader() {
-  local jar=$1 label=$2 case=$3 alloc=$4 line
+  local jar=$1 label=$2 case=$3 alloc=$4 line run='exec "$@"' main=(-jar "$1" bench interop "$3" "$work/$3-$4.jsonl")
   shift 4
   "${shares[@]}" reset "$counter" "$slots"
-  if ! line=$(LD_LIBRARY_PATH="$out/stub" "$java" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC "$@" \
-      -jar "$jar" bench interop "$case" "$work/$case-$alloc.jsonl" 2>"$work/reader.err"); then
+  if [ "$case" = scale ]; then
+    # The state dict's shares, by the service's reader; the clock taken by the shell just before it becomes the
+    # reader is its exec time.
+    main=(-cp "$jar" org.cudaipc4j.bench.ServiceReader "$work/state-dict-$alloc.jsonl")
+    run='exec "$@" ${EPOCHREALTIME//[!0-9]/}'
+  fi
+  if ! line=$(LD_LIBRARY_PATH="$out/stub" bash -c "$run" reader "$java" --enable-native-access=ALL-UNNAMED \
+      -XX:+UseSerialGC "$@" "${main[@]}" 2>"$work/reader.err"); then
     cat "$work/reader.err" >&2
     die "a $case reader of $jar ('$alloc' shares) failed"
   fi

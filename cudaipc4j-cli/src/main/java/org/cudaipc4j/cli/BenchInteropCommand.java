@@ -31,27 +31,27 @@ import picocli.CommandLine.Spec;
  *       {@code TorchReader}), the others are cached re-opens (the storage open already); with {@code --bandwidth},
  *       the device-to-device copy bandwidth from a share's mapping into local memory against local to local;</li>
  *   <li>{@code state-dict}: every torch share of the file opened, one after the other;</li>
- *   <li>{@code scale}: the same, as a service opens a state dict at a model's size: no warm-up call, timed from this
- *       process's exec ({@code --exec-epoch-us}, required) and for the open alone; then each {@code --steady} file's
- *       shares (the same storages shared again) opened as one steady round;</li>
  *   <li>{@code pool}: a memory-pool export with {@code fd_numbers} opened ({@code Descriptors.open}): the fd taken
  *       with {@code pidfd_getfd}, the pool and the pointer imported by {@code MemoryImporter}.</li>
  * </ul>
  * With {@code --driver-only} ({@code tensor} and {@code state-dict}, legacy shares), the reader's driver calls alone,
- * through the binding directly: the floor of {@code interop_bench_py.py driver-reader}, made through FFM.
+ * through the binding directly: the floor of {@code interop_bench_py.py driver-reader}, made through FFM. A state
+ * dict timed from the reader's exec, as a service opens it, is {@link org.cudaipc4j.bench.ServiceReader}'s: a main
+ * of its own, without this command line.
  */
 @Command(name = "interop", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Time this fresh process opening what another shares: torch shares (tensor, state-dict, scale) or"
+        description = {"Time this fresh process opening what another shares: torch shares (tensor, state-dict) or"
                 + " a memory-pool export (pool), from FILE's descriptors (one JSON line each). Prints one JSON line.",
                 "scripts/interop-bench.sh runs it beside Python's readers (docs/performance.md)."})
 final class BenchInteropCommand implements Callable<Integer> {
     /** The cases, as the command line names them. */
-    static final List<String> CASES = java.util.Arrays.stream(Case.values()).map(Case::label).toList();
+    static final List<String> CASES = java.util.Arrays.stream(Case.values()).filter(c -> c != Case.SCALE)
+            .map(Case::label).toList();
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "CASE", description = "tensor, state-dict, scale or pool.")
+    @Parameters(index = "0", paramLabel = "CASE", description = "tensor, state-dict or pool.")
     String caseName;
 
     @Parameters(index = "1", paramLabel = "FILE", description = "The descriptors, one JSON line each.")
@@ -73,16 +73,6 @@ final class BenchInteropCommand implements Callable<Integer> {
                     + " directly (the floor under the reader), instead of the reader.")
     boolean driverOnly;
 
-    @Option(names = "--exec-epoch-us", paramLabel = "US",
-            description = "scale: when this process was exec'd, in microseconds since the epoch (the caller's clock"
-                    + " just before the exec); the time from there to the last share open is reported.")
-    long execEpochMicros;
-
-    @Option(names = "--steady", paramLabel = "FILE",
-            description = "scale: a steady round, further shares of the same storages (cache hits), opened and timed"
-                    + " as one round after the first; repeatable.")
-    List<Path> steadyFiles = List.of();
-
     /**
      * Checks the command line and reads its files, without touching the driver.
      *
@@ -91,6 +81,11 @@ final class BenchInteropCommand implements Callable<Integer> {
      */
     Plan plan() {
         Case benchCase = Case.of(caseName);
+        if (benchCase == Case.SCALE) {
+            throw usage("the scale case runs as a service runs it, without this command line: java"
+                    + " --enable-native-access=ALL-UNNAMED -cp cudaipc4j.jar org.cudaipc4j.bench.ServiceReader FILE"
+                    + " [STEADY_FILE...] EXEC_EPOCH_US");
+        }
         if (benchCase == null) {
             throw usage("unknown case '" + caseName + "' (the cases are " + String.join(", ", CASES) + ")");
         }
@@ -99,17 +94,6 @@ final class BenchInteropCommand implements Callable<Integer> {
         }
         if (bandwidthFile != null && benchCase != Case.TENSOR) {
             throw usage("--bandwidth goes with the tensor case only");
-        }
-        boolean scale = benchCase == Case.SCALE;
-        if (scale != (execEpochMicros != 0)) {
-            throw usage(scale ? "the scale case takes --exec-epoch-us (when this process was exec'd)"
-                    : "--exec-epoch-us goes with the scale case only");
-        }
-        if (execEpochMicros < 0) {
-            throw usage("--exec-epoch-us must be a positive number of microseconds, got " + execEpochMicros);
-        }
-        if (!scale && !steadyFiles.isEmpty()) {
-            throw usage("--steady goes with the scale case only");
         }
         if (driverOnly && bandwidthFile != null) {
             throw usage("--bandwidth does not go with --driver-only");
@@ -137,15 +121,6 @@ final class BenchInteropCommand implements Callable<Integer> {
                 throw usage(bandwidthFile + ": " + why);
             }
         }
-        if (scale) {
-            // Read by the reader after its first round's clock; here only found.
-            for (Path f : steadyFiles) {
-                if (!Files.isRegularFile(f) || !Files.isReadable(f)) {
-                    throw usage("--steady " + f + ": no such readable file");
-                }
-            }
-            return Plan.scale(descriptors, steadyFiles, execEpochMicros);
-        }
         return new Plan(benchCase, descriptors, bw, iterations, driverOnly);
     }
 
@@ -164,7 +139,7 @@ final class BenchInteropCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Case benchCase = Case.of(caseName);
-        // The reader's starts (its leases' watcher; for the scale case the driver) run beside the descriptors' read.
+        // The reader's starts (its leases' watcher) run beside the descriptors' read.
         try (InteropBench.ReaderStart start = benchCase == null ? null
                 : InteropBench.ReaderStart.of(benchCase, driverOnly)) {
             Plan plan = plan();

@@ -70,32 +70,10 @@ class BenchInteropCommandTest {
     }
 
     @Test
-    void scalePlanTakesItsExecTimeAndItsSteadyRounds() throws IOException {
-        String c = golden("torch-c.json");
-        Path shares = file("sc.jsonl", c, c, c);
-        Path again = file("sc.jsonl.1", c, c, c);
-        InteropBench.Plan p = parse("scale", shares.toString(), "--steady", again.toString(), "--steady",
-                again.toString(), "--exec-epoch-us", "1765000000123456").plan();
-        assertEquals(InteropBench.Case.SCALE, p.benchCase());
-        assertEquals(3, p.descriptors().size());
-        assertEquals(List.of(again, again), p.steady());
-        assertEquals(1765000000123456L, p.execEpochMicros());
-        assertTrue(parse("scale", shares.toString(), "--exec-epoch-us", "1").plan().steady().isEmpty());
-    }
-
-    @Test
-    void scaleOptionsAreRefusedWhereTheyDoNotGo() throws IOException {
-        String c = golden("torch-c.json");
-        String shares = file("sc.jsonl", c).toString();
-        assertTrue(refusal("scale", shares).contains("takes --exec-epoch-us"));
-        assertTrue(refusal("scale", shares, "--exec-epoch-us", "-5").contains("positive number"));
-        assertTrue(refusal("state-dict", shares, "--exec-epoch-us", "5").contains("scale case only"));
-        assertTrue(refusal("state-dict", shares, "--steady", shares).contains("--steady goes with the scale case"));
-        assertTrue(refusal("scale", shares, "--exec-epoch-us", "5", "--driver-only").contains("not for a scale run"));
-        assertTrue(refusal("scale", shares, "--exec-epoch-us", "5", "--bandwidth", shares)
-                .contains("tensor case only"));
-        assertTrue(refusal("scale", shares, "--exec-epoch-us", "5", "--steady", dir.resolve("none").toString())
-                .contains("no such readable file"));
+    void theScaleCaseIsTheServiceReadersNotThisCommandLines() throws IOException {
+        String shares = file("sc.jsonl", golden("torch-c.json")).toString();
+        assertTrue(refusal("scale", shares).contains("org.cudaipc4j.bench.ServiceReader"));
+        assertTrue(refusal("nonsense", shares).contains("the cases are tensor, state-dict, pool"));
     }
 
     @Test

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import org.cudaipc4j.bench.ServiceReader;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
@@ -29,18 +30,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code cudaipc4j bench interop scale} on the stub driver of {@code scripts/stub-driver} (no GPU), on torch shares
+ * The scale case's {@link ServiceReader} on the stub driver of {@code scripts/stub-driver} (no GPU), on torch shares
  * laid out as torch's producer lays them out (a counter file in {@code /dev/shm}, legacy handles, two tensors a block):
  * the reader's line says where its time went from its exec to the open, and every slot it took is given back.
  */
-class BenchInteropScaleStubDriverTest {
+class ServiceReaderStubDriverTest {
     /** The stub's device ({@code cuDeviceGetUuid_v2}: bytes 0 to 15). */
     private static final UUID STUB_GPU = new UUID(0x0001_0203_0405_0607L, 0x0809_0a0b_0c0d_0e0fL);
     private static final int TENSORS = 6;
     private static final long BYTES = 4096;
 
     @Test
-    void aScaleRunSaysWhereItsTimeWentAndGivesEverySlotBack(@TempDir Path tmp) throws Exception {
+    void itSaysWhereItsTimeWentFromItsExecAndGivesEverySlotBack(@TempDir Path tmp) throws Exception {
         Path library = StubLibraries.build(StubLibraries.CUDA_DRIVER, tmp.resolve("libcuda.so.1"));
         long pid = ProcessHandle.current().pid();
         String name = "/torch_" + pid + "_" + Integer.toUnsignedString(ThreadLocalRandom.current().nextInt()) + "_0";
@@ -71,9 +72,9 @@ class BenchInteropScaleStubDriverTest {
             }
             Path shares = Files.write(tmp.resolve("scale.jsonl"), lines);
             long exec = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
-            JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(120), JavaProcess.command(Main.class,
-                    List.of(), "bench", "interop", "scale", shares.toString(), "--exec-epoch-us",
-                    Long.toString(exec)), Map.of("LD_LIBRARY_PATH", library.getParent().toString()));
+            JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(120), JavaProcess.command(
+                    ServiceReader.class, List.of(), shares.toString(), Long.toString(exec)),
+                    Map.of("LD_LIBRARY_PATH", library.getParent().toString()));
             assertEquals(ExitCodes.OK, r.exitCode(), r.describe());
             JsonObject o = JsonParser.parseString(r.stdout().strip()).getAsJsonObject();
             assertEquals(TENSORS, o.get("tensors").getAsInt(), r.stdout());
@@ -93,6 +94,19 @@ class BenchInteropScaleStubDriverTest {
             assertEquals(1, after.getInt(0), "the process count is never touched");
         } finally {
             Files.deleteIfExists(counter);
+        }
+    }
+
+    @Test
+    void aBadCommandLineIsOneLineAndExit64(@TempDir Path tmp) throws Exception {
+        Path none = tmp.resolve("none.jsonl");
+        for (List<String> args : List.of(List.<String>of(), List.of(none.toString()), List.of(none.toString(), "12x"),
+                List.of(none.toString(), "1765000000123456"))) {
+            JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(60), JavaProcess.command(
+                    ServiceReader.class, List.of(), args.toArray(String[]::new)));
+            assertEquals(ExitCodes.USAGE, r.exitCode(), r.describe());
+            assertEquals(1, r.stderr().strip().lines().count(), r.describe());
+            assertTrue(r.stderr().startsWith("service reader: "), r.describe());
         }
     }
 }
