@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command, for any user: the Maven build with every module's tests (arguments go to Maven,
-# e.g. -o), then a user's project built on the interop library just built (scripts/consumer.sh), then the Python
-# package's tests where there are some (scripts/python-tests.sh, which needs Python and installs nothing). Lists the
-# skipped tests with their reasons.
+# e.g. -o), then a user's project built on the interop library just built (scripts/consumer.sh), the interop
+# benchmark's GPU-free part on the jar just built (scripts/stub-reader-bench.sh at its smallest, on the stub driver),
+# then the Python package's tests where there are some (scripts/python-tests.sh, which needs Python and installs
+# nothing). Lists the skipped tests with their reasons.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -19,5 +20,22 @@ scripts/skipped-tests.sh "$root" "$started" || true
 [ "$rc" -eq 0 ] || exit "$rc"
 
 scripts/consumer.sh "$@"
+
+# Every reader case of the stub driver's bench once (tensor, state dict and the service's scale reader on legacy and
+# expandable shares, a pool buffer's import): it ends at a reader's failure. No figure is judged here.
+bench=$(mktemp -d)
+trap 'rm -f "$started"; rm -rf "$bench"' EXIT
+if ! REPEATS=1 TENSORS=4 REOPENS=2 ALLOCS=c,e,pool scripts/stub-reader-bench.sh "$bench/out" > "$bench/log" 2>&1; then
+  cat "$bench/log" >&2
+  echo "test: scripts/stub-reader-bench.sh failed (above)" >&2
+  exit 1
+fi
+readers=$(grep -c '^{' "$bench/out/stub-reader-bench.jsonl" || true)
+if [ "$readers" != 7 ]; then
+  cat "$bench/log" >&2
+  echo "test: scripts/stub-reader-bench.sh gave $readers readers' lines, not 7" >&2
+  exit 1
+fi
+echo "stub driver's reader bench: $readers readers passed"
 
 scripts/python-tests.sh
