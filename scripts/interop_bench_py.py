@@ -328,7 +328,7 @@ def table(summary: list[dict[str, Any]]) -> str:
 
 
 #: The Java reader's phase fields: first_open_PHASE_us, reopen_PHASE_us (medians per process), open_PHASE_us (state
-#: dict, summed over its opens), the pool's pidfd_us, pool_import_us, pointer_import_us, warm_up_ms, and the classes
+#: dict, summed over its opens), the pool's pidfd_us, pool_import_us, pointer_import_us, and the classes
 #: loaded while the clock ran (first_open_classes_loaded, open_classes_loaded); the driver floors' rows (cuda.bindings
 #: and the Java binding) carry the same phase fields for the calls they make, the Java one address_range_us too
 PHASE_PREFIXES = ("first_open_", "reopen_", "open_")
@@ -344,15 +344,14 @@ def phases(rows: list[dict[str, Any]]) -> str:
             continue
         for key, value in r.items():
             phase = key.endswith("_us") and key.startswith(PHASE_PREFIXES) and key not in ("first_open_us", "open_us", "reopen_us")
-            if (phase or key in POOL_PHASES or key == "warm_up_ms" or key.endswith("_classes_loaded")
+            if (phase or key in POOL_PHASES or key.endswith("_classes_loaded")
                     or key == "address_range_us"):
                 groups[(r["impl"], r["case"], r["alloc"])][key].append(float(value))
     lines = []
     order = {"java": 0, "driver": 1, "java-driver": 2}
     for (impl, case, alloc), fields in sorted(groups.items(), key=lambda g: (order[g[0][0]], g[0])):
         parts = [f"{k} {statistics.median(v):g} classes" if k.endswith("_classes_loaded")
-                 else f"{k.removesuffix('_us').removesuffix('_ms')} {statistics.median(v):.1f}"
-                 + (" ms" if k.endswith("_ms") else "") for k, v in fields.items()]
+                 else f"{k.removesuffix('_us')} {statistics.median(v):.1f}" for k, v in fields.items()]
         who = {"java": "java phases", "driver": "its driver calls alone (cuda.bindings)",
                "java-driver": "its driver calls alone (FFM)"}[impl]
         lines.append(f"{who}, {case} ({alloc}), us: " + ", ".join(parts))

@@ -33,7 +33,7 @@ def rows():
     out.append({"impl": "torch", "case": "state-dict", "alloc": "c", "bytes": 2 << 30, "tensors": 100,
                 "open_us": 5000.0})
     out.append({"impl": "java", "case": "pool", "alloc": "pool", "bytes": 64 << 20, "tensors": 1,
-                "first_open_us": 4000.0, "warm_up_ms": 12.0})
+                "first_open_us": 4000.0})
     out.append({"impl": "cuda.core", "case": "pool", "alloc": "pool", "bytes": 64 << 20, "tensors": 1,
                 "first_open_us": 3350.0})
     return out
@@ -134,13 +134,14 @@ class InteropBenchTest(support.TestCase):
     def test_phases_give_the_java_medians_per_case_without_the_totals(self):
         rows = [
             {"impl": "java", "case": "tensor", "alloc": "c", "first_open_us": 900.0, "reopen_us": 40.0,
-             "first_open_ipc_open_us": 500.0, "reopen_event_open_us": v, "warm_up_ms": 20.0}
+             "first_open_ipc_open_us": 500.0, "reopen_event_open_us": v, "first_open_classes_loaded": 20}
             for v in (10.0, 30.0, 20.0)
         ] + [{"impl": "python", "case": "tensor", "alloc": "c", "first_open_us": 600.0, "reopen_us": 30.0},
              {"impl": "java", "case": "pool", "alloc": "pool", "first_open_us": 900.0, "pidfd_us": 5.0,
               "pool_import_us": 800.0, "pointer_import_us": 95.0}]
         text = bench.phases(rows)
-        assert "java phases, tensor (c), us: first_open_ipc_open 500.0, reopen_event_open 20.0, warm_up 20.0 ms" in text
+        assert ("java phases, tensor (c), us: first_open_ipc_open 500.0, reopen_event_open 20.0,"
+                " first_open_classes_loaded 20 classes") in text
         assert "java phases, pool (pool), us: pidfd 5.0, pool_import 800.0, pointer_import 95.0" in text
         assert "reopen 40" not in text and "first_open 900" not in text
 

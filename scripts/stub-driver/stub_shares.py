@@ -137,7 +137,7 @@ def producer(directory, reopens, tensors, allocs):
 
 
 SUMMARY = ["exec_to_open_us", "jvm_start_us", "read_us", "leases_wait_us", "driver_wait_us", "context_us",
-           "prepare_us", "warm_up_ms", "first_open_us", "first_open_counter_us", "first_open_ipc_open_us", "first_open_pidfd_us",
+           "prepare_us", "first_open_us", "first_open_counter_us", "first_open_ipc_open_us", "first_open_pidfd_us",
            "first_open_chunk_map_us", "first_open_event_open_us", "reopen_us", "reopen_event_open_us", "open_us",
            "open_ipc_open_us", "open_pidfd_us", "open_chunk_map_us", "open_event_open_us", "pidfd_us",
            "pool_import_us", "pointer_import_us"]

@@ -4,7 +4,6 @@ import java.lang.management.ClassLoadingMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
-import org.cudaipc4j.coord.fd.PidFd;
 import org.cudaipc4j.cuda.Closeables;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Cuda;
@@ -12,7 +11,6 @@ import org.cudaipc4j.cuda.Device;
 import org.cudaipc4j.cuda.DeviceBuffer;
 import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Event;
-import org.cudaipc4j.cuda.ipc.MemoryImporter;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.OpenPhases;
@@ -22,37 +20,31 @@ import org.cudaipc4j.interop.opening.Openable;
 import org.cudaipc4j.interop.opening.OpenedTensor;
 import org.cudaipc4j.interop.torch.TorchLeases;
 import org.cudaipc4j.interop.torch.TorchReader;
-import org.cudaipc4j.simpleipc.DriverStartUp;
 
 /**
- * The measuring part of the interop benchmark ({@link InteropBench}), in this process. Before the clock starts: the
- * driver's functions linked and warmed as in a simpleIPC child ({@link DriverStartUp#prelinkInBackground()}, through
- * the library's warm-up for a short-lived process, {@link Cuda#prelinkInBackground}; waited for: it warms the IPC,
- * event, VMM and pool imports the readers call), torch's leases started ({@link TorchLeases#start()}, documented to be
- * started early), the driver started, the device's primary context current, a stream made, the descriptors parsed and
- * checked by the library's {@link Descriptors#openable}; the open's warm-up ({@link Descriptors#warmUp}: the reader's
- * {@link TorchReader#warmUp}, or for a pool export the importer's {@link MemoryImporter#warmUp()} and
- * {@link PidFd#warmUp()}, then the open's own path). The clock then times the
- * library's open calls alone ({@link Openable#open}): a torch share's mapping (or its cache hit), its lease and its
- * stream's wait on the producer's event; a pool export's {@code pidfd_getfd}, imports and descriptor close. Each open
- * is also timed phase by phase ({@link OpenPhases}, given in its options). Nothing is synchronized inside a timing.
+ * The measuring part of the interop benchmark ({@link InteropBench}), in this process, fresh: its first opens are a
+ * fresh process's, with no warm-up call. Before the clock starts: torch's leases started
+ * ({@link InteropBench.ReaderStart}, before the descriptors' read) and their watcher watching, the driver started, the
+ * device's primary context current, a stream made, the descriptors parsed and checked by the library's
+ * {@link Descriptors#openable}. The clock then times the library's open calls alone ({@link Openable#open}): a torch
+ * share's mapping (or its cache hit), its lease and its stream's wait on the producer's event; a pool export's
+ * {@code pidfd_getfd}, imports and descriptor close. Each open is also timed phase by phase ({@link OpenPhases},
+ * given in its options). Nothing is synchronized inside a timing.
  */
 final class InteropReads {
     /** Batches of the bandwidth measurement, alternating mapped and local; the median is reported. */
     static final int BATCHES = 5;
 
     /**
-     * Counts the classes this JVM loaded: a class loaded while the clock runs is start-up work the reader's warm-up
-     * missed, reported beside the phases ({@code first_open_classes_loaded}, {@code open_classes_loaded}).
+     * Counts the classes this JVM loaded: a class loaded while the clock runs is part of a fresh process's first open,
+     * reported beside the phases ({@code first_open_classes_loaded}, {@code open_classes_loaded}).
      */
     private static final ClassLoadingMXBean LOADED = ManagementFactory.getClassLoadingMXBean();
 
     private InteropReads() {}
 
     static InteropFigures run(InteropBench.Plan plan, InteropBench.ReaderStart start) {
-        // The scale case starts as a service does: no warm-up of ours before its open.
         boolean scale = plan.benchCase() == InteropBench.Case.SCALE;
-        Thread prelink = scale ? null : DriverStartUp.prelinkInBackground();
         long read = start.readMicros();
         try (TorchLeases leases = start.takeLeases()) {
             long init = InteropFigures.epochMicros();
@@ -62,7 +54,6 @@ final class InteropReads {
             try (Context context = Context.retainPrimary(device)) {
                 context.makeCurrent();
                 Stream stream = Stream.create(context, true);
-                join(prelink);
                 if (scale) {
                     // Where the time from exec went before the open: the JVM up to the reader's start, reading the
                     // descriptors (the leases and the driver starting beside it), waiting for the leases, for the
@@ -70,6 +61,9 @@ final class InteropReads {
                     return scale(plan, context, stream, new TorchReader(context, leases), new long[] {
                         start.epochMicros() - plan.execEpochMicros(), read - start.epochMicros(), init - read,
                         context0 - init, InteropFigures.epochMicros() - context0});
+                }
+                if (leases != null) {
+                    leases.awaitWatching(); // the first open is timed, not the watcher's start beside it
                 }
                 if (plan.driverOnly()) {
                     return InteropDriverCalls.run(plan, context, stream);
@@ -81,18 +75,6 @@ final class InteropReads {
                     case POOL -> pool(plan.descriptors().getFirst(), context, stream);
                 };
             }
-        }
-    }
-
-    private static void join(Thread t) {
-        if (t == null) {
-            return;
-        }
-        try {
-            t.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the driver's functions were linked");
         }
     }
 
@@ -113,7 +95,6 @@ final class InteropReads {
         InteropFigures figures = new InteropFigures("tensor", InteropFigures.alloc(d), d.bytes(), 1);
         List<OpenedTensor> views = new ArrayList<>();
         try {
-            warmUp(figures, context, stream, options);
             long classes = LOADED.getTotalLoadedClassCount();
             long t0 = System.nanoTime();
             views.add(first.open(context, stream));
@@ -167,7 +148,6 @@ final class InteropReads {
         EveryShare dict = EveryShare.of("state-dict", plan, reader);
         List<OpenedTensor> views = new ArrayList<>(dict.shares().size());
         try {
-            warmUp(dict.figures(), context, stream, dict.options());
             long classes = LOADED.getTotalLoadedClassCount();
             long nanos = dict.openInto(views, context, stream);
             dict.figures().put("open_classes_loaded", LOADED.getTotalLoadedClassCount() - classes);
@@ -265,14 +245,6 @@ final class InteropReads {
         return System.nanoTime() - t0;
     }
 
-    /** The open's documented warm-up, before the clock; its time reported as {@code warm_up_ms}. */
-    private static void warmUp(InteropFigures figures, Context context, Stream stream, OpenOptions options) {
-        long w0 = System.nanoTime();
-        Descriptors.warmUp(context, stream, options);
-        stream.synchronize();
-        figures.put("warm_up_ms", (System.nanoTime() - w0) / 1e6);
-    }
-
     /** Each phase of {@code phases} that took time, as {@code PREFIX_PHASE_us}. */
     private static void phases(InteropFigures figures, String prefix, OpenPhases phases) {
         phases.byCode().forEach((code, nanos) -> figures.put(prefix + "_" + code + "_us", nanos / 1e3));
@@ -287,7 +259,6 @@ final class InteropReads {
         OpenPhases phases = new OpenPhases();
         Openable pool = Descriptors.openable(d, OpenOptions.defaults().withPhases(phases));
         InteropFigures figures = new InteropFigures("pool", "pool", d.bytes(), 1);
-        warmUp(figures, context, stream, OpenOptions.defaults());
         long t0 = System.nanoTime();
         OpenedTensor buffer = pool.open(context, stream);
         long t1 = System.nanoTime();

@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import org.cudaipc4j.base.Libc;
 import org.cudaipc4j.base.LibcFiles;
 import org.cudaipc4j.base.LibcProcesses;
-import org.cudaipc4j.base.WarmUpRounds;
 import org.cudaipc4j.coord.CoordinationException;
 
 /**
@@ -17,10 +16,6 @@ import org.cudaipc4j.coord.CoordinationException;
  */
 public final class PidFd {
     private static final Path PTRACE_SCOPE = Path.of("/proc/sys/kernel/yama/ptrace_scope");
-    /** The most rounds of {@link #warmUp()}: enough for the JIT's optimizing tier to take the path. */
-    static final int WARM_UP_ROUNDS = 4000;
-    /** The time {@link #warmUp()}'s rounds may take in all (each is four system calls). */
-    static final long WARM_UP_BUDGET_NANOS = 50_000_000;
 
     private PidFd() {}
 
@@ -56,33 +51,6 @@ public final class PidFd {
         Libc.Result r = LibcProcesses.setPtracer(pid);
         if (r.value() < 0 && r.errno() != LibcProcesses.EINVAL_NO_YAMA) {
             throw new CoordinationException("prctl(PR_SET_PTRACER, " + pid + ") failed: " + Libc.strerror(r.errno()));
-        }
-    }
-
-    /**
-     * Runs {@link #take} on a descriptor of this process's own (a memfd), up to {@value #WARM_UP_ROUNDS} times within
-     * {@value #WARM_UP_BUDGET_NANOS} ns, so that a process's first take does not pay for linking its system calls,
-     * loading its classes and running its path interpreted (a fresh JVM's downcalls cost microseconds each until the
-     * JIT has compiled them, after thousands of calls). Best effort: where the kernel refuses it, the first real take
-     * reports why. It leaves nothing open.
-     */
-    public static void warmUp() {
-        Libc.Result own = LibcFiles.memfdCreate("cudaipc4j-warm");
-        if (own.value() < 0) {
-            return;
-        }
-        long pid = ProcessHandle.current().pid();
-        try {
-            WarmUpRounds.repeat(() -> {
-                try {
-                    take(pid, own.value()).close();
-                    return true;
-                } catch (CoordinationException refused) {
-                    return false; // seccomp or an old kernel: a real take reports it
-                }
-            }, WARM_UP_ROUNDS, WARM_UP_BUDGET_NANOS);
-        } finally {
-            Libc.close(own.value());
         }
     }
 

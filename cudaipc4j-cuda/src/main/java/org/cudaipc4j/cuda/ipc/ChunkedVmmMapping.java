@@ -36,17 +36,6 @@ public final class ChunkedVmmMapping extends SharedRange {
     }
 
     /**
-     * Maps one granule of this process's own VMM memory as a chunk and releases it, so that the first
-     * {@link #importFileDescriptors} of a short-lived process does not pay the driver's first use of the calls. Best
-     * effort: on a device without VMM nothing happens, and a failure leaves the first real import to report it.
-     *
-     * @param context the context to warm, current on this thread
-     */
-    public static void warmUp(Context context) {
-        Vmm.warmImport(context, true);
-    }
-
-    /**
      * Imports the allocation behind each of {@code fds} (the caller keeps owning them) and maps them in order,
      * {@code chunkBytes} each: every exporter's allocation has that size, a multiple of the device's minimum
      * allocation granularity.

@@ -101,7 +101,7 @@ public final class IpcEventHandle {
     }
 
     /**
-     * An open's call ({@link IpcOpenWarmUp} runs it too): {@code context} made current, {@code cuIpcOpenEventHandle}
+     * An open's call: {@code context} made current, {@code cuIpcOpenEventHandle}
      * of {@code bytes} into {@code out}.
      *
      * @return the driver's result

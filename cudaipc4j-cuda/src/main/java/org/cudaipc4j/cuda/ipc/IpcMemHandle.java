@@ -208,7 +208,7 @@ public final class IpcMemHandle {
     }
 
     /**
-     * An open's call ({@link IpcOpenWarmUp} runs it too): {@code context} made current, {@code cuIpcOpenMemHandle}
+     * An open's call: {@code context} made current, {@code cuIpcOpenMemHandle}
      * of {@code bytes} into {@code out}.
      *
      * @return the driver's result
@@ -219,7 +219,7 @@ public final class IpcMemHandle {
     }
 
     /**
-     * The size query of an open ({@link IpcOpenWarmUp} runs it too): {@code cuMemGetAddressRange} of {@code address},
+     * The size query of an open: {@code cuMemGetAddressRange} of {@code address},
      * the size into {@code length}.
      *
      * @return the driver's result

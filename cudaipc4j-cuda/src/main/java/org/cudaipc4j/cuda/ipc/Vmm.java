@@ -126,7 +126,7 @@ final class Vmm {
      */
     static void warmImports(Context context) {
         if (WARMED.add(context.device().ordinal())) {
-            warmImport(context, false);
+            warmImport(context);
             warmPoolImport(context);
         }
     }
@@ -155,12 +155,11 @@ final class Vmm {
     }
 
     /**
-     * One granule of {@code context}'s device allocated, exported as a file descriptor, imported back (as the chunks
-     * of an expandable segment when {@code chunked}, else as one allocation through a {@link MemoryImporter}'s map)
-     * and mapped, then all of it released.
+     * One granule of {@code context}'s device allocated, exported as a file descriptor, imported back through a
+     * {@link MemoryImporter}'s map and mapped, then all of it released.
      * Best effort: on a device without VMM nothing happens, and a failure leaves the first real import to report it.
      */
-    static void warmImport(Context context, boolean chunked) {
+    static void warmImport(Context context) {
         Device device = context.device();
         Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
         try {
@@ -170,15 +169,11 @@ final class Vmm {
             try (VmmAllocation local = VmmAllocation.create(context, granularity(device, fd), fd)) {
                 int exported = local.exportFileDescriptor();
                 try {
-                    if (chunked) {
-                        ChunkedVmmMapping.importFileDescriptors(context, new int[] {exported}, local.bytes()).close();
-                    } else {
-                        // Through an importer's own map, as another process's export is: its first run is paid too.
-                        SharedMemoryDescriptor d = SharedMemoryDescriptor.builder(IpcPath.VMM_FD).bytes(local.bytes())
-                                .device(device.uuid()).build();
-                        try (MemoryImporter importer = MemoryImporter.open(context, 0)) {
-                            importer.map(d, exported).close();
-                        }
+                    // Through an importer's own map, as another process's export is: its first run is paid too.
+                    SharedMemoryDescriptor d = SharedMemoryDescriptor.builder(IpcPath.VMM_FD).bytes(local.bytes())
+                            .device(device.uuid()).build();
+                    try (MemoryImporter importer = MemoryImporter.open(context, 0)) {
+                        importer.map(d, exported).close();
                     }
                 } finally {
                     Libc.close(exported);

@@ -56,18 +56,6 @@ class IpcGpuTest {
     }
 
     @Test
-    void theOpenWarmUpsCallsAreRefusedAndOpenNothing() {
-        int before = ctx.openResources();
-        byte[] none = new byte[IpcMemHandle.SIZE];
-        for (int i = 0; i < 10; i++) {
-            assertTrue(IpcOpenWarmUp.round(ctx, none), "the driver refused every call of round " + i);
-        }
-        int rounds = IpcOpenWarmUp.run(ctx); // how many fit its time budget is the driver's speed, not checked here
-        assertTrue(rounds >= 1 && rounds <= IpcOpenWarmUp.ROUNDS, rounds + " rounds");
-        assertEquals(before, ctx.openResources());
-    }
-
-    @Test
     void onlyAnInterprocessEventExportsAHandle() {
         try (Event timing = Event.create(ctx);
              Event ipc = Event.create(ctx, EventFlag.INTERPROCESS, EventFlag.DISABLE_TIMING)) {

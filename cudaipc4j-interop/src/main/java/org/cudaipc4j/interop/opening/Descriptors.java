@@ -68,26 +68,6 @@ public final class Descriptors {
     }
 
     /**
-     * The open's documented warm-up, for a process whose first opens' latency matters (call it once the driver is
-     * started, beside the process's other start-up, with the options its opens will take): the warm-ups of what those
-     * opens run through, then the open's own path, so that a fresh process's first open neither resolves nor
-     * interprets it. With a torch reader: {@link org.cudaipc4j.interop.torch.TorchReader#warmUp}, then opens of an
-     * empty torch storage through the reader until the JIT has compiled them (up to about 20 ms). Without one:
-     * the importer's ({@code MemoryImporter.warmUp}) and {@code PidFd.warmUp}, then one granule of this device's
-     * memory exported and opened back with its file descriptor. Nothing of a producer is touched. Best effort: what
-     * the device or the kernel lacks is left for the open that needs it to report.
-     *
-     * @param context the context the opens will map into
-     * @param stream a stream of {@code context} (the reader's warm-up makes it wait on a finished event of its own)
-     * @param options the options of the opens to come (their torch reader; their file descriptors and phases are
-     *                not used)
-     */
-    public static void warmUp(Context context, Stream stream, OpenOptions options) {
-        OpenWarmUp.run(Objects.requireNonNull(context, "context"), Objects.requireNonNull(stream, "stream"),
-                Objects.requireNonNull(options, "options"));
-    }
-
-    /**
      * Checks that a bare torch handle (its bytes alone, without torch's other sharing fields) can be opened: a
      * {@code 'c'} or raw handle opens as the whole block of torch's caching allocator, one uint8 tensor (the handle
      * carries no size, offset or layout).

@@ -105,7 +105,7 @@ public final class TorchLeases implements AutoCloseable {
 
     /**
      * As {@link #start(Path, boolean)}, the book's first page sized for {@code firstPage} storages (it grows past
-     * them as needed): small scratch leases (the warm-up's) and tests of the book's growth.
+     * them as needed): tests of the book's growth.
      */
     static TorchLeases start(Path counterDirectory, boolean watch, int firstPage) {
         LeaseBook book = LeaseBook.create(firstPage);
@@ -176,6 +176,19 @@ public final class TorchLeases implements AutoCloseable {
             return l;
         } catch (IOException e) {
             return null;
+        }
+    }
+
+    /**
+     * Waits until the watcher holds this process's pidfd, as the first lease does; returns at once when it does
+     * already, or when these leases are unwatched. For a reader that would rather wait at its start than at its
+     * first open.
+     *
+     * @throws TorchInteropException when the watcher did not start (it is ended)
+     */
+    public synchronized void awaitWatching() {
+        if (watcherMade != null && !watching) {
+            awaitWatcher();
         }
     }
 

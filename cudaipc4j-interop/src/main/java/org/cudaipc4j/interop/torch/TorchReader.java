@@ -311,30 +311,6 @@ public final class TorchReader {
         }
     }
 
-    /**
-     * The reader's documented warm-up: runs what an open runs, on this process's own scratch memory, so that a
-     * fresh process's opens pay the driver's own work and compiled Java (call it where the open's latency matters,
-     * after the driver is started and beside the process's other start-up; it takes up to about a second: each step
-     * runs until the JIT has compiled its path, the driver's steps within time budgets). It loads and initialises the
-     * classes of the open path and links its call sites: a
-     * counter file laid out as torch's in a private temporary directory, leased as a first share and as a cache hit
-     * through a scratch lease book, given back and removed; the producer's descriptors taken with {@code pidfd_open}
-     * and {@code pidfd_getfd} from a descriptor of this process's own; an event made, waited on by {@code stream}
-     * and destroyed; the IPC opens' calls on a handle the driver refuses; one granule of this device's memory
-     * exported and opened as a share of this process's own (an expandable segment's chunk), through a scratch reader,
-     * with its cache hits, a second storage and first opens that map the chunk anew, and now and then the opens it
-     * cannot make (a legacy handle and an event the driver refuses). Nothing of a producer is touched, no slot of
-     * torch's, no state of this reader. Best effort where the kernel or the device lacks a feature: the open that
-     * needs it reports it.
-     *
-     * @param stream a stream of this reader's context (it is made to wait on a finished event of its own)
-     * @throws java.io.UncheckedIOException when no temporary directory can be made
-     */
-    public void warmUp(Stream stream) {
-        ReaderWarmUp.javaPath(producerFds);
-        ReaderWarmUp.driverPath(this, context, stream);
-    }
-
     /** {@return the context the storages are mapped into} */
     public Context context() {
         return context;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * through real downcalls into the stub driver of {@code scripts/stub-driver} (its calls succeed at once, its copies
  * read zeros) and prints what the test checks: the phases each kind runs, the holder table signed into and out of,
  * the file descriptors given staying the caller's and those taken by number closed, a torch share's slot held and
- * given back, the open's warm-up touching nothing of a producer, and nothing left in the context after the closes.
+ * given back, and nothing left in the context after the closes.
  */
 class DescriptorsStubDriverTest {
     private static final Path SHM = TorchCounterFile.DEFAULT_DIRECTORY;
@@ -37,8 +37,6 @@ class DescriptorsStubDriverTest {
     void legacyVmmPoolAndBareHandlesOpenWithTheirPhasesAndGiveEverythingBack(@TempDir Path tmp) throws Exception {
         Path library = StubLibraries.build(StubLibraries.CUDA_DRIVER, tmp.resolve("libcuda.so.1"));
         assertEquals(List.of(
-                // the open's warm-up (an export of this process's own opened and closed) leaves nothing open
-                "warmed, resources kept 0",
                 // signed into the exporter's table while mapped, the tensor's layout kept, the bytes read
                 "legacy 4096 true held true zeros true",
                 "legacy phases [hold, ipc_open, event_open, event_wait, event_destroy, view]",
@@ -74,8 +72,6 @@ class DescriptorsStubDriverTest {
             assertEquals(List.of(
                     "own reader 4096 hit false slots 1111",
                     "own reader closed, slots 0111",
-                    // the warm-up through the caller's reader maps, leases and gives back nothing of a producer
-                    "warmed, blocks 0 storages 0 slots 0111",
                     // a second share of the open storage: a hit, its slot given back at once
                     "caller's reader hits false true same true blocks 1 slots 0101",
                     "phases [key, counter, book, block_lookup, ipc_open, event_open, event_wait, event_destroy, view]",

@@ -62,9 +62,6 @@ public final class OpenStubDriverChild {
 
     /** Legacy with a holder table, a tensor and an event; pool and VMM with given descriptors; 0 bytes; a bare handle. */
     private static void exports(Context ctx, Stream stream) {
-        int resources = ctx.openResources();
-        Descriptors.warmUp(ctx, stream, OpenOptions.defaults());
-        System.out.println("warmed, resources kept " + (ctx.openResources() - resources));
         try (ExportHolders table = ExportHolders.create(4)) {
             Descriptor d = Descriptor.legacy(STUB_GPU, 4096, new Descriptor.Exporter(PID, 0, 11), bytes(1))
                     .withTensor(TensorLayout.contiguous(DType.BFLOAT16, 32, 64))
@@ -144,9 +141,6 @@ public final class OpenStubDriverChild {
             TorchReader reader = new TorchReader(ctx, leases);
             OpenPhases phases = new OpenPhases();
             OpenOptions options = OpenOptions.defaults().withTorchReader(reader);
-            Descriptors.warmUp(ctx, stream, options);
-            System.out.println("warmed, blocks " + reader.mappedBlocks() + " storages " + leases.openStorages()
-                    + " slots " + slots(counter));
             try (OpenedTensor a = Descriptors.open(share(counter, 1), ctx, stream, options.withPhases(phases));
                     OpenedTensor b = Descriptors.open(share(counter, 2), ctx, stream, options)) {
                 System.out.println("caller's reader hits " + a.cacheHit() + " " + b.cacheHit() + " same "

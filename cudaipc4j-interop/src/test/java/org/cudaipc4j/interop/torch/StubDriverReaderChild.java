@@ -20,8 +20,8 @@ import org.cudaipc4j.testing.OpenDescriptors;
  * descriptors (two per block, {@link #CHUNK_BYTES} each), or {@code socket:<path>} to receive them with their fds
  * from the producer's descriptor socket and open with those instead of {@code pidfd_getfd}; without them the
  * blocks are legacy ({@code 'c'}). Each
- * block holds two storages of 4096 bytes (offsets 0 and 4096), each shared twice, slots {@code 4b .. 4b + 3}. Warms
- * up, opens every share, prints one line per fact the test checks, closes every view, prints {@code closed}.
+ * block holds two storages of 4096 bytes (offsets 0 and 4096), each shared twice, slots {@code 4b .. 4b + 3}. Opens
+ * every share, prints one line per fact the test checks, closes every view, prints {@code closed}.
  */
 public final class StubDriverReaderChild {
     static final long STORAGE_BYTES = 4096;
@@ -61,13 +61,12 @@ public final class StubDriverReaderChild {
             ctx.makeCurrent();
             Stream stream = Stream.create(ctx, true);
             TorchReader reader = new TorchReader(ctx, leases);
-            warmUp(reader, leases, ctx, stream);
             long fds = OpenDescriptors.count();
             List<TorchTensorView> views = new ArrayList<>();
             StringBuilder hits = new StringBuilder();
             for (int b = 0; b < blocks; b++) {
                 TorchHandle h = TorchHandle.parse(expandable
-                        ? ReaderWarmUp.expandableHandle(producer, CHUNK_BYTES, chunks[2 * b], chunks[2 * b + 1])
+                        ? expandableHandle(producer, CHUNK_BYTES, chunks[2 * b], chunks[2 * b + 1])
                         : handle(b));
                 for (int s = 0; s < 4; s++) {
                     long offset = (s / 2) * STORAGE_BYTES;
@@ -104,13 +103,18 @@ public final class StubDriverReaderChild {
         }
     }
 
-    /** Warms the reader up, then opens its own share: prints what the test checks of both. */
-    private static void warmUp(TorchReader reader, TorchLeases leases, Context ctx, Stream stream) {
-        reader.warmUp(stream);
-        System.out.println("warmed blocks=" + reader.mappedBlocks() + " storages=" + leases.openStorages());
-        long fds = OpenDescriptors.count(); // after one warm-up: the JVM's own lazily opened files are open by now
-        System.out.println("own share opened " + ReaderWarmUp.successPath(ctx, stream));
-        System.out.println("descriptors kept " + (OpenDescriptors.count() - fds));
+    /**
+     * A version 2 {@code 'e'} handle as torch writes it (version, type, pid, padding, chunk size, chunk count, fd
+     * numbers; little-endian): {@code pid}'s descriptors {@code fds}, chunks of {@code chunkBytes} each.
+     */
+    static byte[] expandableHandle(int pid, long chunkBytes, int... fds) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(2 + 4 + 4 + 8 + 8 + 4 * fds.length)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .put((byte) 2).put((byte) 'e').putInt(pid).putInt(0).putLong(chunkBytes).putLong(fds.length);
+        for (int fd : fds) {
+            b.putInt(fd);
+        }
+        return b.array();
     }
 
     private static int[] numbers(String commaSeparated) {

@@ -52,11 +52,6 @@ class TorchReaderGpuTest {
                     TorchLeases leases = TorchLeases.start()) {
                 Stream stream = Stream.create(ctx, false);
                 TorchReader reader = new TorchReader(ctx, leases);
-                reader.warmUp(stream);
-                assertEquals(0, reader.mappedBlocks(), "the warm-up leaves the reader as it found it");
-                assertEquals(0, leases.openStorages(), "the warm-up holds no lease");
-                assertTrue(ReaderWarmUp.successPath(ctx, stream), "the warm-up's share of this process's own"
-                        + " memory opens on the GPU ('e', its chunk taken by pidfd_getfd)");
                 List<TorchTensorView> views = new ArrayList<>();
                 for (var c : lines.entrySet()) {
                     TorchShare share = TorchCapturesTest.share(c.getValue());
