@@ -281,6 +281,10 @@ def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             c = groups.get((alloc, metric, "c"))
             if c:
                 row["c"] = statistics.median(c)
+            c_failed = failures.get((alloc, "c"), [])
+            if c_failed and metric != "steady_round_us":
+                row["c_failed"] = (f"{len(c_failed)} of {len(c_failed) + len(c or [])} runs failed, the first:"
+                                   f" {c_failed[0]}")
             out.append(row)
     return out
 
@@ -310,6 +314,8 @@ def table(summary: list[dict[str, Any]]) -> str:
                      f"{r['target']:26} {met}")
         if r.get("python_failed"):
             lines.append(f"  torch's reader: {r['python_failed']}")
+        if r.get("c_failed"):
+            lines.append(f"  the C program: {r['c_failed']}")
         if r.get("c") is not None:
             lines.append(f"  the C program (the driver calls alone): {r['c'] * scale:.1f} {unit}")
         if r.get("driver") is not None:

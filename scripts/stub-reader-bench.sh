@@ -37,6 +37,7 @@ die() { echo "stub-reader-bench: $*" >&2; exit 1; }
 for n in "$repeats" "$reopens" "$tensors"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "REPEATS, REOPENS and TENSORS are whole numbers from 1, got '$n'"; done
 [[ $aot == launcher || $aot == trained || $aot == both ]] || die "AOT takes launcher, trained or both, got '$aot'"
 [[ $allocs =~ ^(c|e|pool)(,(c|e|pool))*$ ]] || die "ALLOCS takes c, e, pool or several, comma-separated, got '$allocs'"
+[ -n "${EPOCHREALTIME:-}" ] || die "needs bash 5 (EPOCHREALTIME, the scale case's exec time), this is bash $BASH_VERSION"
 for j in "${jars[@]}"; do [ -f "$j" ] || die "no jar $j (build first: scripts/mvn.sh -q -B install -DskipTests)"; done
 . "$root/scripts/java-home.sh"
 find_java_home || die "needs a Java 25 runtime (JAVA_HOME or /usr/lib/jvm)"

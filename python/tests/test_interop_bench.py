@@ -266,6 +266,10 @@ class ScalePartTest(support.TestCase):
         assert aot["tensors"] == 20000 and aot["bytes"] == 6 << 30 and aot["c"] == 150001.0
         text = bench.table(bench.summarize(all_failed))
         assert "  torch's reader: 3 of 3 runs failed" in text
+        c_failed = [r for r in scale_rows() if r["impl"] != "c"] + [dict(failed, impl="c")]
+        aot = [r for r in bench.summarize(c_failed) if r["metric"] == "exec_to_open_us" and r["arm"] == "java-aot"][0]
+        assert "c" not in aot and aot["c_failed"].startswith("1 of 1 runs failed")
+        assert "  the C program: 1 of 1 runs failed" in bench.table(bench.summarize(c_failed))
         one_failed = scale_rows() + [failed]
         steady = [r for r in bench.summarize(one_failed) if r["metric"] == "steady_round_us"][0]
         assert steady["python"] == 400e3 and steady["met"] and steady["python_failed"].startswith("1 of 4 runs")

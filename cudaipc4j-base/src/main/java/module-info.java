@@ -1,6 +1,6 @@
 /**
  * The base the cudaipc4j libraries share (libc bound once, downcalls of a library that may lack a function, closing,
- * layout arithmetic, warm-up rounds, the declaration of a setting), internal to them: its package is exported to
+ * layout arithmetic, the declaration of a setting), internal to them: its package is exported to
  * the project's libraries only.
  * See {@link org.cudaipc4j.base}.
  *

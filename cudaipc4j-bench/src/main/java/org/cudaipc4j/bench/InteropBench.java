@@ -10,8 +10,8 @@ import org.cudaipc4j.interop.torch.TorchLeases;
 /**
  * The interop benchmark's entry point: this process, fresh, as the reader of what another process shares, timed
  * as {@code scripts/interop-bench.sh} times Python's readers beside it. The descriptors are parsed, the driver
- * started, the device's primary context made current and the library's warm-up done ({@link InteropReads}) before
- * the clock starts; the result is one JSON line ({@link InteropFigures}).
+ * started and the device's primary context made current ({@link InteropReads}) before the clock starts, with no
+ * warm-up call: the first opens are a fresh process's; the result is one JSON line ({@link InteropFigures}).
  * <ul>
  *   <li>{@link Case#TENSOR}: torch shares of one storage: the first opened ({@code Descriptors.open} through a
  *       {@code TorchReader}), the others are cached re-opens (the storage open already); with a bandwidth share,
@@ -261,12 +261,13 @@ public final class InteropBench {
      * ({@link Cuda#initInBackground}). Closing it closes the leases not handed to a run.
      */
     public static final class ReaderStart implements AutoCloseable {
-        private final long epochMicros = InteropFigures.epochMicros();
+        private final long epochMicros;
         private final CompletableFuture<TorchLeases> leases;
         private long readMicros;
         private boolean taken;
 
-        private ReaderStart(CompletableFuture<TorchLeases> leases) {
+        private ReaderStart(long epochMicros, CompletableFuture<TorchLeases> leases) {
+            this.epochMicros = epochMicros;
             this.leases = leases;
         }
 
@@ -278,7 +279,8 @@ public final class InteropBench {
          */
         public static ReaderStart of(Case benchCase, boolean driverOnly) {
             boolean torch = benchCase != Case.POOL && !driverOnly;
-            return new ReaderStart(CompletableFuture.supplyAsync(() -> {
+            long epochMicros = InteropFigures.epochMicros();
+            return new ReaderStart(epochMicros, CompletableFuture.supplyAsync(() -> {
                 if (benchCase == Case.SCALE) {
                     Cuda.initInBackground(() -> { }, () -> { });
                 }

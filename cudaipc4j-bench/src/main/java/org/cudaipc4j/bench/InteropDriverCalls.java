@@ -14,10 +14,8 @@ import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
 import org.cudaipc4j.cuda.Stream;
-import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.IpcCalls;
 import org.cudaipc4j.cuda.driver.MemoryCalls;
-import org.cudaipc4j.cuda.driver.Prelink;
 import org.cudaipc4j.cuda.driver.StreamCalls;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.OpenPhases;
@@ -31,8 +29,9 @@ import org.cudaipc4j.interop.torch.TorchShare;
  * {@code cuIpcOpenEventHandle}, {@code cuStreamWaitEvent} and {@code cuEventDestroy}. Beside the Python floor it shows
  * what the FFM binding itself costs; beside the reader's phases, what the reader adds around the calls.
  *
- * <p>Before the clock: every function the loop calls linked, an event made, waited on and destroyed (the Python
- * floor's process has made its stream and synchronized it too), the stream synchronized. After it: the stream
+ * <p>Before the clock: an event made, waited on and destroyed (the Python floor's process has made its stream and
+ * synchronized it too), the stream synchronized; the loop's own functions are first called inside the clock, as in a
+ * fresh reader's first opens. After it: the stream
  * synchronized, each block's {@code cuMemGetAddressRange} timed on its own ({@code address_range_us}, summed; the
  * size query the library's {@code IpcMemHandle.open} makes), the blocks closed, and each share's counter slot given
  * back once, as a reader's close does; the last two also when a call failed. Legacy ({@code 'c'}) shares only.
@@ -66,7 +65,7 @@ final class InteropDriverCalls {
             MemorySegment out = arena.allocate(JAVA_LONG);
             MemorySegment eventOut = arena.allocate(ADDRESS);
             MemorySegment streamHandle = stream.handle();
-            warmUp(context, stream);
+            syncStream(context, stream);
             Map<String, Long> mapped = new LinkedHashMap<>();
             try {
                 return timed(figures, tensor, shares, keys, blocks, events, mapped, out, eventOut, streamHandle,
@@ -86,13 +85,8 @@ final class InteropDriverCalls {
         }
     }
 
-    /** Links every function the loop calls and runs the event ones once, then waits for the stream. */
-    private static void warmUp(Context context, Stream stream) {
-        for (CudaFunction f : List.of(CudaFunction.cuIpcOpenMemHandle_v2, CudaFunction.cuIpcOpenEventHandle,
-                CudaFunction.cuStreamWaitEvent, CudaFunction.cuEventDestroy_v2, CudaFunction.cuMemGetAddressRange_v2,
-                CudaFunction.cuIpcCloseMemHandle)) {
-            Prelink.link(f);
-        }
+    /** An event recorded on the stream and waited on, then the stream synchronized: the stream in use. */
+    private static void syncStream(Context context, Stream stream) {
         try (Event e = Event.create(context, EventFlag.DISABLE_TIMING)) {
             e.record(stream);
             stream.waitEvent(e);

@@ -58,9 +58,9 @@ final class InteropReads {
                     // Where the time from exec went before the open: the JVM up to the reader's start, reading the
                     // descriptors (the leases and the driver starting beside it), waiting for the leases, for the
                     // driver's start, the context and stream.
-                    return scale(plan, context, stream, new TorchReader(context, leases), new long[] {
-                        start.epochMicros() - plan.execEpochMicros(), read - start.epochMicros(), init - read,
-                        context0 - init, InteropFigures.epochMicros() - context0});
+                    long[] stages = {start.epochMicros() - plan.execEpochMicros(), read - start.epochMicros(),
+                        init - read, context0 - init, InteropFigures.epochMicros() - context0};
+                    return scale(plan, context, stream, new TorchReader(context, leases), stages);
                 }
                 if (leases != null) {
                     leases.awaitWatching(); // the first open is timed, not the watcher's start beside it

@@ -113,8 +113,13 @@ public final class TorchLeases implements AutoCloseable {
             return new TorchLeases(counterDirectory, book, null);
         }
         Path counters = counterDirectory.toAbsolutePath();
-        return new TorchLeases(counterDirectory, book, CompletableFuture.supplyAsync(() -> startWatcher(book, counters),
-                TorchLeases::onOwnThread));
+        try {
+            return new TorchLeases(counterDirectory, book, CompletableFuture.supplyAsync(
+                    () -> startWatcher(book, counters), TorchLeases::onOwnThread));
+        } catch (RuntimeException | Error e) { // no thread to start it on
+            book.close();
+            throw e;
+        }
     }
 
     /**
@@ -122,9 +127,10 @@ public final class TorchLeases implements AutoCloseable {
      * ({@code -XX:AOTCache}, {@code -XX:AOTMode}, {@code -XX:SharedArchiveFile}) holds its own class path, not the
      * watcher's: started with it, the watcher's JVM would complain on its standard output, where the watcher says it
      * is ready, or with {@code -XX:AOTMode=on} refuse to start. The watcher sets its own small heap: a reader's
-     * ({@code -Xms}, {@code -Xmx}, {@code -XX:InitialHeapSize}, {@code -XX:MinHeapSize}, {@code -XX:MaxHeapSize})
-     * would reserve a service's heap for it, or, with an initial size above the watcher's maximum, keep it from
-     * starting.
+     * ({@code -Xms}, {@code -Xmx}, {@code -XX:InitialHeapSize}, {@code -XX:MinHeapSize}, {@code -XX:MaxHeapSize},
+     * {@code -XX:SoftMaxHeapSize}) would reserve a service's heap for it, or, with a size above the watcher's
+     * maximum, keep it from starting. A reader's JVM logs ({@code -Xlog}, {@code -Xloggc}) are the reader's: the
+     * watcher would write into its files, or print on its standard output.
      *
      * @param command a JVM's command line
      */
@@ -133,7 +139,8 @@ public final class TorchLeases implements AutoCloseable {
         out.removeIf(a -> a.startsWith("-XX:AOTCache=") || a.startsWith("-XX:AOTMode=")
                 || a.startsWith("-XX:SharedArchiveFile=") || a.startsWith("-Xms") || a.startsWith("-Xmx")
                 || a.startsWith("-XX:InitialHeapSize=") || a.startsWith("-XX:MinHeapSize=")
-                || a.startsWith("-XX:MaxHeapSize="));
+                || a.startsWith("-XX:MaxHeapSize=") || a.startsWith("-XX:SoftMaxHeapSize=")
+                || a.startsWith("-Xlog") || a.startsWith("-Xloggc"));
         return out;
     }
 
@@ -465,6 +472,10 @@ public final class TorchLeases implements AutoCloseable {
         }
         book.markClosed();
         Process watcher = watcherProcess();
+        if (watcher == null && watcherMade != null) {
+            // Not made yet (an interrupt, or its making stalled): ended as soon as it is.
+            watcherMade.thenAccept(Process::destroyForcibly);
+        }
         if (watcher != null) {
             try {
                 watcher.getOutputStream().close(); // the watcher's signal to end

@@ -61,6 +61,7 @@ public final class StubDriverReaderChild {
             ctx.makeCurrent();
             Stream stream = Stream.create(ctx, true);
             TorchReader reader = new TorchReader(ctx, leases);
+            leases.awaitWatching(); // its process (and the pipes to it) made before the count
             long fds = OpenDescriptors.count();
             List<TorchTensorView> views = new ArrayList<>();
             StringBuilder hits = new StringBuilder();

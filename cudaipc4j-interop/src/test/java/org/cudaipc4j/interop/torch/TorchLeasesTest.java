@@ -24,10 +24,11 @@ class TorchLeasesTest {
     }
 
     @Test
-    void theWatcherStartsWithoutTheReadersStartUpCacheAndHeapSizes() {
+    void theWatcherStartsWithoutTheReadersStartUpCacheHeapSizesAndLogs() {
         List<String> reader = List.of("/jdk/bin/java", "-XX:-UsePerfData", "-XX:AOTCache=/x/reader.aot",
                 "-XX:AOTMode=on", "-XX:SharedArchiveFile=/x/app.jsa", "-Xms2g", "-Xmx4g", "-XX:InitialHeapSize=2g",
-                "-XX:MinHeapSize=1g", "-XX:MaxHeapSize=4g", "-Dapp=1", "-cp", "a.jar");
+                "-XX:MinHeapSize=1g", "-XX:MaxHeapSize=4g", "-XX:SoftMaxHeapSize=3g", "-Xlog:gc:file=app.log",
+                "-Xloggc:gc.log", "-Dapp=1", "-cp", "a.jar");
         assertEquals(List.of("/jdk/bin/java", "-XX:-UsePerfData", "-Dapp=1", "-cp", "a.jar"),
                 TorchLeases.watcherOptions(reader));
     }
