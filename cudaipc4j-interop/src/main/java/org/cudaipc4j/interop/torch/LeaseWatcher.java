@@ -15,8 +15,8 @@ import org.cudaipc4j.base.LibcProcesses;
 /**
  * The process that gives a reader's torch slots back when the reader dies (SIGKILL, SIGSEGV, an OOM kill), which
  * torch's own reader never does: its producer then keeps those blocks for good. Started by {@link TorchLeases}
- * with {@code <lease book> <counter directory> <reader pid>}; prints {@code ready} once it holds the reader's pidfd
- * and the book, and nothing after.
+ * with {@code <lease book> <counter directory> <reader pid>}; prints {@code ready} once it knows the reader is its
+ * parent (then opens the book and the reader's pidfd), and nothing after.
  *
  * <p>It waits, without polling, on the reader's pidfd becoming readable (the reader exited) and on the end of its
  * stdin (the reader closed it after marking the book closed, or died and the kernel closed it). When the book is
@@ -47,17 +47,22 @@ public final class LeaseWatcher {
         ignore("TERM");
         long reader = Long.parseLong(args[2]);
         Path counters = Path.of(args[1]);
+        // "ready" as soon as the reader is known to be our parent, before the book and the pidfd (the first native
+        // call costs a JVM tens of milliseconds, which the reader's first lease would wait for): from here on every
+        // way the reader can end is seen below. A pid names our reader only while it is our parent.
+        boolean parentIsReader = parentIs(reader);
+        if (parentIsReader) {
+            System.out.println("ready");
+            System.out.flush();
+        }
         LeaseBook book = LeaseBook.open(args[0]);
         Libc.Result pidfd = LibcProcesses.pidfdOpen(reader);
-        // A pid names our reader only while it is our parent: if it died before pidfd_open, the pid may be anyone's.
-        boolean readerAlive = pidfd.value() >= 0
-                && ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L) == reader;
-        if (!readerAlive) {
+        // Still our parent after pidfd_open: the pidfd is the reader's. Otherwise it died (before it could take a
+        // slot, if before "ready"), and the pid may be anyone's: what the book holds goes back now.
+        if (!parentIsReader || pidfd.value() < 0 || !parentIs(reader)) {
             finish(book, counters);
             return;
         }
-        System.out.println("ready");
-        System.out.flush();
         Thread exitWatch = new Thread(() -> {
             awaitExit(pidfd.value(), reader);
             finish(book, counters);
@@ -82,6 +87,10 @@ public final class LeaseWatcher {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static boolean parentIs(long reader) {
+        return ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L) == reader;
     }
 
     /** Returns once the reader has exited: its pidfd readable, or (should poll fail) the JDK's own exit watch. */

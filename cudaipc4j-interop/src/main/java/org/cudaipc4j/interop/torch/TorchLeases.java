@@ -31,9 +31,9 @@ import org.cudaipc4j.interop.OpenPhases;
  * count: a reader that counted itself there and died would leave the file in
  * {@code /dev/shm} for good.
  *
- * <p>{@link #start()} returns at once and starts the watcher (a small JVM, a tenth of a second or more) on a thread of
- * its own; the first lease waits until the watcher holds this process's pidfd, so no slot is taken unwatched. Start
- * the leases early, before CUDA's initialisation and the descriptors' parse, and the watcher's start runs beside them.
+ * <p>{@link #start()} returns at once and starts the watcher (a small JVM) on a thread of its own; the first lease
+ * waits until the watcher watches (it has seen this process is its parent), so no slot is taken unwatched. Start the
+ * leases early, before CUDA's initialisation and the descriptors' parse, and the watcher's start runs beside them.
  * Thread-safe.
  * {@link #close()} gives back everything still held and ends the watcher; idempotent.
  *
@@ -47,8 +47,8 @@ public final class TorchLeases implements AutoCloseable {
     private final Path counterDirectory;
     private final LeaseBook book;
     /**
-     * The watcher's process, and its "ready" once it holds this process's pidfd (null when its output ended first),
-     * made and read on threads of their own beside what the reader does before its first open; both null when
+     * The watcher's process, and its "ready" once it has seen this process is its parent (null when its output ended
+     * first), made and read on threads of their own beside what the reader does before its first open; both null when
      * unwatched. No slot is taken before it watches ({@link #awaitWatcher}).
      */
     private final CompletableFuture<Process> watcherMade;
@@ -187,9 +187,8 @@ public final class TorchLeases implements AutoCloseable {
     }
 
     /**
-     * Waits until the watcher holds this process's pidfd, as the first lease does; returns at once when it does
-     * already, or when these leases are unwatched. For a reader that would rather wait at its start than at its
-     * first open.
+     * Waits until the watcher watches, as the first lease does; returns at once when it does already, or when these
+     * leases are unwatched. For a reader that would rather wait at its start than at its first open.
      *
      * @throws TorchInteropException when the watcher did not start (it is ended)
      */
@@ -199,7 +198,7 @@ public final class TorchLeases implements AutoCloseable {
         }
     }
 
-    /** Waits, once, until the watcher holds this process's pidfd; a watcher that does not is ended and refused. */
+    /** Waits, once, until the watcher watches; a watcher that does not is ended and refused. */
     private void awaitWatcher() {
         String line;
         try {
