@@ -232,18 +232,6 @@ public final class InteropBench {
     }
 
     /**
-     * Measures a plan in this process, which needs a usable CUDA driver.
-     *
-     * @param plan what to time
-     * @return the figures as one JSON line
-     */
-    public static String run(Plan plan) {
-        try (ReaderStart start = ReaderStart.of(plan.benchCase(), plan.driverOnly())) {
-            return run(plan, start);
-        }
-    }
-
-    /**
      * Measures a plan in this process with what {@code start} began before the plan's descriptors were read.
      *
      * @param plan what to time

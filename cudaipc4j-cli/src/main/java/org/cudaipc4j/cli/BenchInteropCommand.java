@@ -143,9 +143,6 @@ final class BenchInteropCommand implements Callable<Integer> {
         try (InteropBench.ReaderStart start = benchCase == null ? null
                 : InteropBench.ReaderStart.of(benchCase, driverOnly)) {
             Plan plan = plan();
-            if (start != null) {
-                start.descriptorsRead();
-            }
             String unusable = org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
             if (unusable != null) {
                 java.io.PrintWriter err = spec.commandLine().getErr();
