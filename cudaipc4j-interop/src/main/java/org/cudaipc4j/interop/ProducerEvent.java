@@ -1,7 +1,6 @@
 package org.cudaipc4j.interop;
 
 import org.cudaipc4j.cuda.Context;
-import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.ipc.IpcEventHandle;
 
@@ -23,12 +22,15 @@ public final class ProducerEvent {
      * @throws org.cudaipc4j.cuda.CudaException when the driver refuses the event (a producer gone, another device)
      */
     public static void queueWait(Context context, Stream stream, byte[] ipcEventHandle, OpenPhases phases) {
-        Event e = IpcEventHandle.fromBytes(ipcEventHandle).open(context);
-        OpenPhases.lap(phases, OpenPhases.Phase.EVENT_OPEN);
-        try (e) {
-            stream.waitEvent(e);
-            OpenPhases.lap(phases, OpenPhases.Phase.EVENT_WAIT);
+        IpcEventHandle handle = IpcEventHandle.fromBytes(ipcEventHandle);
+        if (phases == null) {
+            handle.queueWait(context, stream, null);
+            return;
         }
-        OpenPhases.lap(phases, OpenPhases.Phase.EVENT_DESTROY);
+        long[] stamps = new long[2];
+        handle.queueWait(context, stream, stamps);
+        phases.lapAt(OpenPhases.Phase.EVENT_OPEN, stamps[0]);
+        phases.lapAt(OpenPhases.Phase.EVENT_WAIT, stamps[1]);
+        phases.lap(OpenPhases.Phase.EVENT_DESTROY);
     }
 }

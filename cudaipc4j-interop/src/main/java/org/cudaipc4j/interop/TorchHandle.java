@@ -2,6 +2,7 @@ package org.cudaipc4j.interop;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -344,10 +345,11 @@ public final class TorchHandle {
     }
 
     private String makeMappingKey() {
-        HexFormat hex = HexFormat.of();
         if (type == Type.CUDA_MALLOC) {
-            return "c:" + hex.formatHex(ipcHandle);
+            // The bytes as they are, one char each: a key, never shown, made for each of a state dict's shares.
+            return "c:" + new String(ipcHandle, StandardCharsets.ISO_8859_1);
         }
+        HexFormat hex = HexFormat.of();
         StringBuilder s = new StringBuilder("e:").append(producerPid).append(':').append(segmentSize).append(':')
                 .append(chunkKind == ChunkKind.POSIX_FD ? "fd" : "fabric");
         if (fds != null) {

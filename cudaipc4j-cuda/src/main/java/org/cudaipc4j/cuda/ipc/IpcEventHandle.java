@@ -8,13 +8,16 @@ import java.lang.foreign.StructLayout;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Set;
+import org.cudaipc4j.base.Closing;
 import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.Event;
 import org.cudaipc4j.cuda.EventFlag;
+import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.driver.CuSymbols;
 import org.cudaipc4j.cuda.driver.CudaFunction;
 import org.cudaipc4j.cuda.driver.DriverCalls;
 import org.cudaipc4j.cuda.driver.IpcCalls;
+import org.cudaipc4j.cuda.driver.StreamCalls;
 
 /**
  * A {@code CUipcEventHandle}: an immutable 64-byte value naming an interprocess event of another process. Thread-safe.
@@ -98,6 +101,38 @@ public final class IpcEventHandle {
         MemorySegment out = Checks.scratchOut();
         CudaFunction.cuIpcOpenEventHandle.check(openCall(context, bytes, out));
         return Event.adopt(context, DriverCalls.handle(out), OPENED_FLAGS, true);
+    }
+
+    /**
+     * Makes {@code stream} wait on the event: opened in {@code context} ({@code cuIpcOpenEventHandle}), waited on
+     * ({@code cuStreamWaitEvent}) and destroyed ({@code cuEventDestroy_v2}) at once, the wait left queued on the
+     * stream. No {@link Event} is made for this reference, which never leaves the call: a reader makes this wait for
+     * each share it opens, tens of thousands for a model's state dict.
+     *
+     * @param context the context to open it in, the stream's
+     * @param stream the stream whose later work waits
+     * @param stamps where {@link System#nanoTime()} is written once the event is open (index 0) and once the wait is
+     *               queued (index 1), for a reader's timing; or null
+     * @throws org.cudaipc4j.cuda.CudaException when the driver refuses a step (a producer gone, another device)
+     */
+    public void queueWait(Context context, Stream stream, long[] stamps) {
+        MemorySegment streamHandle = stream.handle();
+        MemorySegment out = Checks.scratchOut();
+        CudaFunction.cuIpcOpenEventHandle.check(openCall(context, bytes, out));
+        MemorySegment event = DriverCalls.handle(out);
+        try {
+            if (stamps != null) {
+                stamps[0] = System.nanoTime();
+            }
+            StreamCalls.streamWaitEvent(streamHandle, event, 0);
+            if (stamps != null) {
+                stamps[1] = System.nanoTime();
+            }
+        } catch (RuntimeException e) {
+            Closing.closeAfter(() -> StreamCalls.eventDestroy(event), e);
+            throw e;
+        }
+        StreamCalls.eventDestroy(event); // the context is current still: the open made it so
     }
 
     /**

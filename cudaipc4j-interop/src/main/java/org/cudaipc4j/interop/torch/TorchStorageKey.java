@@ -3,6 +3,7 @@ package org.cudaipc4j.interop.torch;
 import org.cudaipc4j.interop.TorchHandle;
 import java.io.FileInputStream;
 import java.io.IOException;
+import java.util.Objects;
 
 /**
  * The reader side's key for "this storage is already open here", which decides that a further share of it is
@@ -27,6 +28,29 @@ import java.io.IOException;
  * @param bytes         the storage's size
  */
 public record TorchStorageKey(String mapping, long producerStart, long offset, long bytes) {
+
+    /**
+     * A key.
+     *
+     * @throws NullPointerException without a mapping
+     */
+    public TorchStorageKey {
+        Objects.requireNonNull(mapping, "mapping");
+    }
+
+    // equals and hashCode written out: a record's own run through method handles, slow in a fresh JVM, and a state
+    // dict's every share looks its key up on its open.
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TorchStorageKey k && k.producerStart == producerStart && k.offset == offset
+                && k.bytes == bytes && k.mapping.equals(mapping);
+    }
+
+    @Override
+    public int hashCode() {
+        return ((mapping.hashCode() * 31 + Long.hashCode(producerStart)) * 31 + Long.hashCode(offset)) * 31
+                + Long.hashCode(bytes);
+    }
 
     /**
      * {@return the key of {@code share}'s storage; reads {@code /proc} for an {@code 'e'} handle}
