@@ -7,6 +7,7 @@ import java.util.List;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.Failures;
 
 /**
  * The scale case's reader ({@link InteropBench.Case#SCALE}), as a service that embeds the library runs its reader: a
@@ -52,7 +53,7 @@ public final class ServiceReader {
                 // Asked only now: the question waits for the driver's start, which the run's stages time.
                 String unusable = Cuda.unavailableReason().orElse(null);
                 if (unusable != null) {
-                    System.err.println("service reader: " + unusable);
+                    System.err.println(Failures.waived("service reader: " + unusable));
                     return ExitCodes.WAIVED;
                 }
                 throw e;

@@ -26,6 +26,7 @@ import org.cudaipc4j.interop.torch.TorchCounterFile;
 import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.StubLibraries;
 import org.cudaipc4j.tool.ExitCodes;
+import org.cudaipc4j.tool.Failures;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,34 +44,9 @@ class ServiceReaderStubDriverTest {
     @Test
     void itSaysWhereItsTimeWentFromItsExecAndGivesEverySlotBack(@TempDir Path tmp) throws Exception {
         Path library = StubLibraries.build(StubLibraries.CUDA_DRIVER, tmp.resolve("libcuda.so.1"));
-        long pid = ProcessHandle.current().pid();
-        String name = "/torch_" + pid + "_" + Integer.toUnsignedString(ThreadLocalRandom.current().nextInt()) + "_0";
-        Path counter = Path.of("/dev/shm", name.substring(1));
-        ByteBuffer b = ByteBuffer.allocate((int) TorchCounterFile.FILE_BYTES).order(ByteOrder.nativeOrder());
-        b.putInt(0, 1); // the producer's process count, as torch leaves it
-        for (int i = 0; i < TENSORS; i++) {
-            b.putLong(TorchCounterFile.HEADER_BYTES + 8 * i, 1);
-        }
-        Files.write(counter, b.array());
+        Path counter = counterFile();
         try {
-            long namespace = ((Number) Files.getAttribute(Path.of("/proc/self/ns/pid"), "unix:ino")).longValue();
-            List<String> lines = new ArrayList<>();
-            for (int i = 0; i < TENSORS; i++) {
-                byte[] handle = new byte[66]; // torch's version 2 'c' handle: version, type, the 64 bytes
-                handle[0] = 2;
-                handle[1] = 'c';
-                byte[] event = new byte[64];
-                for (int k = 0; k < 64; k++) {
-                    handle[2 + k] = (byte) ((i / 2) * 7 + k + 1);
-                    event[k] = (byte) (i * 13 + k + 1);
-                }
-                Descriptor d = Descriptor.torch(STUB_GPU, new Descriptor.Exporter(pid, namespace, i),
-                        new Descriptor.Torch(handle, BYTES, (i % 2) * BYTES, name, i, 0))
-                        .withTensor(TensorLayout.contiguous(DType.UINT8, BYTES))
-                        .withEvent(new Descriptor.Event(event, true));
-                lines.add(DescriptorJson.toJson(d));
-            }
-            Path shares = Files.write(tmp.resolve("scale.jsonl"), lines);
+            Path shares = shares(tmp, counter);
             long exec = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
             JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(120), JavaProcess.command(
                     ServiceReader.class, List.of(), shares.toString(), Long.toString(exec)),
@@ -92,6 +68,60 @@ class ServiceReaderStubDriverTest {
                 assertEquals(0, after.getLong(TorchCounterFile.HEADER_BYTES + 8 * i), "slot " + i + " given back");
             }
             assertEquals(1, after.getInt(0), "the process count is never touched");
+        } finally {
+            Files.deleteIfExists(counter);
+        }
+    }
+
+    /** A counter file as torch's producer leaves it, {@link #TENSORS} slots held, in {@code /dev/shm}. */
+    private static Path counterFile() throws Exception {
+        String name = "torch_" + ProcessHandle.current().pid() + "_"
+                + Integer.toUnsignedString(ThreadLocalRandom.current().nextInt()) + "_0";
+        ByteBuffer b = ByteBuffer.allocate((int) TorchCounterFile.FILE_BYTES).order(ByteOrder.nativeOrder());
+        b.putInt(0, 1); // the producer's process count, as torch leaves it
+        for (int i = 0; i < TENSORS; i++) {
+            b.putLong(TorchCounterFile.HEADER_BYTES + 8 * i, 1);
+        }
+        return Files.write(Path.of("/dev/shm", name), b.array());
+    }
+
+    /** A descriptor file of {@link #TENSORS} shares of the stub's device, two a block, slots in {@code counter}. */
+    private static Path shares(Path tmp, Path counter) throws Exception {
+        long pid = ProcessHandle.current().pid();
+        String name = "/" + counter.getFileName();
+        long namespace = ((Number) Files.getAttribute(Path.of("/proc/self/ns/pid"), "unix:ino")).longValue();
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < TENSORS; i++) {
+            byte[] handle = new byte[66]; // torch's version 2 'c' handle: version, type, the 64 bytes
+            handle[0] = 2;
+            handle[1] = 'c';
+            byte[] event = new byte[64];
+            for (int k = 0; k < 64; k++) {
+                handle[2 + k] = (byte) ((i / 2) * 7 + k + 1);
+                event[k] = (byte) (i * 13 + k + 1);
+            }
+            Descriptor d = Descriptor.torch(STUB_GPU, new Descriptor.Exporter(pid, namespace, i),
+                    new Descriptor.Torch(handle, BYTES, (i % 2) * BYTES, name, i, 0))
+                    .withTensor(TensorLayout.contiguous(DType.UINT8, BYTES))
+                    .withEvent(new Descriptor.Event(event, true));
+            lines.add(DescriptorJson.toJson(d));
+        }
+        return Files.write(tmp.resolve("scale.jsonl"), lines);
+    }
+
+    @Test
+    void withoutADriverItIsWaivedInTheToolsOneLine(@TempDir Path tmp) throws Exception {
+        Path counter = counterFile();
+        try {
+            Path shares = shares(tmp, counter);
+            long exec = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+            JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(120), JavaProcess.command(
+                    ServiceReader.class, List.of("-Dcudaipc4j.libcuda=" + tmp.resolve("no-such-libcuda.so.1")),
+                    shares.toString(), Long.toString(exec)));
+            assertEquals(ExitCodes.WAIVED, r.exitCode(), r.describe());
+            assertEquals(1, r.stderr().strip().lines().count(), r.describe());
+            assertTrue(r.stderr().startsWith(Failures.WAIVED_PREFIX + "service reader: "), r.describe());
+            assertEquals("", r.stdout(), r.describe());
         } finally {
             Files.deleteIfExists(counter);
         }
