@@ -45,8 +45,8 @@ public final class FillBenchChild {
                 (pid, why) -> ProcessExit.exit(1)); // no bench, no one to report to
         int ordinal = Integer.parseInt(args[0]);
         int iterations = Integer.parseInt(args[1]);
-        // As in a simpleIPC child: handles linked and warmed while the driver starts, so that the first import times
-        // the driver's work, not the JVM's first call through a handle.
+        // As in a simpleIPC child: handles linked while the driver starts, so that the first import does not
+        // link them.
         DriverStartUp.prelinkInBackground();
         Cuda.init();
         try (Context context = Context.retainPrimary(Device.get(ordinal));

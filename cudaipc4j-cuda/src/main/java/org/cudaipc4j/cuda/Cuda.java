@@ -4,9 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Collection;
 import java.util.List;
-import java.util.Set;
 import org.cudaipc4j.cuda.driver.CudaLibrary;
 import org.cudaipc4j.cuda.driver.DeviceCalls;
 import org.cudaipc4j.cuda.driver.Prelink;
@@ -121,24 +119,16 @@ public final class Cuda {
 
     /**
      * Links the driver functions' FFM handles on a background daemon thread, {@code first} in the order given, then
-     * every other bound function; once the driver has started ({@link #init()}), calls each of {@code warm} once
-     * in a way the driver refuses at once, so that the first real call does not pay for making its invoker. For a
+     * every other bound function, so that the first real call of each does not pay for its linking. For a
      * short-lived process, start it first thing in {@code main}, beside {@link #initInBackground}. Does nothing
-     * without a driver. The system properties {@code cudaipc4j.noPrelink} and {@code cudaipc4j.noWarmUp} turn the
-     * two parts off.
+     * without a driver. The system property {@code cudaipc4j.noPrelink} turns it off.
      *
      * @param first functions (by their {@code cuda.h} names, e.g. {@code cuMemAlloc_v2}) the process calls soonest
-     * @param warm  functions to warm; each must be one of {@link #warmableFunctions()}
      * @return the thread, or null when prelinking is turned off
-     * @throws IllegalArgumentException when a name is not a bound function or cannot be warmed
+     * @throws IllegalArgumentException when a name is not a bound function
      */
-    public static Thread prelinkInBackground(List<String> first, Collection<String> warm) {
-        return Prelink.startInBackground(first, Cuda::init, warm);
-    }
-
-    /** {@return the functions {@link #prelinkInBackground} can warm} */
-    public static Set<String> warmableFunctions() {
-        return Prelink.warmable();
+    public static Thread prelinkInBackground(List<String> first) {
+        return Prelink.startInBackground(first);
     }
 
     private static void joinUninterruptibly(Thread t) {

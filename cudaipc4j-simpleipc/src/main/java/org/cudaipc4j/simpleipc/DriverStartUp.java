@@ -8,7 +8,7 @@ import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * How a simpleIPC process (parent, child, or the fill bench's child) starts the CUDA driver: the driver settings of
- * a process that uses one stream, and the functions it calls first, linked and warmed in the background.
+ * a process that uses one stream, and the functions it calls first, linked in the background.
  */
 public final class DriverStartUp {
     /**
@@ -23,25 +23,11 @@ public final class DriverStartUp {
             "cuLaunchKernel", "cuEventRecord", "cuEventQuery", "cuMemsetD8Async", "cuMemcpyDtoHAsync_v2",
             "cuStreamSynchronize");
 
-    /**
-     * Warmed once the driver has started: the critical path's calls (context, memory and IPC, the step's with
-     * events or counters, and the imports of {@code --ipc vmm|pool}).
-     */
-    static final List<String> WARM = List.of(
-            "cuDevicePrimaryCtxRetain", "cuMemAlloc_v2", "cuEventCreate", "cuIpcGetMemHandle", "cuIpcGetEventHandle",
-            "cuStreamCreate", "cuModuleLoadData", "cuModuleGetFunction", "cuIpcOpenMemHandle_v2",
-            "cuMemGetAddressRange_v2", "cuIpcOpenEventHandle", "cuStreamWaitEvent", "cuLaunchKernel", "cuEventRecord",
-            "cuEventQuery", "cuMemsetD8Async", "cuMemcpyDtoHAsync_v2", "cuStreamSynchronize",
-            "cuMemHostRegister_v2", "cuMemHostGetDevicePointer_v2", "cuStreamWaitValue32_v2",
-            "cuStreamWriteValue32_v2", "cuMemImportFromShareableHandle", "cuMemGetAllocationGranularity",
-            "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess", "cuMemRelease",
-            "cuMemPoolImportFromShareableHandle", "cuMemPoolImportPointer");
-
     private DriverStartUp() {}
 
-    /** Links and warms the driver calls of a simpleIPC process on a background thread ({@link Cuda#prelinkInBackground}). */
+    /** Links the driver calls of a simpleIPC process on a background thread ({@link Cuda#prelinkInBackground}). */
     public static Thread prelinkInBackground() {
-        return Cuda.prelinkInBackground(FIRST, WARM);
+        return Cuda.prelinkInBackground(FIRST);
     }
 
     /**

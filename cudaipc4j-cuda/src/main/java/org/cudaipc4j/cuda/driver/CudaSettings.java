@@ -19,10 +19,6 @@ public final class CudaSettings {
     static final Setting<Boolean> NO_PRELINK = Setting.switchProperty("cudaipc4j.noPrelink",
             "true: each driver function is linked on its first call instead of in the background ahead of it");
 
-    /** Measurement switch: {@link Prelink} makes no warm-up calls. */
-    static final Setting<Boolean> NO_WARM_UP = Setting.switchProperty("cudaipc4j.noWarmUp",
-            "true: no background calls that the driver refuses at once and that make each first real call fast");
-
     /**
      * Reads {@link #LIBCUDA}: a class rather than a method reference, as {@link Setting} asks, since every child
      * reads it on its way to its driver, and a child's first lambda costs it milliseconds of linking.

@@ -15,9 +15,8 @@ class CudaSettingsTest {
     }
 
     @Test
-    void theMeasurementSwitchesAreOffByDefault() {
+    void theMeasurementSwitchIsOffByDefault() {
         assertEquals(false, CudaSettings.NO_PRELINK.valueOf(null));
-        assertEquals(false, CudaSettings.NO_WARM_UP.valueOf(null));
-        assertEquals(true, CudaSettings.NO_WARM_UP.valueOf("TRUE"));
+        assertEquals(true, CudaSettings.NO_PRELINK.valueOf("TRUE"));
     }
 }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class PrelinkTest {
     @Test
     void linksEveryBoundFunctionInTheBackground() throws InterruptedException {
-        Thread t = Prelink.startInBackground(List.of("cuMemAlloc_v2", "cuInit"), null, List.of());
+        Thread t = Prelink.startInBackground(List.of("cuMemAlloc_v2", "cuInit"));
         assertNotNull(t);
         assertTrue(t.isDaemon(), "must not keep a finished process alive");
         t.join(60_000);
@@ -31,25 +31,8 @@ class PrelinkTest {
     @Test
     void namesAreCheckedUpFront() {
         IllegalArgumentException unbound = assertThrows(IllegalArgumentException.class,
-                () -> Prelink.startInBackground(List.of("cuMemAlloc"), null, List.of()));
+                () -> Prelink.startInBackground(List.of("cuMemAlloc")));
         assertEquals("cuMemAlloc is not a bound driver function", unbound.getMessage());
-        IllegalArgumentException cold = assertThrows(IllegalArgumentException.class,
-                () -> Prelink.startInBackground(List.of(), null, List.of("cuInit")));
-        assertEquals("cuInit has no refused call to warm it with", cold.getMessage());
-    }
-
-    @Test
-    void everyWarmableFunctionIsBound() {
-        // A misspelt name would never be warmed.
-        assertTrue(names(List.of(CudaFunction.values())).containsAll(Prelink.warmable()),
-                Prelink.warmable().toString());
-    }
-
-    @Test
-    void warmableFunctionsKeepTheirWarmUpOrder() {
-        assertEquals(List.of("cuDevicePrimaryCtxRetain", "cuMemAlloc_v2", "cuEventCreate"),
-                List.copyOf(Prelink.warmable()).subList(0, 3));
-        assertEquals("cuMemPoolImportPointer", List.copyOf(Prelink.warmable()).getLast());
     }
 
     private static Set<String> names(List<CudaFunction> functions) {
@@ -60,7 +43,7 @@ class PrelinkTest {
     void canBeTurnedOff() {
         System.setProperty(CudaSettings.NO_PRELINK.name(), "true");
         try {
-            assertNull(Prelink.startInBackground(List.of(), null, List.of()));
+            assertNull(Prelink.startInBackground(List.of()));
         } finally {
             System.clearProperty(CudaSettings.NO_PRELINK.name());
         }
