@@ -20,6 +20,7 @@ import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.fd.FdChannel;
 import org.cudaipc4j.coord.fd.FdMessage;
 import org.cudaipc4j.coord.fd.FdServer;
+import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * How the file descriptors of the parent's exports reach the children when they cannot travel in the control block
@@ -158,6 +159,9 @@ final class FdDistribution implements AutoCloseable {
      * first real exchange does not link its native calls. A failure here is dropped: the real exchange reports it.
      */
     static void warmUpInBackground() {
+        if (SimpleIpcSettings.NO_FD_WARM_UP.get()) {
+            return;
+        }
         Thread.ofPlatform().daemon().name("cudaipc4j-fd-warm-up").start(() -> {
             try {
                 FdChannel.warmUp();
