@@ -334,7 +334,8 @@ public final class TorchHandle {
      * handle for {@code 'c'} (the same for every storage in one block of the caching allocator); for {@code 'e'} the
      * producer's pid, chunk size and chunk list} An {@code 'e'} key is only valid while the producer's block stays
      * allocated (its file descriptors can be closed and their numbers reused after), and a pid is only valid while
-     * its process lives: the reader's storage key (package {@code torch}) adds the producer's start time.
+     * its process lives: the reader's storage key (package {@code torch}) adds the producer's start time. An opaque
+     * key, compared whole: a {@code 'c'} key holds the handle's bytes one char each, not text to show.
      */
     public String mappingKey() {
         String k = mappingKey;
@@ -346,7 +347,7 @@ public final class TorchHandle {
 
     private String makeMappingKey() {
         if (type == Type.CUDA_MALLOC) {
-            // The bytes as they are, one char each: a key, never shown, made for each of a state dict's shares.
+            // The bytes as they are, one char each (no hex): a key, made for each of a state dict's shares.
             return "c:" + new String(ipcHandle, StandardCharsets.ISO_8859_1);
         }
         HexFormat hex = HexFormat.of();

@@ -157,6 +157,7 @@ final class FdDistribution implements AutoCloseable {
     /**
      * Runs the descriptor transport once on a daemon thread ({@link FdChannel#warmUp}), so that this process's
      * first real exchange does not link its native calls. A failure here is dropped: the real exchange reports it.
+     * The measurement switch {@code cudaipc4j.noFdWarmUp} turns it off.
      */
     static void warmUpInBackground() {
         if (SimpleIpcSettings.NO_FD_WARM_UP.get()) {

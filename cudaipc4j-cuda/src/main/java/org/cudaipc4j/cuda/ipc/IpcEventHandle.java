@@ -114,8 +114,13 @@ public final class IpcEventHandle {
      * @param stamps where {@link System#nanoTime()} is written once the event is open (index 0) and once the wait is
      *               queued (index 1), for a reader's timing; or null
      * @throws org.cudaipc4j.cuda.CudaException when the driver refuses a step (a producer gone, another device)
+     * @throws IllegalStateException when the stream or the context is closed
+     * @throws IllegalArgumentException when {@code stamps} has fewer than 2 elements
      */
     public void queueWait(Context context, Stream stream, long[] stamps) {
+        if (stamps != null && stamps.length < 2) {
+            throw new IllegalArgumentException("the stamps need 2 elements, got " + stamps.length);
+        }
         MemorySegment streamHandle = stream.handle();
         MemorySegment out = Checks.scratchOut();
         CudaFunction.cuIpcOpenEventHandle.check(openCall(context, bytes, out));
@@ -128,9 +133,9 @@ public final class IpcEventHandle {
             if (stamps != null) {
                 stamps[1] = System.nanoTime();
             }
-        } catch (RuntimeException e) {
-            Closing.closeAfter(() -> StreamCalls.eventDestroy(event), e);
-            throw e;
+        } catch (Throwable t) { // an Error too (a handle's first linking): the event never outlives the call
+            Closing.closeAfter(() -> StreamCalls.eventDestroy(event), t);
+            throw t;
         }
         StreamCalls.eventDestroy(event); // the context is current still: the open made it so
     }

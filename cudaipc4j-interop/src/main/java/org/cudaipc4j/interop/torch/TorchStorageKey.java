@@ -52,6 +52,22 @@ public record TorchStorageKey(String mapping, long producerStart, long offset, l
                 + Long.hashCode(bytes);
     }
 
+    /** {@return the key in words: the mapping's characters beyond printable ASCII as {@code \xNN}} */
+    @Override
+    public String toString() {
+        StringBuilder m = new StringBuilder(mapping.length());
+        for (int i = 0; i < mapping.length(); i++) {
+            char c = mapping.charAt(i);
+            if (c >= 0x20 && c < 0x7f && c != '\\') {
+                m.append(c);
+            } else {
+                m.append(String.format("\\x%02x", (int) c));
+            }
+        }
+        return "TorchStorageKey[mapping=" + m + ", producerStart=" + producerStart + ", offset=" + offset + ", bytes="
+                + bytes + "]";
+    }
+
     /**
      * {@return the key of {@code share}'s storage; reads {@code /proc} for an {@code 'e'} handle}
      *
