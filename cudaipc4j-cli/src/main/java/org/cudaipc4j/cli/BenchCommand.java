@@ -271,12 +271,10 @@ final class BenchCommand implements Callable<Integer> {
         Bench.Settings settings = validate();
         if (backend.equals("cuda")) {
             // Asked for GPUs where there are none: waived, as the sample and the tool's run exit, in one line.
-            String unusable = org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
-            if (unusable != null) {
-                java.io.PrintWriter err = spec.commandLine().getErr();
-                err.println(Failures.waived("bench --backend cuda: " + unusable));
-                err.flush();
-                return ExitCodes.WAIVED;
+            java.util.OptionalInt waived = Failures.waiveIf(spec.commandLine().getErr(), "bench --backend cuda: ",
+                    org.cudaipc4j.cuda.Cuda.unavailableReason());
+            if (waived.isPresent()) {
+                return waived.getAsInt();
             }
         }
         try {

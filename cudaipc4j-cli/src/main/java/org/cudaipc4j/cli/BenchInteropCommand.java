@@ -143,12 +143,10 @@ final class BenchInteropCommand implements Callable<Integer> {
         try (InteropBench.ReaderStart start = benchCase == null ? null
                 : InteropBench.ReaderStart.of(benchCase, driverOnly)) {
             Plan plan = plan();
-            String unusable = org.cudaipc4j.cuda.Cuda.unavailableReason().orElse(null);
-            if (unusable != null) {
-                java.io.PrintWriter err = spec.commandLine().getErr();
-                err.println(Failures.waived("bench interop: " + unusable));
-                err.flush();
-                return ExitCodes.WAIVED;
+            java.util.OptionalInt waived = Failures.waiveIf(spec.commandLine().getErr(), "bench interop: ",
+                    org.cudaipc4j.cuda.Cuda.unavailableReason());
+            if (waived.isPresent()) {
+                return waived.getAsInt();
             }
             return print(InteropBench.run(plan, start));
         }

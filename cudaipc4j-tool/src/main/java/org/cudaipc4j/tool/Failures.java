@@ -55,6 +55,25 @@ public final class Failures {
         return WAIVED_PREFIX + reason.replace('\n', ' ');
     }
 
+    /**
+     * The one way a command says that it cannot run here: where there is a {@code reason}, writes the waived line
+     * ({@link #waived}: {@code what} followed by the reason) to {@code err}.
+     *
+     * @param err the command's standard error
+     * @param what what is waived, as the line's start (e.g. {@code "bench interop: "})
+     * @param reason why it cannot run here, or empty when it can (e.g. the CUDA driver's unavailable reason)
+     * @return {@link ExitCodes#WAIVED} where there is a reason, else empty
+     */
+    public static java.util.OptionalInt waiveIf(java.io.PrintWriter err, String what,
+            java.util.Optional<String> reason) {
+        if (reason.isEmpty()) {
+            return java.util.OptionalInt.empty();
+        }
+        err.println(waived(what + reason.get()));
+        err.flush();
+        return java.util.OptionalInt.of(ExitCodes.WAIVED);
+    }
+
     /** Whether stack traces go with the one-line errors ({@code CUDAIPC4J_DEBUG=1}). */
     public static boolean debug() {
         return ToolSettings.DEBUG.get();

@@ -29,4 +29,15 @@ class FailuresTest {
         assertEquals("cannot write the report to r: disk full", Failures.oneLine(e));
         assertEquals("IllegalStateException", Failures.oneLine(new IllegalStateException()));
     }
+
+    @Test
+    void aCommandThatCannotRunHereSaysSoInTheWaivedLine() {
+        java.io.StringWriter text = new java.io.StringWriter();
+        java.io.PrintWriter err = new java.io.PrintWriter(text);
+        assertEquals(java.util.OptionalInt.empty(), Failures.waiveIf(err, "bench: ", java.util.Optional.empty()));
+        assertEquals("", text.toString(), "nothing said where it can run");
+        assertEquals(java.util.OptionalInt.of(ExitCodes.WAIVED),
+                Failures.waiveIf(err, "bench: ", java.util.Optional.of("no CUDA device\nfound")));
+        assertEquals(Failures.WAIVED_PREFIX + "bench: no CUDA device found" + System.lineSeparator(), text.toString());
+    }
 }

@@ -2,6 +2,7 @@ package org.cudaipc4j.cli.interop;
 
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.tool.ExitCodes;
@@ -50,11 +51,9 @@ final class OpenCommand implements Callable<Integer> {
             if (cannot != null) {
                 return fail(err, ExitCodes.FAILURE, "cannot open this from the command line: " + cannot);
             }
-            String unusable = Cuda.unavailableReason().orElse(null);
-            if (unusable != null) {
-                err.println(Failures.waived("nothing to open on: " + unusable));
-                err.flush();
-                return ExitCodes.WAIVED;
+            OptionalInt waived = Failures.waiveIf(err, "nothing to open on: ", Cuda.unavailableReason());
+            if (waived.isPresent()) {
+                return waived.getAsInt();
             }
             List<String> lines = opening.open(device);
             for (String line : lines) {
