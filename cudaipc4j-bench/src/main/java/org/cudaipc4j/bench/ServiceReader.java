@@ -1,9 +1,11 @@
 package org.cudaipc4j.bench;
 
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import org.cudaipc4j.cuda.Cuda;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.tool.ExitCodes;
@@ -51,10 +53,10 @@ public final class ServiceReader {
                 return ExitCodes.OK;
             } catch (RuntimeException e) {
                 // Asked only now: the question waits for the driver's start, which the run's stages time.
-                String unusable = Cuda.unavailableReason().orElse(null);
-                if (unusable != null) {
-                    System.err.println(Failures.waived("service reader: " + unusable));
-                    return ExitCodes.WAIVED;
+                OptionalInt waived = Failures.waiveIf(new PrintWriter(System.err, true), "service reader: ",
+                        Cuda.unavailableReason());
+                if (waived.isPresent()) {
+                    return waived.getAsInt();
                 }
                 throw e;
             }
