@@ -42,7 +42,7 @@ final class FillBench {
     record Point(String path, long bytes, double firstImportMillis, double cachedImportMicros,
             Map<String, Double> gbPerSecond) {}
 
-    record Result(String device, int iterations, double importerWarmUpMillis, List<Point> points) {
+    record Result(String device, int iterations, List<Point> points) {
         /** Series label -> [bytes, GB/s] points, for the chart. */
         Map<String, List<double[]>> series() {
             Map<String, List<double[]>> out = new LinkedHashMap<>();
@@ -98,16 +98,13 @@ final class FillBench {
                 o.requirePassed("fill benchmark child");
                 served.join();
                 List<Point> points = FillBenchChild.parse(o.stdout());
-                double warmUpMillis = FillBenchChild.importerWarmUpMillis(o.stdout());
-                out.printf(Locale.ROOT, "Importer warmed up in %.3f ms (once per process: the driver's first-use"
-                        + " costs of VMM imports; the first imports below come after it)%n", warmUpMillis);
                 for (Point p : points) {
                     StringBuilder sb = new StringBuilder();
                     p.gbPerSecond().forEach((k, v) -> sb.append(String.format(Locale.ROOT, "  %s %.0f GB/s", k, v)));
                     out.printf(Locale.ROOT, "Fill %-8s via %-8s first import %.3f ms, cached %.2f us%s%n",
                             Sizes.format(p.bytes()), p.path(), p.firstImportMillis(), p.cachedImportMicros(), sb);
                 }
-                return new Result(device.name(), iterations, warmUpMillis, points);
+                return new Result(device.name(), iterations, points);
             } finally {
                 Closeables.closeAll(exports.reversed().toArray(AutoCloseable[]::new));
                 // The context frees the buffers, the allocations and the pool.

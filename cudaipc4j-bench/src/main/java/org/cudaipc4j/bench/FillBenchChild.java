@@ -27,8 +27,7 @@ import org.cudaipc4j.tool.ToolSettings;
 
 /**
  * The measuring side of {@link FillBench}, run in its own JVM so the memory is mapped in a process other than the
- * exporter's. Arguments: {@code device iterations socket}. Prints {@code IMPORTER warmUpMs} (the importer's warm-up,
- * which takes the process's first-use costs of VMM imports), then one {@code FILL} line per path and size:
+ * exporter's. Arguments: {@code device iterations socket}. Prints one {@code FILL} line per path and size:
  * {@code FILL path bytes firstImportMs cachedImportUs} then tab-separated {@code method=GB/s}.
  */
 public final class FillBenchChild {
@@ -50,7 +49,7 @@ public final class FillBenchChild {
         DriverStartUp.prelinkInBackground();
         Cuda.init();
         try (Context context = Context.retainPrimary(Device.get(ordinal));
-             MemoryImporter importer = openWarmedUp(context);
+             MemoryImporter importer = MemoryImporter.open(context, 0);
              FdChannel channel = FdChannel.connect(Path.of(args[2]), Duration.ofMinutes(2));
              FdMessage message = channel.receive(Duration.ofMinutes(2))) {
             context.makeCurrent();
@@ -98,25 +97,6 @@ public final class FillBenchChild {
             }
             channel.send("done".getBytes(java.nio.charset.StandardCharsets.UTF_8), List.of());
         }
-    }
-
-    /** Opens the importer and warms it up ({@link MemoryImporter#warmUp}), printing the warm-up's time. */
-    private static MemoryImporter openWarmedUp(Context context) {
-        MemoryImporter importer = MemoryImporter.open(context, 0);
-        long t0 = System.nanoTime();
-        importer.warmUp();
-        System.out.println("IMPORTER " + (System.nanoTime() - t0) / 1e6);
-        return importer;
-    }
-
-    /** The time the importer's warm-up took, from the child's output; NaN when it printed none. */
-    static double importerWarmUpMillis(String stdout) {
-        for (String line : stdout.split("\n")) {
-            if (line.startsWith("IMPORTER ")) {
-                return Double.parseDouble(line.substring(9).trim());
-            }
-        }
-        return Double.NaN;
     }
 
     /**

@@ -24,7 +24,6 @@ import org.cudaipc4j.cuda.DeviceMemory;
 import org.cudaipc4j.cuda.Stream;
 import org.cudaipc4j.cuda.ipc.IpcCapabilities;
 import org.cudaipc4j.cuda.ipc.IpcPath;
-import org.cudaipc4j.cuda.ipc.MemoryImporter;
 import org.cudaipc4j.cuda.ipc.MemoryPool;
 import org.cudaipc4j.cuda.ipc.ShareableHandleType;
 import org.cudaipc4j.cuda.ipc.SharedMemoryDescriptor;
@@ -33,7 +32,6 @@ import org.cudaipc4j.cuda.ipc.VmmAllocation;
 import org.cudaipc4j.cuda.ipc.VmmMapping;
 import org.cudaipc4j.testing.GpuTest;
 import org.cudaipc4j.testing.JavaProcess;
-import org.cudaipc4j.testing.OpenDescriptors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -145,34 +143,6 @@ class SharingGpuTest {
                 Closeables.closeAll((AutoCloseable) memory);
             }
         }
-    }
-
-    @Test
-    void warmUpLeavesNoMemoryOrDescriptorBehind() throws Exception {
-        long granularity = VmmAllocation.granularity(ctx.device(), Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
-        // What a descriptor of exported VMM memory looks like in /proc/self/fd: the kind the warm-up opens and must
-        // close. Only descriptors of that kind are compared, not whatever else the JVM opens meanwhile.
-        String kind;
-        int exported;
-        try (VmmAllocation a = VmmAllocation.create(ctx, granularity,
-                Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR));
-             SharedMemoryExport export = a.export()) {
-            exported = export.fileDescriptors()[0];
-            kind = OpenDescriptors.target(exported);
-        }
-        // Closed, or since reused by something of another kind.
-        assertTrue(!kind.equals(OpenDescriptors.target(exported)),
-                "the export's descriptor " + exported + " is closed with it");
-        List<Integer> before = OpenDescriptors.referringTo(kind);
-        long freeBefore = ctx.memInfo().free();
-        try (MemoryImporter importer = MemoryImporter.open(ctx, 1)) {
-            importer.warmUp();
-            importer.warmUp(); // once per device and process: the second does nothing
-        }
-        assertEquals(before, OpenDescriptors.referringTo(kind),
-                "descriptors of exported memory (" + kind + ") left by the warm-up");
-        long kept = freeBefore - ctx.memInfo().free();
-        assertTrue(kept < granularity, "the warm-up kept " + kept + " bytes of device memory");
     }
 
     @Test

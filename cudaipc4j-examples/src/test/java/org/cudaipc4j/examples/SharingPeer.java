@@ -48,7 +48,6 @@ public final class SharingPeer {
             byte value = (byte) Integer.parseInt(args[2]);
             try (FdMessage message = channel.receive(Duration.ofSeconds(60));
                  MemoryImporter importer = MemoryImporter.open(ctx, 4)) {
-                importer.warmUp(); // the import below then runs after a warm-up, as a latency-minded user's would
                 SharedMemoryDescriptor descriptor = SharedMemoryDescriptor.fromBytes(message.payload());
                 int[] fds = message.fds().stream().mapToInt(OwnedFd::value).toArray();
                 for (int fd : fds) {

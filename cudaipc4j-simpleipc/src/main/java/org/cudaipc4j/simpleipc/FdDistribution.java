@@ -20,7 +20,6 @@ import org.cudaipc4j.coord.Deadline;
 import org.cudaipc4j.coord.fd.FdChannel;
 import org.cudaipc4j.coord.fd.FdMessage;
 import org.cudaipc4j.coord.fd.FdServer;
-import org.cudaipc4j.simpleipc.settings.SimpleIpcSettings;
 
 /**
  * How the file descriptors of the parent's exports reach the children when they cannot travel in the control block
@@ -152,24 +151,6 @@ final class FdDistribution implements AutoCloseable {
         public void close() {
             channel.close();
         }
-    }
-
-    /**
-     * Runs the descriptor transport once on a daemon thread ({@link FdChannel#warmUp}), so that this process's
-     * first real exchange does not link its native calls. A failure here is dropped: the real exchange reports it.
-     * The measurement switch {@code cudaipc4j.noFdWarmUp} turns it off.
-     */
-    static void warmUpInBackground() {
-        if (SimpleIpcSettings.NO_FD_WARM_UP.get()) {
-            return;
-        }
-        Thread.ofPlatform().daemon().name("cudaipc4j-fd-warm-up").start(() -> {
-            try {
-                FdChannel.warmUp();
-            } catch (RuntimeException ignored) {
-                // the exchange itself will say what is wrong
-            }
-        });
     }
 
     /** Stops listening and removes the socket; a child still waiting gets nothing. */

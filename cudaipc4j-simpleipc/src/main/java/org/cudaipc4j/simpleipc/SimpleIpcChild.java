@@ -65,9 +65,6 @@ public final class SimpleIpcChild {
             DriverStartUp.applySingleStreamDefaults(); // see SimpleIpcParent
             DriverStartUp.prelinkInBackground();
         }
-        if (settings.socket() != null) {
-            FdDistribution.warmUpInBackground();
-        }
 
         // Joining the group (shared memory, checks of the parent) and starting the driver do not depend on each
         // other: join on a helper thread while this thread, which will own the CUDA context, starts the driver.

@@ -106,9 +106,6 @@ public final class SimpleIpcParent {
         startDriverInBackground();
         GroupGuess guess = GroupGuess.of(options);
         ChildGroup early = guess == null ? null : ChildGroup.start(this, guess.processes(), guess.backend());
-        if (options.ipc().passesFileDescriptors()) {
-            FdDistribution.warmUpInBackground(); // after the spawn, which it must not delay
-        }
         if (options.backend() != BackendKind.HOST) {
             // Linking the other driver functions' handles would compete with the spawn above; now it overlaps
             // the wait for the driver.

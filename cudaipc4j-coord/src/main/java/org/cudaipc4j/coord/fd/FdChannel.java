@@ -107,28 +107,6 @@ public final class FdChannel implements AutoCloseable {
         }
     }
 
-    /**
-     * Runs the transport once inside this process, over a socket pair: a message with a descriptor sent and
-     * received, the peer checked, and connect and accept refused on no descriptor. That links the native calls
-     * (milliseconds each on first use) and runs the code once, so that a process's first real exchange does not
-     * pay for it. Call it early on a background thread, e.g. while the driver starts; it leaves nothing open.
-     *
-     * @throws CoordinationException when the system refuses a socket pair
-     */
-    public static void warmUp() {
-        OwnedFd[] pair = Native.socketPair();
-        try (OwnedFd a = pair[0]; OwnedFd b = pair[1]) {
-            FdChannel sender = new FdChannel(a, FdServer.checkPeer(a.value(), "warm-up peer", null));
-            FdChannel receiver = new FdChannel(b, FdServer.checkPeer(b.value(), "warm-up peer", null));
-            sender.send(new byte[4], List.of(a.value()));
-            receiver.receive(Duration.ofSeconds(10)).close();
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            LibcSockets.connect(-1, Native.address(arena, Path.of("/")), (int) Native.SOCKADDR_UN.byteSize());
-        }
-        LibcSockets.accept4(-1, LibcSockets.SOCK_CLOEXEC);
-    }
-
     /** {@return who is at the other end, as the kernel vouched at connect time} */
     public PeerCredentials peer() {
         return peer;

@@ -158,25 +158,6 @@ class FdChannelTest {
     }
 
     @Test
-    void warmUpLeavesNothingOpenAndTheTransportWorksAfterIt() throws Exception {
-        // The warm-up's descriptors are the sockets of its pair and the copy of one sent over it: no socket stays.
-        List<String> before = OpenDescriptors.sockets();
-        FdChannel.warmUp();
-        assertEquals(before, OpenDescriptors.sockets(), "sockets open after a warm-up");
-        try (FdServer server = FdServer.open(); OwnedFd a = memfd("after warm-up")) {
-            CompletableFuture<FdChannel> accepted = CompletableFuture.supplyAsync(() -> server.accept(LIMIT));
-            try (FdChannel client = FdChannel.connect(server.socket(), LIMIT);
-                 FdChannel peer = accepted.get(30, TimeUnit.SECONDS)) {
-                client.send(new byte[] {7}, List.of(a.value()));
-                try (FdMessage m = peer.receive(LIMIT)) {
-                    assertArrayEquals(new byte[] {7}, m.payload());
-                    assertEquals("after warm-up", contents(m.fds().get(0)));
-                }
-            }
-        }
-    }
-
-    @Test
     void aServerOpenedWhileTheJvmShutsDownIsRefusedAndLeavesNoSocket() {
         JavaProcess.Result r = JavaProcess.run(LIMIT, FdPeer.class, List.of(), "open-in-shutdown");
         assertEquals(0, r.exitCode(), r.describe());

@@ -52,20 +52,6 @@ public final class MemoryImporter implements AutoCloseable {
     }
 
     /**
-     * Pays the driver's first-use costs of VMM and memory-pool imports now, once per device and process: one small
-     * VMM allocation exported, imported back through an importer's map (so that the map's own first run is paid
-     * too) and released in this importer's context, and one pool exported and imported back, a pointer import tried
-     * in it (docs/performance.md has what it costs and saves). Worth it where the importer is opened well ahead of
-     * the imports whose latency matters (a service's start-up, a background thread); a one-shot import is faster
-     * without it. Best effort: on a device without VMM or pools it does what it
-     * can, and a failure is left for the import to report.
-     */
-    public void warmUp() {
-        requireOpen();
-        Vmm.warmImports(context);
-    }
-
-    /**
      * The driver's steps of a new mapping, in the order {@link #map(SharedMemoryDescriptor, StepListener, int...)}
      * runs them.
      */

@@ -10,8 +10,6 @@ import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.cudaipc4j.base.Closing;
-import org.cudaipc4j.base.Libc;
-import org.cudaipc4j.cuda.Context;
 import org.cudaipc4j.cuda.CudaError;
 import org.cudaipc4j.cuda.CudaException;
 import org.cudaipc4j.cuda.Device;
@@ -66,8 +64,6 @@ final class Vmm {
      * one, and it never changes within a process.
      */
     private static final ConcurrentHashMap<Long, Long> GRANULARITIES = new ConcurrentHashMap<>();
-    /** The devices (by ordinal) whose VMM imports this process has warmed up ({@link #warmImports}). */
-    private static final Set<Integer> WARMED = ConcurrentHashMap.newKeySet();
 
     /** The recommended granularity for allocations on {@code device} exportable as {@code types}. */
     static long granularity(Device device, Set<ShareableHandleType> types) {
@@ -114,73 +110,6 @@ final class Vmm {
         if (minimum < 1 || bytes % minimum != 0) {
             throw new IllegalArgumentException("a VMM allocation's size is a multiple of the minimum granularity, "
                     + minimum + " bytes on " + device + "; " + what + " of " + bytes + " bytes is not");
-        }
-    }
-
-    /**
-     * Runs a VMM import once in {@code context}, once per device and process: one granule allocated, exported as a
-     * file descriptor, imported back and mapped (reserve, map, allow), then all of it released. The driver's first use
-     * of those calls in a process costs milliseconds (the first reservation alone 1.4 ms of a 2.6 ms first import on
-     * an H200), which {@link MemoryImporter#warmUp} takes ahead of the imports. Best effort: on a device without VMM
-     * nothing happens, and a failure here leaves the import to report it.
-     */
-    static void warmImports(Context context) {
-        if (WARMED.add(context.device().ordinal())) {
-            warmImport(context);
-            warmPoolImport(context);
-        }
-    }
-
-    /**
-     * A memory pool of {@code context}'s device with a file-descriptor handle type made and its descriptor imported
-     * back as another process's is, then a pointer import into it tried with export data of no buffer (the driver
-     * refuses it), then all of it released: the pool import's calls linked and its code run once, and no device
-     * memory allocated. Best effort: on a device without pools, or where the driver refuses an import of this
-     * process's own pool, the first real import pays the rest.
-     */
-    static void warmPoolImport(Context context) {
-        Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
-        try (MemoryPool local = MemoryPool.create(context, fd, 0)) {
-            int exported = local.exportFileDescriptor();
-            try (MemoryPool imported = MemoryPool.importFileDescriptor(context, exported, context.device().uuid())) {
-                imported.importBuffer(new byte[(int) CuSymbols.CU_MEM_POOL_PTR_EXPORT_DATA.byteSize()], 1).close();
-            } catch (CudaException | IllegalArgumentException | IllegalStateException refused) {
-                // expected: no buffer has that export data (or the driver refuses this process's own pool)
-            } finally {
-                Libc.close(exported);
-            }
-        } catch (CudaException | IllegalArgumentException | IllegalStateException e) {
-            // not warmed: the first import pays, and reports a real failure itself
-        }
-    }
-
-    /**
-     * One granule of {@code context}'s device allocated, exported as a file descriptor, imported back through a
-     * {@link MemoryImporter}'s map and mapped, then all of it released.
-     * Best effort: on a device without VMM nothing happens, and a failure leaves the first real import to report it.
-     */
-    static void warmImport(Context context) {
-        Device device = context.device();
-        Set<ShareableHandleType> fd = Set.of(ShareableHandleType.POSIX_FILE_DESCRIPTOR);
-        try {
-            if (device.attribute(IpcCapabilities.ATTRIBUTE_VMM) == 0) {
-                return;
-            }
-            try (VmmAllocation local = VmmAllocation.create(context, granularity(device, fd), fd)) {
-                int exported = local.exportFileDescriptor();
-                try {
-                    // Through an importer's own map, as another process's export is: its first run is paid too.
-                    SharedMemoryDescriptor d = SharedMemoryDescriptor.builder(IpcPath.VMM_FD).bytes(local.bytes())
-                            .device(device.uuid()).build();
-                    try (MemoryImporter importer = MemoryImporter.open(context, 0)) {
-                        importer.map(d, exported).close();
-                    }
-                } finally {
-                    Libc.close(exported);
-                }
-            }
-        } catch (CudaException | IllegalArgumentException | IllegalStateException e) {
-            // not warmed: the first import pays, and reports a real failure itself
         }
     }
 

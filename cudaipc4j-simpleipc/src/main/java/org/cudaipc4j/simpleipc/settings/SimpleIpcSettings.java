@@ -42,10 +42,6 @@ public final class SimpleIpcSettings {
     public static final Setting<Boolean> NO_EARLY_START = Setting.switchProperty("cudaipc4j.noEarlyStart",
             "true: the children start only after the parent's driver has started and the devices are selected");
 
-    /** Measurement switch: no process runs the descriptor transport once ahead of its first exchange. */
-    public static final Setting<Boolean> NO_FD_WARM_UP = Setting.switchProperty("cudaipc4j.noFdWarmUp",
-            "true: the descriptor transport (--ipc vmm, pool) is not run once ahead of each process's first exchange");
-
     /** The CUDA driver's device list: when set, the parent does not guess the group's size before its driver. */
     public static final Setting<String> CUDA_VISIBLE_DEVICES = Setting.variable("CUDA_VISIBLE_DEVICES", null,
             "Hides or renumbers GPUs; when set, the tool does not guess its children from /proc before the driver");
