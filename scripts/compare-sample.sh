@@ -19,6 +19,8 @@
 #   --cmd LABEL=COMMAND   any other command, run by bash
 #   --sample-one-queue    the sample again with CUDA_DEVICE_MAX_CONNECTIONS=1, the setting the tool gives its own
 #                         processes
+#   --no-sample           the commands alone, the ratios against the first: an A/B of the tool's own arms where
+#                         there is no nvcc or GPU (./cudaipc4j then runs on the host backend)
 # Other options:
 #   --steps P:R1:R2       the rotation's steady state instead of whole runs: P processes on device 0, RUNS pairs of
 #                         runs of R1 and R2 rounds (a round is P steps); prints the marginal cost of a step,
@@ -47,7 +49,7 @@ die() { echo "compare-sample: $*" >&2; exit "${2:-64}"; }
 
 labels=() commands=() sample_envs=()
 steps="" mps=0 common="" nvcc_flags="-O3 -arch=native" jar=cudaipc4j-cli/target/cudaipc4j.jar
-one_queue=0
+one_queue=0 no_sample=0
 positional=() positional_runs=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -64,6 +66,7 @@ while [ $# -gt 0 ]; do
       [ $# -gt 1 ] && [[ $2 == *=* ]] || die "--cmd takes LABEL=COMMAND"
       labels+=("${2%%=*}"); commands+=("${2#*=}"); shift ;;
     --sample-one-queue) one_queue=1 ;;
+    --no-sample) no_sample=1 ;;
     --steps)
       [ $# -gt 1 ] && [[ $2 =~ ^[0-9]+:[0-9]+:[0-9]+$ ]] || die "--steps takes P:R1:R2, e.g. 2:1000:5000"
       steps=$2; shift ;;
@@ -78,6 +81,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#positional[@]} -le 2 ] || die "too many arguments: ${positional[*]} (see --help)"
+[ "$no_sample" = 0 ] || { [ -z "$steps" ] && [ "$one_queue" = 0 ] && [ ${#positional[@]} -eq 0 ]; } \
+  || die "--no-sample takes no SAMPLE, --steps or --sample-one-queue"
 sample=${positional[0]:-}
 [ -n "$sample" ] || sample=docs/harness/simpleIPC
 runs=${positional[1]:-${positional_runs:-10}}
@@ -102,7 +107,9 @@ cleanup() {
 trap cleanup EXIT
 
 # The sample: a binary as given, else built from its source with the helpers beside it or in Common/.
-if [ -f "$sample" ] && [ -x "$sample" ] && [[ $sample != *.cu ]]; then
+if [ "$no_sample" = 1 ]; then
+  bin=
+elif [ -f "$sample" ] && [ -x "$sample" ] && [[ $sample != *.cu ]]; then
   [ -z "$steps" ] || die "--steps needs the sample's source (the rounds patch), not a binary"
   bin=$sample
 else
@@ -152,8 +159,9 @@ if [ "$mps" = 1 ]; then
   export CUDA_MPS_PIPE_DIRECTORY=$mps_pipe CUDA_MPS_LOG_DIRECTORY=$mps_log
 fi
 
-# All variants: the sample first (the baseline of every ratio).
-names=("C++ sample") kinds=(sample) lines=("")
+# All variants: the sample first (the baseline of every ratio), unless there is none.
+names=("C++ sample") kinds=(sample) lines=("") baseline="the sample"
+if [ "$no_sample" = 1 ]; then names=() kinds=() lines=() baseline="[0]"; fi
 if [ "$one_queue" = 1 ]; then names+=("C++ sample, CUDA_DEVICE_MAX_CONNECTIONS=1"); kinds+=(sample1); lines+=(""); fi
 for i in "${!commands[@]}"; do names+=("${labels[$i]}"); kinds+=(cmd); lines+=("${commands[$i]}"); done
 
@@ -196,6 +204,13 @@ run_one() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
+# The interquartile range, quartiles as Python's statistics.quantiles(n=4) gives them (its default method).
+iqr() {
+  sort -g | awk '{ v[NR] = $1 }
+    function q(p,  h, i) { h = (NR + 1) * p; i = int(h); if (i < 1) return v[1]; if (i >= NR) return v[NR]
+      return v[i] + (h - i) * (v[i + 1] - v[i]) }
+    END { if (NR < 2) printf "%s-%s", v[1], v[1]; else printf "%.1f-%.1f", q(0.25), q(0.75) }'
+}
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)
 echo "$(date -u +%FT%TZ) $(hostname); GPU ${gpu:-unknown (no nvidia-smi)}; MPS $([ "$mps" = 1 ] && echo on || echo off);" \
@@ -238,6 +253,8 @@ base=$(tr ' ' '\n' <<<"${samples[0]}" | grep . | median)
 for v in "${!names[@]}"; do
   m=$(tr ' ' '\n' <<<"${samples[$v]}" | grep . | median)
   span=$(tr ' ' '\n' <<<"${samples[$v]}" | grep . | range)
+  quartiles=$(tr ' ' '\n' <<<"${samples[$v]}" | grep . | iqr)
   ratio=$(awk -v m="$m" -v b="$base" 'BEGIN { printf "%.2fx", m / b }')
-  printf '  %-60s %10s %s (%s)  %s the sample\n' "[$v] ${names[$v]}" "$m" "$unit" "$span" "$ratio"
+  printf '  %-60s %10s %s (IQR %s, range %s)  %s %s\n' "[$v] ${names[$v]}" "$m" "$unit" "$quartiles" "$span" "$ratio" \
+    "$baseline"
 done

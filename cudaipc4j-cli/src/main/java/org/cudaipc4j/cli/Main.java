@@ -64,7 +64,7 @@ public final class Main {
         // The sample's own invocation, or one with a few simpleIPC options: skip building the command-line model
         // (picocli's reflection over the commands is the largest part of this JVM's start-up). Anything else, a
         // value options() refuses included, goes to picocli, which reports it.
-        RootCommand quick = RootCommand.withoutPicocli(args);
+        RootCommand quick = CliSettings.NO_QUICK_OPTIONS.get() ? null : RootCommand.withoutPicocli(args);
         if (quick != null && quick.transport != RootCommand.Transport.IPC) {
             quick = null; // --transport nccl goes through picocli
         }

@@ -97,6 +97,40 @@ class CompareSampleScriptTest {
     }
 
     @Test
+    void withoutTheSampleTheCommandsAloneAreComparedWithTheFirst() throws Exception {
+        Result r = run(List.of("--no-sample", "--runs", "5", "--cmd", "a=echo a >> " + record,
+                "--cmd", "b=echo b >> " + record + "; sleep 0.05"));
+        assertEquals(0, r.exit(), r.out());
+        List<String> expected = new ArrayList<>();
+        for (int turn = 0; turn < 1 + 5; turn++) {
+            expected.addAll(List.of("a", "b"));
+        }
+        assertEquals(expected, recorded(), "no sample ran, nor was one built");
+        assertTrue(r.out().contains("Medians of 5, end to end:"), r.out());
+        for (String label : List.of("[0] a", "[1] b")) {
+            String line = r.out().lines().filter(l -> l.trim().startsWith(label) && l.contains("(IQR "))
+                    .findFirst().orElseThrow(() -> new AssertionError(label + " has no summary line:\n" + r.out()));
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                    "\\] \\S+ +([0-9.]+) ms \\(IQR ([0-9.]+)-([0-9.]+), range ([0-9.]+)-([0-9.]+)\\) +[0-9.]+x \\[0\\]$")
+                    .matcher(line);
+            assertTrue(m.find(), line);
+            double median = Double.parseDouble(m.group(1));
+            double q1 = Double.parseDouble(m.group(2));
+            double q3 = Double.parseDouble(m.group(3));
+            double lo = Double.parseDouble(m.group(4));
+            double hi = Double.parseDouble(m.group(5));
+            assertTrue(lo <= q1 && q1 <= median && median <= q3 && q3 <= hi, line);
+        }
+        assertTrue(r.out().lines().anyMatch(l -> l.contains("[0] a") && l.endsWith("1.00x [0]")), r.out());
+        for (List<String> args : List.of(List.of("--no-sample", tmp.toString()), List.of("--no-sample", "--steps",
+                "2:3:7"), List.of("--no-sample", "--sample-one-queue"))) {
+            Result refused = run(args);
+            assertEquals(64, refused.exit(), args + ":\n" + refused.out());
+            assertTrue(refused.out().startsWith("compare-sample: --no-sample takes no SAMPLE"), refused.out());
+        }
+    }
+
+    @Test
     void stepRunsBuildThePatchedSampleAndGiveEveryCommandTheSameRounds() throws Exception {
         // A stand-in nvcc: keeps the source it was given and builds a recording sample.
         Path built = tmp.resolve("built.cu");
