@@ -29,6 +29,8 @@
 # Usage: scripts/interop-bench.sh [OUT]      (default OUT: interop-bench)
 #   REPEATS=5 WARMUP=1 SIZE=64M BW_SIZE=1G REOPENS=50 TENSORS=100 ITERATIONS=20 ALLOCS=c,e
 #   PARTS=tensor,state-dict,pool,scale SCALE_TENSORS=20000 SCALE_MIN=512 SCALE_MAX=2M STEADY=3
+#   SCALE_ARM=NAME=OPTIONS: a fifth reader in each scale round, the Java reader without a cache started with the JVM
+#   options OPTIONS too (e.g. noPrelink=-Dcudaipc4j.noPrelink=true): an A/B of a mechanism, its figures as "java-NAME"
 #   JAVA_AOT=launcher|trained: the Java readers' AOT cache: the build's, as ./cudaipc4j trains it (default), or one
 #   per reader kind, recorded by its reader of the warm-up round (CUDAIPC4J_AOT_CACHE), as a service trains its own
 set -euo pipefail
@@ -53,6 +55,7 @@ scale_tensors=${SCALE_TENSORS:-20000}
 scale_min=${SCALE_MIN:-512}
 scale_max=${SCALE_MAX:-2M}
 steady=${STEADY:-3}
+scale_arm=${SCALE_ARM:-}
 seed=1234
 
 die() { echo "interop-bench: $*" >&2; exit 1; }
@@ -69,6 +72,12 @@ for s in "$size" "$bw_size" "$scale_min" "$scale_max"; do
   [[ $s =~ ^[1-9][0-9]*[KMG]?$ ]] || die "SIZE, BW_SIZE, SCALE_MIN and SCALE_MAX are sizes like 64M or 1G, got '$s'"
 done
 bytes() { local n=${1%[KMG]}; case $1 in *K) echo $((n << 10)) ;; *M) echo $((n << 20)) ;; *G) echo $((n << 30)) ;; *) echo "$n" ;; esac; }
+arm_name= arm_opts=()
+if [ -n "$scale_arm" ]; then
+  [[ $scale_arm =~ ^([A-Za-z0-9]+)=(-.+)$ ]] || die "SCALE_ARM takes NAME=OPTIONS (NAME letters and digits, OPTIONS JVM options), got '$scale_arm'"
+  arm_name=${BASH_REMATCH[1]}
+  read -r -a arm_opts <<< "${BASH_REMATCH[2]}"
+fi
 for a in ${allocs//,/ }; do [[ $a == c || $a == e ]] || die "ALLOCS takes c and e, got '$a'"; done
 for p in ${parts//,/ }; do
   [[ $p == tensor || $p == state-dict || $p == pool || $p == scale ]] \
@@ -275,11 +284,13 @@ torch_round() {  # ROUND ALLOC FIRST(java|python)
 # The scale part, one round: each of its four readers on a share of its own, the first reader moving on by one each
 # round. The Java reader with the AOT cache records the cache in the warm-up round (its first run).
 scale_round() {  # ROUND ALLOC
-  local round=$1 alloc=$2 i k impl rounds files aot=$work/scale-$2.aot
+  local round=$1 alloc=$2 i k impl rounds files to aot=$work/scale-$2.aot
   local order=(java java-aot torch c) steady_files=() sc=$work/sc.jsonl
-  local first=$(((round % 4 + 4) % 4))
-  for ((i = 0; i < 4; i++)); do
-    impl=${order[(first + i) % 4]}
+  [ -z "$arm_name" ] || order+=(arm)
+  local n=${#order[@]}
+  local first=$(((round % n + n) % n))
+  for ((i = 0; i < n; i++)); do
+    impl=${order[(first + i) % n]}
     rounds=0
     [[ $impl != java && $impl != torch ]] || rounds=$steady
     ask share scale "$sc" "$scale_tensors" "$scale_min" "$scale_max" "$seed" "$rounds"
@@ -303,6 +314,11 @@ scale_round() {  # ROUND ALLOC
         else
           die "no AOT cache $aot for the Java reader ($alloc)"
         fi ;;
+      arm) stamp=1 reader "java scale, $arm_name ($alloc)" "$round" "$java" "${arm_opts[@]}" "${java_opts[@]}" -cp \
+             "$jar" "$service_reader" "$sc"
+           # The arm's line named as its own: the reader cannot tell it from the plain one.
+           to=$jsonl; ((round > 0)) || to=$work/warmup.jsonl
+           sed -i '$ s/"impl":"java"/"impl":"java-'"$arm_name"'"/' "$to" ;;
       torch) stamp=1 peer="torch scale $alloc" reader "torch scale ($alloc)" "$round" "${py[@]}" torch-reader scale \
                "$sc" "$files" ;;
       c) stamp=1 peer="c scale $alloc" reader "C driver calls scale ($alloc)" "$round" "$c_reader" "$sc.lines" ;;

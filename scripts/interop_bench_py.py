@@ -263,7 +263,11 @@ def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if r["impl"] == "torch" or r["alloc"] not in sizes:  # (a failed reader's line has no sizes)
             sizes[r["alloc"]] = (r.get("bytes", 0), r.get("tensors", 1))
     out = []
-    for metric, label, impl, target in SCALE_ROWS:
+    # An A/B arm of the Java reader without a cache (SCALE_ARM=NAME=...: impl java-NAME), held to the same targets.
+    arms = sorted({impl for (_, _, impl) in groups if impl.startswith("java-") and impl != "java-aot"})
+    rows_of = SCALE_ROWS + [(metric, f"{label}, {arm[5:]}", arm, target) for arm in arms
+                            for metric, label, impl, target in SCALE_ROWS if impl == "java" and metric != "steady_round_us"]
+    for metric, label, impl, target in rows_of:
         for alloc in sorted(sizes):
             java, torch = groups.get((alloc, metric, impl)), groups.get((alloc, metric, "torch"))
             failed = failures.get((alloc, "torch"), [])

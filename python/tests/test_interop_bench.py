@@ -255,6 +255,18 @@ class ScalePartTest(support.TestCase):
         assert "  500.0 ms" in text and "4000.0 ms" in text
         assert "  the C program (the driver calls alone): 150.0 ms" in text
 
+    def test_an_arm_of_the_java_reader_gets_the_rows_of_the_reader_without_a_cache(self):
+        arm = [{"impl": "java-noPrelink", "case": "scale", "alloc": "c", "bytes": 6 << 30, "tensors": 20000,
+                "exec_to_open_us": 1100e3 + k, "open_us": 180e3} for k in range(3)]
+        s = {(r["metric"], r["arm"]): r for r in bench.summarize(scale_rows() + arm) if r["case"] == "scale"}
+        assert ("exec_to_open_us", "java-noPrelink") in s and ("open_us", "java-noPrelink") in s
+        assert ("steady_round_us", "java-noPrelink") not in s
+        row = s[("open_us", "java-noPrelink")]
+        assert row["label"] == "open alone, Java, no cache, noPrelink" and row["java"] == 180e3
+        assert row["target"] == "java <= 0.5x torch" and row["met"] and row["c"] == 20e3  # 0.45x
+        assert not s[("exec_to_open_us", "java-noPrelink")]["met"]  # 0.275x against 0.25x
+        assert s[("open_us", "java")]["java"] == 220e3  # the plain reader's figures stay its own
+
     def test_a_torch_reader_that_failed_leaves_its_row_with_javas_figure_and_the_failure(self):
         failed = {"impl": "torch", "case": "scale", "alloc": "c",
                   "failed": "exit status 1: torch.OutOfMemoryError: CUDA driver error: out of memory"}
@@ -308,7 +320,9 @@ class ScriptOptionsTest(support.TestCase):
                          ({"SCALE_MIN": "4K", "SCALE_MAX": "1K"}, "SCALE_MIN (4K) is above SCALE_MAX (1K)"),
                          ({"SCALE_MAX": "2.5M"}, "are sizes like 64M or 1G, got '2.5M'"),
                          ({"WARMUP": "0"}, "the scale part needs a warm-up round"),
-                         ({"PARTS": "scale,nonsense"}, "PARTS takes tensor, state-dict, pool and scale")):
+                         ({"PARTS": "scale,nonsense"}, "PARTS takes tensor, state-dict, pool and scale"),
+                         ({"SCALE_ARM": "no-prelink=-Dx=1"}, "SCALE_ARM takes NAME=OPTIONS"),
+                         ({"SCALE_ARM": "noPrelink=x"}, "SCALE_ARM takes NAME=OPTIONS")):
             r = self.run_script(PARTS=env.pop("PARTS", "scale"), **env)
             assert r.returncode == 1, (env, r.stdout, r.stderr)
             assert r.stderr.count("\n") == 1 and why in r.stderr, (env, r.stderr)
@@ -320,5 +334,5 @@ class ScriptOptionsTest(support.TestCase):
                            text=True, timeout=60)
         assert r.returncode == 0
         for word in ("scale ", "SCALE_TENSORS=20000", "SCALE_MIN=512", "SCALE_MAX=2M", "STEADY=3",
-                     "interop_driver_reader.c", "-XX:AOTMode=on"):
+                     "interop_driver_reader.c", "-XX:AOTMode=on", "SCALE_ARM=NAME=OPTIONS"):
             assert word in r.stdout, word
