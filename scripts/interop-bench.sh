@@ -6,7 +6,11 @@
 #   tensor      one SIZE torch tensor: first open, and REOPENS cached re-opens (further shares of the same storage);
 #               with it the copy bandwidth from a BW_SIZE share's mapping into local memory against local to local
 #   state-dict  the weight-sync example's state dict (TENSORS tensors, mixed dtypes with bf16, 1 KiB to 256 MiB)
-#   pool        a cuda.core memory-pool buffer of SIZE bytes: first import (pidfd_getfd, pool, pointer)
+#   pool        a cuda.core memory-pool buffer of SIZE bytes: first import (pidfd_getfd, pool, pointer), and each
+#               reader's time from its exec to the buffer imported (exec_to_open_us), by three readers in turn:
+#               cuda.core's (python3 importing cuda.core), and the Java reader as a service starts it
+#               (org.cudaipc4j.bench.ServiceReader pool FILE), without a start-up cache and with the AOT cache its
+#               warm-up round recorded
 #   scale       a state dict at a real model's size: SCALE_TENSORS bf16 tensors of SCALE_MIN to SCALE_MAX bytes, timed
 #               from each reader process's exec to every share open (exec_to_open_us) and for the open alone
 #               (open_us), by four readers in turn: the Java reader as a service starts it (its own java and main,
@@ -89,6 +93,10 @@ if want scale; then
   (($(bytes "$scale_min") <= $(bytes "$scale_max"))) || die "SCALE_MIN ($scale_min) is above SCALE_MAX ($scale_max)"
   ((warmup >= 1)) || die "the scale part needs a warm-up round (WARMUP >= 1): it trains the Java reader's AOT cache"
   [ -n "${EPOCHREALTIME:-}" ] || die "the scale part needs bash 5 (EPOCHREALTIME), this is bash $BASH_VERSION"
+fi
+if want pool; then
+  ((warmup >= 1)) || die "the pool part needs a warm-up round (WARMUP >= 1): it trains the Java reader's AOT cache"
+  [ -n "${EPOCHREALTIME:-}" ] || die "the pool part needs bash 5 (EPOCHREALTIME), this is bash $BASH_VERSION"
 fi
 
 if [ -z "${JAVA_HOME:-}" ] && [ -x .jre/bin/java ]; then
@@ -338,6 +346,8 @@ if want scale; then
     cat "$work/cc.log" >&2
     die "cannot build scripts/interop_driver_reader.c (nvcc, or cc with $cuda_home/include/cuda.h and libcuda)"
   fi
+fi
+if want scale || want pool; then
   # The Java reader as a service starts it: its own java and main, no launcher, no command line of the tool's
   java=${JAVA_HOME:+$JAVA_HOME/bin/}java
   jar=$PWD/cudaipc4j-cli/target/cudaipc4j.jar
@@ -389,14 +399,29 @@ if want pool; then
   done
   [ -s "$work/pool.out" ] || die "the cuda.core pool producer was not ready within 60 s"
   echo "cuda.core pool producer: $(cat "$work/pool.out")"
+  # Per round, each reader from its process's exec, the first moving on by one each round: cuda.core's, and the Java
+  # reader as a service starts it, without a cache and with the AOT cache its warm-up round recorded.
+  pool_aot=$work/pool.aot
+  pool_order=(cuda.core java java-aot)
   for ((round = 1 - warmup; round <= repeats; round++)); do
-    java=("${tool[@]}" bench interop pool "$work/pool.jsonl")
-    python=("${py[@]}" pool-reader "$work/pool.jsonl")
-    if ((round % 2)); then
-      reader "java pool" "$round" "${java[@]}"; reader "cuda.core pool" "$round" "${python[@]}"
-    else
-      reader "cuda.core pool" "$round" "${python[@]}"; reader "java pool" "$round" "${java[@]}"
-    fi
+    for ((i = 0; i < 3; i++)); do
+      case ${pool_order[((round % 3 + 3 + i) % 3)]} in
+        cuda.core) stamp=1 reader "cuda.core pool" "$round" "${py[@]}" pool-reader "$work/pool.jsonl" ;;
+        java) stamp=1 reader "java pool" "$round" "$java" "${java_opts[@]}" -cp "$jar" "$service_reader" pool \
+                "$work/pool.jsonl" ;;
+        java-aot)
+          if [ -f "$pool_aot" ]; then
+            stamp=1 reader "java pool, AOT cache" "$round" "$java" -XX:AOTCache="$pool_aot" -XX:AOTMode=on \
+              "${java_opts[@]}" -cp "$jar" "$service_reader" pool "$work/pool.jsonl"
+          elif ((round < 1)); then  # the training run, as a service trains its cache
+            stamp=1 training=1 reader "java pool, AOT training" "$round" "$java" -XX:AOTCacheOutput="$pool_aot" \
+              "${java_opts[@]}" -cp "$jar" "$service_reader" pool "$work/pool.jsonl"
+            [ -f "$pool_aot" ] || die "the Java pool reader's AOT training run wrote no cache $pool_aot"
+          else
+            die "no AOT cache $pool_aot for the Java pool reader"
+          fi ;;
+      esac
+    done
   done
   close_fd "$pool_in"
   pool_in=

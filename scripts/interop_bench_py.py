@@ -21,7 +21,8 @@ into a file the script names; every reader parses them before it starts its cloc
       comma-separated or -, are the steady rounds (the same storages shared again), each timed as one round
   interop_bench_py.py driver-reader tensor|state-dict FILE   the Java reader's driver calls alone ('c'): one JSON line
   interop_bench_py.py pool-producer PATH SIZE             a cuda.core pool buffer, exported until stdin closes
-  interop_bench_py.py pool-reader FILE                    cuda.core's own import of it: one JSON line
+  interop_bench_py.py pool-reader FILE [EXEC_EPOCH_US]    cuda.core's own import of it: one JSON line; timed from
+                                                           the process's exec too where EXEC_EPOCH_US is given
   interop_bench_py.py failed IMPL CASE ALLOC TEXT         the line of a reader that failed (TEXT: its exit and
                                                            last words), in the figures' shape
   interop_bench_py.py summary JSONL                       the table of medians and ratios against the targets
@@ -189,6 +190,8 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if "failed" in r:  # a reader that failed has no figures (the scale part records it; see scale_summary)
             continue
         side = {"java": "java", "driver": "driver", "java-driver": "java-driver"}.get(r["impl"], "python")
+        if side == "python" and r["impl"].startswith("java-"):
+            continue  # an arm of the Java reader (its AOT cache, say): the from-exec rows (ARM_ROWS) give it
         for key, value in r.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
                 groups[(r["case"], r["alloc"], key, side)].append(float(value))
@@ -237,7 +240,7 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 row["target"] = f"mapped >= {target:g}x local"
                 row["met"] = row["ratio"] >= target
             out.append(row)
-    return out + scale_summary(rows)
+    return out + scale_summary(rows) + pool_exec_summary(rows)
 
 
 def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -293,6 +296,37 @@ def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+#: The pool part's figures from each reader's exec (issue 48's target: at most this times cuda.core's import, with
+#: the JDK AOT cache a training run recorded): (metric, label, Java reader, target)
+POOL_EXEC_ROWS = [
+    ("exec_to_open_us", "pool import from exec, Java, AOT cache", "java-aot", 1.0),
+    ("exec_to_open_us", "pool import from exec, Java, no cache", "java", None),
+]
+
+
+def pool_exec_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pool part's rows from exec (:data:`POOL_EXEC_ROWS`): the median over the runs of the Java reader of the row
+    and of cuda.core's, their ratio and whether the target (where the row has one) is met. Rows without both
+    figures are left out."""
+    groups: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
+    size = 0
+    for r in rows:
+        if r.get("case") == "pool" and "failed" not in r and isinstance(r.get("exec_to_open_us"), (int, float)):
+            groups[(r["impl"], "exec_to_open_us")].append(float(r["exec_to_open_us"]))
+            size = r.get("bytes", size)
+    out = []
+    for metric, label, impl, target in POOL_EXEC_ROWS:
+        java, peer = groups.get((impl, metric)), groups.get(("cuda.core", metric))
+        if not java or not peer:
+            continue
+        j, p = statistics.median(java), statistics.median(peer)
+        out.append({"case": "pool", "alloc": "pool", "metric": metric, "label": label, "arm": impl,
+                    "runs": len(java), "java": j, "python": p, "bytes": size, "tensors": 1, "ratio": j / p,
+                    "target": "-" if target is None else f"java <= {target:g}x cuda.core",
+                    "met": None if target is None else j / p <= target})
+    return out
+
+
 def _size(n: int) -> str:
     for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
         if n >= 1 << shift:
@@ -307,7 +341,7 @@ def table(summary: list[dict[str, Any]]) -> str:
     for r in summary:
         unit = "GB/s" if r["metric"].startswith("copy_gbps") else "us"
         scale = 1.0
-        if r["case"] == "scale":  # seconds of work: shown in ms (the JSON keeps us)
+        if r["case"] == "scale" or r["metric"] == "exec_to_open_us":  # shown in ms (the JSON keeps us)
             unit, scale = "ms", 1e-3
         what = f"{r['label']} ({_size(r['bytes'])}" + (f", {r['tensors']} tensors)" if r["tensors"] > 1 else ")")
         python = r.get("local") if r["metric"] == "copy_gbps_mapped" else r["python"]
@@ -747,7 +781,7 @@ def pool_producer(path: str, size: int) -> int:
     return 0
 
 
-def pool_reader(path: str) -> int:
+def pool_reader(path: str, exec_us: int | None = None) -> int:
     from cudaipc4j import pidfd
     from cudaipc4j.devices import ordinal_of
     d = read_descriptors(path)[0]
@@ -763,8 +797,12 @@ def pool_reader(path: str) -> int:
     except TypeError:  # releases before 1.x took no stream
         buffer = core.Buffer.from_ipc_descriptor(mr, _ipc_buffer_descriptor(d.pointer_export, d.bytes))
     elapsed = time.perf_counter_ns() - t0
+    since_exec = None if exec_us is None else time.time_ns() // 1000 - exec_us
     os.close(fd)
-    print(record("cuda.core", "pool", "pool", bytes=d.bytes, tensors=1, first_open_us=elapsed / 1e3), flush=True)
+    fields: dict[str, Any] = {"bytes": d.bytes, "tensors": 1, "first_open_us": elapsed / 1e3}
+    if since_exec is not None:
+        fields["exec_to_open_us"] = float(since_exec)
+    print(record("cuda.core", "pool", "pool", **fields), flush=True)
     buffer.close(stream)
     stream.sync()
     mr.close()
@@ -787,8 +825,8 @@ def main(argv: list[str]) -> int:
         return driver_reader(rest[0], rest[1])
     if mode == "pool-producer" and len(rest) == 2:
         return pool_producer(rest[0], parse_bytes(rest[1]))
-    if mode == "pool-reader" and len(rest) == 1:
-        return pool_reader(rest[0])
+    if mode == "pool-reader" and (len(rest) == 1 or (len(rest) == 2 and rest[1].isdigit())):
+        return pool_reader(rest[0], int(rest[1]) if len(rest) == 2 else None)
     if mode == "failed" and len(rest) == 4:  # a reader that failed: its line, in the figures' shape
         print(record(rest[0], rest[1], rest[2], failed=rest[3]))
         return 0

@@ -104,6 +104,27 @@ class InteropBenchTest(support.TestCase):
         assert text.count(" NO") == 2
         assert "read bandwidth, mapped vs local (1 GiB)" in text and "mapped 2800.0, local 2950.0 GB/s" in text
 
+    def test_the_pool_part_from_exec_gives_each_java_arm_against_cuda_core(self):
+        common = {"case": "pool", "alloc": "pool", "bytes": 64 << 20, "tensors": 1}
+        timed = []
+        for k in range(3):
+            timed.append({"impl": "java", **common, "first_open_us": 4000.0, "exec_to_open_us": 700e3 + k})
+            timed.append({"impl": "java-aot", **common, "first_open_us": 3000.0, "exec_to_open_us": 450e3 + k})
+            timed.append({"impl": "cuda.core", **common, "first_open_us": 3350.0, "exec_to_open_us": 600e3 + k})
+        summary = bench.summarize(timed)
+        s = {(r["case"], r["metric"], r.get("arm", "java")): r for r in summary}
+        first = s[("pool", "first_open_us", "java")]
+        # the first import against cuda.core's is the reader without a cache's: the AOT arm is no "python" figure
+        assert first["java"] == 4000.0 and first["python"] == 3350.0 and first["runs"] == 3
+        aot = s[("pool", "exec_to_open_us", "java-aot")]
+        assert aot["java"] == 450001.0 and aot["python"] == 600001.0 and aot["met"]
+        assert aot["target"] == "java <= 1x cuda.core" and aot["label"] == "pool import from exec, Java, AOT cache"
+        plain = s[("pool", "exec_to_open_us", "java")]
+        assert plain["java"] == 700001.0 and plain["met"] is None and plain["target"] == "-"
+        text = bench.table(summary)
+        assert "pool import from exec, Java, AOT cache (64 MiB)" in text and "  450.0 ms" in text
+        assert bench.pool_exec_summary([r for r in timed if r["impl"] != "cuda.core"]) == []
+
     def test_summary_leaves_out_rows_without_both_sides(self):
         only_java = [r for r in rows() if r["impl"] == "java"]
         s = {(r["case"], r["metric"]) for r in bench.summarize(only_java)}
@@ -291,7 +312,8 @@ class ScalePartTest(support.TestCase):
         assert [r for r in bench.summarize(only_java) if r["case"] == "scale"] == []
 
     def test_the_scale_readers_command_line(self):
-        for argv in (["x", "torch-reader", "scale", "f", "-"], ["x", "torch-reader", "scale", "f", "-", "12.5"]):
+        for argv in (["x", "torch-reader", "scale", "f", "-"], ["x", "torch-reader", "scale", "f", "-", "12.5"],
+                     ["x", "pool-reader", "f", "12.5"], ["x", "pool-reader", "f", "1", "2"]):
             with contextlib.redirect_stderr(io.StringIO()):
                 assert bench.main(argv) == 2
 
@@ -322,6 +344,7 @@ class ScriptOptionsTest(support.TestCase):
                          ({"WARMUP": "0"}, "the scale part needs a warm-up round"),
                          ({"PARTS": "scale,nonsense"}, "PARTS takes tensor, state-dict, pool and scale"),
                          ({"SCALE_ARM": "no-prelink=-Dx=1"}, "SCALE_ARM takes NAME=OPTIONS"),
+                         ({"PARTS": "pool", "WARMUP": "0"}, "the pool part needs a warm-up round"),
                          ({"SCALE_ARM": "noPrelink=x"}, "SCALE_ARM takes NAME=OPTIONS")):
             r = self.run_script(PARTS=env.pop("PARTS", "scale"), **env)
             assert r.returncode == 1, (env, r.stdout, r.stderr)

@@ -83,17 +83,18 @@ public final class InteropBench {
      *                   {@code cuda.bindings}, here through FFM
      * @param steady {@link Case#SCALE}'s steady rounds: per round, a file of further shares of the first round's
      *               storages, read after the first round's clock ({@link #steadyRound}; empty for none)
-     * @param execEpochMicros {@link Case#SCALE}: when this process was exec'd, in microseconds since the epoch (the
-     *                        clock of the caller just before the exec), or 0 elsewhere
+     * @param execEpochMicros {@link Case#SCALE}, and {@link Case#POOL} timed from the exec: when this process was
+     *                        exec'd, in microseconds since the epoch (the clock of the caller just before the exec),
+     *                        or 0 elsewhere
      */
     public record Plan(Case benchCase, List<Descriptor> descriptors, Descriptor bandwidth, int iterations,
             boolean driverOnly, List<Path> steady, long execEpochMicros) {
         /**
          * Copies the descriptors.
          *
-         * @throws IllegalArgumentException for no descriptor, fewer than one iteration, steady rounds or an exec
-         *                                  time outside {@link Case#SCALE}, or {@link Case#SCALE} without its exec
-         *                                  time
+         * @throws IllegalArgumentException for no descriptor, fewer than one iteration, steady rounds outside
+         *                                  {@link Case#SCALE}, an exec time outside {@link Case#SCALE} and
+         *                                  {@link Case#POOL}, or {@link Case#SCALE} without its exec time
          */
         public Plan {
             descriptors = List.copyOf(descriptors);
@@ -101,9 +102,11 @@ public final class InteropBench {
             if (descriptors.isEmpty() || iterations < 1) {
                 throw new IllegalArgumentException("a plan takes descriptors and at least one iteration");
             }
-            if ((benchCase == Case.SCALE) != (execEpochMicros > 0) || (benchCase != Case.SCALE && !steady.isEmpty())) {
-                throw new IllegalArgumentException("the scale case, and it alone, takes the exec time and steady"
-                        + " rounds");
+            if ((benchCase == Case.SCALE && execEpochMicros <= 0)
+                    || (execEpochMicros > 0 && benchCase != Case.SCALE && benchCase != Case.POOL)
+                    || (benchCase != Case.SCALE && !steady.isEmpty())) {
+                throw new IllegalArgumentException("the scale case takes the exec time and steady rounds, the pool"
+                        + " case may take the exec time, no other case either");
             }
         }
 
@@ -131,6 +134,22 @@ public final class InteropBench {
          */
         public static Plan scale(List<Descriptor> descriptors, List<Path> steady, long execEpochMicros) {
             return new Plan(Case.SCALE, descriptors, null, 1, false, steady, execEpochMicros);
+        }
+
+        /**
+         * A plan of {@link Case#POOL} timed from this process's exec as well.
+         *
+         * @param descriptors the pool export to open
+         * @param execEpochMicros when this process was exec'd, in microseconds since the epoch
+         * @return the plan
+         */
+        public static Plan poolFromExec(List<Descriptor> descriptors, long execEpochMicros) {
+            return new Plan(Case.POOL, descriptors, null, 1, false, List.of(), execEpochMicros);
+        }
+
+        /** {@return whether the figures are timed from this process's exec too} */
+        boolean fromExec() {
+            return execEpochMicros > 0;
         }
 
         /**
@@ -245,7 +264,7 @@ public final class InteropBench {
     /**
      * What a reader process starts first, on a thread of its own, so that its starts run beside the descriptors'
      * read: for the torch cases torch's leases ({@link TorchLeases#start()}: the lease book, then the watcher
-     * process starting), and for {@link Case#SCALE}, which starts as a service starts, first the driver
+     * process starting), and for a reader that starts as a service starts ({@link ServiceReader}), first the driver
      * ({@link Cuda#initInBackground}). Closing it closes the leases not handed to a run.
      */
     public static final class ReaderStart implements AutoCloseable {
@@ -266,10 +285,23 @@ public final class InteropBench {
          * @param driverOnly whether it times the driver calls alone (no leases)
          */
         public static ReaderStart of(Case benchCase, boolean driverOnly) {
+            return of(benchCase, driverOnly, benchCase == Case.SCALE);
+        }
+
+        /**
+         * {@return the starts of a reader of {@code benchCase} that starts as a service starts: the driver first}
+         *
+         * @param benchCase the case the process will measure
+         */
+        static ReaderStart ofService(Case benchCase) {
+            return of(benchCase, false, true);
+        }
+
+        private static ReaderStart of(Case benchCase, boolean driverOnly, boolean driverFirst) {
             boolean torch = benchCase != Case.POOL && !driverOnly;
             long epochMicros = InteropFigures.epochMicros();
             return new ReaderStart(epochMicros, CompletableFuture.supplyAsync(() -> {
-                if (benchCase == Case.SCALE) {
+                if (driverFirst) {
                     Cuda.initInBackground(() -> { }, () -> { });
                 }
                 return torch ? TorchLeases.start() : null;

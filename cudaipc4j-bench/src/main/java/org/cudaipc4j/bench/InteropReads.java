@@ -54,12 +54,12 @@ final class InteropReads {
             try (Context context = Context.retainPrimary(device)) {
                 context.makeCurrent();
                 Stream stream = Stream.create(context, true);
+                // Where the time from exec went before the open: the JVM up to the reader's start, reading the
+                // descriptors (the leases and the driver starting beside it), waiting for the leases, for the
+                // driver's start, the context and stream.
+                long[] stages = {start.epochMicros() - plan.execEpochMicros(), read - start.epochMicros(),
+                    init - read, context0 - init, InteropFigures.epochMicros() - context0};
                 if (scale) {
-                    // Where the time from exec went before the open: the JVM up to the reader's start, reading the
-                    // descriptors (the leases and the driver starting beside it), waiting for the leases, for the
-                    // driver's start, the context and stream.
-                    long[] stages = {start.epochMicros() - plan.execEpochMicros(), read - start.epochMicros(),
-                        init - read, context0 - init, InteropFigures.epochMicros() - context0};
                     return scale(plan, context, stream, new TorchReader(context, leases), stages);
                 }
                 if (leases != null) {
@@ -72,7 +72,7 @@ final class InteropReads {
                     case TENSOR -> tensor(plan, context, stream, new TorchReader(context, leases));
                     case STATE_DICT -> stateDict(plan, context, stream, new TorchReader(context, leases));
                     case SCALE -> throw new AssertionError("timed above");
-                    case POOL -> pool(plan.descriptors().getFirst(), context, stream);
+                    case POOL -> pool(plan, context, stream, stages);
                 };
             }
         }
@@ -175,10 +175,8 @@ final class InteropReads {
         long prepare = System.nanoTime();
         EveryShare dict = EveryShare.of("scale", plan, reader);
         InteropFigures figures = dict.figures();
-        figures.put("jvm_start_us", (double) startMicros[0]).put("read_us", (double) startMicros[1])
-                .put("leases_wait_us", (double) startMicros[2]).put("driver_wait_us", (double) startMicros[3])
-                .put("context_us", (double) startMicros[4])
-                .put("prepare_us", (System.nanoTime() - prepare) / 1e3);
+        stages(figures, startMicros);
+        figures.put("prepare_us", (System.nanoTime() - prepare) / 1e3);
         List<OpenedTensor> views = new ArrayList<>(dict.shares().size());
         try {
             long nanos = dict.openInto(views, context, stream);
@@ -208,11 +206,27 @@ final class InteropReads {
                         .put("steady_rounds", (long) rounds.length);
             }
             stream.synchronize();
-            figures.impl(InteropFigures.startedWithAotCache(ManagementFactory.getRuntimeMXBean()
-                    .getInputArguments()) ? "java-aot" : "java");
+            nameTheCache(figures);
             return figures;
         } finally {
             Closeables.closeAll(views.reversed().toArray(AutoCloseable[]::new));
+        }
+    }
+
+    /** The stages of the time from exec before the open, as {@link #run} took them. */
+    private static void stages(InteropFigures figures, long[] startMicros) {
+        figures.put("jvm_start_us", (double) startMicros[0]).put("read_us", (double) startMicros[1])
+                .put("leases_wait_us", (double) startMicros[2]).put("driver_wait_us", (double) startMicros[3])
+                .put("context_us", (double) startMicros[4]);
+    }
+
+    /**
+     * Names the figures' reader {@code java-aot} where this JVM runs with a JDK AOT cache it was told it must use
+     * ({@code -XX:AOTCache} with {@code -XX:AOTMode=on}: the JVM refuses to start where it cannot map the cache).
+     */
+    private static void nameTheCache(InteropFigures figures) {
+        if (InteropFigures.startedWithAotCache(ManagementFactory.getRuntimeMXBean().getInputArguments())) {
+            figures.impl("java-aot");
         }
     }
 
@@ -253,15 +267,23 @@ final class InteropReads {
     /**
      * The pool export's first open ({@link Descriptors#open}): its fd taken from the exporter by number, the pool and
      * the pointer imported by the importer, the fd closed, timed whole ({@code first_open_us}) and step by step from
-     * the open's phases: {@code pidfd_us}, {@code pool_import_us}, {@code pointer_import_us}.
+     * the open's phases: {@code pidfd_us}, {@code pool_import_us}, {@code pointer_import_us}. A plan timed from the
+     * exec ({@link ServiceReader}) adds {@code exec_to_open_us}, from the exec to the buffer imported, and the stages
+     * before the open, as the scale case does; its reader is {@code java-aot} where it runs with its AOT cache.
      */
-    private static InteropFigures pool(Descriptor d, Context context, Stream stream) {
+    private static InteropFigures pool(InteropBench.Plan plan, Context context, Stream stream, long[] startMicros) {
+        Descriptor d = plan.descriptors().getFirst();
         OpenPhases phases = new OpenPhases();
         Openable pool = Descriptors.openable(d, OpenOptions.defaults().withPhases(phases));
         InteropFigures figures = new InteropFigures("pool", "pool", d.bytes(), 1);
         long t0 = System.nanoTime();
         OpenedTensor buffer = pool.open(context, stream);
         long t1 = System.nanoTime();
+        if (plan.fromExec()) {
+            figures.put("exec_to_open_us", (double) (InteropFigures.epochMicros() - plan.execEpochMicros()));
+            stages(figures, startMicros);
+            nameTheCache(figures);
+        }
         try (buffer) {
             figures.put("first_open_us", (t1 - t0) / 1e3).put("pidfd_us", micros(phases, OpenPhases.Phase.PIDFD))
                     .put("pool_import_us", micros(phases, OpenPhases.Phase.POOL_IMPORT))

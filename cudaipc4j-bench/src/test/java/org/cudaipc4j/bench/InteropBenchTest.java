@@ -69,7 +69,7 @@ class InteropBenchTest {
     }
 
     @Test
-    void theScaleCaseAloneTakesAnExecTimeAndSteadyRounds() throws IOException {
+    void theScaleCaseTakesAnExecTimeAndSteadyRoundsThePoolCaseMayTakeAnExecTime() throws IOException {
         Descriptor torch = DescriptorJson.fromJson(golden("torch-c.json"));
         assertEquals(InteropBench.Case.SCALE, InteropBench.Case.of("scale"));
         InteropBench.Plan p = InteropBench.Plan.scale(List.of(torch), List.of(dir.resolve("r1")), 42);
@@ -80,6 +80,11 @@ class InteropBenchTest {
         assertThrows(IllegalArgumentException.class, () -> new InteropBench.Plan(InteropBench.Case.STATE_DICT,
                 List.of(torch), null, 1, false, List.of(), 42));
         assertTrue(InteropBench.unfitForDriverCalls(InteropBench.Case.SCALE, torch).contains("not for a scale run"));
+        Descriptor pool = DescriptorJson.fromJson(golden("pool-fd.json"));
+        assertTrue(InteropBench.Plan.poolFromExec(List.of(pool), 42).fromExec());
+        assertFalse(new InteropBench.Plan(InteropBench.Case.POOL, List.of(pool), null, 1).fromExec());
+        assertThrows(IllegalArgumentException.class, () -> new InteropBench.Plan(InteropBench.Case.POOL,
+                List.of(pool), null, 1, false, List.of(dir.resolve("r1")), 42));
     }
 
     @Test

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.cudaipc4j.bench.ServiceReader;
+import org.cudaipc4j.coord.fd.OwnedFd;
 import org.cudaipc4j.interop.DType;
 import org.cudaipc4j.interop.Descriptor;
 import org.cudaipc4j.interop.DescriptorJson;
@@ -27,13 +28,15 @@ import org.cudaipc4j.testing.JavaProcess;
 import org.cudaipc4j.testing.StubLibraries;
 import org.cudaipc4j.tool.ExitCodes;
 import org.cudaipc4j.tool.Failures;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The scale case's {@link ServiceReader} on the stub driver of {@code scripts/stub-driver} (no GPU), on torch shares
- * laid out as torch's producer lays them out (a counter file in {@code /dev/shm}, legacy handles, two tensors a block):
- * the reader's line says where its time went from its exec to the open, and every slot it took is given back.
+ * The {@link ServiceReader} on the stub driver of {@code scripts/stub-driver} (no GPU): the scale case on torch shares
+ * laid out as torch's producer lays them out (a counter file in {@code /dev/shm}, legacy handles, two tensors a block),
+ * whose line says where its time went from its exec to the open, and every slot it took is given back; and the pool
+ * case, a memory-pool export whose descriptor the reader takes from its exporter (this JVM) by number.
  */
 class ServiceReaderStubDriverTest {
     /** The stub's device ({@code cuDeviceGetUuid_v2}: bytes 0 to 15). */
@@ -68,6 +71,59 @@ class ServiceReaderStubDriverTest {
                 assertEquals(0, after.getLong(TorchCounterFile.HEADER_BYTES + 8 * i), "slot " + i + " given back");
             }
             assertEquals(1, after.getInt(0), "the process count is never touched");
+        } finally {
+            Files.deleteIfExists(counter);
+        }
+    }
+
+    @Test
+    void itImportsAPoolExportTimedFromItsExec(@TempDir Path tmp) throws Exception {
+        Path library = StubLibraries.build(StubLibraries.CUDA_DRIVER, tmp.resolve("libcuda.so.1"));
+        long pid = ProcessHandle.current().pid();
+        long namespace = ((Number) Files.getAttribute(Path.of("/proc/self/ns/pid"), "unix:ino")).longValue();
+        try (OwnedFd pool = OwnedFd.anonymousMemory("stub-pool", 4096)) {
+            byte[] pointerExport = new byte[64];
+            pointerExport[0] = 5;
+            Descriptor d = Descriptor.poolFd(STUB_GPU, BYTES, new Descriptor.Exporter(pid, namespace, 12), 3,
+                    pointerExport).withFdNumbers(pool.value());
+            Path file = Files.writeString(tmp.resolve("pool.jsonl"), DescriptorJson.toJson(d) + "\n");
+            long exec = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+            JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(120), JavaProcess.command(
+                    ServiceReader.class, List.of(), "pool", file.toString(), Long.toString(exec)),
+                    Map.of("LD_LIBRARY_PATH", library.getParent().toString()));
+            Assumptions.assumeFalse(r.exitCode() != 0 && r.stderr().contains("ptrace"),
+                    "skipped: this host refuses pidfd_getfd between these processes: " + r.stderr().strip());
+            assertEquals(ExitCodes.OK, r.exitCode(), r.describe());
+            JsonObject o = JsonParser.parseString(r.stdout().strip()).getAsJsonObject();
+            assertEquals("pool", o.get("case").getAsString(), r.stdout());
+            assertEquals("java", o.get("impl").getAsString(), "no AOT cache, no java-aot: " + r.stdout());
+            double stages = 0;
+            for (String stage : List.of("jvm_start_us", "read_us", "leases_wait_us", "driver_wait_us", "context_us",
+                    "first_open_us")) {
+                assertTrue(o.has(stage) && o.get(stage).getAsDouble() >= 0, stage + " in " + r.stdout());
+                stages += o.get(stage).getAsDouble();
+            }
+            assertTrue(o.get("exec_to_open_us").getAsDouble() >= stages - 1_000, r.stdout());
+            for (String phase : List.of("pidfd_us", "pool_import_us", "pointer_import_us")) {
+                assertTrue(o.has(phase), phase + " in " + r.stdout());
+            }
+        }
+    }
+
+    @Test
+    void thePoolFormTakesOnePoolExport(@TempDir Path tmp) throws Exception {
+        Path torch = tmp.resolve("torch.jsonl");
+        Path counter = counterFile();
+        try {
+            Files.copy(shares(tmp, counter), torch);
+            for (List<String> args : List.of(List.of("pool", torch.toString(), "1765000000123456"),
+                    List.of("pool", torch.toString(), "x.jsonl", "1765000000123456"), List.of("pool", "1"))) {
+                JavaProcess.Result r = JavaProcess.runCommand(Duration.ofSeconds(60), JavaProcess.command(
+                        ServiceReader.class, List.of(), args.toArray(String[]::new)));
+                assertEquals(ExitCodes.USAGE, r.exitCode(), r.describe());
+                assertEquals(1, r.stderr().strip().lines().count(), r.describe());
+                assertTrue(r.stderr().startsWith("service reader: "), r.describe());
+            }
         } finally {
             Files.deleteIfExists(counter);
         }
