@@ -110,9 +110,8 @@ class CompareSampleScriptTest {
         for (String label : List.of("[0] a", "[1] b")) {
             String line = r.out().lines().filter(l -> l.trim().startsWith(label) && l.contains("(IQR "))
                     .findFirst().orElseThrow(() -> new AssertionError(label + " has no summary line:\n" + r.out()));
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                    "\\] \\S+ +([0-9.]+) ms \\(IQR ([0-9.]+)-([0-9.]+), range ([0-9.]+)-([0-9.]+)\\) +[0-9.]+x \\[0\\]$")
-                    .matcher(line);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\] \\S+ +([0-9.]+) ms"
+                    + " \\(IQR ([0-9.]+)-([0-9.]+), range ([0-9.]+)-([0-9.]+)\\) +[0-9.]+x \\[0\\]$").matcher(line);
             assertTrue(m.find(), line);
             double median = Double.parseDouble(m.group(1));
             double q1 = Double.parseDouble(m.group(2));
