@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times NVIDIA's simpleIPC sample (CUDA Samples, C++) against cudaipc4j on this machine's GPUs: builds the sample
 # with nvcc, then runs it and each command to compare in turn, RUNS times after one warm-up run of each, and
-# prints every run's wall time, the medians (ranges) and each command's ratio of medians to the sample's.
+# prints every run's wall time, the medians (interquartile ranges and ranges) and each command's ratio of medians to
+# the sample's (with --no-sample, the commands alone, against the first).
 #
 # Usage: scripts/compare-sample.sh [OPTIONS] [SAMPLE] [RUNS]
 #   SAMPLE  the sample's folder in a CUDA Samples checkout (Samples/0_Introduction/simpleIPC; the helpers it
@@ -204,7 +205,8 @@ run_one() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
-# The interquartile range, quartiles as Python's statistics.quantiles(n=4) gives them (its default method).
+# The interquartile range: quartiles as Python's statistics.quantiles(n=4) gives them (its default method) for 3 or
+# more values; clamped to the values' range below that, where Python extrapolates.
 iqr() {
   sort -g | awk '{ v[NR] = $1 }
     function q(p,  h, i) { h = (NR + 1) * p; i = int(h); if (i < 1) return v[1]; if (i >= NR) return v[NR]

@@ -13,7 +13,7 @@
 #               warm-up round recorded
 #   scale       a state dict at a real model's size: SCALE_TENSORS bf16 tensors of SCALE_MIN to SCALE_MAX bytes, timed
 #               from each reader process's exec to every share open (exec_to_open_us) and for the open alone
-#               (open_us), by four readers in turn: the Java reader as a service starts it (its own java and main,
+#               (open_us), by four readers in turn (five with SCALE_ARM): the Java reader as a service starts it (its own java and main,
 #               org.cudaipc4j.bench.ServiceReader) without any start-up cache, the same with the JDK AOT cache its
 #               warm-up round recorded (-XX:AOTCacheOutput; timed runs
 #               with -XX:AOTCache and -XX:AOTMode=on, which refuses to start without the cache), torch's reader
@@ -35,7 +35,8 @@
 #   PARTS=tensor,state-dict,pool,scale SCALE_TENSORS=20000 SCALE_MIN=512 SCALE_MAX=2M STEADY=3
 #   SCALE_ARM=NAME=OPTIONS: a fifth reader in each scale round, the Java reader without a cache started with the JVM
 #   options OPTIONS too (e.g. noPrelink=-Dcudaipc4j.noPrelink=true): an A/B of a mechanism, its figures as "java-NAME"
-#   JAVA_AOT=launcher|trained: the Java readers' AOT cache: the build's, as ./cudaipc4j trains it (default), or one
+#   JAVA_AOT=launcher|trained: the AOT cache of the Java readers run through ./cudaipc4j (tensor, state-dict; the
+#   pool and scale parts start theirs as a service does): the build's, as ./cudaipc4j trains it (default), or one
 #   per reader kind, recorded by its reader of the warm-up round (CUDAIPC4J_AOT_CACHE), as a service trains its own
 set -euo pipefail
 # Help, and a first argument that is an option (where a path goes) refused, before anything runs.
@@ -81,6 +82,7 @@ if [ -n "$scale_arm" ]; then
   [[ $scale_arm =~ ^([A-Za-z0-9]+)=(-.+)$ ]] || die "SCALE_ARM takes NAME=OPTIONS (NAME letters and digits, OPTIONS JVM options), got '$scale_arm'"
   arm_name=${BASH_REMATCH[1]}
   read -r -a arm_opts <<< "${BASH_REMATCH[2]}"
+  [[ $arm_name != aot && $arm_name != driver ]] || die "SCALE_ARM's NAME '$arm_name' is a reader's already (java-$arm_name)"
 fi
 for a in ${allocs//,/ }; do [[ $a == c || $a == e ]] || die "ALLOCS takes c and e, got '$a'"; done
 for p in ${parts//,/ }; do
@@ -289,10 +291,10 @@ torch_round() {  # ROUND ALLOC FIRST(java|python)
   fi
 }
 
-# The scale part, one round: each of its four readers on a share of its own, the first reader moving on by one each
+# The scale part, one round: each of its four readers (five with SCALE_ARM) on a share of its own, the first reader moving on by one each
 # round. The Java reader with the AOT cache records the cache in the warm-up round (its first run).
 scale_round() {  # ROUND ALLOC
-  local round=$1 alloc=$2 i k impl rounds files to aot=$work/scale-$2.aot
+  local round=$1 alloc=$2 i k impl rounds files to lines aot=$work/scale-$2.aot
   local order=(java java-aot torch c) steady_files=() sc=$work/sc.jsonl
   [ -z "$arm_name" ] || order+=(arm)
   local n=${#order[@]}
@@ -322,11 +324,14 @@ scale_round() {  # ROUND ALLOC
         else
           die "no AOT cache $aot for the Java reader ($alloc)"
         fi ;;
-      arm) stamp=1 reader "java scale, $arm_name ($alloc)" "$round" "$java" "${arm_opts[@]}" "${java_opts[@]}" -cp \
+      arm) to=$jsonl; ((round > 0)) || to=$work/warmup.jsonl
+           lines=0; [ ! -f "$to" ] || lines=$(grep -c '' "$to" || true)
+           stamp=1 reader "java scale, $arm_name ($alloc)" "$round" "$java" "${arm_opts[@]}" "${java_opts[@]}" -cp \
              "$jar" "$service_reader" "$sc"
-           # The arm's line named as its own: the reader cannot tell it from the plain one.
-           to=$jsonl; ((round > 0)) || to=$work/warmup.jsonl
-           sed -i '$ s/"impl":"java"/"impl":"java-'"$arm_name"'"/' "$to" ;;
+           # The arm's line named as its own (the reader cannot tell it from the plain one): its one line, last.
+           sed -i '$ s/^{"impl":"java",/{"impl":"java-'"$arm_name"'",/' "$to"
+           (($(grep -c '' "$to") == lines + 1)) && tail -n 1 "$to" | grep -q "^{\"impl\":\"java-$arm_name\"," \
+             || die "the $arm_name arm's reader (round $round) printed no one line of figures of its own to relabel" ;;
       torch) stamp=1 peer="torch scale $alloc" reader "torch scale ($alloc)" "$round" "${py[@]}" torch-reader scale \
                "$sc" "$files" ;;
       c) stamp=1 peer="c scale $alloc" reader "C driver calls scale ($alloc)" "$round" "$c_reader" "$sc.lines" ;;

@@ -191,7 +191,7 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         side = {"java": "java", "driver": "driver", "java-driver": "java-driver"}.get(r["impl"], "python")
         if side == "python" and r["impl"].startswith("java-"):
-            continue  # an arm of the Java reader (its AOT cache, say): the from-exec rows (ARM_ROWS) give it
+            continue  # an arm of the Java reader (its AOT cache, say): scale_summary and pool_exec_summary give it
         for key, value in r.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
                 groups[(r["case"], r["alloc"], key, side)].append(float(value))

@@ -344,6 +344,7 @@ class ScriptOptionsTest(support.TestCase):
                          ({"WARMUP": "0"}, "the scale part needs a warm-up round"),
                          ({"PARTS": "scale,nonsense"}, "PARTS takes tensor, state-dict, pool and scale"),
                          ({"SCALE_ARM": "no-prelink=-Dx=1"}, "SCALE_ARM takes NAME=OPTIONS"),
+                         ({"SCALE_ARM": "aot=-Dx=1"}, "SCALE_ARM's NAME 'aot' is a reader's already"),
                          ({"PARTS": "pool", "WARMUP": "0"}, "the pool part needs a warm-up round"),
                          ({"SCALE_ARM": "noPrelink=x"}, "SCALE_ARM takes NAME=OPTIONS")):
             r = self.run_script(PARTS=env.pop("PARTS", "scale"), **env)
