@@ -244,18 +244,39 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The scale part's rows (:data:`SCALE_ROWS`): per allocator and metric, the median over the runs of the Java
-    reader of the row, of torch's reader (``python``) and of the C program (``c``, where it has the metric), the ratio
-    of Java's to torch's and whether the target is met. A reader that failed left a line with ``failed`` (its exit
-    and last words) instead of figures: where torch's reader failed in every run, the row has Java's figure, no ratio,
-    ``met`` None and ``python_failed`` saying so (with some runs failed, the medians are of the others, and
-    ``python_failed`` says how many). Rows without Java's figure, or without torch's figure or failure, are left
-    out."""
+    """The scale part's rows (:data:`SCALE_ROWS`), against torch's reader: see :func:`arm_summary`."""
+    return arm_summary(rows, "scale", SCALE_ROWS, "torch")
+
+
+#: The pool part's figures from each reader's exec (issue 48's target: at most this times cuda.core's import, with
+#: the JDK AOT cache a training run recorded): (metric, label, Java reader, target or None)
+POOL_EXEC_ROWS = [
+    ("exec_to_open_us", "pool import from exec, Java, AOT cache", "java-aot", 1.0),
+    ("exec_to_open_us", "pool import from exec, Java, no cache", "java", None),
+]
+
+
+def pool_exec_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pool part's rows from exec (:data:`POOL_EXEC_ROWS`), against cuda.core's reader: see :func:`arm_summary`."""
+    return arm_summary(rows, "pool", POOL_EXEC_ROWS, "cuda.core")
+
+
+def arm_summary(rows: list[dict[str, Any]], case: str, spec: list[tuple[str, str, str, float | None]],
+                peer: str) -> list[dict[str, Any]]:
+    """The rows of ``spec`` (metric, label, Java reader, target: at most this times the peer's, or None for none) for
+    the lines of ``case``: per allocator and metric, the median over the runs of the Java reader of the row, of the
+    ``peer``'s reader (``python``) and of the C program (``c``, where it has the metric), the ratio of Java's to the
+    peer's and whether the target is met. A further arm of the Java reader without a cache (``SCALE_ARM=NAME=...``:
+    impl ``java-NAME``) gets the rows of ``java`` but the steady round's, held to the same targets. A reader that
+    failed left a line with ``failed`` (its exit and last words) instead of figures: where the peer's reader failed in
+    every run, the row has Java's figure, no ratio, ``met`` None and ``python_failed`` saying so (with some runs
+    failed, the medians are of the others, and ``python_failed`` says how many). Rows without Java's figure, or
+    without the peer's figure or failure, are left out."""
     groups: dict[tuple[str, str, str], list[float]] = collections.defaultdict(list)
     failures: dict[tuple[str, str], list[str]] = collections.defaultdict(list)
     sizes: dict[str, tuple[int, int]] = {}
     for r in rows:
-        if r.get("case") != "scale":
+        if r.get("case") != case:
             continue
         if "failed" in r:
             failures[(r["alloc"], r["impl"])].append(str(r["failed"]))
@@ -263,27 +284,26 @@ def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for key, value in r.items():
             if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in SIZES:
                 groups[(r["alloc"], key, r["impl"])].append(float(value))
-        if r["impl"] == "torch" or r["alloc"] not in sizes:  # (a failed reader's line has no sizes)
+        if r["impl"] == peer or r["alloc"] not in sizes:  # (a failed reader's line has no sizes)
             sizes[r["alloc"]] = (r.get("bytes", 0), r.get("tensors", 1))
     out = []
-    # An A/B arm of the Java reader without a cache (SCALE_ARM=NAME=...: impl java-NAME), held to the same targets.
     arms = sorted({impl for (_, _, impl) in groups if impl.startswith("java-") and impl != "java-aot"})
-    rows_of = SCALE_ROWS + [(metric, f"{label}, {arm[5:]}", arm, target) for arm in arms
-                            for metric, label, impl, target in SCALE_ROWS if impl == "java" and metric != "steady_round_us"]
+    rows_of = spec + [(metric, f"{label}, {arm[5:]}", arm, target) for arm in arms
+                      for metric, label, impl, target in spec if impl == "java" and metric != "steady_round_us"]
     for metric, label, impl, target in rows_of:
         for alloc in sorted(sizes):
-            java, torch = groups.get((alloc, metric, impl)), groups.get((alloc, metric, "torch"))
-            failed = failures.get((alloc, "torch"), [])
-            if not java or not (torch or failed):
+            java, theirs = groups.get((alloc, metric, impl)), groups.get((alloc, metric, peer))
+            failed = failures.get((alloc, peer), [])
+            if not java or not (theirs or failed):
                 continue
             j = statistics.median(java)
-            p = statistics.median(torch) if torch else None
-            row = {"case": "scale", "alloc": alloc, "metric": metric, "label": label, "arm": impl, "runs": len(java),
+            p = statistics.median(theirs) if theirs else None
+            row = {"case": case, "alloc": alloc, "metric": metric, "label": label, "arm": impl, "runs": len(java),
                    "java": j, "python": p, "bytes": sizes[alloc][0], "tensors": sizes[alloc][1],
-                   "ratio": j / p if p else None, "target": f"java <= {target:g}x torch",
-                   "met": j / p <= target if p else None}
+                   "ratio": j / p if p else None, "target": "-" if target is None else f"java <= {target:g}x {peer}",
+                   "met": j / p <= target if p and target is not None else None}
             if failed:
-                row["python_failed"] = (f"{len(failed)} of {len(failed) + len(torch or [])} runs failed, the first:"
+                row["python_failed"] = (f"{len(failed)} of {len(failed) + len(theirs or [])} runs failed, the first:"
                                         f" {failed[0]}")
             c = groups.get((alloc, metric, "c"))
             if c:
@@ -293,37 +313,6 @@ def scale_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 row["c_failed"] = (f"{len(c_failed)} of {len(c_failed) + len(c or [])} runs failed, the first:"
                                    f" {c_failed[0]}")
             out.append(row)
-    return out
-
-
-#: The pool part's figures from each reader's exec (issue 48's target: at most this times cuda.core's import, with
-#: the JDK AOT cache a training run recorded): (metric, label, Java reader, target)
-POOL_EXEC_ROWS = [
-    ("exec_to_open_us", "pool import from exec, Java, AOT cache", "java-aot", 1.0),
-    ("exec_to_open_us", "pool import from exec, Java, no cache", "java", None),
-]
-
-
-def pool_exec_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The pool part's rows from exec (:data:`POOL_EXEC_ROWS`): the median over the runs of the Java reader of the row
-    and of cuda.core's, their ratio and whether the target (where the row has one) is met. Rows without both
-    figures are left out."""
-    groups: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
-    size = 0
-    for r in rows:
-        if r.get("case") == "pool" and "failed" not in r and isinstance(r.get("exec_to_open_us"), (int, float)):
-            groups[(r["impl"], "exec_to_open_us")].append(float(r["exec_to_open_us"]))
-            size = r.get("bytes", size)
-    out = []
-    for metric, label, impl, target in POOL_EXEC_ROWS:
-        java, peer = groups.get((impl, metric)), groups.get(("cuda.core", metric))
-        if not java or not peer:
-            continue
-        j, p = statistics.median(java), statistics.median(peer)
-        out.append({"case": "pool", "alloc": "pool", "metric": metric, "label": label, "arm": impl,
-                    "runs": len(java), "java": j, "python": p, "bytes": size, "tensors": 1, "ratio": j / p,
-                    "target": "-" if target is None else f"java <= {target:g}x cuda.core",
-                    "met": None if target is None else j / p <= target})
     return out
 
 

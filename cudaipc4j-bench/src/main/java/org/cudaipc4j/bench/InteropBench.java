@@ -285,7 +285,7 @@ public final class InteropBench {
          * @param driverOnly whether it times the driver calls alone (no leases)
          */
         public static ReaderStart of(Case benchCase, boolean driverOnly) {
-            return of(benchCase, driverOnly, benchCase == Case.SCALE);
+            return of(benchCase, driverOnly, false);
         }
 
         /**

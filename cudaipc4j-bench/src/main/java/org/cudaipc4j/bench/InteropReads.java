@@ -54,11 +54,11 @@ final class InteropReads {
             try (Context context = Context.retainPrimary(device)) {
                 context.makeCurrent();
                 Stream stream = Stream.create(context, true);
-                // Where the time from exec went before the open: the JVM up to the reader's start, reading the
-                // descriptors (the leases and the driver starting beside it), waiting for the leases, for the
-                // driver's start, the context and stream.
-                long[] stages = {start.epochMicros() - plan.execEpochMicros(), read - start.epochMicros(),
-                    init - read, context0 - init, InteropFigures.epochMicros() - context0};
+                // A plan timed from the exec: where the time went before the open: the JVM up to the reader's
+                // start, reading the descriptors (the leases and the driver starting beside it), waiting for the
+                // leases, for the driver's start, the context and stream.
+                long[] stages = !plan.fromExec() ? null : new long[] {start.epochMicros() - plan.execEpochMicros(),
+                    read - start.epochMicros(), init - read, context0 - init, InteropFigures.epochMicros() - context0};
                 if (scale) {
                     return scale(plan, context, stream, new TorchReader(context, leases), stages);
                 }
